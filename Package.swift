@@ -1,0 +1,45 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Strata",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Strata", targets: ["Strata"]),
+        .executable(name: "strata", targets: ["strata"]),
+        .executable(name: "strata-log", targets: ["strata-log"]),
+        .executable(name: "employees-example", targets: ["EmployeesExample"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CLZ4", path: "Sources/CLZ4", pkgConfig: "liblz4",
+            providers: [.apt(["liblz4-dev"])]),
+        .target(
+            name: "Strata",
+            dependencies: [
+                "CSQLite", "CLZ4",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
+            swiftSettings: [.define("STRATA_INVARIANTS", .when(configuration: .debug))]),
+        .executableTarget(
+            name: "strata",
+            dependencies: ["Strata", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .executableTarget(
+            name: "strata-log",
+            dependencies: ["Strata", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tools/strata-log"),
+        .executableTarget(
+            name: "EmployeesExample", dependencies: ["Strata"], path: "Examples/Employees"),
+        .testTarget(name: "StrataTests", dependencies: ["Strata"],
+                    resources: [.copy("Fixtures")]),
+        .testTarget(name: "StrataCLITests", dependencies: ["Strata"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

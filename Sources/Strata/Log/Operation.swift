@@ -1,0 +1,109 @@
+import OrderedCollections
+import Foundation
+
+/// One property's change inside an ``Operation/update(_:changes:)``.
+public struct SlotChange: Hashable, Sendable {
+    /// The property's storage slot in the object's entity.
+    public var slot: Int
+    /// The value before the change.
+    public var old: PropertyValue
+    /// The value after the change.
+    public var new: PropertyValue
+
+    /// Creates a change.
+    public init(slot: Int, old: PropertyValue, new: PropertyValue) {
+        self.slot = slot
+        self.old = old
+        self.new = new
+    }
+}
+
+/// One coalesced change to one object, carrying old and new values so that it can be
+/// inverted without looking anything up. Operations hold IDs and values, never objects.
+public enum Operation: Hashable, Sendable {
+    /// An object came into existence with these values (one per slot, in slot order).
+    case insert(ManagedObjectID, values: [PropertyValue])
+    /// An object was deleted; `values` are its values at the delete (one per slot).
+    case delete(ManagedObjectID, values: [PropertyValue])
+    /// Attributes, to-ones or ordered to-manys changed.
+    case update(ManagedObjectID, changes: [SlotChange])
+    /// Members were added to and removed from an unordered to-many.
+    case relate(ManagedObjectID, slot: Int, added: [ManagedObjectID], removed: [ManagedObjectID])
+
+    /// The object the operation changes.
+    public var objectID: ManagedObjectID {
+        switch self {
+        case .insert(let id, _), .delete(let id, _), .update(let id, _), .relate(let id, _, _, _): return id
+        }
+    }
+
+    /// The operation that undoes this one.
+    public var inverse: Operation {
+        switch self {
+        case .insert(let id, let values): return .delete(id, values: values)
+        case .delete(let id, let values): return .insert(id, values: values)
+        case .update(let id, let changes):
+            return .update(id, changes: changes.map { SlotChange(slot: $0.slot, old: $0.new, new: $0.old) })
+        case .relate(let id, let slot, let added, let removed):
+            return .relate(id, slot: slot, added: removed, removed: added)
+        }
+    }
+
+    /// The same operation with every object ID passed through `transform` (used when a save
+    /// replaces temporary IDs with permanent ones).
+    public func mapIDs(_ transform: (ManagedObjectID) -> ManagedObjectID) -> Operation {
+        func mapValue(_ value: PropertyValue) -> PropertyValue {
+            switch value {
+            case .object(let id): return .object(transform(id))
+            case .objects(let ids): return .objects(OrderedSet(ids.map(transform)))
+            default: return value
+            }
+        }
+        switch self {
+        case .insert(let id, let values): return .insert(transform(id), values: values.map(mapValue))
+        case .delete(let id, let values): return .delete(transform(id), values: values.map(mapValue))
+        case .update(let id, let changes):
+            return .update(transform(id), changes: changes.map {
+                SlotChange(slot: $0.slot, old: mapValue($0.old), new: mapValue($0.new))
+            })
+        case .relate(let id, let slot, let added, let removed):
+            return .relate(transform(id), slot: slot, added: added.map(transform), removed: removed.map(transform))
+        }
+    }
+}
+
+/// The kind of an undo group, as recorded in the log and in segments.
+public enum ChangeGroupKind: UInt8, Sendable, Hashable, Codable, CaseIterable {
+    /// Changes a user made.
+    case user = 0
+    /// The changes of an undo.
+    case undo = 1
+    /// The changes of a redo.
+    case redo = 2
+    /// Changes made while undo registration was disabled.
+    case unregistered = 3
+    /// A batch update or delete run in the store.
+    case batch = 4
+    /// Changes merged from another context or process.
+    case merge = 5
+}
+
+/// The operations of one `processPendingChanges()`: one entry in the operation log.
+public struct ChangeBatch: Hashable, Sendable {
+    /// The batch's sequence number in its log, starting at 1.
+    public var sequence: UInt64
+    /// The coalesced operations, in the order they were made.
+    public var operations: [Operation]
+    /// Whether undo registration was enabled when the batch was flushed.
+    public var isUndoable: Bool
+    /// The kind of change the batch records.
+    public var kind: ChangeGroupKind
+
+    /// Creates a batch.
+    public init(sequence: UInt64, operations: [Operation], isUndoable: Bool, kind: ChangeGroupKind) {
+        self.sequence = sequence
+        self.operations = operations
+        self.isUndoable = isUndoable
+        self.kind = kind
+    }
+}

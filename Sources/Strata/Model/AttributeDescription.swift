@@ -1,0 +1,78 @@
+import Foundation
+
+/// The storage type of an attribute, as in Core Data's model editor.
+public enum AttributeType: String, Sendable, Hashable, Codable, CaseIterable {
+    case integer16, integer32, integer64, decimal, double, float, string, boolean, date
+    case binaryData, uuid, uri, transformable
+
+    /// Whether values of this type are numbers (min/max value constraints apply).
+    public var isNumeric: Bool {
+        switch self {
+        case .integer16, .integer32, .integer64, .decimal, .double, .float: return true
+        default: return false
+        }
+    }
+
+    /// Whether the type is one of the integer types.
+    public var isInteger: Bool { self == .integer16 || self == .integer32 || self == .integer64 }
+}
+
+/// One attribute of an entity: a typed value with optionality, a default, transience and
+/// validation constraints.
+///
+/// ```swift
+/// AttributeDescription("salary", .integer64, isOptional: true, minValue: 0)
+/// ```
+public struct AttributeDescription: Sendable, Hashable {
+    /// The attribute's name, unique within the entity and its ancestors.
+    public var name: String
+    /// The storage type.
+    public var attributeType: AttributeType
+    /// Whether the attribute may be `null` when saved (default `true`).
+    public var isOptional: Bool
+    /// Whether the attribute is kept in memory and in undo only, never written to a store.
+    public var isTransient: Bool
+    /// The value a newly inserted object starts with (default `null`).
+    public var defaultValue: PropertyValue
+    /// The smallest allowed number or date (inclusive).
+    public var minValue: PropertyValue?
+    /// The largest allowed number or date (inclusive).
+    public var maxValue: PropertyValue?
+    /// The shortest allowed string (characters) or data (bytes).
+    public var minLength: Int?
+    /// The longest allowed string (characters) or data (bytes).
+    public var maxLength: Int?
+    /// A regular expression the whole string must match.
+    public var regularExpression: String?
+    /// Whether the store keeps an index on this attribute.
+    public var isIndexed: Bool
+    /// For transformable attributes: the name of the value transformer (informational).
+    public var valueTransformerName: String?
+    /// Free-form information for the application.
+    public var userInfo: [String: String]
+    /// The storage slot of this attribute in its entity, assigned when the model is built.
+    public internal(set) var slot: Int = -1
+
+    /// Creates an attribute description.
+    public init(
+        _ name: String, _ type: AttributeType, isOptional: Bool = true, isTransient: Bool = false,
+        defaultValue: PropertyValue = .null, minValue: PropertyValue? = nil,
+        maxValue: PropertyValue? = nil, minLength: Int? = nil, maxLength: Int? = nil,
+        regularExpression: String? = nil, isIndexed: Bool = false,
+        valueTransformerName: String? = nil, userInfo: [String: String] = [:]
+    ) {
+        self.name = name
+        self.attributeType = type
+        self.isOptional = isOptional
+        self.isTransient = isTransient
+        self.defaultValue = defaultValue
+        self.minValue = minValue
+        self.maxValue = maxValue
+        self.minLength = minLength
+        self.maxLength = maxLength
+        self.regularExpression = regularExpression
+        self.isIndexed = isIndexed
+        self.valueTransformerName = valueTransformerName
+        self.userInfo = userInfo
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+
+/// One entity of a model: its attributes, relationships and fetched properties, its parent
+/// entity and sub-entities.
+///
+/// Entities are declared, then handed to ``ManagedObjectModel``, which resolves them
+/// (inheritance, storage slots, inverses). Once in a model an entity must not change.
+///
+/// ```swift
+/// let employee = EntityDescription("Employee", parent: "Person", attributes: [
+///     AttributeDescription("salary", .integer64),
+/// ], relationships: [
+///     RelationshipDescription("department", to: "Department", inverse: "employees"),
+/// ])
+/// ```
+public final class EntityDescription: @unchecked Sendable, CustomStringConvertible {
+    /// The entity's name, unique in the model.
+    public let name: String
+    /// The parent entity's name, if any.
+    public let parentName: String?
+    /// Whether objects of exactly this entity may not be inserted.
+    public let isAbstract: Bool
+    /// The attributes declared on this entity (not inherited ones).
+    public let declaredAttributes: [AttributeDescription]
+    /// The relationships declared on this entity (not inherited ones).
+    public let declaredRelationships: [RelationshipDescription]
+    /// The fetched properties declared on this entity.
+    public let declaredFetchedProperties: [FetchedPropertyDescription]
+    /// Compound uniqueness constraints (each a list of attribute names).
+    public let uniquenessConstraints: [[String]]
+    /// Free-form information for the application.
+    public let userInfo: [String: String]
+    /// The class name the model file names (informational).
+    public let representedClassName: String?
+    /// A renaming identifier carried over from Xcode models (for migration).
+    public let renamingIdentifier: String?
+
+    // Resolved by the model; fixed once the model is built.
+    /// The entity's position in ``ManagedObjectModel/entities``.
+    public internal(set) var index: Int = -1
+    /// Every attribute, inherited ones first, indexed by storage slot order.
+    public internal(set) var attributes: [AttributeDescription] = []
+    /// Every relationship, inherited ones first.
+    public internal(set) var relationships: [RelationshipDescription] = []
+    /// Every fetched property, inherited ones first.
+    public internal(set) var fetchedProperties: [FetchedPropertyDescription] = []
+    /// Attributes by name.
+    public internal(set) var attributesByName: [String: AttributeDescription] = [:]
+    /// Relationships by name.
+    public internal(set) var relationshipsByName: [String: RelationshipDescription] = [:]
+    /// The parent entity.
+    public internal(set) weak var superentity: EntityDescription?
+    /// The direct sub-entities.
+    public internal(set) var subentities: [EntityDescription] = []
+    /// The names of stored properties by slot (attributes and relationships).
+    public internal(set) var slotNames: [String] = []
+    /// The number of storage slots (attributes plus relationships, inherited included).
+    public var slotCount: Int { slotNames.count }
+    internal var slotKinds: [SlotKind] = []
+    internal var slotsByName: [String: Int] = [:]
+    internal weak var _model: ManagedObjectModel?
+
+    /// Creates an entity declaration.
+    public init(
+        _ name: String, parent: String? = nil, isAbstract: Bool = false,
+        attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
+        fetchedProperties: [FetchedPropertyDescription] = [], uniquenessConstraints: [[String]] = [],
+        userInfo: [String: String] = [:], representedClassName: String? = nil,
+        renamingIdentifier: String? = nil
+    ) {
+        self.name = name
+        self.parentName = parent
+        self.isAbstract = isAbstract
+        self.declaredAttributes = attributes
+        self.declaredRelationships = relationships
+        self.declaredFetchedProperties = fetchedProperties
+        self.uniquenessConstraints = uniquenessConstraints
+        self.userInfo = userInfo
+        self.representedClassName = representedClassName
+        self.renamingIdentifier = renamingIdentifier
+    }
+
+    /// A fresh, unresolved copy of the declaration (used when merging models).
+    public func copyDeclaration() -> EntityDescription {
+        EntityDescription(
+            name, parent: parentName, isAbstract: isAbstract, attributes: declaredAttributes,
+            relationships: declaredRelationships, fetchedProperties: declaredFetchedProperties,
+            uniquenessConstraints: uniquenessConstraints, userInfo: userInfo,
+            representedClassName: representedClassName, renamingIdentifier: renamingIdentifier)
+    }
+
+    /// The model the entity belongs to.
+    public var model: ManagedObjectModel? { _model }
+
+    /// The top of this entity's inheritance chain (itself when it has no parent).
+    public var rootEntity: EntityDescription {
+        var entity = self
+        while let parent = entity.superentity { entity = parent }
+        return entity
+    }
+
+    /// This entity and every entity below it, depth first.
+    public var selfAndDescendants: [EntityDescription] {
+        [self] + subentities.flatMap(\.selfAndDescendants)
+    }
+
+    /// Whether `self` is `entity` or one of its descendants.
+    public func isKind(of entity: EntityDescription) -> Bool {
+        var current: EntityDescription? = self
+        while let candidate = current {
+            if candidate === entity { return true }
+            current = candidate.superentity
+        }
+        return false
+    }
+
+    /// The storage slot of an attribute or relationship, or nil.
+    public func slot(forKey key: String) -> Int? { slotsByName[key] }
+
+    /// The attribute or relationship names in model order.
+    public var propertyNames: [String] { slotNames }
+
+    /// The destination entity of a relationship.
+    public func destination(of relationship: RelationshipDescription) -> EntityDescription {
+        _model!.entities[relationship.destinationIndex]
+    }
+
+    /// The entity's name.
+    public var description: String { name }
+}
+
+/// What a storage slot holds, so hot paths avoid dictionary lookups.
+enum SlotKind: Sendable {
+    case attribute(Int)       // index into `attributes`
+    case relationship(Int)    // index into `relationships`
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Synchronization
+
+/// The identity of one record: its entity, its store and its primary key.
+///
+/// IDs are equal across contexts of one store, are `Sendable`, and cross between contexts
+/// where objects may not. A newly inserted object has a temporary ID until a save assigns
+/// a permanent one.
+///
+/// ```swift
+/// let uri = employee.objectID.uriRepresentation()   // x-strata://<store>/Employee/p42
+/// let again = try coordinator.managedObjectID(forURIRepresentation: uri)
+/// ```
+public struct ManagedObjectID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The record's entity.
+    public let entity: EntityDescription
+    /// The store's tag in ``StoreRegistry``; 0 while temporary.
+    let storeTag: UInt32
+    /// The primary key (permanent) or the process-wide temporary number.
+    public let primaryKey: Int64
+    /// Whether the ID was issued at insertion and not yet replaced by a save.
+    public let isTemporaryID: Bool
+
+    init(entity: EntityDescription, storeTag: UInt32, primaryKey: Int64) {
+        self.entity = entity
+        self.storeTag = storeTag
+        self.primaryKey = primaryKey
+        self.isTemporaryID = false
+    }
+
+    private init(temporaryFor entity: EntityDescription, number: Int64) {
+        self.entity = entity
+        self.storeTag = 0
+        self.primaryKey = number
+        self.isTemporaryID = true
+    }
+
+    private static let temporaryCounter = Atomic<Int64>(0)
+
+    /// A new temporary ID, unique in this process.
+    static func temporary(for entity: EntityDescription) -> ManagedObjectID {
+        ManagedObjectID(temporaryFor: entity, number: temporaryCounter.add(1, ordering: .relaxed).newValue)
+    }
+
+    /// The identifier of the store that holds the record (nil while temporary).
+    public var storeIdentifier: String? {
+        isTemporaryID ? nil : StoreRegistry.identifier(for: storeTag)
+    }
+
+    /// A URI that names the record: `x-strata://STORE/Entity/pKEY`, or
+    /// `x-strata:///Entity/tNUMBER` while temporary.
+    public func uriRepresentation() -> URL {
+        let text = isTemporaryID
+            ? "x-strata:///\(entity.name)/t\(primaryKey)"
+            : "x-strata://\(storeIdentifier ?? "")/\(entity.name)/p\(primaryKey)"
+        return URL(string: text) ?? URL(fileURLWithPath: "/")
+    }
+
+    /// The URI as text.
+    public var description: String { uriRepresentation().absoluteString }
+
+    /// Equal when they name the same record of the same entity.
+    public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
+        lhs.primaryKey == rhs.primaryKey && lhs.storeTag == rhs.storeTag
+            && lhs.isTemporaryID == rhs.isTemporaryID && lhs.entity === rhs.entity
+    }
+
+    /// Hashes the entity, store and key.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(primaryKey)
+        hasher.combine(storeTag)
+        hasher.combine(ObjectIdentifier(entity))
+    }
+
+    /// Orders by entity name, then permanent before temporary, then key: a stable order for
+    /// output and tests.
+    public static func < (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
+        if lhs.entity !== rhs.entity { return lhs.entity.name < rhs.entity.name }
+        if lhs.isTemporaryID != rhs.isTemporaryID { return !lhs.isTemporaryID }
+        return lhs.primaryKey < rhs.primaryKey
+    }
+}
+
+/// Interns store identifiers so object IDs carry a small tag instead of a string.
+enum StoreRegistry {
+    private static let table = Mutex<(byName: [String: UInt32], names: [String])>(([:], [""]))
+
+    /// The tag for a store identifier, created on first use.
+    static func tag(for identifier: String) -> UInt32 {
+        table.withLock { state in
+            if let tag = state.byName[identifier] { return tag }
+            let tag = UInt32(state.names.count)
+            state.names.append(identifier)
+            state.byName[identifier] = tag
+            return tag
+        }
+    }
+
+    /// The identifier a tag stands for.
+    static func identifier(for tag: UInt32) -> String {
+        table.withLock { state in Int(tag) < state.names.count ? state.names[Int(tag)] : "" }
+    }
+}
