@@ -98,12 +98,15 @@ public struct ChangeBatch: Hashable, Sendable {
     public var isUndoable: Bool
     /// The kind of change the batch records.
     public var kind: ChangeGroupKind
+    /// The top-level undo group the batch belongs to.
+    public var groupID: UInt64
 
     /// Creates a batch.
-    public init(sequence: UInt64, operations: [Operation], isUndoable: Bool, kind: ChangeGroupKind) {
+    public init(sequence: UInt64, operations: [Operation], isUndoable: Bool, kind: ChangeGroupKind, groupID: UInt64) {
         self.sequence = sequence
         self.operations = operations
         self.isUndoable = isUndoable
         self.kind = kind
+        self.groupID = groupID
     }
 }

@@ -1,0 +1,79 @@
+import Foundation
+import OrderedCollections
+
+extension ManagedObjectContext {
+    /// Applies operations as recorded, without inverse maintenance or delete rules (the
+    /// log already holds both ends of every change): inserts first, then updates, then
+    /// deletes, so every object an update names exists.
+    ///
+    /// Used by undo, redo, rollback and merges. The changes are tracked like any others and
+    /// form the next flush's batch.
+    func apply(_ operations: [Operation]) throws {
+        isApplyingOperations = true
+        defer { isApplyingOperations = false }
+        for case .insert(let id, let values) in operations { try applyInsert(id, values) }
+        for operation in operations {
+            switch operation {
+            case .update(let id, let changes):
+                let object = try loadedObject(id)
+                for change in changes where change.slot < object.storage.count {
+                    setPrimitive(object, slot: change.slot, change.new)
+                }
+            case .relate(let id, let slot, let added, let removed):
+                let object = try loadedObject(id)
+                guard slot < object.storage.count, case .objects(var members) = object.storage[slot] else { continue }
+                willChange(object, slot: slot)
+                for member in removed { members.remove(member) }
+                for member in added { members.append(member) }
+                object.storage[slot] = .objects(members)
+            case .insert, .delete:
+                continue
+            }
+        }
+        for case .delete(let id, _) in operations { try applyDelete(id) }
+    }
+
+    private func loadedObject(_ id: ManagedObjectID) throws -> ManagedObject {
+        let object = self.object(with: id)
+        try materialize(object)
+        return object
+    }
+
+    private func applyInsert(_ id: ManagedObjectID, _ values: [PropertyValue]) throws {
+        if let object = registry[id]?.object, object.state.isDeleted {
+            // Reviving a deleted object (an undo of its delete).
+            object.state.isDeleted = false
+            object.state.isInvalid = false
+            object.context = self
+            object.state.insertedSinceFlush = true
+            object.state.deletedByApply = false
+            if !object.state.isInserted, object.committedSnapshot == nil { object.committedSnapshot = object.storage }
+            object.storage = values
+            noteChanged(object)
+            return
+        }
+        let object = makeInstance(for: id.entity, id: id)
+        object.storage = values
+        object.state.isInserted = true
+        object.state.insertedSinceFlush = true
+        register(object)
+        noteChanged(object)
+    }
+
+    private func applyDelete(_ id: ManagedObjectID) throws {
+        let object = try loadedObject(id)
+        guard !object.state.isDeleted else { return }
+        object.state.isDeleted = true
+        object.state.deletedSinceFlush = true
+        object.state.deletedByApply = true
+        object.state.deleteRulesApplied = true
+        noteChanged(object)
+    }
+
+    /// Applies the inverse of batches, newest first.
+    func applyInverse(of batches: [ChangeBatch]) throws {
+        for batch in batches.reversed() {
+            try apply(batch.operations.reversed().map(\.inverse))
+        }
+    }
+}

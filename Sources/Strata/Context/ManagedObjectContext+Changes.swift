@@ -1,0 +1,164 @@
+import Foundation
+import OrderedCollections
+
+extension ManagedObjectContext {
+    /// Puts an object in the changed-since-flush and changed-since-save sets.
+    func noteChanged(_ object: ManagedObject) {
+        let key = ObjectIdentifier(object)
+        if !object.state.inFlushSet {
+            object.state.inFlushSet = true
+            flushSet[key] = object
+        }
+        if !object.state.inDirtySet {
+            object.state.inDirtySet = true
+            dirtySet[key] = object
+        }
+    }
+
+    /// Records the old value of a slot before it changes: the first old value per flush
+    /// and the committed values at the first change after a save.
+    @inline(__always)
+    func willChange(_ object: ManagedObject, slot: Int) {
+        if !object.state.isInserted, object.committedSnapshot == nil { object.committedSnapshot = object.storage }
+        if !object.state.insertedSinceFlush, object.flushOld[slot] == nil {
+            object.flushOld[slot] = object.storage[slot]
+        }
+        noteChanged(object)
+    }
+
+    /// Sets a slot without inverse maintenance, recording the change.
+    func setPrimitive(_ object: ManagedObject, slot: Int, _ value: PropertyValue) {
+        if object.storage[slot] == value { return }
+        willChange(object, slot: slot)
+        object.storage[slot] = value
+    }
+
+    /// Loads a fault's values from the store.
+    /// - Throws: `.objectNotFound` when the record is gone.
+    func fireFault(_ object: ManagedObject) throws {
+        guard object.state.isFault else { return }
+        guard let values = try coordinator.values(for: object.objectID) else {
+            throw StrataError(.objectNotFound, "The record \(object.objectID) does not exist in its store.",
+                              context: ["object": object.objectID.description])
+        }
+        object.storage = Self.withTransientDefaults(values, of: object.entity)
+        object.state.isFault = false
+        object.state.existsInStore = true
+        object.awakeFromFetch()
+    }
+
+    static func withTransientDefaults(_ values: [PropertyValue], of entity: EntityDescription) -> [PropertyValue] {
+        var result = values
+        if result.count < entity.slotCount {
+            result.append(contentsOf: repeatElement(.null, count: entity.slotCount - result.count))
+        }
+        for attribute in entity.attributes where attribute.isTransient {
+            result[attribute.slot] = attribute.defaultValue
+        }
+        return result
+    }
+
+    /// Fires the fault, turning a vanished record into a clear error.
+    func materialize(_ object: ManagedObject) throws {
+        if object.state.isInvalid {
+            throw StrataError(.invalidObject, "\(object.objectID) is no longer valid in its context.",
+                              context: ["object": object.objectID.description])
+        }
+        if object.state.isFault { try fireFault(object) }
+    }
+
+    // MARK: Relationships with inverse maintenance
+
+    /// Sets a to-one relationship, keeping the inverse consistent at once.
+    func setToOne(_ object: ManagedObject, _ relationship: RelationshipDescription, to newID: ManagedObjectID?) throws {
+        let old = object.storage[relationship.slot]
+        let oldID: ManagedObjectID? = if case .object(let id) = old { id } else { nil }
+        if oldID == newID { return }
+        setPrimitive(object, slot: relationship.slot, newID.map(PropertyValue.object) ?? .null)
+        guard let inverseSlot = relationship.inverseSlot else { return }
+        if let oldID { try unlinkInverse(of: object, from: oldID, inverseSlot: inverseSlot) }
+        if let newID { try linkInverse(of: object, to: newID, inverseSlot: inverseSlot) }
+    }
+
+    /// Adds one destination to a to-many, keeping the inverse consistent.
+    func addToMany(_ object: ManagedObject, _ relationship: RelationshipDescription, _ member: ManagedObjectID) throws {
+        guard case .objects(var members) = object.storage[relationship.slot], !members.contains(member) else { return }
+        willChange(object, slot: relationship.slot)
+        members.append(member)
+        object.storage[relationship.slot] = .objects(members)
+        if let inverseSlot = relationship.inverseSlot {
+            try linkInverse(of: object, to: member, inverseSlot: inverseSlot)
+        }
+    }
+
+    /// Removes one destination from a to-many, keeping the inverse consistent.
+    func removeFromToMany(_ object: ManagedObject, _ relationship: RelationshipDescription, _ member: ManagedObjectID) throws {
+        guard case .objects(var members) = object.storage[relationship.slot], members.contains(member) else { return }
+        willChange(object, slot: relationship.slot)
+        members.remove(member)
+        object.storage[relationship.slot] = .objects(members)
+        if let inverseSlot = relationship.inverseSlot {
+            try unlinkInverse(of: object, from: member, inverseSlot: inverseSlot)
+        }
+    }
+
+    /// Replaces a to-many's members, as the sum of single additions and removals.
+    func setToMany(_ object: ManagedObject, _ relationship: RelationshipDescription, _ newMembers: OrderedSet<ManagedObjectID>) throws {
+        guard case .objects(let current) = object.storage[relationship.slot] else { return }
+        for member in current where !newMembers.contains(member) {
+            try removeFromToMany(object, relationship, member)
+        }
+        for member in newMembers where !current.contains(member) {
+            try addToMany(object, relationship, member)
+        }
+        if relationship.isOrdered, case .objects(let now) = object.storage[relationship.slot], now != newMembers {
+            setPrimitive(object, slot: relationship.slot, .objects(newMembers))
+        }
+    }
+
+    /// Makes `destination.inverse` include `source`, stealing it from a previous owner
+    /// when the inverse is to-one.
+    private func linkInverse(of source: ManagedObject, to destinationID: ManagedObjectID, inverseSlot: Int) throws {
+        let destination = object(with: destinationID)
+        try materialize(destination)
+        guard case .relationship(let index) = destination.entity.slotKinds[inverseSlot] else { return }
+        let inverse = destination.entity.relationships[index]
+        if inverse.isToMany {
+            guard case .objects(var members) = destination.storage[inverseSlot], !members.contains(source.objectID) else { return }
+            willChange(destination, slot: inverseSlot)
+            members.append(source.objectID)
+            destination.storage[inverseSlot] = .objects(members)
+        } else {
+            if case .object(let previousOwnerID) = destination.storage[inverseSlot], previousOwnerID != source.objectID {
+                // One-to-one: the previous owner loses the destination.
+                let previousOwner = object(with: previousOwnerID)
+                try materialize(previousOwner)
+                if let backSlot = inverse.inverseSlot {
+                    try detach(destinationID, from: previousOwner, slot: backSlot)
+                }
+            }
+            setPrimitive(destination, slot: inverseSlot, .object(source.objectID))
+        }
+    }
+
+    /// Makes `destination.inverse` no longer include `source`.
+    private func unlinkInverse(of source: ManagedObject, from destinationID: ManagedObjectID, inverseSlot: Int) throws {
+        let destination = object(with: destinationID)
+        try materialize(destination)
+        try detach(source.objectID, from: destination, slot: inverseSlot)
+    }
+
+    /// Removes `member` from `owner`'s relationship slot without touching inverses.
+    func detach(_ member: ManagedObjectID, from owner: ManagedObject, slot: Int) throws {
+        switch owner.storage[slot] {
+        case .object(let id) where id == member:
+            setPrimitive(owner, slot: slot, .null)
+        case .objects(var members) where members.contains(member):
+            willChange(owner, slot: slot)
+            members.remove(member)
+            owner.storage[slot] = .objects(members)
+        default:
+            break
+        }
+    }
+}

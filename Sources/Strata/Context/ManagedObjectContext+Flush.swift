@@ -1,0 +1,131 @@
+import Foundation
+import OrderedCollections
+
+extension ManagedObjectContext {
+    /// Flushes the changes made since the last flush: applies delete rules, coalesces the
+    /// changes into one ``ChangeBatch`` appended to the log, registers it with the undo
+    /// manager, and posts ObjectsDidChange.
+    ///
+    /// Runs automatically before save, undo, redo and fetches that include pending changes.
+    ///
+    /// - Complexity: O(objects changed since the last flush × their changed keys).
+    public func processPendingChanges() {
+        guard !flushSet.isEmpty else { return }
+        applyDeleteRules()
+        var operations: [Operation] = []
+        var changes = ObjectChanges()
+        for object in flushSet.values {
+            object.state.inFlushSet = false
+            defer {
+                object.flushOld.removeAll(keepingCapacity: true)
+                object.state.insertedSinceFlush = false
+                object.state.deletedSinceFlush = false
+            }
+            let id = object.objectID
+            if object.state.insertedSinceFlush && object.state.isDeleted {
+                continue  // inserted then deleted within the flush: nothing happened
+            }
+            if object.state.insertedSinceFlush {
+                operations.append(.insert(id, values: object.storage))
+                changes.inserted.insert(id)
+                continue
+            }
+            if object.state.deletedSinceFlush && object.state.isDeleted {
+                var before = object.storage
+                for (slot, old) in object.flushOld { before[slot] = old }
+                operations.append(.delete(id, values: before))
+                changes.deleted.insert(id)
+                continue
+            }
+            let updates = Self.coalescedUpdates(of: object)
+            if !updates.isEmpty {
+                operations.append(contentsOf: updates)
+                changes.updated.insert(id)
+            }
+        }
+        flushSet.removeAll(keepingCapacity: true)
+        // Objects inserted and deleted before any flush are gone for good.
+        for object in dirtySet.values where object.state.isInserted && object.state.isDeleted && !object.state.wasLogged {
+            unregister(object)
+        }
+        guard !operations.isEmpty else { return }
+        for operation in operations {
+            if case .insert(let id, _) = operation { registeredObject(for: id)?.state.wasLogged = true }
+        }
+        record(operations)
+        postObjectsDidChange(changes)
+        #if STRATA_INVARIANTS
+        log._checkInvariants()
+        #endif
+    }
+
+    /// The update and relate operations for one object's changed slots.
+    static func coalescedUpdates(of object: ManagedObject) -> [Operation] {
+        var slotChanges: [SlotChange] = []
+        var relates: [Operation] = []
+        for slot in object.flushOld.keys.sorted() {
+            let old = object.flushOld[slot]!
+            let new = object.storage[slot]
+            if old == new { continue }  // set back to its old value: no change
+            if case .relationship(let index) = object.entity.slotKinds[slot],
+               object.entity.relationships[index].isToMany, !object.entity.relationships[index].isOrdered,
+               case .objects(let before) = old, case .objects(let after) = new
+            {
+                let added = after.filter { !before.contains($0) }
+                let removed = before.filter { !after.contains($0) }
+                if !added.isEmpty || !removed.isEmpty {
+                    relates.append(.relate(object.objectID, slot: slot, added: Array(added), removed: Array(removed)))
+                }
+            } else {
+                slotChanges.append(SlotChange(slot: slot, old: old, new: new))
+            }
+        }
+        if slotChanges.isEmpty { return relates }
+        return [.update(object.objectID, changes: slotChanges)] + relates
+    }
+
+    /// Appends a batch to the log and hands it to the undo manager.
+    private func record(_ operations: [Operation]) {
+        let kind = pendingFlushKind ?? .user
+        if let undoManager, undoManager.isUndoRegistrationEnabled {
+            let group = undoManager.groupForRegistration(kind: kind)
+            let batch = log.append(operations, group: group, isUndoable: true)
+            undoManager.register(batch)
+        } else {
+            let group = ChangeGroupInfo(id: coordinator.allocateGroupID(), kind: pendingFlushKind ?? .unregistered)
+            log.append(operations, group: group, isUndoable: false)
+        }
+    }
+
+    /// Runs delete rules for objects deleted since the last flush, until no rule deletes
+    /// anything more.
+    func applyDeleteRules() {
+        var queue = flushSet.values.filter { $0.state.isDeleted && !$0.state.deleteRulesApplied }
+        while let object = queue.popLast() {
+            object.state.deleteRulesApplied = true
+            if object.state.deletedByApply { continue }
+            for relationship in object.entity.relationships {
+                let destinations = object.storage[relationship.slot].objectIDs
+                guard !destinations.isEmpty else { continue }
+                switch relationship.deleteRule {
+                case .nullify:
+                    guard let inverseSlot = relationship.inverseSlot else { continue }
+                    for id in destinations {
+                        let destination = self.object(with: id)
+                        guard (try? materialize(destination)) != nil, !destination.state.isDeleted else { continue }
+                        try? detach(object.objectID, from: destination, slot: inverseSlot)
+                    }
+                case .cascade:
+                    for id in destinations {
+                        let destination = self.object(with: id)
+                        guard (try? materialize(destination)) != nil, !destination.state.isDeleted else { continue }
+                        delete(destination)
+                        queue.append(destination)
+                    }
+                case .deny, .noAction:
+                    continue
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,251 @@
+import Foundation
+import OrderedCollections
+
+extension ManagedObjectContext {
+    /// Saves the changes since the last save: flushes, validates every changed object
+    /// (one error listing every problem), assigns permanent IDs, hands the log's unsaved
+    /// groups to the stores in one atomic step each, and posts DidSave.
+    ///
+    /// A failed save writes nothing and leaves the context as it was.
+    ///
+    /// - Throws: `.validation` listing each object, key and reason; store errors.
+    /// - Complexity: O(changes since the last save), not O(document).
+    public func save() throws {
+        processPendingChanges()
+        let changed = Array(dirtySet.values)
+        for object in changed where object.hasChanges { object.willSave() }
+        processPendingChanges()
+        guard !log.unsaved.isEmpty || dirtySet.values.contains(where: \.hasChanges) else {
+            finishSave(assigned: [:], changes: SaveChanges())
+            return
+        }
+        try validateForSave()
+
+        let temporaryIDs = temporaryIDsInUnsavedLog()
+        let assigned = try obtainPermanentIDs(for: temporaryIDs)
+        let remap: (ManagedObjectID) -> ManagedObjectID = { assigned[$0] ?? $0 }
+        let groups = log.unsavedGroups(remapping: remap)
+        try crossStoreCheck(groups)
+        let timestamp = Date()
+        try coordinator.withSaveLock {
+            for (store, storeGroups) in try routeByStore(groups) {
+                try store.save(StoreSaveRequest(groups: storeGroups, timestamp: timestamp))
+            }
+        }
+
+        var changes = SaveChanges()
+        for object in dirtySet.values {
+            let id = remap(object.objectID)
+            if object.state.isDeleted {
+                if object.state.existsInStore { changes.deleted.insert(id) }
+            } else if object.state.isInserted {
+                changes.inserted.insert(id)
+            } else if object.isUpdated {
+                changes.updated.insert(id)
+            }
+        }
+        finishSave(assigned: assigned, changes: changes)
+    }
+
+    private func finishSave(assigned: [ManagedObjectID: ManagedObjectID], changes: SaveChanges) {
+        if !assigned.isEmpty { adoptPermanentIDs(assigned) }
+        let saved = Array(dirtySet.values)
+        for object in saved {
+            object.state.inDirtySet = false
+            object.committedSnapshot = nil
+            if object.state.isDeleted {
+                unregister(object)
+            } else {
+                object.state.isInserted = false
+                object.state.existsInStore = true
+            }
+        }
+        dirtySet.removeAll()
+        log.clearUnsaved()
+        for object in saved where !object.state.isInvalid || object.state.isDeleted { object.didSave() }
+        if !changes.isEmpty { postDidSave(changes) }
+    }
+
+    /// Every temporary ID the unsaved log mentions (inserted objects, and destinations
+    /// recorded in values).
+    private func temporaryIDsInUnsavedLog() -> OrderedSet<ManagedObjectID> {
+        var result: OrderedSet<ManagedObjectID> = []
+        for batch in log.unsaved {
+            for operation in batch.operations {
+                _ = operation.mapIDs { id in
+                    if id.isTemporaryID { result.append(id) }
+                    return id
+                }
+            }
+        }
+        return result
+    }
+
+    private func obtainPermanentIDs(for ids: OrderedSet<ManagedObjectID>) throws -> [ManagedObjectID: ManagedObjectID] {
+        var byRoot: [ObjectIdentifier: [ManagedObjectID]] = [:]
+        for id in ids { byRoot[ObjectIdentifier(id.entity.rootEntity), default: []].append(id) }
+        var assigned: [ManagedObjectID: ManagedObjectID] = [:]
+        for (_, group) in byRoot.sorted(by: { $0.value[0].entity.name < $1.value[0].entity.name }) {
+            let store = try coordinator.store(for: group[0].entity)
+            let keys = try store.allocatePrimaryKeys(for: group[0].entity, count: group.count)
+            for (id, key) in zip(group, keys) {
+                assigned[id] = store.objectID(for: id.entity, primaryKey: key)
+            }
+        }
+        return assigned
+    }
+
+    /// Obtains permanent IDs for objects now, before a save (Core Data's
+    /// `obtainPermanentIDs(for:)`).
+    public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
+        let ids = OrderedSet(objects.map(\.objectID).filter(\.isTemporaryID))
+        guard !ids.isEmpty else { return }
+        adoptPermanentIDs(try obtainPermanentIDs(for: ids))
+    }
+
+    /// Replaces temporary IDs everywhere the context keeps them: registry, objects'
+    /// values, the unsaved log and the undo stacks.
+    func adoptPermanentIDs(_ assigned: [ManagedObjectID: ManagedObjectID]) {
+        let remap: (ManagedObjectID) -> ManagedObjectID = { assigned[$0] ?? $0 }
+        func remapValue(_ value: PropertyValue) -> PropertyValue {
+            switch value {
+            case .object(let id): return .object(remap(id))
+            case .objects(let ids): return .objects(OrderedSet(ids.map(remap)))
+            default: return value
+            }
+        }
+        for (old, new) in assigned {
+            guard let object = registry[old]?.object else { continue }
+            registry[old] = nil
+            object.objectID = new
+            registry[new] = WeakObject(object)
+        }
+        for object in dirtySet.values {
+            object.storage = object.storage.map(remapValue)
+            object.committedSnapshot = object.committedSnapshot?.map(remapValue)
+            object.flushOld = object.flushOld.mapValues(remapValue)
+        }
+        log.remapUnsaved(remap)
+        undoManager?.remapIDs(remap)
+    }
+
+    private func crossStoreCheck(_ groups: [SegmentGroup]) throws {
+        guard coordinator.persistentStores.count > 1 else { return }
+        for group in groups {
+            for case .insert(let id, let values) in group.operations {
+                for value in values {
+                    for target in value.objectIDs where target.storeTag != id.storeTag {
+                        throw StrataError(
+                            .crossStoreRelationship,
+                            "\(id.entity.name) \(id) is related to \(target.entity.name) \(target) in another store; relationships must not cross stores.",
+                            context: ["object": id.description])
+                    }
+                }
+            }
+        }
+    }
+
+    private func routeByStore(_ groups: [SegmentGroup]) throws -> [(any PersistentStore, [SegmentGroup])] {
+        let stores = coordinator.persistentStores
+        if stores.count == 1 { return [(stores[0], groups)] }
+        var result: [(any PersistentStore, [SegmentGroup])] = []
+        for store in stores {
+            let tag = store.tag
+            let filtered = groups.compactMap { group -> SegmentGroup? in
+                var copy = group
+                copy.operations = group.operations.filter { $0.objectID.storeTag == tag }
+                return copy.operations.isEmpty ? nil : copy
+            }
+            if !filtered.isEmpty { result.append((store, filtered)) }
+        }
+        return result
+    }
+
+    // MARK: Rollback, reset, refresh
+
+    /// Discards every change since the last save, including changes made with undo
+    /// registration disabled, and clears the undo stacks.
+    ///
+    /// - Complexity: O(operations since the last save).
+    public func rollback() {
+        let manager = undoManager
+        manager?.disableUndoRegistration()
+        processPendingChanges()
+        try? manager?.enableUndoRegistration()
+        let unsaved = log.unsaved
+        undoManager = nil
+        try? applyInverse(of: unsaved)
+        flushSet.removeAll()
+        for object in dirtySet.values {
+            object.state.inFlushSet = false
+            object.flushOld.removeAll()
+            object.state.insertedSinceFlush = false
+            object.state.deletedSinceFlush = false
+            object.state.inDirtySet = false
+            if object.state.isInserted {
+                unregister(object)
+            } else {
+                if let committed = object.committedSnapshot { object.storage = committed }
+                object.committedSnapshot = nil
+                object.state.isDeleted = false
+            }
+        }
+        dirtySet.removeAll()
+        log.clearUnsaved()
+        undoManager = manager
+        manager?.removeAllActions()
+    }
+
+    /// Forgets every registered object (they become invalid) and clears the undo stacks.
+    public func reset() {
+        for entry in registry.values { entry.object.map(invalidate) }
+        registry.removeAll()
+        flushSet.removeAll()
+        dirtySet.removeAll()
+        retainAll.removeAll()
+        fetchedPropertyCache.removeAll()
+        log.clearUnsaved()
+        undoManager?.removeAllActions()
+    }
+
+    private func invalidate(_ object: ManagedObject) {
+        object.state = ObjectState()
+        object.state.isInvalid = true
+        object.context = nil
+    }
+
+    /// Refreshes an object: `mergeChanges: false` turns it into a fault, discarding its
+    /// pending changes; `true` reloads its persistent values from the store and re-applies
+    /// its pending changes on top, restoring transient values after `awakeFromFetch()`.
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        guard object.context === self, !object.state.isInserted else { return }
+        fetchedPropertyCache[ObjectIdentifier(object)] = nil
+        if !mergeChanges || object.state.isFault {
+            guard !object.state.isFault else { return }
+            object.willTurnIntoFault()
+            object.storage = []
+            object.committedSnapshot = nil
+            object.flushOld.removeAll()
+            object.state.isFault = true
+            object.state.isDeleted = false
+            object.state.inFlushSet = false
+            object.state.inDirtySet = false
+            flushSet[ObjectIdentifier(object)] = nil
+            dirtySet[ObjectIdentifier(object)] = nil
+            object.didTurnIntoFault()
+            return
+        }
+        guard let stored = try? coordinator.values(for: object.objectID) else { return }
+        let pending = object.changedValues()
+        let transients = object.entity.attributes.filter(\.isTransient).map { ($0.slot, object.storage[$0.slot]) }
+        object.storage = Self.withTransientDefaults(stored, of: object.entity)
+        if object.committedSnapshot != nil { object.committedSnapshot = object.storage }
+        object.awakeFromFetch()
+        for (slot, value) in transients { object.storage[slot] = value }
+        for (key, value) in pending {
+            if let slot = object.entity.slot(forKey: key), !RowTable.isTransient(slot, of: object.entity) {
+                object.storage[slot] = value
+            }
+        }
+    }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import OrderedCollections
+
+/// A scratch pad of objects over a coordinator's stores: it registers objects (one per
+/// record), tracks their changes, logs them, undoes them, and saves them.
+///
+/// A context is not `Sendable`: create it, and use it and its objects, in one isolation
+/// domain. Object IDs cross between contexts.
+///
+/// ```swift
+/// let context = ManagedObjectContext(coordinator: coordinator)
+/// let department = try context.insertObject(forEntityName: "Department")
+/// try department.setValue("Research", forKey: "name")
+/// try context.save()
+/// ```
+public final class ManagedObjectContext {
+    /// The coordinator the context reads from and saves to.
+    public let coordinator: PersistentStoreCoordinator
+    /// The model.
+    public var model: ManagedObjectModel { coordinator.model }
+    /// The undo manager; nil turns undo (and its memory cost) off.
+    public var undoManager: ContextUndoManager? {
+        didSet {
+            oldValue?.context = nil
+            undoManager?.context = self
+        }
+    }
+    /// Keep every registered object alive, not only the changed ones (default `false`).
+    public var retainsRegisteredObjects = false {
+        didSet { retainAll = retainsRegisteredObjects ? registeredObjects : [] }
+    }
+    /// How long cached row data may be used before it is refetched (seconds); negative
+    /// means no limit (the default).
+    public var stalenessInterval: TimeInterval = -1
+
+    /// The log of flushed changes.
+    let log = OperationLog()
+    /// Registered objects by ID; unchanged ones weakly held.
+    var registry: [ManagedObjectID: WeakObject] = [:]
+    /// Objects changed since the last flush, in order of first change.
+    var flushSet: OrderedDictionary<ObjectIdentifier, ManagedObject> = [:]
+    /// Objects changed since the last save: strongly held until save, rollback or reset.
+    var dirtySet: OrderedDictionary<ObjectIdentifier, ManagedObject> = [:]
+    var retainAll: [ManagedObject] = []
+    /// The group kind the next flush records when it is an undo, redo or merge.
+    var pendingFlushKind: ChangeGroupKind?
+    var isApplyingOperations = false
+    var changeObservers: [UUID: AsyncStream<ObjectChanges>.Continuation] = [:]
+    var saveObservers: [UUID: AsyncStream<SaveChanges>.Continuation] = [:]
+    var fetchedPropertyCache: [ObjectIdentifier: [String: [ManagedObject]]] = [:]
+
+    /// Creates a context over a coordinator, with an undo manager.
+    public init(coordinator: PersistentStoreCoordinator, undoManager: ContextUndoManager? = ContextUndoManager()) {
+        self.coordinator = coordinator
+        self.undoManager = undoManager
+        undoManager?.context = self
+    }
+
+    // MARK: Registration
+
+    /// Every object registered in the context.
+    public var registeredObjects: [ManagedObject] {
+        registry.values.compactMap(\.object)
+    }
+
+    /// The registered object with this ID, or nil; never loads anything.
+    public func registeredObject(for objectID: ManagedObjectID) -> ManagedObject? {
+        guard let object = registry[objectID]?.object, !object.state.isInvalid else { return nil }
+        return object
+    }
+
+    /// The object for an ID: the registered one, or a new fault (the record is not checked).
+    public func object(with objectID: ManagedObjectID) -> ManagedObject {
+        if let object = registeredObject(for: objectID) { return object }
+        let object = makeInstance(for: objectID.entity, id: objectID)
+        object.state.isFault = true
+        object.state.existsInStore = true
+        register(object)
+        return object
+    }
+
+    /// The object for an ID, loaded, or an error when the record does not exist.
+    /// - Throws: `.objectNotFound`.
+    public func existingObject(with objectID: ManagedObjectID) throws -> ManagedObject {
+        if let object = registeredObject(for: objectID), !object.state.isFault { return object }
+        let object = self.object(with: objectID)
+        try fireFault(object)
+        return object
+    }
+
+    func makeInstance(for entity: EntityDescription, id: ManagedObjectID) -> ManagedObject {
+        let type = model.objectClass(forEntity: entity)
+        let object = type.init(entity: entity, insertInto: nil)
+        object.objectID = id
+        object.storage = []
+        return object
+    }
+
+    func register(_ object: ManagedObject) {
+        object.context = self
+        registry[object.objectID] = WeakObject(object)
+        if retainsRegisteredObjects { retainAll.append(object) }
+        if registry.count > 1024 && registry.count.isMultiple(of: 4096) { pruneRegistry() }
+    }
+
+    func unregister(_ object: ManagedObject) {
+        if registry[object.objectID]?.object === object { registry[object.objectID] = nil }
+        dirtySet[ObjectIdentifier(object)] = nil
+        flushSet[ObjectIdentifier(object)] = nil
+        object.state.isInvalid = true
+        object.context = nil
+    }
+
+    private func pruneRegistry() {
+        registry = registry.filter { $0.value.object != nil }
+    }
+
+    // MARK: Insert and delete
+
+    /// Inserts a new object of the named entity.
+    /// - Throws: `.unknownKey` for an unknown entity, `.abstractEntity` for an abstract one.
+    @discardableResult
+    public func insertObject(forEntityName name: String) throws -> ManagedObject {
+        try insertObject(of: try model.entity(named: name))
+    }
+
+    /// Inserts a new object of an entity.
+    /// - Throws: `.abstractEntity` when the entity is abstract.
+    @discardableResult
+    public func insertObject(of entity: EntityDescription) throws -> ManagedObject {
+        guard !entity.isAbstract else {
+            throw StrataError(.abstractEntity, "Entity '\(entity.name)' is abstract and cannot be inserted.",
+                              context: ["entity": entity.name])
+        }
+        let type = model.objectClass(forEntity: entity)
+        return type.init(entity: entity, insertInto: self)
+    }
+
+    /// Inserts a new object of a registered subclass.
+    ///
+    /// ```swift
+    /// let employee = try context.insert(Employee.self)
+    /// ```
+    public func insert<T: ManagedObject>(_ type: T.Type) throws -> T {
+        guard let name = model.entityName(for: type) else {
+            throw StrataError(.unknownKey, "\(T.self) is not registered for an entity of the model.")
+        }
+        guard let object = try insertObject(forEntityName: name) as? T else {
+            throw StrataError(.typeMismatch, "Entity '\(name)' is registered with another class than \(T.self).")
+        }
+        return object
+    }
+
+    /// Inserts an object created with `init(entity:insertInto: nil)`.
+    public func insert(_ object: ManagedObject) throws {
+        guard object.context == nil, !object.state.isInvalid else { return }
+        guard !object.entity.isAbstract else {
+            throw StrataError(.abstractEntity, "Entity '\(object.entity.name)' is abstract and cannot be inserted.")
+        }
+        registerInserted(object)
+    }
+
+    func registerInserted(_ object: ManagedObject) {
+        object.state.isInserted = true
+        object.state.insertedSinceFlush = true
+        register(object)
+        noteChanged(object)
+        object.awakeFromInsert()
+    }
+
+    /// Marks an object deleted; delete rules run at the next `processPendingChanges()`.
+    public func delete(_ object: ManagedObject) {
+        guard object.context === self, !object.state.isDeleted, !object.state.isInvalid else { return }
+        if object.state.isFault { try? fireFault(object) }
+        object.prepareForDeletion()
+        object.state.isDeleted = true
+        object.state.deletedSinceFlush = true
+        object.state.deleteRulesApplied = false
+        object.state.deletedByApply = false
+        noteChanged(object)
+    }
+
+    // MARK: Change sets
+
+    /// Whether anything changed since the last save (flushed or not).
+    public var hasChanges: Bool {
+        dirtySet.values.contains { $0.hasChanges || $0.state.insertedSinceFlush }
+    }
+
+    /// Objects inserted since the last save and not deleted.
+    public var insertedObjects: Set<ManagedObject> {
+        Set(dirtySet.values.filter { $0.state.isInserted && !$0.state.isDeleted })
+    }
+
+    /// Objects with changed values since the last save.
+    public var updatedObjects: Set<ManagedObject> {
+        Set(dirtySet.values.filter(\.isUpdated))
+    }
+
+    /// Objects deleted since the last save that exist in the store.
+    public var deletedObjects: Set<ManagedObject> {
+        Set(dirtySet.values.filter { $0.state.isDeleted && $0.state.existsInStore })
+    }
+}
+
+/// A weak reference to an object in the registry.
+struct WeakObject {
+    weak var object: ManagedObject?
+    init(_ object: ManagedObject) { self.object = object }
+}

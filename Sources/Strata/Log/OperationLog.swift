@@ -1,0 +1,99 @@
+import Foundation
+
+/// What the log knows of an undo group: its kind, what it reverts, its action name.
+public struct ChangeGroupInfo: Hashable, Sendable {
+    /// The group's id, unique in its document.
+    public var id: UInt64
+    /// What kind of change the group records.
+    public var kind: ChangeGroupKind
+    /// For undo and redo groups, the group they revert.
+    public var revertsGroup: UInt64?
+    /// The action name ("Insert Employee"), or "".
+    public var actionName: String
+
+    /// Creates group information.
+    public init(id: UInt64, kind: ChangeGroupKind, revertsGroup: UInt64? = nil, actionName: String = "") {
+        self.id = id
+        self.kind = kind
+        self.revertsGroup = revertsGroup
+        self.actionName = actionName
+    }
+}
+
+/// The context's append-only, in-memory operation log.
+///
+/// Every `processPendingChanges()` appends one ``ChangeBatch``. The batches since the last
+/// save are what a save writes (one segment) and what a rollback reverts. Saved batches
+/// are dropped from the log; undo groups keep their own (copy-on-write, shared) batches.
+///
+/// - Complexity: appending is O(operations); a save's ID rewrite is O(unsaved operations).
+final class OperationLog {
+    /// Batches flushed since the last save, oldest first.
+    private(set) var unsaved: [ChangeBatch] = []
+    /// The undo groups the unsaved batches belong to.
+    private(set) var groups: [UInt64: ChangeGroupInfo] = [:]
+    /// The sequence number the next batch gets.
+    private(set) var nextSequence: UInt64 = 1
+    /// The number of batches ever appended.
+    private(set) var appendedCount = 0
+
+    /// Appends a batch, giving it the next sequence number.
+    @discardableResult
+    func append(_ operations: [Operation], group: ChangeGroupInfo, isUndoable: Bool) -> ChangeBatch {
+        let batch = ChangeBatch(
+            sequence: nextSequence, operations: operations, isUndoable: isUndoable, kind: group.kind,
+            groupID: group.id)
+        nextSequence += 1
+        appendedCount += 1
+        unsaved.append(batch)
+        if groups[group.id] == nil { groups[group.id] = group }
+        return batch
+    }
+
+    /// Updates what the log records of a group (its action name may be set after its
+    /// changes were flushed).
+    func updateGroup(_ info: ChangeGroupInfo) {
+        if groups[info.id] != nil { groups[info.id] = info }
+    }
+
+    /// The unsaved batches arranged as segment groups: consecutive batches of one group
+    /// form one group.
+    func unsavedGroups(remapping transform: (ManagedObjectID) -> ManagedObjectID) -> [SegmentGroup] {
+        var result: [SegmentGroup] = []
+        for batch in unsaved {
+            let operations = batch.operations.map { $0.mapIDs(transform) }
+            if let last = result.last, last.id == batch.groupID {
+                result[result.count - 1].operations.append(contentsOf: operations)
+            } else {
+                let info = groups[batch.groupID] ?? ChangeGroupInfo(id: batch.groupID, kind: batch.kind)
+                result.append(SegmentGroup(
+                    id: info.id, kind: info.kind, revertsGroup: info.revertsGroup,
+                    actionName: info.actionName, operations: operations))
+            }
+        }
+        return result
+    }
+
+    /// Rewrites temporary IDs in the unsaved batches after a save assigned permanent ones.
+    func remapUnsaved(_ transform: (ManagedObjectID) -> ManagedObjectID) {
+        for index in unsaved.indices {
+            unsaved[index].operations = unsaved[index].operations.map { $0.mapIDs(transform) }
+        }
+    }
+
+    /// Forgets the unsaved batches: after a save wrote them, or a rollback reverted them.
+    func clearUnsaved() {
+        unsaved.removeAll(keepingCapacity: false)
+        groups.removeAll()
+    }
+
+    #if STRATA_INVARIANTS
+    /// Checks that sequence numbers increase by one and no batch is empty.
+    func _checkInvariants() {
+        for (previous, next) in zip(unsaved, unsaved.dropFirst()) {
+            precondition(next.sequence == previous.sequence + 1, "log sequence gap")
+        }
+        precondition(unsaved.allSatisfy { !$0.operations.isEmpty }, "empty batch in the log")
+    }
+    #endif
+}

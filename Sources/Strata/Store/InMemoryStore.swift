@@ -1,0 +1,71 @@
+import Foundation
+import Synchronization
+
+/// A store that keeps its records in memory for the life of the process.
+///
+/// It replays every saved operation onto its rows, the same path the document store uses
+/// for its overlay.
+///
+/// ```swift
+/// let coordinator = PersistentStoreCoordinator(model: model)
+/// try coordinator.addStore(InMemoryStore(model: model))
+/// ```
+public final class InMemoryStore: PersistentStore {
+    /// The store's identifier.
+    public let identifier: String
+    /// The configuration it serves.
+    public let configurationName: String?
+    /// Its model.
+    public let model: ManagedObjectModel
+
+    private struct State {
+        var rows = RowTable()
+        var keyCounters: [Int: Int64] = [:]
+        var largestGroupID: UInt64 = 0
+        var savedSegments = 0
+    }
+    private let state = Mutex(State())
+
+    /// Creates an empty in-memory store.
+    public init(model: ManagedObjectModel, configurationName: String? = nil, identifier: String = UUID().uuidString) {
+        self.model = model
+        self.configurationName = configurationName
+        self.identifier = identifier
+    }
+
+    /// The persistent values of a record.
+    public func values(for objectID: ManagedObjectID) throws -> [PropertyValue]? {
+        state.withLock { $0.rows.values(for: objectID) }
+    }
+
+    /// Every record of an entity, in key order.
+    public func objectIDs(for entity: EntityDescription, includingSubentities: Bool) throws -> [ManagedObjectID] {
+        state.withLock { $0.rows.objectIDs(for: entity, includingSubentities: includingSubentities) }
+    }
+
+    /// Reserves primary keys from the root entity's counter.
+    public func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> ClosedRange<Int64> {
+        state.withLock { state in
+            let root = entity.rootEntity.index
+            let first = (state.keyCounters[root] ?? 0) + 1
+            state.keyCounters[root] = first + Int64(max(count, 1)) - 1
+            return first...(first + Int64(max(count, 1)) - 1)
+        }
+    }
+
+    /// Replays the request's operations onto the rows.
+    public func save(_ request: StoreSaveRequest) throws {
+        try state.withLock { state in
+            var rows = state.rows
+            for group in request.groups {
+                for operation in group.operations { try rows.apply(operation, model: model) }
+                state.largestGroupID = max(state.largestGroupID, group.id)
+            }
+            state.rows = rows
+            state.savedSegments += 1
+        }
+    }
+
+    /// The largest group id saved.
+    public func largestGroupID() throws -> UInt64 { state.withLock { $0.largestGroupID } }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// What a context asks a store to make durable: the groups saved since the last save, with
+/// permanent IDs, in one atomic step.
+public struct StoreSaveRequest: Sendable {
+    /// The groups, oldest first.
+    public var groups: [SegmentGroup]
+    /// When the save happened.
+    public var timestamp: Date
+
+    /// Creates a save request.
+    public init(groups: [SegmentGroup], timestamp: Date = Date()) {
+        self.groups = groups
+        self.timestamp = timestamp
+    }
+}
+
+/// A persistent store: where records live between processes (the document store) or for
+/// the life of the process (``InMemoryStore``).
+///
+/// Stores are reached through a ``PersistentStoreCoordinator`` and must be safe to call
+/// from any thread; they serialize saves.
+public protocol PersistentStore: AnyObject, Sendable {
+    /// The store's unique identifier (a UUID string), part of every object URI.
+    var identifier: String { get }
+    /// The configuration the store was added for, or nil for all entities.
+    var configurationName: String? { get }
+    /// The model the store holds records of.
+    var model: ManagedObjectModel { get }
+
+    /// The persistent values of a record by slot (transient slots `.null`, to-many slots
+    /// `.objects`), or nil when the record does not exist.
+    func values(for objectID: ManagedObjectID) throws -> [PropertyValue]?
+
+    /// The IDs of every record of `entity` (and its sub-entities when asked), in key order.
+    func objectIDs(for entity: EntityDescription, includingSubentities: Bool) throws -> [ManagedObjectID]
+
+    /// Reserves `count` permanent primary keys for records of `entity`'s hierarchy. Keys
+    /// are not reused even if the save that asked for them fails.
+    func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> ClosedRange<Int64>
+
+    /// Applies and records the request atomically: all of it, or (by throwing) nothing.
+    func save(_ request: StoreSaveRequest) throws
+
+    /// The largest undo group id the store has recorded (0 when none).
+    func largestGroupID() throws -> UInt64
+}
+
+extension PersistentStore {
+    /// The tag object IDs of this store carry.
+    var tag: UInt32 { StoreRegistry.tag(for: identifier) }
+
+    /// A permanent ID of this store.
+    func objectID(for entity: EntityDescription, primaryKey: Int64) -> ManagedObjectID {
+        ManagedObjectID(entity: entity, storeTag: tag, primaryKey: primaryKey)
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Synchronization
+
+/// Connects contexts to stores: routes each entity to the store of its configuration,
+/// resolves object URIs, and serializes saves. Safe to use from any thread.
+///
+/// ```swift
+/// let coordinator = PersistentStoreCoordinator(model: model)
+/// try coordinator.addStore(InMemoryStore(model: model))
+/// let context = ManagedObjectContext(coordinator: coordinator)
+/// ```
+public final class PersistentStoreCoordinator: Sendable {
+    /// The model every store and context of this coordinator uses.
+    public let model: ManagedObjectModel
+
+    private struct State {
+        var stores: [any PersistentStore] = []
+        var storeByEntity: [Int: Int] = [:]
+        var nextGroupID: UInt64 = 1
+    }
+    private let state = Mutex(State())
+    private let saveLock = Mutex(())
+
+    /// Creates a coordinator with no store.
+    public init(model: ManagedObjectModel) {
+        self.model = model
+    }
+
+    /// The stores, in the order they were added.
+    public var persistentStores: [any PersistentStore] { state.withLock { $0.stores } }
+
+    /// Adds a store for its configuration's entities (all entities when it has none).
+    /// - Throws: `.invalidArgument` when an entity would be in two stores, `.invalidModel`
+    ///   when the store's model is not the coordinator's.
+    public func addStore(_ store: any PersistentStore) throws {
+        guard store.model === model || store.model.versionHash == model.versionHash else {
+            throw StrataError(.modelIncompatible, "The store's model is not the coordinator's model.")
+        }
+        let entities = model.entities(forConfiguration: store.configurationName)
+        let largestGroup = try store.largestGroupID()
+        try state.withLock { state in
+            let position = state.stores.count
+            for entity in entities {
+                if let other = state.storeByEntity[entity.index], store.configurationName == nil
+                    || state.stores[other].configurationName != nil
+                {
+                    throw StrataError(
+                        .invalidArgument, "Entity '\(entity.name)' is already served by another store.",
+                        context: ["entity": entity.name])
+                }
+                state.storeByEntity[entity.index] = position
+            }
+            state.stores.append(store)
+            state.nextGroupID = max(state.nextGroupID, largestGroup + 1)
+        }
+    }
+
+    /// Removes a store.
+    public func removeStore(_ store: any PersistentStore) {
+        state.withLock { state in
+            guard let position = state.stores.firstIndex(where: { $0 === store }) else { return }
+            state.stores.remove(at: position)
+            state.storeByEntity = state.storeByEntity.compactMapValues {
+                $0 == position ? nil : ($0 > position ? $0 - 1 : $0)
+            }
+        }
+    }
+
+    /// The store that holds records of `entity`.
+    /// - Throws: `.noStore` when no store serves the entity.
+    public func store(for entity: EntityDescription) throws -> any PersistentStore {
+        let store: (any PersistentStore)? = state.withLock { state in
+            state.storeByEntity[entity.index].map { state.stores[$0] }
+        }
+        guard let store else {
+            throw StrataError(.noStore, "No store holds entity '\(entity.name)'.", context: ["entity": entity.name])
+        }
+        return store
+    }
+
+    /// The store with the given identifier.
+    public func store(withIdentifier identifier: String) -> (any PersistentStore)? {
+        state.withLock { $0.stores.first { $0.identifier == identifier } }
+    }
+
+    /// Resolves a URI made by ``ManagedObjectID/uriRepresentation()``.
+    /// - Throws: `.invalidObjectID` naming what does not fit (scheme, store, entity, key).
+    public func managedObjectID(forURIRepresentation uri: URL) throws -> ManagedObjectID {
+        func invalid(_ why: String) -> StrataError {
+            StrataError(.invalidObjectID, "'\(uri.absoluteString)' is not an object URI of this document: \(why).",
+                        context: ["uri": uri.absoluteString])
+        }
+        guard uri.scheme == "x-strata" else { throw invalid("the scheme is not x-strata") }
+        let parts = uri.path.split(separator: "/").map(String.init)
+        guard parts.count == 2, let host = uri.host, !host.isEmpty else {
+            throw invalid("expected x-strata://STORE/Entity/pKEY")
+        }
+        guard let store = store(withIdentifier: host) else { throw invalid("no store '\(host)'") }
+        guard let entity = model.entitiesByName[parts[0]] else { throw invalid("no entity '\(parts[0])'") }
+        guard parts[1].first == "p", let key = Int64(parts[1].dropFirst()), key > 0 else {
+            throw invalid("the key '\(parts[1])' is not pNUMBER")
+        }
+        return store.objectID(for: entity, primaryKey: key)
+    }
+
+    /// A new undo group id, unique across this coordinator's contexts and its stores.
+    func allocateGroupID() -> UInt64 {
+        state.withLock { state in
+            defer { state.nextGroupID += 1 }
+            return state.nextGroupID
+        }
+    }
+
+    /// The persistent values of a record, or nil when it does not exist.
+    public func values(for objectID: ManagedObjectID) throws -> [PropertyValue]? {
+        guard !objectID.isTemporaryID else { return nil }
+        return try store(for: objectID.entity).values(for: objectID)
+    }
+
+    /// Runs `body` while no other save of this coordinator runs.
+    func withSaveLock<T>(_ body: () throws -> T) rethrows -> T {
+        try saveLock.withLock { _ in try body() }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// A fresh in-memory stack over the example model.
+struct Stack {
+    let model: ManagedObjectModel
+    let coordinator: PersistentStoreCoordinator
+    let store: InMemoryStore
+    let context: ManagedObjectContext
+
+    init(model: ManagedObjectModel = sharedExampleModel) {
+        self.model = model
+        coordinator = PersistentStoreCoordinator(model: model)
+        store = InMemoryStore(model: model)
+        try! coordinator.addStore(store)
+        context = ManagedObjectContext(coordinator: coordinator)
+    }
+
+    var undo: ContextUndoManager { context.undoManager! }
+
+    /// A second context on the same coordinator.
+    func newContext() -> ManagedObjectContext { ManagedObjectContext(coordinator: coordinator) }
+
+    @discardableResult
+    func employee(_ first: String = "Ada", _ last: String = "Lovelace", salary: Int64? = nil) throws -> ManagedObject {
+        let employee = try context.insertObject(forEntityName: "Employee")
+        try employee.setValue(.string(first), forKey: "firstName")
+        try employee.setValue(.string(last), forKey: "lastName")
+        if let salary { try employee.setValue(.integer(salary), forKey: "salary") }
+        return employee
+    }
+
+    @discardableResult
+    func department(_ name: String = "Research") throws -> ManagedObject {
+        let department = try context.insertObject(forEntityName: "Department")
+        try department.setValue(.string(name), forKey: "name")
+        return department
+    }
+
+    @discardableResult
+    func project(_ name: String = "Engine") throws -> ManagedObject {
+        let project = try context.insertObject(forEntityName: "Project")
+        try project.setValue(.string(name), forKey: "name")
+        return project
+    }
+}
+
+let sharedExampleModel = ManagedObjectModel.employeesExample()
+
+func ids(_ objects: [ManagedObject]) -> Set<ManagedObjectID> { Set(objects.map(\.objectID)) }
+
+extension ManagedObject {
+    func string(_ key: String) throws -> String? {
+        if case .string(let value) = try value(forKey: key) { return value }
+        return nil
+    }
+    func int(_ key: String) throws -> Int64? {
+        if case .integer(let value) = try value(forKey: key) { return value }
+        return nil
+    }
+    func related(_ key: String) throws -> ManagedObject? { try object(forKey: key) }
+    func relatedSet(_ key: String) throws -> Set<ManagedObject> { Set(try objects(forKey: key)) }
+}
