@@ -44,7 +44,28 @@ extension ManagedObjectContext {
         object.storage = Self.withTransientDefaults(values, of: object.entity)
         object.state.isFault = false
         object.state.existsInStore = true
+        awakeFromFetchUntracked(object)
+    }
+
+    /// Calls `awakeFromFetch()` with change tracking off for the object, as Core Data does,
+    /// so values it derives (a cached transient) are not changes to save or undo.
+    func awakeFromFetchUntracked(_ object: ManagedObject) {
+        let wasInFlushSet = object.state.inFlushSet
+        let wasDirty = object.state.inDirtySet
+        let oldFlush = object.flushOld
+        let oldSnapshot = object.committedSnapshot
         object.awakeFromFetch()
+        let key = ObjectIdentifier(object)
+        if !wasInFlushSet, object.state.inFlushSet {
+            object.state.inFlushSet = false
+            flushSet[key] = nil
+        }
+        if !wasDirty, object.state.inDirtySet {
+            object.state.inDirtySet = false
+            dirtySet[key] = nil
+        }
+        object.flushOld = oldFlush
+        object.committedSnapshot = oldSnapshot
     }
 
     static func withTransientDefaults(_ values: [PropertyValue], of entity: EntityDescription) -> [PropertyValue] {

@@ -14,6 +14,8 @@ extension ManagedObjectContext {
         applyDeleteRules()
         var operations: [Operation] = []
         var changes = ObjectChanges()
+        changes.updated.reserveCapacity(flushSet.count)
+        var vanished: [ManagedObject] = []
         for object in flushSet.values {
             object.state.inFlushSet = false
             defer {
@@ -23,7 +25,10 @@ extension ManagedObjectContext {
             }
             let id = object.objectID
             if object.state.insertedSinceFlush && object.state.isDeleted {
-                continue  // inserted then deleted within the flush: nothing happened
+                // Inserted then deleted within the flush: nothing happened. Never logged,
+                // the object is gone for good.
+                if !object.state.wasLogged { vanished.append(object) }
+                continue
             }
             if object.state.insertedSinceFlush {
                 operations.append(.insert(id, values: object.storage))
@@ -44,10 +49,7 @@ extension ManagedObjectContext {
             }
         }
         flushSet.removeAll(keepingCapacity: true)
-        // Objects inserted and deleted before any flush are gone for good.
-        for object in dirtySet.values where object.state.isInserted && object.state.isDeleted && !object.state.wasLogged {
-            unregister(object)
-        }
+        for object in vanished where object.state.isInserted { unregister(object) }
         guard !operations.isEmpty else { return }
         for operation in operations {
             if case .insert(let id, _) = operation { registeredObject(for: id)?.state.wasLogged = true }
@@ -63,7 +65,7 @@ extension ManagedObjectContext {
     static func coalescedUpdates(of object: ManagedObject) -> [Operation] {
         var slotChanges: [SlotChange] = []
         var relates: [Operation] = []
-        for slot in object.flushOld.keys.sorted() {
+        for slot in object.flushOld.sortedSlots {
             let old = object.flushOld[slot]!
             let new = object.storage[slot]
             if old == new { continue }  // set back to its old value: no change

@@ -240,7 +240,7 @@ extension ManagedObjectContext {
         let transients = object.entity.attributes.filter(\.isTransient).map { ($0.slot, object.storage[$0.slot]) }
         object.storage = Self.withTransientDefaults(stored, of: object.entity)
         if object.committedSnapshot != nil { object.committedSnapshot = object.storage }
-        object.awakeFromFetch()
+        awakeFromFetchUntracked(object)
         for (slot, value) in transients { object.storage[slot] = value }
         for (key, value) in pending {
             if let slot = object.entity.slot(forKey: key), !RowTable.isTransient(slot, of: object.entity) {

@@ -27,7 +27,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Values at the last save or load, captured at the first change after it.
     var committedSnapshot: [PropertyValue]?
     /// First old value per slot since the last `processPendingChanges()`.
-    var flushOld: [Int: PropertyValue] = [:]
+    var flushOld = FirstValues()
     var state = ObjectState()
 
     /// Creates an object of `entity` and inserts it into `context` (Core Data's
@@ -42,6 +42,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
             storage[relationship.slot] = .objects([])
         }
         if let context { context.registerInserted(self) }
+    }
+
+    deinit {
+        if !state.isInvalid { context?.forgetDeallocated(objectID, ObjectIdentifier(self)) }
     }
 
     /// Whether the object's values are not loaded yet. Never fires a fault.

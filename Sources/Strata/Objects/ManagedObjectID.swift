@@ -67,9 +67,9 @@ public struct ManagedObjectID: Hashable, Sendable, Comparable, CustomStringConve
 
     /// Hashes the entity, store and key.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(primaryKey)
-        hasher.combine(storeTag)
-        hasher.combine(ObjectIdentifier(entity))
+        // One combine: IDs are hashed on every registry lookup.
+        hasher.combine(UInt64(bitPattern: primaryKey) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(storeTag) << 48
+            ^ UInt64(UInt(bitPattern: ObjectIdentifier(entity))))
     }
 
     /// Orders by entity name, then permanent before temporary, then key: a stable order for

@@ -1,0 +1,50 @@
+import Foundation
+import Strata
+
+/// The guide's Employee, with typed properties over the example model.
+final class Employee: ManagedObject {
+    static let firstName = AttributeKey<String>("firstName")
+    static let lastName = AttributeKey<String>("lastName")
+    static let fullName = AttributeKey<String?>("fullName")
+    static let salary = AttributeKey<Int64?>("salary")
+    static let department = ToOneKey<Department>("department")
+    static let manager = ToOneKey<Employee>("manager")
+
+    var firstName: String {
+        get { self[Self.firstName] }
+        set { self[Self.firstName] = newValue }
+    }
+    var lastName: String {
+        get { self[Self.lastName] }
+        set { self[Self.lastName] = newValue }
+    }
+    var salary: Int64? {
+        get { self[Self.salary] }
+        set { self[Self.salary] = newValue }
+    }
+    var department: Department? {
+        get { self[Self.department] }
+        set { self[Self.department] = newValue }
+    }
+    var manager: Employee? {
+        get { self[Self.manager] }
+        set { self[Self.manager] = newValue }
+    }
+
+    /// The guide's cached transient: computed when the object is loaded.
+    override func awakeFromFetch() {
+        self[Self.fullName] = "\(firstName) \(lastName)"
+    }
+}
+
+/// The guide's Department.
+final class Department: ManagedObject {
+    static let name = AttributeKey<String>("name")
+    static let employees = ToManyKey<Employee>("employees")
+
+    var name: String {
+        get { self[Self.name] }
+        set { self[Self.name] = newValue }
+    }
+    var employees: [Employee] { self[Self.employees] }
+}

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs the system libraries Strata links against (Debian/Ubuntu), only when missing.
+set -euo pipefail
+missing=()
+for package in libsqlite3-dev liblz4-dev lz4 sqlite3; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "Installing: ${missing[*]}" >&2
+if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
