@@ -14,7 +14,7 @@ struct ModelJSONLocation {
     /// The location of an item inside this one.
     func appending(_ component: String) -> ModelJSONLocation {
         var copy = self
-        copy.path += component.hasPrefix("[") ? component : "." + component
+        copy.path += component.hasPrefix("[") || path.isEmpty ? component : "." + component
         return copy
     }
 
