@@ -27,6 +27,17 @@ import Testing
         }
     }
 
+    @Test func theFormatDocumentsTheEmployeeModelByteForByte() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let document = try String(contentsOf: root.appendingPathComponent("docs/MODEL-FORMAT.md"), encoding: .utf8)
+        let start = try #require(document.range(of: "```json\n"))
+        let end = try #require(document.range(of: "\n```", range: start.upperBound..<document.endIndex))
+        let example = String(document[start.upperBound...end.lowerBound])
+        #expect(example == String(decoding: try ModelFixtures.employeeModel().jsonRepresentation(), as: UTF8.self))
+        #expect(try ManagedObjectModel(jsonData: Data(example.utf8)).versionHash == ModelFixtures.employeeModel().versionHash)
+    }
+
     @Test func typedValuesAreWrittenByAttributeType() throws {
         let text = String(decoding: try ModelFixtures.employeeModel().jsonRepresentation(), as: UTF8.self)
         #expect(text.contains(#""default": 50000"#))
