@@ -153,6 +153,11 @@ import Testing
         #expect(try ManagedObjectModel(xcdatamodelAt: single).versionIdentifier == "3")
         #expect(try ManagedObjectModel(contentsOf: single).entitiesByName["Maker"] != nil)
 
+        let empty = directory.appendingPathComponent("Empty.xcdatamodel")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let noContents = try #require(throws: StrataError.self) { try ManagedObjectModel(xcdatamodelAt: empty) }
+        #expect(noContents.message.contains("has no contents file"))
+
         let missing: [String: Any] = ["_XCCurrentVersionName": "Gone.xcdatamodel"]
         try PropertyListSerialization.data(fromPropertyList: missing, format: .xml, options: 0)
             .write(to: bundle.appendingPathComponent(".xccurrentversion"))
@@ -228,6 +233,13 @@ import Testing
         #expect(error.context["line"] != nil)
         #expect(error.message.contains("Malformed Xcode model XML"))
         #expect(throws: StrataError.self) { try Self.load("") }
+        // Found by the mutation test: FoundationXML traps on invalid UTF-8 in an attribute value.
+        let directory = try ModelFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("contents")
+        try Data("<model>\n<entity name=\"na".utf8 + [0xC3, 0x65] + "\"/></model>".utf8).write(to: file)
+        let utf8 = try #require(throws: StrataError.self) { try ManagedObjectModel(xcdatamodelAt: file) }
+        #expect(utf8.code == .modelFile && utf8.context["line"] == "2" && utf8.context["offset"] == "24")
         let deep = "<model>" + String(repeating: "<a>", count: 100) + String(repeating: "</a>", count: 100) + "</model>"
         #expect(throws: StrataError.self) { try Self.load(deep) }
     }

@@ -103,8 +103,13 @@ extension ManagedObjectModel {
     static func _xcodeContentsFile(at url: URL) throws -> URL {
         guard _isDirectory(url) else { return url }
         let contents = url.appendingPathComponent("contents")
-        if url.pathExtension.lowercased() != "xcdatamodeld", FileManager.default.fileExists(atPath: contents.path) {
+        let kind = url.pathExtension.lowercased()
+        if kind != "xcdatamodeld", FileManager.default.fileExists(atPath: contents.path) {
             return contents
+        }
+        if kind == "xcdatamodel" {
+            throw StrataError(.modelFile, "The model version \(url.path) has no contents file.",
+                              context: ["file": contents.path])
         }
         let version = try _currentVersionFolder(in: url)
         let versionContents = version.appendingPathComponent("contents")

@@ -95,7 +95,10 @@ enum ModelValueCoding {
     /// A decimal from text that is exactly a JSON number (no partial parses, no locale).
     static func exactDecimal(_ text: String) -> Decimal? {
         guard case .number(let checked)? = try? ModelJSON.parse(Data(text.utf8)), checked == text else { return nil }
-        return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+        guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), !decimal.isNaN else {
+            return nil
+        }
+        return decimal
     }
 
     private static func expectedKind(_ type: AttributeType) -> String {

@@ -27,6 +27,14 @@ extension XcodeModelElement {
     /// External entities are not resolved.
     /// - Throws: ``StrataError`` `.modelFile` with the parser's message, `line` and `column`.
     static func parse(_ data: Data, file: String) throws -> XcodeModelElement {
+        // FoundationXML traps on invalid UTF-8 in names and attribute values, so check first.
+        // Xcode writes UTF-8 only.
+        if let offset = firstInvalidUTF8Offset(in: data) {
+            let line = data.prefix(offset).reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+            throw StrataError(
+                .modelFile, "Malformed Xcode model XML in \(file) at line \(line): the text is not valid UTF-8 (byte \(offset)).",
+                context: ["file": file, "line": String(line), "offset": String(offset)])
+        }
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
         parser.shouldProcessNamespaces = false
@@ -43,6 +51,37 @@ extension XcodeModelElement {
         }
         return root
     }
+}
+
+/// The offset of the first byte that is not part of well-formed UTF-8 (no overlong forms,
+/// no surrogates, nothing above U+10FFFF), or nil when all of `data` is well formed.
+func firstInvalidUTF8Offset(in data: Data) -> Int? {
+    let bytes = [UInt8](data)
+    var index = 0
+    while index < bytes.count {
+        let lead = bytes[index]
+        let length: Int
+        var low: UInt8 = 0x80, high: UInt8 = 0xBF
+        switch lead {
+        case 0x00...0x7F: index += 1; continue
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; low = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; high = 0x9F
+        case 0xF0: length = 4; low = 0x90
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; high = 0x8F
+        default: return index
+        }
+        guard index + length <= bytes.count else { return index }
+        for position in 1..<length {
+            let byte = bytes[index + position]
+            let range: ClosedRange<UInt8> = position == 1 ? low...high : 0x80...0xBF
+            if !range.contains(byte) { return index }
+        }
+        index += length
+    }
+    return nil
 }
 
 /// Collects the element tree while `XMLParser` runs; stops the parse on excessive depth.
