@@ -53,6 +53,10 @@ public final class ManagedObjectModel: @unchecked Sendable {
             }
             if entity.name.isEmpty { problem("(unnamed)", nil, "an entity needs a name") }
         }
+        var templateNames: Set<String> = []
+        for template in fetchRequestTemplates where !templateNames.insert(template.name).inserted {
+            problem(template.entityName, nil, "fetch request template '\(template.name)' is defined twice")
+        }
         self.entities = declared
         self.entitiesByName = byName
         self.configurations = configurations
@@ -80,6 +84,18 @@ public final class ManagedObjectModel: @unchecked Sendable {
 
         for entity in Self.parentsFirst(declared) { Self.resolveProperties(of: entity, problem: problem) }
         for entity in declared { Self.resolveRelationships(of: entity, in: byName, problem: problem) }
+        for entity in declared {
+            for constraint in entity.uniquenessConstraints {
+                if constraint.isEmpty { problem(entity.name, nil, "a uniqueness constraint names no property") }
+                for name in constraint where entity.slot(forKey: name) == nil {
+                    problem(entity.name, name, "the uniqueness constraint names an unknown property")
+                }
+            }
+            for fetched in entity.declaredFetchedProperties where byName[fetched.destinationEntityName] == nil {
+                problem(entity.name, fetched.name,
+                        "fetched property entity '\(fetched.destinationEntityName)' is not in the model")
+            }
+        }
         for (name, members) in configurations {
             for member in members where byName[member] == nil {
                 problem(member, nil, "configuration '\(name)' names an entity that is not in the model")
@@ -136,7 +152,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
             attribute.slot = slotNames.count
             kinds.append(.attribute(attributes.count))
             slotNames.append(attribute.name)
-            if let reason = ModelValueRules.defaultValueProblem(attribute) {
+            for reason in attribute._declarationProblems() {
                 problem(entity.name, attribute.name, reason)
             }
             attributes.append(attribute)
@@ -160,15 +176,21 @@ public final class ManagedObjectModel: @unchecked Sendable {
         entity.attributesByName = Dictionary(uniqueKeysWithValues: attributes.map { ($0.name, $0) })
     }
 
+    /// Resolves every relationship of `entity` (own and inherited: each entity keeps its own
+    /// resolved copies) and reports problems only for the relationships the entity declares,
+    /// so an error in a parent is not repeated for every sub-entity.
     private static func resolveRelationships(
         of entity: EntityDescription, in byName: [String: EntityDescription],
-        problem: (String, String?, String) -> Void
+        problem report: (String, String?, String) -> Void
     ) {
+        let inheritedCount = entity.superentity?.relationships.count ?? 0
         for (position, relationship) in entity.relationships.enumerated() {
+            func problem(_ reason: String) {
+                if position >= inheritedCount { report(entity.name, relationship.name, reason) }
+            }
             var resolved = relationship
             guard let destination = byName[relationship.destinationEntityName] else {
-                problem(entity.name, relationship.name,
-                        "destination entity '\(relationship.destinationEntityName)' is not in the model")
+                problem("destination entity '\(relationship.destinationEntityName)' is not in the model")
                 continue
             }
             resolved.destinationIndex = destination.index
@@ -176,23 +198,25 @@ public final class ManagedObjectModel: @unchecked Sendable {
                 guard let inverseSlot = destination.slot(forKey: inverseName),
                       case .relationship(let inverseIndex) = destination.slotKinds[inverseSlot]
                 else {
-                    problem(entity.name, relationship.name,
-                            "inverse '\(inverseName)' is not a relationship of '\(destination.name)'")
+                    problem("inverse '\(inverseName)' is not a relationship of '\(destination.name)'")
                     continue
                 }
                 let inverse = destination.relationships[inverseIndex]
                 let back = byName[inverse.destinationEntityName]
                 if let back, !(entity.isKind(of: back) || back.isKind(of: entity)) {
-                    problem(entity.name, relationship.name,
-                            "inverse '\(destination.name).\(inverseName)' points at '\(back.name)', not '\(entity.name)'")
+                    problem("inverse '\(destination.name).\(inverseName)' points at '\(back.name)', not '\(entity.name)'")
                 } else if let backName = inverse.inverseName, backName != relationship.name {
-                    problem(entity.name, relationship.name,
-                            "inverse mismatch: '\(destination.name).\(inverseName)' names '\(backName)' as its inverse")
+                    problem("inverse mismatch: '\(destination.name).\(inverseName)' names '\(backName)' as its inverse")
+                } else if inverse.inverseName == nil {
+                    problem("inverse mismatch: '\(destination.name).\(inverseName)' has no inverse; it must name '\(relationship.name)'")
                 }
                 resolved.inverseSlot = inverseSlot
             }
             if relationship.isToMany, relationship.maxCount > 0, relationship.minCount > relationship.maxCount {
-                problem(entity.name, relationship.name, "minCount is larger than maxCount")
+                problem("minCount \(relationship.minCount) is larger than maxCount \(relationship.maxCount)")
+            }
+            if relationship.isOrdered, !relationship.isToMany {
+                problem("only a to-many relationship can be ordered")
             }
             entity.relationships[position] = resolved
         }

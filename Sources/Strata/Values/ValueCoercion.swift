@@ -9,8 +9,8 @@ enum ModelValueRules {
     static func coerce(_ value: PropertyValue, to type: AttributeType) -> PropertyValue? {
         if case .null = value { return .null }
         switch (type, value) {
-        case (.integer16, .integer(let v)): return (Int64(Int16.min)...Int64(Int16.max)).contains(v) ? value : nil
-        case (.integer32, .integer(let v)): return (Int64(Int32.min)...Int64(Int32.max)).contains(v) ? value : nil
+        case (.integer16, .integer(let v)): return (Int64(Int16.min)...Int64(Int16.max)).contains(v) ? value : Optional.none
+        case (.integer32, .integer(let v)): return (Int64(Int32.min)...Int64(Int32.max)).contains(v) ? value : Optional.none
         case (.integer64, .integer): return value
         case (.integer16, .boolean(let b)), (.integer32, .boolean(let b)), (.integer64, .boolean(let b)):
             return .integer(b ? 1 : 0)

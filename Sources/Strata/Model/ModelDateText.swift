@@ -1,0 +1,143 @@
+import Foundation
+
+/// Exact ISO-8601 text for dates in model files (docs/MODEL-FORMAT.md, "Values").
+///
+/// Writes `YYYY-MM-DDTHH:MM:SS[.fraction]Z` in UTC, where the fraction is the shortest
+/// decimal that reads back as the same `Double`, so `date(from: string(from: d)) == d` for
+/// every date between the years 1 and 9999. Reads the same form with an optional `Z` or
+/// `±HH:MM` offset. The calendar arithmetic is proleptic Gregorian, done here so the text
+/// never depends on a formatter, locale or time zone database.
+enum ModelDateText {
+    private static let secondsPerDay: Int64 = 86_400
+    /// Days from 1970-01-01 to 2001-01-01 (Foundation's reference date).
+    private static let referenceDayFrom1970: Int64 = 11_323
+
+    /// The ISO-8601 text of a date, or nil when its year is outside 1...9999 or it is not finite.
+    static func string(from date: Date) -> String? {
+        let interval = date.timeIntervalSinceReferenceDate
+        guard interval.isFinite, abs(interval) < 400_000_000_000 else { return nil }
+        let whole = interval.rounded(.down)
+        let fraction = interval - whole
+        let seconds = Int64(whole)
+        let days = floorDivide(seconds, secondsPerDay)
+        let secondOfDay = seconds - days * secondsPerDay
+        let (year, month, day) = civil(fromDaysSince1970: days + referenceDayFrom1970)
+        guard (1...9999).contains(year) else { return nil }
+        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
+        text += pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
+        if fraction > 0 { text += "." + fractionDigits(fraction) }
+        return text + "Z"
+    }
+
+    /// The date an ISO-8601 text names, or nil when the text is not in the accepted form.
+    static func date(from text: String) -> Date? {
+        let chars = Array(text.utf8)
+        var index = 0
+        func number(_ count: Int) -> Int64? {
+            guard index + count <= chars.count else { return nil }
+            var value: Int64 = 0
+            for byte in chars[index..<index + count] {
+                guard (48...57).contains(byte) else { return nil }
+                value = value * 10 + Int64(byte - 48)
+            }
+            index += count
+            return value
+        }
+        func expect(_ character: Character) -> Bool {
+            guard index < chars.count, chars[index] == character.asciiValue else { return false }
+            index += 1
+            return true
+        }
+        guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2),
+              expect("T"), let hour = number(2), expect(":"), let minute = number(2), expect(":"),
+              let second = number(2)
+        else { return nil }
+        guard year >= 1, (1...12).contains(month), day >= 1, day <= daysInMonth(year, month),
+              hour < 24, minute < 60, second < 60
+        else { return nil }
+        var fraction = 0.0
+        if expect(".") {
+            let start = index
+            while index < chars.count, (48...57).contains(chars[index]) { index += 1 }
+            guard index > start, index - start <= 400,
+                  let value = Double("0." + String(decoding: chars[start..<index], as: UTF8.self))
+            else { return nil }
+            fraction = value
+        }
+        var offsetSeconds: Int64 = 0
+        if expect("Z") {
+            offsetSeconds = 0
+        } else if index < chars.count, chars[index] == UInt8(ascii: "+") || chars[index] == UInt8(ascii: "-") {
+            let sign: Int64 = chars[index] == UInt8(ascii: "+") ? 1 : -1
+            index += 1
+            guard let offsetHours = number(2), expect(":"), let offsetMinutes = number(2),
+                  offsetHours < 24, offsetMinutes < 60
+            else { return nil }
+            offsetSeconds = sign * (offsetHours * 3600 + offsetMinutes * 60)
+        } else {
+            return nil
+        }
+        guard index == chars.count else { return nil }
+        let days = daysSince1970(year: year, month: month, day: day) - referenceDayFrom1970
+        let seconds = days * secondsPerDay + hour * 3600 + minute * 60 + second - offsetSeconds
+        return Date(timeIntervalSinceReferenceDate: Double(seconds) + fraction)
+    }
+
+    /// The digits after "0." of the shortest decimal that reads back as `fraction` (0 < fraction < 1).
+    private static func fractionDigits(_ fraction: Double) -> String {
+        let text = fraction.description
+        guard let exponentMark = text.firstIndex(where: { $0 == "e" || $0 == "E" }) else {
+            return String(text.drop(while: { $0 != "." }).dropFirst())
+        }
+        // "d.ddde-N": N - 1 zeros, then the mantissa digits.
+        let mantissa = text[..<exponentMark].filter(\.isNumber)
+        let exponent = Int(text[text.index(after: exponentMark)...]) ?? -1
+        let digits = String(mantissa.reversed().drop(while: { $0 == "0" }).reversed())
+        return String(repeating: "0", count: max(0, -exponent - 1)) + (digits.isEmpty ? "0" : digits)
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+
+    private static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
+        let quotient = a / b
+        return (a % b != 0 && (a < 0) != (b < 0)) ? quotient - 1 : quotient
+    }
+
+    private static func isLeap(_ year: Int64) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
+
+    private static func daysInMonth(_ year: Int64, _ month: Int64) -> Int64 {
+        switch month {
+        case 2: return isLeap(year) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days from 1970-01-01 to a proleptic Gregorian date (eras of 400 years, March-based years).
+    private static func daysSince1970(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let marchYear = month <= 2 ? year - 1 : year
+        let era = floorDivide(marchYear, 400)
+        let yearOfEra = marchYear - era * 400
+        let marchMonth = month > 2 ? month - 3 : month + 9
+        let dayOfYear = (153 * marchMonth + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The proleptic Gregorian date of a day counted from 1970-01-01 (inverse of the above).
+    private static func civil(fromDaysSince1970 days: Int64) -> (Int64, Int64, Int64) {
+        let shifted = days + 719_468
+        let era = floorDivide(shifted, 146_097)
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let marchMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * marchMonth + 2) / 5 + 1
+        let month = marchMonth < 10 ? marchMonth + 3 : marchMonth - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return (year, month, day)
+    }
+}

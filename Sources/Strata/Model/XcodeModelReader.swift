@@ -1,0 +1,261 @@
+import Foundation
+
+/// Turns the element tree of an Xcode model's `contents` XML into a ``ModelDeclaration``
+/// (docs/MODEL-FORMAT.md, "Importing Xcode models").
+///
+/// Reads what Strata models; ignores the diagram (`elements`), code generation settings,
+/// fetch indexes and any attribute it does not know, as Xcode itself adds new ones over time.
+struct XcodeModelReader {
+    /// The file name used in error messages.
+    let file: String
+
+    /// The Xcode names of attribute types Strata supports.
+    static let attributeTypes: [String: AttributeType] = [
+        "Integer 16": .integer16, "Integer 32": .integer32, "Integer 64": .integer64, "Decimal": .decimal,
+        "Double": .double, "Float": .float, "String": .string, "Boolean": .boolean, "Date": .date,
+        "Binary": .binaryData, "Transformable": .transformable, "UUID": .uuid, "URI": .uri,
+    ]
+
+    /// The Xcode names of delete rules.
+    static let deleteRules: [String: DeleteRule] = [
+        "Nullify": .nullify, "Cascade": .cascade, "Deny": .deny, "No Action": .noAction,
+    ]
+
+    /// The predicate used when a fetch request in the file has no `predicateString`.
+    static let truePredicate = "TRUEPREDICATE"
+
+    /// A `.modelFile` error naming the file, line, entity, property and XML attribute.
+    func error(
+        _ element: XcodeModelElement, entity: String? = nil, property: String? = nil,
+        attribute: String? = nil, _ reason: String
+    ) -> StrataError {
+        var context = ["file": file, "line": String(element.line), "element": element.name]
+        var names: [String] = []
+        if let entity { names.append("entity '\(entity)'"); context["entity"] = entity }
+        if let property { names.append("\(element.name) '\(property)'"); context["property"] = property }
+        if let attribute { names.append("XML attribute '\(attribute)'"); context["attribute"] = attribute }
+        let place = names.isEmpty ? "" : " (" + names.joined(separator: ", ") + ")"
+        return StrataError(.modelFile, "Cannot import the Xcode model \(file) at line \(element.line)\(place): \(reason).",
+                           context: context)
+    }
+
+    private func required(_ element: XcodeModelElement, _ name: String, entity: String? = nil) throws -> String {
+        guard let value = element.attributes[name], !value.isEmpty else {
+            throw error(element, entity: entity, attribute: name, "<\(element.name)> needs a '\(name)'")
+        }
+        return value
+    }
+
+    /// Reads the `<model>` root.
+    func declaration(from root: XcodeModelElement) throws -> ModelDeclaration {
+        guard root.name == "model" else {
+            throw error(root, "the root element is <\(root.name)>, expected <model>")
+        }
+        var declaration = ModelDeclaration()
+        if let identifier = root.attributes["userDefinedModelVersionIdentifier"], !identifier.isEmpty {
+            declaration.versionIdentifier = identifier
+        }
+        var templateNames: Set<String> = []
+        for child in root.children {
+            switch child.name {
+            case "entity":
+                declaration.entities.append(try entity(child))
+            case "fetchRequest":
+                let name = try required(child, "name")
+                guard templateNames.insert(name).inserted else {
+                    throw error(child, property: name, "the fetch request name is used twice")
+                }
+                declaration.fetchRequestTemplates.append(FetchRequestTemplate(
+                    name: name, entity: try required(child, "entity"),
+                    predicate: child.attributes["predicateString"] ?? Self.truePredicate))
+            case "configuration":
+                let name = try required(child, "name")
+                var members = declaration.configurations[name] ?? []
+                for member in child.children(named: "memberEntity") { members.append(try required(member, "name")) }
+                declaration.configurations[name] = members
+            default:
+                continue  // elements (diagram layout), composite, future additions
+            }
+        }
+        return declaration
+    }
+
+    private func entity(_ element: XcodeModelElement) throws -> EntityDescription {
+        let name = try required(element, "name")
+        var attributes: [AttributeDescription] = []
+        var relationships: [RelationshipDescription] = []
+        var fetchedProperties: [FetchedPropertyDescription] = []
+        var constraints: [[String]] = []
+        for child in element.children {
+            switch child.name {
+            case "attribute": attributes.append(try attribute(child, entity: name))
+            case "relationship": relationships.append(try relationship(child, entity: name))
+            case "fetchedProperty": fetchedProperties.append(try fetchedProperty(child, entity: name))
+            case "uniquenessConstraints":
+                for constraint in child.children(named: "uniquenessConstraint") {
+                    constraints.append(try constraint.children(named: "constraint").map {
+                        try required($0, "value", entity: name)
+                    })
+                }
+            default: continue  // userInfo (below), fetchIndex, compoundIndexes
+            }
+        }
+        return EntityDescription(
+            name, parent: element.attributes["parentEntity"], isAbstract: element.flag("isAbstract"),
+            attributes: attributes, relationships: relationships, fetchedProperties: fetchedProperties,
+            uniquenessConstraints: constraints, userInfo: try userInfo(of: element, entity: name),
+            representedClassName: element.attributes["representedClassName"],
+            renamingIdentifier: element.attributes["elementID"])
+    }
+
+    private func userInfo(of element: XcodeModelElement, entity: String) throws -> [String: String] {
+        var result: [String: String] = [:]
+        for info in element.children(named: "userInfo") {
+            for entry in info.children(named: "entry") {
+                guard let key = entry.attributes["key"] else {
+                    throw error(entry, entity: entity, attribute: "key", "a userInfo entry needs a 'key'")
+                }
+                result[key] = entry.attributes["value"] ?? ""
+            }
+        }
+        return result
+    }
+
+    private func attribute(_ element: XcodeModelElement, entity: String) throws -> AttributeDescription {
+        let name = try required(element, "name", entity: entity)
+        func fail(_ attribute: String?, _ reason: String) -> StrataError {
+            error(element, entity: entity, property: name, attribute: attribute, reason)
+        }
+        guard let typeName = element.attributes["attributeType"] else {
+            throw fail("attributeType", "the attribute has no attributeType")
+        }
+        guard let type = Self.attributeTypes[typeName] else {
+            let known = Self.attributeTypes.keys.sorted().joined(separator: ", ")
+            throw fail("attributeType", "attribute type '\(typeName)' is not supported (supported: \(known))")
+        }
+        var attribute = AttributeDescription(
+            name, type, isOptional: element.flag("optional"), isTransient: element.flag("transient"),
+            regularExpression: element.attributes["regularExpressionString"], isIndexed: element.flag("indexed"),
+            valueTransformerName: element.attributes["valueTransformerName"],
+            userInfo: try userInfo(of: element, entity: entity))
+        do {
+            if let text = element.attributes["defaultValueString"] {
+                attribute.defaultValue = try Self.value(text, type: type, field: "defaultValueString")
+            }
+            if let text = element.attributes["defaultDateTimeInterval"] {
+                attribute.defaultValue = try Self.dateValue(text, type: type, field: "defaultDateTimeInterval")
+            }
+            for (field, isMinimum) in [("minValueString", true), ("maxValueString", false)] {
+                guard let text = element.attributes[field] else { continue }
+                if type == .string || type == .binaryData {
+                    guard let length = Int(text), length >= 0 else {
+                        throw ModelFileReason("\(field) of a \(typeName) attribute is a length; '\(text)' is not one")
+                    }
+                    if isMinimum { attribute.minLength = length } else { attribute.maxLength = length }
+                } else if type.isNumeric {
+                    let value = try Self.value(text, type: type, field: field)
+                    if isMinimum { attribute.minValue = value } else { attribute.maxValue = value }
+                } else {
+                    throw ModelFileReason("\(field) does not apply to a \(typeName) attribute")
+                }
+            }
+            if let text = element.attributes["minDateTimeInterval"] {
+                attribute.minValue = try Self.dateValue(text, type: type, field: "minDateTimeInterval")
+            }
+            if let text = element.attributes["maxDateTimeInterval"] {
+                attribute.maxValue = try Self.dateValue(text, type: type, field: "maxDateTimeInterval")
+            }
+        } catch let reason as ModelFileReason {
+            throw fail(nil, reason.text)
+        }
+        return attribute
+    }
+
+    /// A value written as text in the file (defaultValueString, minValueString...).
+    static func value(_ text: String, type: AttributeType, field: String) throws -> PropertyValue {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        switch type {
+        case .integer16, .integer32, .integer64:
+            let parsed: PropertyValue? = Int64(trimmed).map(PropertyValue.integer) ?? Double(trimmed).map(PropertyValue.double)
+            guard let parsed, let value = ModelValueRules.coerce(parsed, to: type) else {
+                throw ModelFileReason("\(field) '\(text)' is not a \(type.rawValue) value")
+            }
+            return value
+        case .double, .float:
+            guard let number = Double(trimmed) else { throw ModelFileReason("\(field) '\(text)' is not a number") }
+            return ModelValueRules.coerce(.double(number), to: type) ?? .double(number)
+        case .decimal:
+            guard let decimal = ModelValueCoding.exactDecimal(trimmed) else {
+                throw ModelFileReason("\(field) '\(text)' is not a decimal number")
+            }
+            return .decimal(decimal)
+        case .string:
+            return .string(text)
+        case .boolean:
+            switch trimmed.lowercased() {
+            case "yes", "true", "1": return .boolean(true)
+            case "no", "false", "0": return .boolean(false)
+            default: throw ModelFileReason("\(field) '\(text)' is not YES or NO")
+            }
+        case .uuid:
+            guard let uuid = UUID(uuidString: trimmed) else { throw ModelFileReason("\(field) '\(text)' is not a UUID") }
+            return .uuid(uuid)
+        case .uri:
+            guard let url = URL(string: trimmed) else { throw ModelFileReason("\(field) '\(text)' is not a URI") }
+            return .uri(url)
+        case .date:
+            return try dateValue(text, type: type, field: field)
+        case .binaryData, .transformable:
+            throw ModelFileReason("\(field) is not supported for \(type.rawValue) attributes")
+        }
+    }
+
+    /// A date written as seconds since 2001-01-01 (Xcode's `…DateTimeInterval` fields).
+    private static func dateValue(_ text: String, type: AttributeType, field: String) throws -> PropertyValue {
+        guard type == .date else { throw ModelFileReason("\(field) applies only to Date attributes") }
+        guard let seconds = Double(text.trimmingCharacters(in: .whitespaces)), seconds.isFinite else {
+            throw ModelFileReason("\(field) '\(text)' is not a number of seconds")
+        }
+        return .date(Date(timeIntervalSinceReferenceDate: seconds))
+    }
+
+    private func relationship(_ element: XcodeModelElement, entity: String) throws -> RelationshipDescription {
+        let name = try required(element, "name", entity: entity)
+        func count(_ field: String) throws -> Int? {
+            guard let text = element.attributes[field] else { return nil }
+            guard let value = Int(text), value >= 0 else {
+                throw error(element, entity: entity, property: name, attribute: field, "'\(text)' is not a count")
+            }
+            return value
+        }
+        guard let destination = element.attributes["destinationEntity"], !destination.isEmpty else {
+            throw error(element, entity: entity, property: name, attribute: "destinationEntity",
+                        "the relationship has no destinationEntity")
+        }
+        var rule = DeleteRule.nullify
+        if let ruleName = element.attributes["deletionRule"] {
+            guard let known = Self.deleteRules[ruleName] else {
+                throw error(element, entity: entity, property: name, attribute: "deletionRule",
+                            "unknown deletion rule '\(ruleName)'")
+            }
+            rule = known
+        }
+        let toMany = element.flag("toMany")
+        return RelationshipDescription(
+            name, to: destination, toMany: toMany, inverse: element.attributes["inverseName"], deleteRule: rule,
+            isOptional: element.flag("optional"), isOrdered: element.flag("ordered"),
+            minCount: try count("minCount") ?? 0, maxCount: try count("maxCount") ?? 0,
+            isTransient: element.flag("transient"), userInfo: try userInfo(of: element, entity: entity))
+    }
+
+    private func fetchedProperty(_ element: XcodeModelElement, entity: String) throws -> FetchedPropertyDescription {
+        let name = try required(element, "name", entity: entity)
+        guard let request = element.children(named: "fetchRequest").first else {
+            throw error(element, entity: entity, property: name, "the fetched property has no <fetchRequest>")
+        }
+        return FetchedPropertyDescription(
+            name, entity: try required(request, "entity", entity: entity),
+            predicate: request.attributes["predicateString"] ?? Self.truePredicate,
+            userInfo: try userInfo(of: element, entity: entity))
+    }
+}

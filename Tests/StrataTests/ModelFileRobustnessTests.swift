@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// A small seeded generator (SplitMix64) so a failing mutation can be replayed.
+struct ModelTestRandom: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite struct ModelFileRobustness {
+    static let interestingBytes: [UInt8] = Array("{}[]\",:0-1e.\\ntruefalsenull<>/=\" \n".utf8) + [0x00, 0xFF, 0xC3]
+
+    static func mutate(_ bytes: [UInt8], _ random: inout ModelTestRandom) -> [UInt8] {
+        var copy = bytes
+        for _ in 0..<Int.random(in: 1...4, using: &random) where !copy.isEmpty {
+            let index = Int.random(in: 0..<copy.count, using: &random)
+            switch Int.random(in: 0..<3, using: &random) {
+            case 0: copy.remove(at: index)
+            case 1: copy.insert(interestingBytes.randomElement(using: &random) ?? 0, at: index)
+            default: copy[index] = interestingBytes.randomElement(using: &random) ?? 0
+            }
+        }
+        return copy
+    }
+
+    @Test func mutatedJSONIsEitherReadOrRejectedWithAStrataError() throws {
+        let original = Array(try ModelFixtures.employeeModel().jsonRepresentation())
+        var random = ModelTestRandom(state: 20_240_601)
+        var rejected = 0
+        for round in 0..<400 {
+            let mutated = Self.mutate(original, &random)
+            do {
+                let model = try ManagedObjectModel(jsonData: Data(mutated))
+                // Whatever was read must write and read back to itself.
+                #expect(try ManagedObjectModel(jsonData: model.jsonRepresentation()).jsonRepresentation()
+                    == model.jsonRepresentation(), "round \(round)")
+            } catch let error as StrataError {
+                #expect(error.code == .modelFile || error.code == .invalidModel, "round \(round)")
+                rejected += 1
+            }
+        }
+        #expect(rejected > 200)
+    }
+
+    @Test func mutatedXMLIsEitherImportedOrRejectedWithAStrataError() throws {
+        let original = Array(try Data(contentsOf: ModelFixtures.xcodeFixtureURL("mogenerator__test")))
+        let directory = try ModelFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("contents")
+        var random = ModelTestRandom(state: 7)
+        for round in 0..<400 {
+            try Data(Self.mutate(original, &random)).write(to: file)
+            do {
+                _ = try ManagedObjectModel(xcdatamodelAt: file)
+            } catch let error as StrataError {
+                #expect(error.code == .modelFile || error.code == .invalidModel, "round \(round)")
+            }
+        }
+    }
+}
