@@ -86,7 +86,9 @@ extension PredicateEvaluator {
                 throw StrataError(.predicateEvaluation, "\(op.rawValue) needs values, not objects; name a key: \(op.rawValue).key",
                                   context: ["operator": op.rawValue])
             }
-            return PredicateValueRules.isNull(value) ? nil : value
+            // Not `? nil :` — PropertyValue is ExpressibleByNilLiteral, so that nil would be .null.
+            if PredicateValueRules.isNull(value) { return Optional<PropertyValue>.none }
+            return value
         }
         switch op {
         case .count: return .integer(Int64(values.count))
