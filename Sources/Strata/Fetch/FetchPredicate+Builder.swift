@@ -106,6 +106,26 @@ extension FetchOperand: ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, 
 }
 
 extension FetchPredicate {
+    // Implicit member chains (`.key("name").beginsWith("Q")` where a FetchPredicate is
+    // expected) look their first member up on FetchPredicate: these forward to FetchOperand.
+
+    /// A key path operand (see ``FetchOperand/key(_:)``).
+    public static func key(_ path: String) -> FetchOperand { .key(path) }
+    /// An `ANY path` operand.
+    public static func any(_ path: String) -> FetchOperand { .any(path) }
+    /// An `ALL path` operand.
+    public static func all(_ path: String) -> FetchOperand { .all(path) }
+    /// A `NONE path` operand.
+    public static func none(_ path: String) -> FetchOperand { .none(path) }
+    /// A `$VARIABLE` operand.
+    public static func variable(_ name: String) -> FetchOperand { .variable(name) }
+    /// A constant operand.
+    public static func value(_ value: PropertyValue) -> FetchOperand { .value(value) }
+    /// An object operand, compared by identity.
+    public static func object(_ id: ManagedObjectID) -> FetchOperand { .object(id) }
+    /// The `SELF` operand.
+    public static var evaluatedObject: FetchOperand { .evaluatedObject }
+
     /// `lhs AND rhs`, flattening nested ANDs so `a && b && c` is one three-term AND.
     public static func && (lhs: FetchPredicate, rhs: FetchPredicate) -> FetchPredicate {
         if case .and(let terms) = lhs, terms.count > 1 { return .and(terms + [rhs]) }

@@ -23,11 +23,6 @@ public indirect enum FetchPredicate: Hashable, Sendable {
     case or([FetchPredicate])
     /// The negation (three-valued: NOT UNKNOWN is UNKNOWN).
     case not(FetchPredicate)
-
-    /// The predicate that matches everything.
-    public static let all = FetchPredicate.constant(true)
-    /// The predicate that matches nothing.
-    public static let nothing = FetchPredicate.constant(false)
 }
 
 /// One comparison of two expressions, NSComparisonPredicate's shape.
