@@ -126,13 +126,15 @@ struct PredicateLexer {
         return String(text)
     }
 
+    /// Two-character operators and their normalized spelling.
+    private static let twoCharacterSymbols: [String: String] = [
+        "==": "==", "!=": "!=", "<>": "!=", "<=": "<=", "=<": "<=", ">=": ">=", "=>": ">=",
+        "&&": "&&", "||": "||",
+    ]
+
     private mutating func symbol() -> String? {
-        let two = [peek(), peek(1)].compactMap { $0 }.map(String.init).joined()
-        let normalizedTwo: [String: String] = [
-            "==": "==", "!=": "!=", "<>": "!=", "<=": "<=", "=<": "<=", ">=": ">=", "=>": ">=",
-            "&&": "&&", "||": "||",
-        ]
-        if two.unicodeScalars.count == 2, let symbol = normalizedTwo[two] {
+        if let first = peek(), let second = peek(1),
+           let symbol = Self.twoCharacterSymbols[String(Character(first)) + String(Character(second))] {
             index += 2
             return symbol
         }
