@@ -75,6 +75,8 @@ package final class SQLiteStatement {
 
     /// Binds an integer.
     package func bind(_ value: Int64, at index: Int) throws { try bind(.integer(value), at: index) }
+    /// Binds an integer (also what an integer literal binds).
+    package func bind(_ value: Int, at index: Int) throws { try bind(.integer(Int64(value)), at: index) }
     /// Binds a double.
     package func bind(_ value: Double, at index: Int) throws { try bind(.real(value), at: index) }
     /// Binds text.

@@ -114,8 +114,11 @@ package struct ByteReader: Sendable {
     /// Reads a length-prefixed UTF-8 string (§1.4), rejecting invalid UTF-8.
     package mutating func readString() throws -> String {
         let start = offset
-        let count = try readInt(limit: remaining, what: "string length")
-        guard count <= remaining else { throw failure("string of \(count) bytes runs past the end", at: start) }
+        let declared = try readVarint()
+        guard declared <= UInt64(remaining) else {
+            throw failure("string of \(declared) bytes runs past the end (\(remaining) bytes left)", at: start)
+        }
+        let count = Int(declared)
         let slice = bytes[offset..<offset + count]
         guard let text = String(validating: slice, as: UTF8.self) else {
             throw failure("string is not valid UTF-8", at: start)
@@ -129,7 +132,7 @@ package struct ByteReader: Sendable {
         let start = offset
         let count = try readVarint()
         guard count <= UInt64(remaining) else {
-            throw failure("\(count) bytes declared, \(remaining) left", at: start)
+            throw failure("\(count) bytes declared, which runs past the end (\(remaining) bytes left)", at: start)
         }
         return try readRaw(count: Int(count))
     }

@@ -247,7 +247,7 @@ package struct SegmentDecoder {
         case .string: return .string(try reader.readString())
         case .boolFalse: return .boolean(false)
         case .boolTrue: return .boolean(true)
-        case .date: return .date(Date(timeIntervalSince1970: try reader.readDouble()))
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: try reader.readDouble()))
         case .data: return .data(Data(try reader.readBytes()))
         case .uuid:
             let b = try reader.readRaw(count: 16)

@@ -189,7 +189,10 @@ package struct SegmentEncoder {
             try writeDecimal(number, to: &out, group: group)
         case .string(let text): out.writeByte(Tag.string.rawValue); out.writeString(text)
         case .boolean(let flag): out.writeByte(flag ? Tag.boolTrue.rawValue : Tag.boolFalse.rawValue)
-        case .date(let date): out.writeByte(Tag.date.rawValue); out.writeDouble(date.timeIntervalSince1970)
+        case .date(let date):
+            // Date's own representation (seconds since 2001), so the round trip is exact.
+            out.writeByte(Tag.date.rawValue)
+            out.writeDouble(date.timeIntervalSinceReferenceDate)
         case .data(let bytes): out.writeByte(Tag.data.rawValue); out.writeBytes(bytes)
         case .uuid(let uuid):
             out.writeByte(Tag.uuid.rawValue)

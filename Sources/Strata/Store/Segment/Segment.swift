@@ -132,7 +132,7 @@ enum SegmentFormat {
             case (.uuid, .uuid), (.uri, .uri): fits = true
             default: fits = false
             }
-            return fits ? nil : "a \(ModelValueRules.kindName(value)) value does not fit a \(type.rawValue) attribute"
+            return fits ? nil : "a \(ModelValueRules.kindName(value)) value does not fit the \(type.rawValue) attribute"
         case (.toOne(let destination), .object(let id)):
             return id.entity.isKind(of: destination) ? nil
                 : "a \(id.entity.name) object does not fit a to-one relationship to \(destination.name)"
