@@ -103,6 +103,28 @@ import Testing
         #expect(throws: Never.self) { try LZ4Frame.decompress(LZ4Frame.compress(Self.sample(100)), maxContentSize: 100) }
     }
 
+    /// The frame with another declared size and a header checksum that matches it.
+    static func redeclared(_ frame: [UInt8], size: UInt64) -> [UInt8] {
+        var patched = frame
+        for index in 0..<8 { patched[6 + index] = UInt8(truncatingIfNeeded: size >> UInt64(8 * index)) }
+        patched[14] = UInt8(truncatingIfNeeded: XXH32.hash(Array(patched[4..<14])) >> 8)
+        return patched
+    }
+
+    @Test func contentThatDisagreesWithTheDeclaredSizeIsRejected() throws {
+        let input = Self.sample(300_000)   // two blocks
+        let frame = LZ4Frame.compress(input)
+        #expect(try LZ4Frame.decompress(Self.redeclared(frame, size: 300_000), maxContentSize: Self.limit) == input)
+        // Declared smaller than the content: output stays bounded by the declared size.
+        for size: UInt64 in [0, 1, 1_000, 262_144, 299_999] {
+            expectCorrupt(Self.redeclared(frame, size: size), "LZ4 frame")
+        }
+        // Declared larger than the content.
+        for size: UInt64 in [300_001, 600_000] {
+            expectCorrupt(Self.redeclared(frame, size: size), "LZ4 frame")
+        }
+    }
+
     @Test func trailingGarbageIsRejected() {
         let frame = LZ4Frame.compress(Self.sample(500))
         expectCorrupt(frame + [0], offset: frame.count, "1 trailing bytes after the frame")
