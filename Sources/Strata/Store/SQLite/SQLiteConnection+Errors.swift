@@ -1,0 +1,43 @@
+import CSQLite
+import Foundation
+
+extension StrataError {
+    /// The error for a failed SQLite call.
+    ///
+    /// `SQLITE_BUSY` and `SQLITE_LOCKED` become `.documentBusy` ("the document is busy"):
+    /// another connection or process holds a lock longer than the busy timeout. Every other
+    /// code becomes `.sqlite`. The context carries `sql`, `resultCode` (the primary code) and
+    /// `extendedCode`.
+    ///
+    /// - Parameters:
+    ///   - resultCode: The code the failing call returned.
+    ///   - database: The connection handle, to read the message and extended code from.
+    ///   - sql: The statement text, when there is one.
+    static func sqlite(resultCode: Int32, database: OpaquePointer?, sql: String?) -> StrataError {
+        let primary = resultCode & 0xFF
+        let extended = database.map { sqlite3_extended_errcode($0) } ?? resultCode
+        // The connection's message belongs to the last failing call; fall back to the code's
+        // generic text when the handle is gone or the message is about something else.
+        var detail = String(cString: sqlite3_errstr(resultCode))
+        if let database, let text = sqlite3_errmsg(database), (sqlite3_errcode(database) & 0xFF) == primary {
+            detail = String(cString: text)
+        }
+        var context = ["resultCode": String(primary), "extendedCode": String(extended)]
+        if let sql { context["sql"] = sql }
+        let suffix = sql.map { " (SQL: \($0))" } ?? ""
+        if primary == SQLITE_BUSY || primary == SQLITE_LOCKED {
+            return StrataError(
+                .documentBusy,
+                "The document is busy: another connection holds a lock on it (SQLite: \(detail))\(suffix).",
+                context: context)
+        }
+        return StrataError(.sqlite, "SQLite error \(primary): \(detail)\(suffix).", context: context)
+    }
+
+    /// The error for using a connection or statement after it was closed or finalized.
+    static func sqliteMisuse(_ what: String, sql: String?) -> StrataError {
+        var context = ["resultCode": String(SQLITE_MISUSE), "extendedCode": String(SQLITE_MISUSE)]
+        if let sql { context["sql"] = sql }
+        return StrataError(.sqlite, "SQLite misuse: \(what).", context: context)
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+
+/// Reads the primitive encodings of docs/FORMAT.md §1 from untrusted bytes. Every read is
+/// bounds-checked; every failure is a ``StrataError`` `.corruptSegment` whose context holds
+/// the byte `offset` where the bad item starts and the `reason`.
+///
+/// ```swift
+/// var reader = ByteReader([0xAC, 0x02])
+/// let value = try reader.readVarint()   // 300
+/// try reader.expectEnd()
+/// ```
+package struct ByteReader: Sendable {
+    /// The bytes being read.
+    package let bytes: [UInt8]
+    /// The position of the next byte to read.
+    package private(set) var offset: Int = 0
+
+    /// Creates a reader at the start of `bytes`.
+    package init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    /// The number of bytes left.
+    package var remaining: Int { bytes.count - offset }
+
+    /// Whether every byte has been read.
+    package var isAtEnd: Bool { offset == bytes.count }
+
+    /// The error for malformed input at `offset` (default: the current position).
+    package func failure(_ reason: String, at position: Int? = nil) -> StrataError {
+        let where_ = position ?? offset
+        return StrataError(.corruptSegment, "Malformed data at byte \(where_): \(reason).",
+                           context: ["offset": String(where_), "reason": reason])
+    }
+
+    /// Reads one byte.
+    package mutating func readByte() throws -> UInt8 {
+        guard offset < bytes.count else { throw failure("unexpected end of data") }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    /// Reads `count` bytes as they are.
+    package mutating func readRaw(count: Int) throws -> [UInt8] {
+        guard count >= 0, count <= remaining else {
+            throw failure("\(count) bytes needed, \(remaining) left")
+        }
+        defer { offset += count }
+        return Array(bytes[offset..<offset + count])
+    }
+
+    /// Reads an unsigned LEB128 varint (§1.1). Rejects more than 10 bytes, a value above
+    /// `UInt64.max`, and non-shortest forms (a final zero byte after the first).
+    package mutating func readVarint() throws -> UInt64 {
+        let start = offset
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard offset < bytes.count else { throw failure("unexpected end of data inside a varint", at: start) }
+            let byte = bytes[offset]
+            offset += 1
+            if shift == 63 {
+                // The tenth byte holds bit 63 only: a continuation means an 11th byte.
+                if byte & 0x80 != 0 { throw failure("varint is longer than 10 bytes", at: start) }
+                if byte > 1 { throw failure("varint overflows 64 bits", at: start) }
+            }
+            value |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 {
+                if byte == 0 && shift > 0 { throw failure("varint is not in its shortest form", at: start) }
+                return value
+            }
+            shift += 7
+        }
+    }
+
+    /// Reads a zigzag-encoded signed integer (§1.2).
+    package mutating func readZigzag() throws -> Int64 {
+        let raw = try readVarint()
+        return Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
+    }
+
+    /// Reads a varint that must fit in an `Int` no larger than `limit`.
+    package mutating func readInt(limit: Int = Int.max, what: String) throws -> Int {
+        let start = offset
+        let raw = try readVarint()
+        guard raw <= UInt64(max(0, limit)) else {
+            throw failure("\(what) \(raw) is out of range (at most \(limit))", at: start)
+        }
+        return Int(raw)
+    }
+
+    /// Reads a count of items that each take at least `minimumItemSize` bytes, and rejects
+    /// it unless the remaining bytes could hold that many: callers may then reserve capacity.
+    package mutating func readCount(minimumItemSize: Int, what: String) throws -> Int {
+        let start = offset
+        let raw = try readVarint()
+        let room = remaining / max(1, minimumItemSize)
+        guard raw <= UInt64(room) else {
+            throw failure("\(what) \(raw) is larger than the \(remaining) remaining bytes can hold", at: start)
+        }
+        return Int(raw)
+    }
+
+    /// Reads a 64-bit little-endian word (§1.3).
+    package mutating func readFixed64() throws -> UInt64 {
+        guard remaining >= 8 else { throw failure("8 bytes needed, \(remaining) left") }
+        var value: UInt64 = 0
+        for index in (offset..<offset + 8).reversed() { value = value << 8 | UInt64(bytes[index]) }
+        offset += 8
+        return value
+    }
+
+    /// Reads a double from its little-endian bit pattern (§1.3).
+    package mutating func readDouble() throws -> Double { Double(bitPattern: try readFixed64()) }
+
+    /// Reads a length-prefixed UTF-8 string (§1.4), rejecting invalid UTF-8.
+    package mutating func readString() throws -> String {
+        let start = offset
+        let declared = try readVarint()
+        guard declared <= UInt64(remaining) else {
+            throw failure("string of \(declared) bytes runs past the end (\(remaining) bytes left)", at: start)
+        }
+        let count = Int(declared)
+        let slice = bytes[offset..<offset + count]
+        guard let text = String(validating: slice, as: UTF8.self) else {
+            throw failure("string is not valid UTF-8", at: start)
+        }
+        offset += count
+        return text
+    }
+
+    /// Reads length-prefixed bytes (§1.5).
+    package mutating func readBytes() throws -> [UInt8] {
+        let start = offset
+        let count = try readVarint()
+        guard count <= UInt64(remaining) else {
+            throw failure("\(count) bytes declared, which runs past the end (\(remaining) bytes left)", at: start)
+        }
+        return try readRaw(count: Int(count))
+    }
+
+    /// Throws unless every byte has been read.
+    package func expectEnd() throws {
+        guard isAtEnd else { throw failure("\(remaining) trailing bytes after the end") }
+    }
+}

@@ -1,0 +1,310 @@
+import Foundation
+import OrderedCollections
+
+/// Reads a format v1 segment body (docs/FORMAT.md §2–§8), treating every byte as hostile.
+///
+/// Read steps: magic and version (§2); sequence (checked against the hint), timestamp and
+/// group count (§2); per group its header (§3) and operations (§4), resolving object IDs
+/// against the model (§5) and checking each value's tag against its slot (§6); insert and
+/// delete values are expanded to one per slot, transient slots filled (§7); finally no
+/// byte may remain. Every count is checked against the bytes left before anything is
+/// reserved (§8).
+///
+/// ```swift
+/// let segment = try SegmentDecoder.decode(body, model: model, storeTag: tag, sequenceHint: 7)
+/// ```
+package struct SegmentDecoder {
+    private var reader: ByteReader
+    private let model: ManagedObjectModel
+    private let storeTag: UInt32
+    private var sequenceLabel: String
+
+    private init(bytes: [UInt8], model: ManagedObjectModel, storeTag: UInt32, sequenceHint: UInt64?) {
+        self.reader = ByteReader(bytes)
+        self.model = model
+        self.storeTag = storeTag
+        self.sequenceLabel = sequenceHint.map(String.init) ?? "?"
+    }
+
+    /// Decodes a raw (uncompressed) body.
+    ///
+    /// - Parameters:
+    ///   - bytes: The body.
+    ///   - model: The document's model; entity indexes and slots refer to it.
+    ///   - storeTag: The store the decoded object IDs belong to.
+    ///   - sequenceHint: The sequence the caller expects (the segment row's); used in error
+    ///     messages before the body's own sequence is read, and checked against it.
+    /// - Throws: ``StrataError`` `.corruptSegment` naming the segment (`context["segment"]`)
+    ///   and byte offset (`context["offset"]`), also in the message: "Segment 7 is corrupt
+    ///   at byte 41: unknown value tag 0x1F."
+    /// - Complexity: O(size of the body).
+    package static func decode(
+        _ bytes: [UInt8], model: ManagedObjectModel, storeTag: UInt32, sequenceHint: UInt64?
+    ) throws -> Segment {
+        var decoder = SegmentDecoder(bytes: bytes, model: model, storeTag: storeTag, sequenceHint: sequenceHint)
+        do {
+            return try decoder.readSegment(sequenceHint: sequenceHint)
+        } catch let error as StrataError where error.code == .corruptSegment {
+            throw decoder.located(error)
+        }
+    }
+
+    /// Adds the segment to a reader error and rewrites its message.
+    private func located(_ error: StrataError) -> StrataError {
+        let offset = error.context["offset"] ?? String(reader.offset)
+        let reason = error.context["reason"] ?? error.message
+        var context = error.context
+        context["segment"] = sequenceLabel
+        context["offset"] = offset
+        return StrataError(.corruptSegment, "Segment \(sequenceLabel) is corrupt at byte \(offset): \(reason).",
+                           context: context)
+    }
+
+    // MARK: §2 body header
+
+    private mutating func readSegment(sequenceHint: UInt64?) throws -> Segment {
+        let magic = try reader.readRaw(count: SegmentFormat.magic.count)
+        guard magic == SegmentFormat.magic else { throw reader.failure("bad magic, not a Strata segment body", at: 0) }
+        let versionOffset = reader.offset
+        let version = try reader.readVarint()
+        guard version == SegmentFormat.version else {
+            throw reader.failure("unsupported format version \(version) (this build reads version \(SegmentFormat.version))",
+                                 at: versionOffset)
+        }
+        let sequenceOffset = reader.offset
+        let sequence = try reader.readVarint()
+        if let sequenceHint, sequenceHint != sequence {
+            throw reader.failure("the body says sequence \(sequence), expected \(sequenceHint)", at: sequenceOffset)
+        }
+        sequenceLabel = String(sequence)
+        let milliseconds = try reader.readZigzag()
+        let timestamp = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        let groupCount = try reader.readCount(minimumItemSize: SegmentFormat.minimumGroupSize, what: "group count")
+        var groups: [SegmentGroup] = []
+        groups.reserveCapacity(groupCount)
+        for _ in 0..<groupCount { groups.append(try readGroup()) }
+        try reader.expectEnd()
+        return Segment(sequence: sequence, timestamp: timestamp, groups: groups)
+    }
+
+    // MARK: §3 groups
+
+    private mutating func readGroup() throws -> SegmentGroup {
+        let id = try reader.readVarint()
+        let kindOffset = reader.offset
+        let kindByte = try reader.readByte()
+        guard let kind = ChangeGroupKind(rawValue: kindByte) else {
+            throw reader.failure("unknown group kind \(kindByte)", at: kindOffset)
+        }
+        let flagOffset = reader.offset
+        let revertsFlag = try reader.readByte()
+        let reverts: UInt64?
+        switch revertsFlag {
+        case 0: reverts = nil
+        case 1: reverts = try reader.readVarint()
+        default: throw reader.failure("unknown reverts flag \(revertsFlag)", at: flagOffset)
+        }
+        let actionName = try reader.readString()
+        let count = try reader.readCount(minimumItemSize: SegmentFormat.minimumOperationSize, what: "operation count")
+        var operations: [Operation] = []
+        operations.reserveCapacity(count)
+        for _ in 0..<count { operations.append(try readOperation()) }
+        return SegmentGroup(id: id, kind: kind, revertsGroup: reverts, actionName: actionName, operations: operations)
+    }
+
+    // MARK: §4 operations
+
+    private mutating func readOperation() throws -> Operation {
+        let tagOffset = reader.offset
+        let tagByte = try reader.readByte()
+        guard let tag = SegmentFormat.OperationTag(rawValue: tagByte) else {
+            throw reader.failure("unknown operation tag 0x\(hex(tagByte))", at: tagOffset)
+        }
+        let id = try readObjectID()
+        let entity = id.entity
+        switch tag {
+        case .insert, .delete:
+            let values = try readSlotValues(of: entity)
+            return tag == .insert ? .insert(id, values: values) : .delete(id, values: values)
+        case .update:
+            let count = try reader.readCount(minimumItemSize: SegmentFormat.minimumSlotChangeSize, what: "change count")
+            var changes: [SlotChange] = []
+            changes.reserveCapacity(count)
+            for _ in 0..<count {
+                let (slot, shape) = try readPersistentSlot(of: entity)
+                let old = try readValue(for: shape)
+                let new = try readValue(for: shape)
+                changes.append(SlotChange(slot: slot, old: old, new: new))
+            }
+            return .update(id, changes: changes)
+        case .relate:
+            let slotOffset = reader.offset
+            let (slot, shape) = try readPersistentSlot(of: entity)
+            guard case .toMany(let destination) = shape else {
+                throw reader.failure("slot \(slot) of \(entity.name) is not a to-many relationship", at: slotOffset)
+            }
+            let added = try readMembers(destination: destination, what: "added count")
+            let removed = try readMembers(destination: destination, what: "removed count")
+            return .relate(id, slot: slot, added: added, removed: removed)
+        }
+    }
+
+    /// Insert/delete values: one value per persistent slot, slots strictly increasing;
+    /// transient slots are filled with their placeholder (§7).
+    private mutating func readSlotValues(of entity: EntityDescription) throws -> [PropertyValue] {
+        var values: [PropertyValue] = []
+        var persistent = 0
+        values.reserveCapacity(entity.slotCount)
+        for slot in 0..<entity.slotCount {
+            guard let info = SegmentFormat.slot(slot, of: entity, in: model) else {
+                throw reader.failure("the model cannot resolve slot \(slot) of \(entity.name)")
+            }
+            values.append(SegmentFormat.transientPlaceholder(for: info.shape))
+            if !info.isTransient { persistent += 1 }
+        }
+        let countOffset = reader.offset
+        let count = try reader.readVarint()
+        guard count == UInt64(persistent) else {
+            throw reader.failure("\(count) values for \(entity.name), which has \(persistent) persistent slots",
+                                 at: countOffset)
+        }
+        var previous = -1
+        for _ in 0..<persistent {
+            let slotOffset = reader.offset
+            let (slot, shape) = try readPersistentSlot(of: entity)
+            guard slot > previous else {
+                throw reader.failure("slot \(slot) of \(entity.name) is out of order", at: slotOffset)
+            }
+            previous = slot
+            values[slot] = try readValue(for: shape)
+        }
+        return values
+    }
+
+    /// A slot number that is in range for `entity` and not transient.
+    private mutating func readPersistentSlot(of entity: EntityDescription) throws -> (Int, SegmentFormat.SlotShape) {
+        let offset = reader.offset
+        let raw = try reader.readVarint()
+        guard raw < UInt64(entity.slotCount), let info = SegmentFormat.slot(Int(raw), of: entity, in: model) else {
+            throw reader.failure("slot \(raw) is out of range for \(entity.name) (\(entity.slotCount) slots)", at: offset)
+        }
+        guard !info.isTransient else {
+            throw reader.failure("slot \(raw) (\(entity.name).\(info.name)) is transient and cannot be stored", at: offset)
+        }
+        return (Int(raw), info.shape)
+    }
+
+    private mutating func readMembers(destination: EntityDescription, what: String) throws -> [ManagedObjectID] {
+        let count = try reader.readCount(minimumItemSize: SegmentFormat.minimumObjectIDSize, what: what)
+        var members: [ManagedObjectID] = []
+        members.reserveCapacity(count)
+        for _ in 0..<count {
+            let offset = reader.offset
+            let member = try readObjectID()
+            guard member.entity.isKind(of: destination) else {
+                throw reader.failure("a \(member.entity.name) object does not fit a relationship to \(destination.name)",
+                                     at: offset)
+            }
+            members.append(member)
+        }
+        return members
+    }
+
+    // MARK: §5 object IDs
+
+    private mutating func readObjectID() throws -> ManagedObjectID {
+        let offset = reader.offset
+        let index = try reader.readVarint()
+        guard index < UInt64(model.entities.count) else {
+            throw reader.failure("entity index \(index) is out of range (the model has \(model.entities.count) entities)",
+                                 at: offset)
+        }
+        let key = try reader.readZigzag()
+        return ManagedObjectID(entity: model.entities[Int(index)], storeTag: storeTag, primaryKey: key)
+    }
+
+    // MARK: §6 values
+
+    /// Reads one value and checks that it fits the slot (§6.2).
+    private mutating func readValue(for shape: SegmentFormat.SlotShape) throws -> PropertyValue {
+        let offset = reader.offset
+        let value = try readValue()
+        if let reason = SegmentFormat.mismatch(value, shape) { throw reader.failure(reason, at: offset) }
+        return value
+    }
+
+    private mutating func readValue() throws -> PropertyValue {
+        let offset = reader.offset
+        let byte = try reader.readByte()
+        guard let tag = SegmentFormat.ValueTag(rawValue: byte) else {
+            throw reader.failure("unknown value tag 0x\(hex(byte))", at: offset)
+        }
+        switch tag {
+        case .null: return .null
+        case .integer: return .integer(try reader.readZigzag())
+        case .double: return .double(try reader.readDouble())
+        case .decimal: return .decimal(try readDecimal())
+        case .string: return .string(try reader.readString())
+        case .boolFalse: return .boolean(false)
+        case .boolTrue: return .boolean(true)
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: try reader.readDouble()))
+        case .data: return .data(Data(try reader.readBytes()))
+        case .uuid:
+            let b = try reader.readRaw(count: 16)
+            return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+                                     b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
+        case .uri:
+            let textOffset = reader.offset
+            let text = try reader.readString()
+            guard let url = URL(string: text) else { throw reader.failure("\(text.debugDescription) is not a URI", at: textOffset) }
+            return .uri(url)
+        case .object: return .object(try readObjectID())
+        case .objects:
+            let count = try reader.readCount(minimumItemSize: SegmentFormat.minimumObjectIDSize, what: "object count")
+            var ids = OrderedSet<ManagedObjectID>()
+            ids.reserveCapacity(count)
+            for _ in 0..<count {
+                let idOffset = reader.offset
+                guard ids.append(try readObjectID()).inserted else {
+                    throw reader.failure("an object appears twice in a to-many value", at: idOffset)
+                }
+            }
+            return .objects(ids)
+        }
+    }
+
+    /// §6.1: sign, exponent in -128...127, significand of at most 16 bytes without
+    /// trailing zero bytes.
+    private mutating func readDecimal() throws -> Decimal {
+        let signOffset = reader.offset
+        let signByte = try reader.readByte()
+        guard let sign = SegmentFormat.DecimalSign(rawValue: signByte) else {
+            throw reader.failure("unknown decimal sign \(signByte)", at: signOffset)
+        }
+        if sign == .notANumber { return .nan }
+        let exponentOffset = reader.offset
+        let exponent = try reader.readZigzag()
+        guard (-128...127).contains(exponent) else {
+            throw reader.failure("decimal exponent \(exponent) is out of range", at: exponentOffset)
+        }
+        let significandOffset = reader.offset
+        let bytes = try reader.readBytes()
+        guard bytes.count <= 16, bytes.last != 0 else {
+            throw reader.failure("malformed decimal significand", at: significandOffset)
+        }
+        var significand: UInt128 = 0
+        for byte in bytes.reversed() { significand = significand << 8 | UInt128(byte) }
+        guard !(sign == .minus && significand == 0) else {
+            throw reader.failure("negative zero decimal", at: signOffset)
+        }
+        guard let magnitude = Decimal(string: String(significand)) else {
+            throw reader.failure("malformed decimal significand", at: significandOffset)
+        }
+        return Decimal(sign: sign == .minus ? .minus : .plus, exponent: Int(exponent), significand: magnitude)
+    }
+
+    private func hex(_ byte: UInt8) -> String {
+        let digits = String(byte, radix: 16, uppercase: true)
+        return digits.count == 1 ? "0" + digits : digits
+    }
+}

@@ -1,0 +1,236 @@
+import Foundation
+
+/// Writes a ``Segment`` as a format v1 body (docs/FORMAT.md §2–§7).
+///
+/// Write steps: magic and version (§2); sequence, timestamp, group count (§2); per group its
+/// header (§3) and operations (§4) with object IDs (§5) and typed values (§6). Transient
+/// slots are left out (§7): insert and delete values list only persistent slots, update
+/// changes to transient slots are dropped, and an update or relate left with nothing
+/// persistent is not written.
+///
+/// The encoder checks what the decoder checks (entity and slot in the model, value fits
+/// its slot, permanent IDs), so a body it writes can always be read back.
+///
+/// ```swift
+/// let body = try SegmentEncoder.encode(segment, model: model)
+/// ```
+package struct SegmentEncoder {
+    private var writer = ByteWriter(capacity: 256)
+    private let model: ManagedObjectModel
+    private let sequence: UInt64
+
+    private init(model: ManagedObjectModel, sequence: UInt64) {
+        self.model = model
+        self.sequence = sequence
+    }
+
+    /// Encodes `segment` as a raw (uncompressed) body.
+    /// - Throws: ``StrataError`` `.invalidObjectID` for a temporary object ID;
+    ///   `.invalidArgument` for an entity that is not in `model`, a slot out of range, a
+    ///   value that does not fit its slot, a wrong number of insert/delete values, or a
+    ///   timestamp out of range. The context names the segment, group, entity and slot.
+    /// - Complexity: O(size of the segment).
+    package static func encode(_ segment: Segment, model: ManagedObjectModel) throws -> [UInt8] {
+        var encoder = SegmentEncoder(model: model, sequence: segment.sequence)
+        try encoder.writeSegment(segment)
+        return encoder.writer.bytes
+    }
+
+    // MARK: §2 body header
+
+    private mutating func writeSegment(_ segment: Segment) throws {
+        writer.writeRaw(SegmentFormat.magic)
+        writer.writeVarint(SegmentFormat.version)
+        writer.writeVarint(segment.sequence)
+        let milliseconds = (segment.timestamp.timeIntervalSince1970 * 1000).rounded()
+        guard milliseconds.isFinite, let stamp = Int64(exactly: milliseconds) else {
+            throw invalid("the timestamp \(segment.timestamp.timeIntervalSince1970) is out of range")
+        }
+        writer.writeZigzag(stamp)
+        writer.writeVarint(UInt64(segment.groups.count))
+        for group in segment.groups { try writeGroup(group) }
+    }
+
+    // MARK: §3 groups
+
+    private mutating func writeGroup(_ group: SegmentGroup) throws {
+        writer.writeVarint(group.id)
+        writer.writeByte(group.kind.rawValue)
+        if let reverted = group.revertsGroup {
+            writer.writeByte(1)
+            writer.writeVarint(reverted)
+        } else {
+            writer.writeByte(0)
+        }
+        writer.writeString(group.actionName)
+        // Operations are written to a side buffer first: dropping transient slots may leave
+        // some empty, and the count comes before them.
+        var body = ByteWriter()
+        var written = 0
+        for operation in group.operations {
+            if try writeOperation(operation, to: &body, group: group.id) { written += 1 }
+        }
+        writer.writeVarint(UInt64(written))
+        writer.writeRaw(body.bytes)
+    }
+
+    // MARK: §4 operations
+
+    /// Writes one operation; false when nothing persistent was left to write.
+    private func writeOperation(_ operation: Operation, to out: inout ByteWriter, group: UInt64) throws -> Bool {
+        let entity = try checkedEntity(of: operation.objectID, group: group)
+        func slotInfo(_ slot: Int) throws -> (shape: SegmentFormat.SlotShape, isTransient: Bool, name: String) {
+            guard let info = SegmentFormat.slot(slot, of: entity, in: model) else {
+                throw invalid("slot \(slot) is out of range for \(entity.name) (\(entity.slotCount) slots)",
+                              group: group, entity: entity.name)
+            }
+            return info
+        }
+        func checkFit(_ value: PropertyValue, _ info: (shape: SegmentFormat.SlotShape, isTransient: Bool, name: String)) throws {
+            if let reason = SegmentFormat.mismatch(value, info.shape) {
+                throw invalid("\(entity.name).\(info.name): \(reason)", group: group, entity: entity.name)
+            }
+        }
+        switch operation {
+        case .insert(let id, let values), .delete(let id, let values):
+            guard values.count == entity.slotCount else {
+                throw invalid("\(entity.name) has \(entity.slotCount) slots but the operation holds \(values.count) values",
+                              group: group, entity: entity.name)
+            }
+            var pairs = ByteWriter()
+            var count = 0
+            for (slot, value) in values.enumerated() {
+                let info = try slotInfo(slot)
+                if info.isTransient { continue }
+                try checkFit(value, info)
+                pairs.writeVarint(UInt64(slot))
+                try writeValue(value, to: &pairs, group: group)
+                count += 1
+            }
+            if case .insert = operation { out.writeByte(SegmentFormat.OperationTag.insert.rawValue) }
+            else { out.writeByte(SegmentFormat.OperationTag.delete.rawValue) }
+            try writeObjectID(id, to: &out, group: group)
+            out.writeVarint(UInt64(count))
+            out.writeRaw(pairs.bytes)
+            return true
+        case .update(let id, let changes):
+            var body = ByteWriter()
+            var count = 0
+            for change in changes {
+                let info = try slotInfo(change.slot)
+                if info.isTransient { continue }
+                try checkFit(change.old, info)
+                try checkFit(change.new, info)
+                body.writeVarint(UInt64(change.slot))
+                try writeValue(change.old, to: &body, group: group)
+                try writeValue(change.new, to: &body, group: group)
+                count += 1
+            }
+            guard count > 0 else { return false }
+            out.writeByte(SegmentFormat.OperationTag.update.rawValue)
+            try writeObjectID(id, to: &out, group: group)
+            out.writeVarint(UInt64(count))
+            out.writeRaw(body.bytes)
+            return true
+        case .relate(let id, let slot, let added, let removed):
+            let info = try slotInfo(slot)
+            if info.isTransient { return false }
+            guard case .toMany(let destination) = info.shape else {
+                throw invalid("\(entity.name).\(info.name) is not a to-many relationship", group: group, entity: entity.name)
+            }
+            for member in added + removed where !member.entity.isKind(of: destination) {
+                throw invalid("\(entity.name).\(info.name): a \(member.entity.name) object does not fit a to-many relationship to \(destination.name)",
+                              group: group, entity: entity.name)
+            }
+            out.writeByte(SegmentFormat.OperationTag.relate.rawValue)
+            try writeObjectID(id, to: &out, group: group)
+            out.writeVarint(UInt64(slot))
+            out.writeVarint(UInt64(added.count))
+            for member in added { try writeObjectID(member, to: &out, group: group) }
+            out.writeVarint(UInt64(removed.count))
+            for member in removed { try writeObjectID(member, to: &out, group: group) }
+            return true
+        }
+    }
+
+    // MARK: §5 object IDs
+
+    private func checkedEntity(of id: ManagedObjectID, group: UInt64) throws -> EntityDescription {
+        let entity = id.entity
+        guard entity.index >= 0, entity.index < model.entities.count, model.entities[entity.index] === entity else {
+            throw invalid("entity \(entity.name) is not part of the segment's model", group: group, entity: entity.name)
+        }
+        guard !id.isTemporaryID else {
+            throw StrataError(
+                .invalidObjectID,
+                "Segment \(sequence): cannot write the temporary object ID \(id); a save must assign permanent IDs first.",
+                context: ["segment": String(sequence), "group": String(group), "entity": entity.name,
+                          "object": id.description])
+        }
+        return entity
+    }
+
+    private func writeObjectID(_ id: ManagedObjectID, to out: inout ByteWriter, group: UInt64) throws {
+        let entity = try checkedEntity(of: id, group: group)
+        out.writeVarint(UInt64(entity.index))
+        out.writeZigzag(id.primaryKey)
+    }
+
+    // MARK: §6 values
+
+    private func writeValue(_ value: PropertyValue, to out: inout ByteWriter, group: UInt64) throws {
+        typealias Tag = SegmentFormat.ValueTag
+        switch value {
+        case .null: out.writeByte(Tag.null.rawValue)
+        case .integer(let number): out.writeByte(Tag.integer.rawValue); out.writeZigzag(number)
+        case .double(let number): out.writeByte(Tag.double.rawValue); out.writeDouble(number)
+        case .decimal(let number):
+            out.writeByte(Tag.decimal.rawValue)
+            try writeDecimal(number, to: &out, group: group)
+        case .string(let text): out.writeByte(Tag.string.rawValue); out.writeString(text)
+        case .boolean(let flag): out.writeByte(flag ? Tag.boolTrue.rawValue : Tag.boolFalse.rawValue)
+        case .date(let date):
+            // Date's own representation (seconds since 2001), so the round trip is exact.
+            out.writeByte(Tag.date.rawValue)
+            out.writeDouble(date.timeIntervalSinceReferenceDate)
+        case .data(let bytes): out.writeByte(Tag.data.rawValue); out.writeBytes(bytes)
+        case .uuid(let uuid):
+            out.writeByte(Tag.uuid.rawValue)
+            withUnsafeBytes(of: uuid.uuid) { out.writeRaw($0) }
+        case .uri(let url): out.writeByte(Tag.uri.rawValue); out.writeString(url.absoluteString)
+        case .object(let id):
+            out.writeByte(Tag.object.rawValue)
+            try writeObjectID(id, to: &out, group: group)
+        case .objects(let ids):
+            out.writeByte(Tag.objects.rawValue)
+            out.writeVarint(UInt64(ids.count))
+            for id in ids { try writeObjectID(id, to: &out, group: group) }
+        }
+    }
+
+    /// §6.1: sign byte, then (unless NaN) zigzag exponent and the significand as
+    /// length-prefixed little-endian bytes without trailing zeros.
+    private func writeDecimal(_ number: Decimal, to out: inout ByteWriter, group: UInt64) throws {
+        if number.isNaN { out.writeByte(SegmentFormat.DecimalSign.notANumber.rawValue); return }
+        guard let significand = UInt128(number.significand.description) else {
+            throw invalid("the decimal \(number) has no integer significand", group: group)
+        }
+        let negative = number.sign == .minus && significand != 0
+        out.writeByte(negative ? SegmentFormat.DecimalSign.minus.rawValue : SegmentFormat.DecimalSign.plus.rawValue)
+        out.writeZigzag(Int64(number.exponent))
+        var bytes: [UInt8] = []
+        var rest = significand
+        while rest != 0 {
+            bytes.append(UInt8(truncatingIfNeeded: rest))
+            rest >>= 8
+        }
+        out.writeBytes(bytes)
+    }
+
+    private func invalid(_ reason: String, group: UInt64? = nil, entity: String? = nil) -> StrataError {
+        var context = ["segment": String(sequence)]
+        if let group { context["group"] = String(group) }
+        if let entity { context["entity"] = entity }
+        return StrataError(.invalidArgument, "Segment \(sequence) cannot be written: \(reason).", context: context)
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+
+/// One save's worth of the operation log: the undo groups a save appends to a document,
+/// as written to (and read from) one segment body (docs/FORMAT.md §2).
+///
+/// ```swift
+/// let segment = Segment(sequence: 7, timestamp: Date(), groups: [
+///     SegmentGroup(id: 12, kind: .user, revertsGroup: nil, actionName: "Raise Salary",
+///                  operations: [.update(employeeID, changes: [SlotChange(slot: 3, old: 50, new: 55)])]),
+/// ])
+/// let body = try SegmentEncoder.encode(segment, model: model)
+/// ```
+public struct Segment: Hashable, Sendable {
+    /// The segment's position in the document's log, starting at 1.
+    public var sequence: UInt64
+    /// When the save happened (stored with millisecond precision).
+    public var timestamp: Date
+    /// The undo groups of the save, in log order.
+    public var groups: [SegmentGroup]
+
+    /// Creates a segment.
+    public init(sequence: UInt64, timestamp: Date, groups: [SegmentGroup]) {
+        self.sequence = sequence
+        self.timestamp = timestamp
+        self.groups = groups
+    }
+}
+
+/// One undo group inside a segment: its identity, what kind of change it records, the
+/// group it reverts (for undo and redo groups), its action name and its operations
+/// (docs/FORMAT.md §3).
+public struct SegmentGroup: Hashable, Sendable {
+    /// The group's ID, unique within the document's log.
+    public var id: UInt64
+    /// What kind of change the group records.
+    public var kind: ChangeGroupKind
+    /// For an undo or redo group, the ID of the group it reverts.
+    public var revertsGroup: UInt64?
+    /// The undo action name shown to users ("Typing", "Delete Employee"); may be empty.
+    public var actionName: String
+    /// The group's operations, in the order they were made.
+    public var operations: [Operation]
+
+    /// Creates a group.
+    public init(id: UInt64, kind: ChangeGroupKind, revertsGroup: UInt64?, actionName: String, operations: [Operation]) {
+        self.id = id
+        self.kind = kind
+        self.revertsGroup = revertsGroup
+        self.actionName = actionName
+        self.operations = operations
+    }
+}
+
+/// The constants of segment format v1 (docs/FORMAT.md) and the slot rules the encoder and
+/// the decoder share, so that nothing is written that could not be read back.
+enum SegmentFormat {
+    /// `STRS` (§2).
+    static let magic: [UInt8] = Array("STRS".utf8)
+    /// The only version this code writes and reads (§2).
+    static let version: UInt64 = 1
+
+    /// Operation tags (§4).
+    enum OperationTag: UInt8 {
+        case insert = 0x01, delete = 0x02, update = 0x03, relate = 0x04
+    }
+
+    /// Value tags (§6).
+    enum ValueTag: UInt8 {
+        case null = 0x00, integer = 0x01, double = 0x02, decimal = 0x03, string = 0x04
+        case boolFalse = 0x05, boolTrue = 0x06, date = 0x07, data = 0x08, uuid = 0x09
+        case uri = 0x0A, object = 0x0B, objects = 0x0C
+    }
+
+    /// Decimal sign bytes (§6.1).
+    enum DecimalSign: UInt8 {
+        case plus = 0, minus = 1, notANumber = 2
+    }
+
+    /// The smallest encoded sizes, used to bound counts before reserving capacity (§8).
+    static let minimumGroupSize = 5          // id, kind, reverts flag, name length, op count
+    static let minimumOperationSize = 4      // tag, entity, key, count
+    static let minimumObjectIDSize = 2       // entity, key
+    static let minimumSlotValueSize = 2      // slot, value tag
+    static let minimumSlotChangeSize = 3     // slot, old tag, new tag
+
+    /// What one storage slot holds, resolved from the model.
+    enum SlotShape {
+        case attribute(AttributeType)
+        case toOne(destination: EntityDescription)
+        case toMany(destination: EntityDescription)
+    }
+
+    /// The slot's shape and whether it is transient; nil when the model cannot resolve it.
+    static func slot(_ slot: Int, of entity: EntityDescription, in model: ManagedObjectModel)
+        -> (shape: SlotShape, isTransient: Bool, name: String)?
+    {
+        guard slot >= 0, slot < entity.slotKinds.count, slot < entity.slotNames.count else { return nil }
+        switch entity.slotKinds[slot] {
+        case .attribute(let index):
+            guard index < entity.attributes.count else { return nil }
+            let attribute = entity.attributes[index]
+            return (.attribute(attribute.attributeType), attribute.isTransient, entity.slotNames[slot])
+        case .relationship(let index):
+            guard index < entity.relationships.count else { return nil }
+            let relationship = entity.relationships[index]
+            let destinationIndex = relationship.destinationIndex
+            guard destinationIndex >= 0, destinationIndex < model.entities.count else { return nil }
+            let destination = model.entities[destinationIndex]
+            let shape: SlotShape = relationship.isToMany ? .toMany(destination: destination) : .toOne(destination: destination)
+            return (shape, relationship.isTransient, entity.slotNames[slot])
+        }
+    }
+
+    /// The value a decoded insert or delete holds in a transient slot (§7): `.null`, or an
+    /// empty `.objects` for a to-many.
+    static func transientPlaceholder(for shape: SlotShape) -> PropertyValue {
+        if case .toMany = shape { return .objects([]) }
+        return .null
+    }
+
+    /// Why `value` cannot be stored in a slot of this shape, or nil when it fits (§6.2).
+    static func mismatch(_ value: PropertyValue, _ shape: SlotShape) -> String? {
+        switch (shape, value) {
+        case (_, .null): return nil
+        case (.attribute(let type), _):
+            let fits: Bool
+            switch (type, value) {
+            case (.integer16, .integer), (.integer32, .integer), (.integer64, .integer): fits = true
+            case (.decimal, .decimal), (.double, .double), (.float, .double): fits = true
+            case (.string, .string), (.boolean, .boolean), (.date, .date): fits = true
+            case (.binaryData, .data), (.transformable, .data): fits = true
+            case (.uuid, .uuid), (.uri, .uri): fits = true
+            default: fits = false
+            }
+            return fits ? nil : "a \(ModelValueRules.kindName(value)) value does not fit the \(type.rawValue) attribute"
+        case (.toOne(let destination), .object(let id)):
+            return id.entity.isKind(of: destination) ? nil
+                : "a \(id.entity.name) object does not fit a to-one relationship to \(destination.name)"
+        case (.toMany(let destination), .objects(let ids)):
+            guard let wrong = ids.first(where: { !$0.entity.isKind(of: destination) }) else { return nil }
+            return "a \(wrong.entity.name) object does not fit a to-many relationship to \(destination.name)"
+        case (.toOne, _):
+            return "a \(ModelValueRules.kindName(value)) value does not fit a to-one relationship"
+        case (.toMany, _):
+            return "a \(ModelValueRules.kindName(value)) value does not fit a to-many relationship"
+        }
+    }
+}
