@@ -6,15 +6,16 @@ extension ManagedObjectModel {
     /// inverse). Defaults, validation constraints and userInfo do not change it.
     ///
     /// A store remembers the hash of the model that created it and refuses a model whose
-    /// hash differs.
+    /// hash differs. Declaration order counts: segments name entities and properties by
+    /// position, so reordering them is a storage change.
     public var versionHash: String {
-        var text = "strata-model-v1\n"
-        for entity in entities.sorted(by: { $0.name < $1.name }) {
+        var text = "strata-model-v2\n"
+        for entity in entities {
             text += "E \(entity.name) < \(entity.parentName ?? "-") abstract=\(entity.isAbstract)\n"
-            for attribute in entity.declaredAttributes.sorted(by: { $0.name < $1.name }) {
+            for attribute in entity.declaredAttributes {
                 text += "  A \(attribute.name) \(attribute.attributeType.rawValue) transient=\(attribute.isTransient)\n"
             }
-            for relationship in entity.declaredRelationships.sorted(by: { $0.name < $1.name }) {
+            for relationship in entity.declaredRelationships {
                 text += "  R \(relationship.name) -> \(relationship.destinationEntityName)"
                 text += " many=\(relationship.isToMany) ordered=\(relationship.isOrdered)"
                 text += " inverse=\(relationship.inverseName ?? "-") transient=\(relationship.isTransient)\n"
