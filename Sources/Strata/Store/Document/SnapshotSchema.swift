@@ -1,0 +1,199 @@
+import Foundation
+
+/// How a document's snapshot tables store the model (docs/FORMAT.md, "Snapshot tables").
+///
+/// - One table per root entity, named after it; sub-entities share it. System columns:
+///   `_pk` (primary key), `_entity` (entity index, see `strata_entity`), `_version` (row
+///   version for optimistic locking).
+/// - A column per persistent attribute of every entity of the hierarchy, named after the
+///   attribute (`Entity_attribute` when a sibling already uses the name).
+/// - A to-one is a foreign-key column named after the relationship holding the
+///   destination's `_pk`, plus `<name>_entity` when the destination hierarchy has several
+///   entities.
+/// - A to-many whose inverse is an unordered to-one is read through that foreign key; any
+///   other persistent to-many (many-to-many, ordered, no inverse) lives in a join table
+///   `<Entity>_<relationship>` with columns `source`, `destination` (and `*_entity`,
+///   `position` where needed). A many-to-many is stored once, by the side whose
+///   `Entity.relationship` sorts first; the other side reads it reversed.
+struct SnapshotSchema {
+    struct Table {
+        let name: String
+        let root: EntityDescription
+        var columns: [Column]
+        var hasEntityColumnNeeds: Bool
+    }
+
+    struct Column {
+        enum Kind {
+            case attribute(AttributeType)
+            case foreignKey(destinationRoot: EntityDescription)
+            case foreignKeyEntity
+        }
+        let name: String
+        let kind: Kind
+        var isIndexed: Bool
+    }
+
+    struct JoinTable {
+        let name: String
+        /// The entity and relationship that own the table.
+        let owner: EntityDescription
+        let relationship: RelationshipDescription
+        let sourceHasEntity: Bool
+        let destinationHasEntity: Bool
+        let isOrdered: Bool
+    }
+
+    /// Where one slot of one entity is stored.
+    enum SlotStorage {
+        case transient
+        case column(String)
+        case toOne(column: String, entityColumn: String?, destination: EntityDescription)
+        /// A to-many read through the destination table's foreign key.
+        case inverseForeignKey(table: String, column: String, destination: EntityDescription)
+        /// A to-many in a join table; `reversed` when read from the non-owning side.
+        case join(JoinTable, reversed: Bool)
+    }
+
+    let model: ManagedObjectModel
+    private(set) var tables: [Int: Table] = [:]          // by root entity index
+    private(set) var joinTables: [String: JoinTable] = [:]
+    private(set) var slots: [Int: [SlotStorage]] = [:]   // by entity index
+
+    /// Builds the schema of a model.
+    /// - Throws: `.invalidModel` when an entity name collides with Strata's own tables.
+    init(model: ManagedObjectModel) throws {
+        self.model = model
+        for entity in model.entities where entity.name.lowercased().hasPrefix("strata_") {
+            throw StrataError(.invalidModel, "Entity '\(entity.name)' collides with Strata's tables (names starting with strata_ are reserved).",
+                              context: ["entity": entity.name])
+        }
+        for root in model.entities where root.superentity == nil {
+            var table = Table(name: root.name, root: root, columns: [], hasEntityColumnNeeds: root.subentities.count > 0)
+            var used: Set<String> = ["_pk", "_entity", "_version"]
+            for entity in root.selfAndDescendants {
+                var storage: [SlotStorage] = []
+                for slot in 0..<entity.slotCount {
+                    if let inherited = entity.superentity, slot < inherited.slotCount {
+                        storage.append(slots[inherited.index]![slot])
+                        continue
+                    }
+                    storage.append(Self.storage(for: slot, of: entity, table: &table, used: &used, model: model))
+                }
+                slots[entity.index] = storage
+            }
+            tables[root.index] = table
+        }
+        for (entityIndex, storage) in slots {
+            for case .join(let join, false) in storage { joinTables[join.name] = join; _ = entityIndex }
+        }
+    }
+
+    private static func storage(
+        for slot: Int, of entity: EntityDescription, table: inout Table, used: inout Set<String>, model: ManagedObjectModel
+    ) -> SlotStorage {
+        func columnName(_ base: String) -> String {
+            var name = base
+            if used.contains(name) { name = "\(entity.name)_\(base)" }
+            used.insert(name)
+            return name
+        }
+        switch entity.slotKinds[slot] {
+        case .attribute(let index):
+            let attribute = entity.attributes[index]
+            if attribute.isTransient { return .transient }
+            let name = columnName(attribute.name)
+            table.columns.append(Column(name: name, kind: .attribute(attribute.attributeType), isIndexed: attribute.isIndexed))
+            return .column(name)
+        case .relationship(let index):
+            let relationship = entity.relationships[index]
+            if relationship.isTransient { return .transient }
+            let destination = model.entities[relationship.destinationIndex]
+            let destinationRoot = destination.rootEntity
+            let inverse = relationship.inverseSlot.flatMap { slot -> RelationshipDescription? in
+                guard case .relationship(let i) = destination.slotKinds[slot] else { return nil }
+                return destination.relationships[i]
+            }
+            if !relationship.isToMany {
+                let name = columnName(relationship.name)
+                table.columns.append(Column(name: name, kind: .foreignKey(destinationRoot: destinationRoot), isIndexed: true))
+                var entityColumn: String?
+                if !destinationRoot.subentities.isEmpty {
+                    let column = columnName("\(relationship.name)_entity")
+                    table.columns.append(Column(name: column, kind: .foreignKeyEntity, isIndexed: false))
+                    entityColumn = column
+                }
+                return .toOne(column: name, entityColumn: entityColumn, destination: destination)
+            }
+            if let inverse, !inverse.isToMany, !relationship.isOrdered, !inverse.isTransient {
+                return .inverseForeignKey(table: destinationRoot.name, column: inverse.name, destination: destination)
+            }
+            let ownName = "\(entity.name).\(relationship.name)"
+            if let inverse, inverse.isToMany {
+                let otherName = "\(destination.name).\(inverse.name)"
+                if otherName < ownName {
+                    let owner = destination
+                    return .join(JoinTable(
+                        name: "\(owner.name)_\(inverse.name)", owner: owner, relationship: inverse,
+                        sourceHasEntity: !destinationRoot.subentities.isEmpty,
+                        destinationHasEntity: !entity.rootEntity.subentities.isEmpty, isOrdered: inverse.isOrdered),
+                        reversed: true)
+                }
+            }
+            return .join(JoinTable(
+                name: "\(entity.name)_\(relationship.name)", owner: entity, relationship: relationship,
+                sourceHasEntity: !entity.rootEntity.subentities.isEmpty,
+                destinationHasEntity: !destinationRoot.subentities.isEmpty, isOrdered: relationship.isOrdered),
+                reversed: false)
+        }
+    }
+
+    /// The storage of each slot of an entity.
+    func storage(of entity: EntityDescription) -> [SlotStorage] { slots[entity.index] ?? [] }
+
+    /// The table that holds an entity's rows.
+    func table(for entity: EntityDescription) -> Table { tables[entity.rootEntity.index]! }
+
+    /// `"name"`, with quotes doubled.
+    static func quote(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// The statements that create every snapshot table and index.
+    func createStatements() -> [String] {
+        var statements: [String] = []
+        for table in tables.values.sorted(by: { $0.root.index < $1.root.index }) {
+            var columns = ["\"_pk\" INTEGER PRIMARY KEY", "\"_entity\" INTEGER NOT NULL", "\"_version\" INTEGER NOT NULL DEFAULT 1"]
+            for column in table.columns {
+                let type: String = switch column.kind {
+                case .attribute(let type): Self.sqlType(type)
+                case .foreignKey, .foreignKeyEntity: "INTEGER"
+                }
+                columns.append("\(Self.quote(column.name)) \(type)")
+            }
+            statements.append("CREATE TABLE \(Self.quote(table.name)) (\(columns.joined(separator: ", ")))")
+            for column in table.columns where column.isIndexed {
+                statements.append("CREATE INDEX \(Self.quote("\(table.name)_\(column.name)_index")) ON \(Self.quote(table.name)) (\(Self.quote(column.name)))")
+            }
+        }
+        for join in joinTables.values.sorted(by: { $0.name < $1.name }) {
+            var columns = ["\"source\" INTEGER NOT NULL"]
+            if join.sourceHasEntity { columns.append("\"source_entity\" INTEGER NOT NULL") }
+            columns.append("\"destination\" INTEGER NOT NULL")
+            if join.destinationHasEntity { columns.append("\"destination_entity\" INTEGER NOT NULL") }
+            if join.isOrdered { columns.append("\"position\" INTEGER NOT NULL") }
+            statements.append("CREATE TABLE \(Self.quote(join.name)) (\(columns.joined(separator: ", ")), PRIMARY KEY (\"source\", \"destination\")) WITHOUT ROWID")
+            statements.append("CREATE INDEX \(Self.quote("\(join.name)_destination_index")) ON \(Self.quote(join.name)) (\"destination\")")
+        }
+        return statements
+    }
+
+    static func sqlType(_ type: AttributeType) -> String {
+        switch type {
+        case .integer16, .integer32, .integer64, .boolean: return "INTEGER"
+        case .double, .float, .date: return "REAL"
+        case .decimal, .string, .uuid, .uri: return "TEXT"
+        case .binaryData, .transformable: return "BLOB"
+        }
+    }
+}
