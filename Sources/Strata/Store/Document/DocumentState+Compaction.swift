@@ -1,0 +1,161 @@
+import Foundation
+
+/// What one compaction did.
+public struct CompactionReport: Sendable, Hashable {
+    /// Segments folded into the snapshot.
+    public var segments: Int
+    /// Records written (inserted or updated) in the snapshot.
+    public var rowsWritten: Int
+    /// Records deleted from the snapshot.
+    public var rowsDeleted: Int
+    /// Segments removed by the retention policy.
+    public var segmentsDropped: Int
+    /// The last segment now in the snapshot.
+    public var compactedThrough: UInt64
+}
+
+extension DocumentState {
+    /// Writes the overlay into the snapshot tables, moves the compaction mark and applies
+    /// the retention policy, in one transaction; then empties the overlay.
+    ///
+    /// - Parameter progress: called with (done, total) rows now and then.
+    /// - Complexity: O(records changed since the last compaction).
+    mutating func compact(schema: SnapshotSchema, model: ManagedObjectModel, storeTag: UInt32,
+                          configuration: DocumentStore.Configuration,
+                          progress: ((Int, Int) -> Void)? = nil) throws -> CompactionReport {
+        var report = CompactionReport(segments: 0, rowsWritten: 0, rowsDeleted: 0, segmentsDropped: 0, compactedThrough: 0)
+        try connection.transaction(.immediate) {
+            try catchUp(schema: schema, model: model, storeTag: storeTag, maxSegmentSize: configuration.maxSegmentSize)
+            let total = overlay.rows.count + overlay.deleted.count
+            var done = 0
+            for id in overlay.deleted.sorted() {
+                try deleteRow(id, schema: schema)
+                report.rowsDeleted += 1
+                done += 1
+                if done % 10_000 == 0 { progress?(done, total) }
+            }
+            var writer = SnapshotRowWriter(connection: connection, schema: schema)
+            for (id, values) in overlay.rows.sorted(by: { $0.key < $1.key }) {
+                try writer.write(id, values)
+                report.rowsWritten += 1
+                done += 1
+                if done % 10_000 == 0 { progress?(done, total) }
+            }
+            progress?(total, total)
+            report.segments = uncompactedSegments
+            report.compactedThrough = lastSequence
+            try DocumentFile.writeMeta(connection, key: "compactedThrough", .integer(Int64(lastSequence)))
+            report.segmentsDropped = try applyRetention(configuration.retention)
+        }
+        meta.compactedThrough = lastSequence
+        overlay.removeAll()
+        uncompactedSegments = 0
+        uncompactedBytes = 0
+        return report
+    }
+
+    private func deleteRow(_ id: ManagedObjectID, schema: SnapshotSchema) throws {
+        let root = id.entity.rootEntity
+        try connection.prepare("DELETE FROM \(SnapshotSchema.quote(root.name)) WHERE \"_pk\" = ?").run([.integer(id.primaryKey)])
+        for join in schema.joinTables.values {
+            if join.owner.rootEntity === root {
+                try connection.prepare("DELETE FROM \(SnapshotSchema.quote(join.name)) WHERE \"source\" = ?").run([.integer(id.primaryKey)])
+            }
+            if schema.model.entities[join.relationship.destinationIndex].rootEntity === root {
+                try connection.prepare("DELETE FROM \(SnapshotSchema.quote(join.name)) WHERE \"destination\" = ?").run([.integer(id.primaryKey)])
+            }
+        }
+    }
+
+    /// Deletes compacted segments the policy does not keep; returns how many.
+    private func applyRetention(_ retention: DocumentStore.HistoryRetention) throws -> Int {
+        let limit: Int64
+        switch retention {
+        case .all: return 0
+        case .none: limit = Int64(lastSequence)
+        case .last(let count): limit = Int64(lastSequence) - Int64(count)
+        }
+        guard limit > 0 else { return 0 }
+        try connection.prepare("DELETE FROM strata_group WHERE seq <= ?").run([.integer(limit)])
+        try connection.prepare("DELETE FROM strata_segment WHERE seq <= ?").run([.integer(limit)])
+        return connection.changes
+    }
+}
+
+/// Upserts records into snapshot tables with cached statements.
+struct SnapshotRowWriter {
+    let connection: SQLiteConnection
+    let schema: SnapshotSchema
+    private var upserts: [Int: (sql: String, slots: [Int])] = [:]
+
+    init(connection: SQLiteConnection, schema: SnapshotSchema) {
+        self.connection = connection
+        self.schema = schema
+    }
+
+    mutating func write(_ id: ManagedObjectID, _ values: [PropertyValue]) throws {
+        let entity = id.entity
+        let storage = schema.storage(of: entity)
+        let statement = try upsert(for: entity, storage: storage)
+        var bindings: [SQLiteValue] = [.integer(id.primaryKey), .integer(Int64(entity.index))]
+        for slot in statement.slots {
+            switch storage[slot] {
+            case .column:
+                bindings.append(SnapshotValueCoding.encode(values[slot]))
+            case .toOne(_, let entityColumn, _):
+                if case .object(let target) = values[slot] {
+                    bindings.append(.integer(target.primaryKey))
+                    if entityColumn != nil { bindings.append(.integer(Int64(target.entity.index))) }
+                } else {
+                    bindings.append(.null)
+                    if entityColumn != nil { bindings.append(.null) }
+                }
+            default:
+                continue
+            }
+        }
+        try connection.prepare(statement.sql).run(bindings)
+        for (slot, slotStorage) in storage.enumerated() {
+            guard case .join(let join, false) = slotStorage else { continue }
+            try connection.prepare("DELETE FROM \(SnapshotSchema.quote(join.name)) WHERE \"source\" = ?").run([.integer(id.primaryKey)])
+            var columns = ["\"source\""]
+            if join.sourceHasEntity { columns.append("\"source_entity\"") }
+            columns.append("\"destination\"")
+            if join.destinationHasEntity { columns.append("\"destination_entity\"") }
+            if join.isOrdered { columns.append("\"position\"") }
+            let insert = try connection.prepare(
+                "INSERT OR REPLACE INTO \(SnapshotSchema.quote(join.name)) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))")
+            for (position, member) in values[slot].objectIDs.enumerated() {
+                var row: [SQLiteValue] = [.integer(id.primaryKey)]
+                if join.sourceHasEntity { row.append(.integer(Int64(entity.index))) }
+                row.append(.integer(member.primaryKey))
+                if join.destinationHasEntity { row.append(.integer(Int64(member.entity.index))) }
+                if join.isOrdered { row.append(.integer(Int64(position))) }
+                try insert.run(row)
+            }
+        }
+    }
+
+    private mutating func upsert(for entity: EntityDescription, storage: [SnapshotSchema.SlotStorage]) throws -> (sql: String, slots: [Int]) {
+        if let cached = upserts[entity.index] { return cached }
+        var columns = ["\"_pk\"", "\"_entity\""]
+        var slots: [Int] = []
+        for (slot, slotStorage) in storage.enumerated() {
+            switch slotStorage {
+            case .column(let name):
+                columns.append(SnapshotSchema.quote(name))
+                slots.append(slot)
+            case .toOne(let column, let entityColumn, _):
+                columns.append(SnapshotSchema.quote(column))
+                if let entityColumn { columns.append(SnapshotSchema.quote(entityColumn)) }
+                slots.append(slot)
+            default:
+                continue
+            }
+        }
+        let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" } + ["\"_version\" = \"_version\" + 1"]
+        let sql = "INSERT INTO \(SnapshotSchema.quote(schema.table(for: entity).name)) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", "))) ON CONFLICT(\"_pk\") DO UPDATE SET \(updates.joined(separator: ", "))"
+        upserts[entity.index] = (sql, slots)
+        return (sql, slots)
+    }
+}

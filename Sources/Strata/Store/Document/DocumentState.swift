@@ -1,0 +1,191 @@
+import Foundation
+import OrderedCollections
+
+/// Everything a document store guards with its lock: the connection, the overlay, the
+/// log position and the key counters.
+/// `@unchecked Sendable`: only ever touched under the store's `Mutex`.
+struct DocumentState: @unchecked Sendable {
+    let connection: SQLiteConnection
+    var isOpen = true
+    var meta: DocumentFile.Meta
+    /// The highest segment sequence applied to the overlay.
+    var lastSequence: UInt64
+    var overlay = DocumentOverlay()
+    var uncompactedSegments = 0
+    var uncompactedBytes = 0
+    /// The largest primary key handed out or seen, per root entity index.
+    var keyCounters: [Int: Int64] = [:]
+    var largestGroupID: UInt64 = 0
+
+    init(connection: SQLiteConnection, meta: DocumentFile.Meta) {
+        self.connection = connection
+        self.meta = meta
+        self.lastSequence = meta.compactedThrough
+    }
+
+    // MARK: Reading the log
+
+    /// Applies the segments after `sequence` to the overlay (at open, and before every
+    /// write, to take in other processes' saves). Returns the records they touched.
+    @discardableResult
+    mutating func catchUp(schema: SnapshotSchema, model: ManagedObjectModel, storeTag: UInt32, maxSegmentSize: Int,
+                          from sequence: UInt64? = nil) throws -> Set<ManagedObjectID> {
+        if keyCounters.isEmpty { try loadCounters(model: model) }
+        let start = sequence ?? lastSequence
+        let statement = try connection.prepare("SELECT seq, body FROM strata_segment WHERE seq > ? ORDER BY seq")
+        let rows = try statement.rows([.integer(Int64(start))])
+        var touched: Set<ManagedObjectID> = []
+        for row in rows {
+            guard case .integer(let seq) = row[0], case .blob(let body) = row[1] else {
+                throw StrataError(.corruptSegment, "A segment row after \(start) is malformed.", context: ["segment": "\(row[0])"])
+            }
+            let segment = try SegmentCodec.decodeCompressed(
+                body, model: model, storeTag: storeTag, sequenceHint: UInt64(seq), maxContentSize: maxSegmentSize)
+            var patch = OverlayPatch()
+            for group in segment.groups {
+                largestGroupID = max(largestGroupID, group.id)
+                for operation in group.operations {
+                    try patch.apply(operation) { try self.currentValues($0, schema: schema) }
+                }
+            }
+            overlay.merge(patch)
+            touched.formUnion(patch.touched)
+            for (root, key) in patch.largestInsertedKey { keyCounters[root] = max(keyCounters[root] ?? 0, key) }
+            lastSequence = UInt64(seq)
+            uncompactedSegments += 1
+            uncompactedBytes += body.count
+        }
+        return touched
+    }
+
+    private mutating func loadCounters(model: ManagedObjectModel) throws {
+        for root in model.entities where root.superentity == nil {
+            let stored = meta.keyCounters[root.name] ?? 0
+            let largest = try connection.prepare("SELECT MAX(_pk) FROM \(SnapshotSchema.quote(root.name))").rows()
+            var value = stored
+            if case .integer(let max)? = largest.first?.first { value = Swift.max(value, max) }
+            keyCounters[root.index] = value
+        }
+        if case .integer(let group)? = try connection.prepare("SELECT MAX(id) FROM strata_group").rows().first?.first {
+            largestGroupID = UInt64(max(group, 0))
+        }
+    }
+
+    // MARK: Reading records
+
+    /// A record's persistent values: the overlay's, else the snapshot's.
+    func currentValues(_ id: ManagedObjectID, schema: SnapshotSchema) throws -> [PropertyValue]? {
+        switch overlay.lookup(id) {
+        case .row(let row): return withoutDeletedMembers(row)
+        case .deleted: return nil
+        case .unknown: return try snapshotValues(id, schema: schema).map(withoutDeletedMembers)
+        }
+    }
+
+    private func withoutDeletedMembers(_ row: [PropertyValue]) -> [PropertyValue] {
+        guard !overlay.deleted.isEmpty else { return row }
+        return row.map { value in
+            guard case .objects(let members) = value, members.contains(where: overlay.deleted.contains) else { return value }
+            return .objects(members.filter { !overlay.deleted.contains($0) })
+        }
+    }
+
+    /// A record's values as the snapshot tables hold them.
+    func snapshotValues(_ id: ManagedObjectID, schema: SnapshotSchema) throws -> [PropertyValue]? {
+        let entity = id.entity
+        let table = schema.table(for: entity)
+        let storage = schema.storage(of: entity)
+        var columns: [String] = ["\"_entity\""]
+        for case .column(let name) in storage { columns.append(SnapshotSchema.quote(name)) }
+        for slotStorage in storage {
+            if case .toOne(let column, let entityColumn, _) = slotStorage {
+                columns.append(SnapshotSchema.quote(column))
+                if let entityColumn { columns.append(SnapshotSchema.quote(entityColumn)) }
+            }
+        }
+        let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(SnapshotSchema.quote(table.name)) WHERE \"_pk\" = ?"
+        let statement = try connection.prepare(sql)
+        try statement.bind([.integer(id.primaryKey)])
+        defer { try? statement.reset() }
+        guard try statement.step() == .row else { return nil }
+        guard statement.int64(at: 0) == Int64(entity.index) else { return nil }
+        var values = RowTable.persistent(Array(repeating: .null, count: entity.slotCount), of: entity)
+        var column = 1
+        for (slot, slotStorage) in storage.enumerated() {
+            guard case .column(let name) = slotStorage, case .attribute(let index) = entity.slotKinds[slot] else { continue }
+            values[slot] = try SnapshotValueCoding.decode(statement.value(at: column), as: entity.attributes[index].attributeType, column: name)
+            column += 1
+        }
+        for (slot, slotStorage) in storage.enumerated() {
+            guard case .toOne(_, let entityColumn, let destination) = slotStorage else { continue }
+            let key = statement.value(at: column)
+            column += 1
+            var target = destination.rootEntity
+            if entityColumn != nil {
+                if case .integer(let index) = statement.value(at: column), let entity = schema.model.entities[safe: Int(index)] {
+                    target = entity
+                }
+                column += 1
+            }
+            if case .integer(let pk) = key {
+                values[slot] = .object(ManagedObjectID(entity: target, storeTag: id.storeTag, primaryKey: pk))
+            }
+        }
+        try statement.reset()
+        for (slot, slotStorage) in storage.enumerated() {
+            switch slotStorage {
+            case .inverseForeignKey(let tableName, let column, _):
+                let rows = try connection.prepare(
+                    "SELECT \"_pk\", \"_entity\" FROM \(SnapshotSchema.quote(tableName)) WHERE \(SnapshotSchema.quote(column)) = ?")
+                    .rows([.integer(id.primaryKey)])
+                values[slot] = .objects(OrderedSet(members(rows, schema: schema, fallback: nil, storeTag: id.storeTag).sorted()))
+            case .join(let join, let reversed):
+                let near = reversed ? "destination" : "source"
+                let far = reversed ? "source" : "destination"
+                let farHasEntity = reversed ? join.sourceHasEntity : join.destinationHasEntity
+                let farRoot = reversed ? join.owner.rootEntity : schema.model.entities[join.relationship.destinationIndex].rootEntity
+                let order = join.isOrdered && !reversed ? "\"position\"" : "\"\(far)\""
+                let entityColumn = farHasEntity ? ", \"\(far)_entity\"" : ""
+                let rows = try connection.prepare(
+                    "SELECT \"\(far)\"\(entityColumn) FROM \(SnapshotSchema.quote(join.name)) WHERE \"\(near)\" = ? ORDER BY \(order)")
+                    .rows([.integer(id.primaryKey)])
+                let found = members(rows, schema: schema, fallback: farHasEntity ? nil : farRoot, storeTag: id.storeTag)
+                values[slot] = .objects(OrderedSet(join.isOrdered && !reversed ? found : found.sorted()))
+            default:
+                continue
+            }
+        }
+        return values
+    }
+
+    private func members(_ rows: [[SQLiteValue]], schema: SnapshotSchema, fallback: EntityDescription?, storeTag: UInt32) -> [ManagedObjectID] {
+        rows.compactMap { row in
+            guard case .integer(let pk) = row[0] else { return nil }
+            var entity = fallback
+            if row.count > 1, case .integer(let index) = row[1] { entity = schema.model.entities[safe: Int(index)] }
+            return entity.map { ManagedObjectID(entity: $0, storeTag: storeTag, primaryKey: pk) }
+        }
+    }
+
+    /// Every record of the entities, in ID order.
+    func objectIDs(for entities: [EntityDescription], schema: SnapshotSchema, storeTag: UInt32) throws -> [ManagedObjectID] {
+        var result: Set<ManagedObjectID> = []
+        let byRoot = Dictionary(grouping: entities, by: { $0.rootEntity.index })
+        for (rootIndex, members) in byRoot {
+            let root = schema.model.entities[rootIndex]
+            let indexes = members.map { String($0.index) }.joined(separator: ", ")
+            let rows = try connection.prepare(
+                "SELECT \"_pk\", \"_entity\" FROM \(SnapshotSchema.quote(root.name)) WHERE \"_entity\" IN (\(indexes))").rows()
+            for id in self.members(rows, schema: schema, fallback: nil, storeTag: storeTag) where !overlay.deleted.contains(id) {
+                result.insert(id)
+            }
+        }
+        let wanted = Set(entities.map(ObjectIdentifier.init))
+        for id in overlay.rows.keys where wanted.contains(ObjectIdentifier(id.entity)) { result.insert(id) }
+        return result.sorted()
+    }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+extension DocumentStore {
+    /// A record's persistent values from the overlay or the snapshot.
+    public func values(for objectID: ManagedObjectID) throws -> [PropertyValue]? {
+        try withOpenState { try $0.currentValues(objectID, schema: schema) }
+    }
+
+    /// Every record of an entity (and its sub-entities when asked), in ID order.
+    public func objectIDs(for entity: EntityDescription, includingSubentities: Bool) throws -> [ManagedObjectID] {
+        let entities = includingSubentities ? entity.selfAndDescendants : [entity]
+        return try withOpenState { try $0.objectIDs(for: entities, schema: schema, storeTag: tag) }
+    }
+
+    /// Reserves keys above every key the document has used.
+    public func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> ClosedRange<Int64> {
+        try withOpenState { $0.allocateKeys(root: entity.rootEntity.index, count: count) }
+    }
+
+    /// Appends one segment for the save; compacts afterwards when a threshold is passed.
+    public func save(_ request: StoreSaveRequest) throws {
+        try withOpenState { state in
+            try state.save(request, schema: schema, model: model, storeTag: tag, maxSegmentSize: configuration.maxSegmentSize)
+            let bySegments = configuration.compactionSegmentThreshold > 0
+                && state.uncompactedSegments >= configuration.compactionSegmentThreshold
+            let byBytes = configuration.compactionByteThreshold > 0
+                && state.uncompactedBytes >= configuration.compactionByteThreshold
+            if bySegments || byBytes {
+                // The save is already durable; a failed compaction is retried next time.
+                _ = try? state.compact(schema: schema, model: model, storeTag: tag, configuration: configuration)
+            }
+        }
+    }
+
+    /// The largest undo group id in the document.
+    public func largestGroupID() throws -> UInt64 {
+        try withOpenState { $0.largestGroupID }
+    }
+
+    /// Folds the uncompacted segments into the snapshot tables now.
+    ///
+    /// - Parameter progress: called with (done, total) records now and then.
+    /// - Complexity: O(records changed since the last compaction).
+    @discardableResult
+    public func compact(progress: ((Int, Int) -> Void)? = nil) throws -> CompactionReport {
+        try withOpenState { state in
+            try state.compact(schema: schema, model: model, storeTag: tag, configuration: configuration, progress: progress)
+        }
+    }
+
+    /// Compacts with another retention policy than the configured one.
+    @discardableResult
+    public func compact(retention: HistoryRetention, progress: ((Int, Int) -> Void)? = nil) throws -> CompactionReport {
+        var settings = configuration
+        settings.retention = retention
+        return try withOpenState { state in
+            try state.compact(schema: schema, model: model, storeTag: tag, configuration: settings, progress: progress)
+        }
+    }
+}

@@ -1,0 +1,226 @@
+import Foundation
+import Synchronization
+
+/// A Strata document: one SQLite file holding the model, an append-only log of
+/// LZ4-compressed segments (one per save) and snapshot tables the segments compact into.
+///
+/// Reads are `snapshot ⊕ overlay`: the overlay is the net effect of the segments not yet
+/// compacted, decoded when the document opens. Opening never reads the snapshot tables;
+/// records load on demand.
+///
+/// ```swift
+/// let store = try DocumentStore(creatingAt: url, model: model)
+/// let coordinator = PersistentStoreCoordinator(model: model)
+/// try coordinator.addStore(store)
+/// // ... contexts save into the document ...
+/// try store.close()
+/// ```
+///
+/// Thread-safe: every call is serialized on the store's connection.
+public final class DocumentStore: PersistentStore {
+    /// When the log is compacted and how much history is kept.
+    public struct Configuration: Sendable {
+        /// Compact after a save once this many segments are uncompacted (default 64; 0 never).
+        public var compactionSegmentThreshold = 64
+        /// Compact after a save once the uncompacted segments hold this many compressed
+        /// bytes (default 8 MiB; 0 never).
+        public var compactionByteThreshold = 8 << 20
+        /// Compact when the document closes (default `true`).
+        public var compactsOnClose = true
+        /// Which segments are kept after compaction (default `.all`: full history).
+        public var retention: HistoryRetention = .all
+        /// How long a save waits for another process's write before failing with
+        /// `.documentBusy` (default 5 s).
+        public var busyTimeout: TimeInterval = 5
+        /// SQLite's `synchronous` setting: `FULL` (the default) survives power loss,
+        /// `NORMAL` survives process crashes.
+        public var synchronous = "FULL"
+        /// The largest raw segment body accepted when decoding (default 256 MiB).
+        public var maxSegmentSize = SegmentCodec.defaultMaxContentSize
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// Which segments a compaction keeps.
+    public enum HistoryRetention: Sendable, Hashable, CustomStringConvertible {
+        /// Every segment: undo across reopen, time travel, audit.
+        case all
+        /// The last N segments.
+        case last(Int)
+        /// None: compaction deletes the segments it folded.
+        case none
+
+        /// `all`, `none` or the number.
+        public var description: String {
+            switch self {
+            case .all: return "all"
+            case .none: return "none"
+            case .last(let count): return String(count)
+            }
+        }
+
+        /// Parses `all`, `none` or a number.
+        public init?(_ text: String) {
+            switch text.lowercased() {
+            case "all": self = .all
+            case "none": self = .none
+            default:
+                guard let count = Int(text), count >= 0 else { return nil }
+                self = count == 0 ? .none : .last(count)
+            }
+        }
+    }
+
+    /// The file.
+    public let url: URL
+    /// The store identifier written in the document.
+    public let identifier: String
+    /// Nil: documents hold every entity of their model.
+    public let configurationName: String? = nil
+    /// The model.
+    public let model: ManagedObjectModel
+    /// The settings it was opened with.
+    public let configuration: Configuration
+
+    let schema: SnapshotSchema
+    let state: Mutex<DocumentState>
+
+    /// The current format version of the document file.
+    public static let formatVersion = 1
+
+    // MARK: Opening
+
+    /// Creates a new, empty document.
+    /// - Throws: `.io` when the file exists and `overwrite` is false; SQLite errors.
+    public convenience init(creatingAt url: URL, model: ManagedObjectModel, overwrite: Bool = false,
+                            configuration: Configuration = Configuration()) throws {
+        let manager = FileManager.default
+        if manager.fileExists(atPath: url.path) {
+            guard overwrite else {
+                throw StrataError(.io, "\(url.path) already exists (pass overwrite to replace it).", context: ["path": url.path])
+            }
+            for suffix in ["", "-wal", "-shm", "-journal"] { try? manager.removeItem(atPath: url.path + suffix) }
+        }
+        let connection = try Self.connect(url, configuration: configuration, create: true)
+        do {
+            try DocumentFile.create(on: connection, model: model, identifier: UUID().uuidString)
+        } catch {
+            connection.close()
+            for suffix in ["", "-wal", "-shm", "-journal"] { try? manager.removeItem(atPath: url.path + suffix) }
+            throw error
+        }
+        try self.init(url: url, model: model, connection: connection, configuration: configuration)
+    }
+
+    /// Opens an existing document with the application's model.
+    /// - Throws: `.corruptDocument` when the file is not a Strata document,
+    ///   `.modelIncompatible` when the model differs from the one that created it,
+    ///   `.corruptSegment` naming the segment and offset when the log is damaged.
+    public convenience init(openingAt url: URL, model: ManagedObjectModel,
+                            configuration: Configuration = Configuration()) throws {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw StrataError(.io, "There is no document at \(url.path).", context: ["path": url.path])
+        }
+        let connection = try Self.connect(url, configuration: configuration, create: false)
+        do {
+            try self.init(url: url, model: model, connection: connection, configuration: configuration)
+        } catch {
+            connection.close()
+            throw error
+        }
+    }
+
+    /// Opens an existing document with the model stored inside it (for tools that have no
+    /// application model).
+    public convenience init(openingAt url: URL, configuration: Configuration = Configuration()) throws {
+        let model = try Self.storedModel(at: url)
+        try self.init(openingAt: url, model: model, configuration: configuration)
+    }
+
+    /// The model stored in a document.
+    /// - Throws: `.corruptDocument` when the file is not a Strata document.
+    public static func storedModel(at url: URL) throws -> ManagedObjectModel {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw StrataError(.io, "There is no document at \(url.path).", context: ["path": url.path])
+        }
+        let connection = try connect(url, configuration: Configuration(), create: false)
+        defer { connection.close() }
+        let meta = try DocumentFile.readMeta(connection, path: url.path)
+        return try meta.model()
+    }
+
+    private init(url: URL, model: ManagedObjectModel, connection: SQLiteConnection, configuration: Configuration) throws {
+        self.url = url
+        self.model = model
+        self.configuration = configuration
+        let meta = try DocumentFile.readMeta(connection, path: url.path)
+        guard meta.modelHash == model.versionHash else {
+            throw StrataError(
+                .modelIncompatible,
+                "The model is incompatible with the one used to create the store at \(url.path) (stored model hash \(meta.modelHash.prefix(12)), given \(model.versionHash.prefix(12))).",
+                context: ["path": url.path])
+        }
+        identifier = meta.identifier
+        schema = try SnapshotSchema(model: model)
+        var initial = DocumentState(connection: connection, meta: meta)
+        try initial.catchUp(schema: schema, model: model, storeTag: StoreRegistry.tag(for: meta.identifier),
+                            maxSegmentSize: configuration.maxSegmentSize, from: meta.compactedThrough)
+        state = Mutex(initial)
+    }
+
+    static func connect(_ url: URL, configuration: Configuration, create: Bool) throws -> SQLiteConnection {
+        let connection: SQLiteConnection
+        do {
+            connection = try SQLiteConnection(
+                path: url.path, flags: create ? [.readWrite, .create] : [.readWrite], busyTimeout: configuration.busyTimeout)
+        } catch let error as StrataError {
+            throw StrataError(.corruptDocument, "\(url.path) cannot be opened as a document: \(error.message)",
+                              context: ["path": url.path])
+        }
+        do {
+            try connection.execute("PRAGMA journal_mode=WAL")
+            try connection.execute("PRAGMA synchronous=\(configuration.synchronous == "NORMAL" ? "NORMAL" : "FULL")")
+            try connection.execute("PRAGMA foreign_keys=OFF")
+        } catch let error as StrataError where error.code == .sqlite {
+            connection.close()
+            throw StrataError(.corruptDocument, "\(url.path) is not a Strata document: \(error.message)", context: ["path": url.path])
+        }
+        return connection
+    }
+
+    /// Compacts (when configured) and closes the document, leaving a single file.
+    /// Further use throws `.invalidArgument`.
+    public func close() throws {
+        try state.withLock { state in
+            guard state.isOpen else { return }
+            if configuration.compactsOnClose, !state.overlay.isEmpty {
+                _ = try state.compact(schema: schema, model: model, storeTag: tag, configuration: configuration)
+            }
+            try? state.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            try? state.connection.execute("PRAGMA journal_mode=DELETE")
+            state.connection.close()
+            state.isOpen = false
+        }
+    }
+
+    deinit {
+        state.withLock { state in
+            if state.isOpen {
+                try? state.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                try? state.connection.execute("PRAGMA journal_mode=DELETE")
+                state.connection.close()
+                state.isOpen = false
+            }
+        }
+    }
+
+    func withOpenState<T>(_ body: (inout DocumentState) throws -> T) throws -> T {
+        try state.withLock { state in
+            guard state.isOpen else {
+                throw StrataError(.invalidArgument, "The document \(url.path) is closed.", context: ["path": url.path])
+            }
+            return try body(&state)
+        }
+    }
+}
