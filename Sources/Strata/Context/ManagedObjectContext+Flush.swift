@@ -44,9 +44,17 @@ extension ManagedObjectContext {
             }
         }
         flushSet.removeAll(keepingCapacity: true)
-        // Objects inserted and deleted before any flush are gone for good.
-        for object in dirtySet.values where object.state.isInserted && object.state.isDeleted && !object.state.wasLogged {
-            unregister(object)
+        // Objects inserted and deleted before any flush are gone for good. Those whose insert
+        // was logged (then deleted, or reverted by an undo) have nothing left to save, so they
+        // leave the changed set and are no longer held strongly; they stay registered (weakly)
+        // so that a redo revives the same instance while the application still holds it.
+        for object in dirtySet.values where object.state.isInserted && object.state.isDeleted {
+            if object.state.wasLogged {
+                object.state.inDirtySet = false
+                dirtySet[ObjectIdentifier(object)] = nil
+            } else {
+                unregister(object)
+            }
         }
         guard !operations.isEmpty else { return }
         for operation in operations {
