@@ -43,17 +43,19 @@ extension ManagedObjectContext {
                 changes.updated.insert(id)
             }
         }
+        let flushed = Array(flushSet.values)
         flushSet.removeAll(keepingCapacity: true)
-        // Objects inserted and deleted before any flush are gone for good. Those whose insert
-        // was logged (then deleted, or reverted by an undo) have nothing left to save, so they
-        // leave the changed set and are no longer held strongly; they stay registered (weakly)
-        // so that a redo revives the same instance while the application still holds it.
-        for object in dirtySet.values where object.state.isInserted && object.state.isDeleted {
-            if object.state.wasLogged {
+        // Objects inserted and deleted before any flush are gone for good. Objects left with
+        // nothing to save (an insert then a delete both logged, a change set back or reverted
+        // by an undo) leave the changed set, so they are no longer held strongly; they stay
+        // registered (weakly), so a redo revives the same instance while the app holds it.
+        for object in flushed {
+            if object.state.isInserted && object.state.isDeleted && !object.state.wasLogged {
+                unregister(object)
+            } else if (object.state.isInserted && object.state.isDeleted) || !object.hasChanges {
+                if !object.state.isInserted { object.committedSnapshot = nil }
                 object.state.inDirtySet = false
                 dirtySet[ObjectIdentifier(object)] = nil
-            } else {
-                unregister(object)
             }
         }
         guard !operations.isEmpty else { return }
