@@ -125,6 +125,48 @@ let hookModel: ManagedObjectModel = {
         #expect(!stack.context.hasChanges)
     }
 
+    @Test func undoReleasesAnUpdatedObjectOnceItRevertsTheUpdate() throws {
+        let stack = Stack()
+        let id = try stack.savedEmployee(salary: 1).objectID
+        stack.undo.removeAllActions()
+        let other = stack.newContext()
+        weak var weakObject: ManagedObject?
+        do {
+            let object = try other.existingObject(with: id)
+            try object.setValue(.integer(2), forKey: "salary")
+            weakObject = object
+        }
+        other.processPendingChanges()
+        #expect(weakObject != nil)
+        try other.undoManager?.undo()
+        #expect(weakObject == nil)
+        #expect(!other.hasChanges)
+        // Redo loads the record again and re-applies the change.
+        try other.undoManager?.redo()
+        #expect(try other.registeredObject(for: id)?.int("salary") == 2)
+        try other.save()
+        #expect(try stack.newContext().existingObject(with: id).int("salary") == 2)
+    }
+
+    @Test func aChangeSetBackToTheCommittedValueReleasesTheObject() throws {
+        let stack = Stack()
+        let id = try stack.savedEmployee(salary: 1).objectID
+        let other = stack.newContext()
+        weak var weakObject: ManagedObject?
+        do {
+            let object = try other.existingObject(with: id)
+            try object.setValue(.integer(2), forKey: "salary")
+            other.processPendingChanges()
+            try object.setValue(.integer(1), forKey: "salary")
+            weakObject = object
+        }
+        other.processPendingChanges()
+        #expect(weakObject == nil)
+        #expect(!other.hasChanges)
+        try other.save()
+        #expect(try stack.newContext().existingObject(with: id).int("salary") == 1)
+    }
+
     @Test func retainsRegisteredObjectsKeepsEveryObjectAlive() throws {
         let stack = Stack()
         let id = try stack.savedEmployee().objectID

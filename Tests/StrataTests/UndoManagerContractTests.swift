@@ -135,6 +135,18 @@ import Testing
         #expect(stack.undo.redoCount == 3)
     }
 
+    @Test func loweringLevelsOfUndoDropsTheOldestGroupsAtOnce() throws {
+        let (stack, employee) = try fixture(salary: 0)
+        for value: Int64 in 1...4 { try group(stack, employee, value, name: "Set \(value)") }
+        stack.undo.levelsOfUndo = 2
+        #expect(stack.undo.undoCount == 2)
+        #expect(stack.undo.undoGroups.map(\.actionName) == ["Set 3", "Set 4"])
+        try stack.undo.undo()
+        try stack.undo.undo()
+        #expect(try salary(employee) == 2)
+        #expect(!stack.undo.canUndo)
+    }
+
     @Test func undoWithNothingToUndoDoesNothing() throws {
         let (stack, employee) = try fixture(salary: 5)
         let recorder = NotificationRecorder(
