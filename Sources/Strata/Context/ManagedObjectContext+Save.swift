@@ -250,11 +250,19 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Logs the way back from an object's flushed, unsaved updates to its committed values,
-    /// as a change undo does not see, so that a save does not write updates a refresh
-    /// discarded. Unflushed changes need nothing: they were never logged.
+    /// Logs the way back from an object's flushed, unsaved updates (or delete) to its
+    /// committed values, as a change undo does not see, so that a save does not write what a
+    /// refresh discarded. Unflushed changes need nothing: they were never logged.
     private func logDiscardOfFlushedChanges(_ object: ManagedObject) {
-        guard let committed = object.committedSnapshot, !object.state.isDeleted else { return }
+        if object.state.isDeleted && !object.state.deletedSinceFlush {
+            // The delete was logged: log the record back, as it was at the last save.
+            guard object.state.existsInStore else { return }
+            let values = object.committedSnapshot ?? object.storage
+            log.append([.insert(object.objectID, values: values)],
+                       group: ChangeGroupInfo(id: coordinator.allocateGroupID(), kind: .unregistered), isUndoable: false)
+            return
+        }
+        guard let committed = object.committedSnapshot else { return }
         var flushed = object.storage
         for (slot, old) in object.flushOld { flushed[slot] = old }
         guard flushed != committed else { return }
