@@ -198,6 +198,18 @@ let hookModel: ManagedObjectModel = {
         #expect(fault.calls == ["awakeFromFetch"])
     }
 
+    @Test func anObjectCreatedWithoutAContextAwakesWhenInserted() throws {
+        let stack = Stack(model: hookModel)
+        let entity = try #require(hookModel.entitiesByName["Employee"])
+        let employee = HookRecordingEmployee(entity: entity, insertInto: nil)
+        #expect(employee.calls.isEmpty)
+        #expect(employee.context == nil)
+        try stack.context.insert(employee)
+        #expect(employee.calls == ["awakeFromInsert"])
+        #expect(employee.isInserted)
+        #expect(stack.context.insertedObjects == [employee])
+    }
+
     @Test func willSaveAndDidSaveRunForChangedObjectsOnly() throws {
         let stack = Stack(model: hookModel)
         let a = try stack.savedEmployee("A", "One")

@@ -51,6 +51,21 @@ let fullNameModel: ManagedObjectModel = {
         #expect(try employee.int("salary") == 100)
     }
 
+    @Test func aDeleteDiscardedByRefreshIsNotSavedEvenOnceFlushed() throws {
+        let stack = Stack()
+        let employee = try stack.savedEmployee(salary: 100)
+        try employee.setValue(.integer(200), forKey: "salary")
+        stack.context.processPendingChanges()
+        stack.context.delete(employee)
+        stack.context.processPendingChanges()
+        stack.context.refresh(employee, mergeChanges: false)
+        #expect(!employee.isDeleted)
+        #expect(!stack.context.hasChanges)
+        try stack.context.save()
+        #expect(try employee.int("salary") == 100, "the record is still there, as it was saved")
+        #expect(try stack.newContext().existingObject(with: employee.objectID).int("salary") == 100)
+    }
+
     @Test func refreshWithoutMergingPicksUpAnotherContextsSave() throws {
         let stack = Stack()
         let employee = try stack.savedEmployee(salary: 100)

@@ -25,6 +25,16 @@ import Testing
         #expect(recorder.names.count == 1, "a save with nothing to save posts nothing")
     }
 
+    @Test func didSaveIsDeliveredThroughTheAsyncStream() async throws {
+        let stack = Stack()
+        var iterator = stack.context.didSave().makeAsyncIterator()
+        let project = try stack.project()
+        try stack.context.save()
+        let saved = try #require(await iterator.next())
+        #expect(saved.inserted == [project.objectID])
+        #expect(saved.updated.isEmpty && saved.deleted.isEmpty)
+    }
+
     @Test func aFailedSaveLeavesTheContextAndTheStoreAsTheyWere() throws {
         let stack = Stack()
         let context = stack.context
