@@ -15,7 +15,6 @@ extension ManagedObjectContext {
         var operations: [Operation] = []
         var changes = ObjectChanges()
         changes.updated.reserveCapacity(flushSet.count)
-        var vanished: [ManagedObject] = []
         for object in flushSet.values {
             object.state.inFlushSet = false
             defer {
@@ -27,7 +26,6 @@ extension ManagedObjectContext {
             if object.state.insertedSinceFlush && object.state.isDeleted {
                 // Inserted then deleted within the flush: nothing happened. Never logged,
                 // the object is gone for good.
-                if !object.state.wasLogged { vanished.append(object) }
                 continue
             }
             if object.state.insertedSinceFlush {
@@ -48,8 +46,21 @@ extension ManagedObjectContext {
                 changes.updated.insert(id)
             }
         }
+        let flushed = Array(flushSet.values)
         flushSet.removeAll(keepingCapacity: true)
-        for object in vanished where object.state.isInserted { unregister(object) }
+        // Objects inserted and deleted before any flush are gone for good. Objects left with
+        // nothing to save (an insert then a delete both logged, a change set back or reverted
+        // by an undo) leave the changed set, so they are no longer held strongly; they stay
+        // registered (weakly), so a redo revives the same instance while the app holds it.
+        for object in flushed {
+            if object.state.isInserted && object.state.isDeleted && !object.state.wasLogged {
+                unregister(object)
+            } else if (object.state.isInserted && object.state.isDeleted) || !object.hasChanges {
+                if !object.state.isInserted { object.committedSnapshot = nil }
+                object.state.inDirtySet = false
+                dirtySet[ObjectIdentifier(object)] = nil
+            }
+        }
         guard !operations.isEmpty else { return }
         for operation in operations {
             if case .insert(let id, _) = operation { registeredObject(for: id)?.state.wasLogged = true }

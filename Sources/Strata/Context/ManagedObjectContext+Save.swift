@@ -223,6 +223,7 @@ extension ManagedObjectContext {
         if !mergeChanges || object.state.isFault {
             guard !object.state.isFault else { return }
             object.willTurnIntoFault()
+            logDiscardOfFlushedChanges(object)
             object.storage = []
             object.committedSnapshot = nil
             object.flushOld.removeAll()
@@ -247,5 +248,29 @@ extension ManagedObjectContext {
                 object.storage[slot] = value
             }
         }
+    }
+
+    /// Logs the way back from an object's flushed, unsaved updates (or delete) to its
+    /// committed values, as a change undo does not see, so that a save does not write what a
+    /// refresh discarded. Unflushed changes need nothing: they were never logged.
+    private func logDiscardOfFlushedChanges(_ object: ManagedObject) {
+        if object.state.isDeleted && !object.state.deletedSinceFlush {
+            // The delete was logged: log the record back, as it was at the last save.
+            guard object.state.existsInStore else { return }
+            let values = object.committedSnapshot ?? object.storage
+            log.append([.insert(object.objectID, values: values)],
+                       group: ChangeGroupInfo(id: coordinator.allocateGroupID(), kind: .unregistered), isUndoable: false)
+            return
+        }
+        guard let committed = object.committedSnapshot else { return }
+        var flushed = object.storage
+        for (slot, old) in object.flushOld { flushed[slot] = old }
+        guard flushed != committed else { return }
+        object.flushOld = FirstValues()
+        for slot in committed.indices where flushed[slot] != committed[slot] { object.flushOld[slot] = flushed[slot] }
+        object.storage = committed
+        let operations = Self.coalescedUpdates(of: object)
+        guard !operations.isEmpty else { return }
+        log.append(operations, group: ChangeGroupInfo(id: coordinator.allocateGroupID(), kind: .unregistered), isUndoable: false)
     }
 }

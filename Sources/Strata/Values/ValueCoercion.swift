@@ -9,8 +9,10 @@ enum ModelValueRules {
     static func coerce(_ value: PropertyValue, to type: AttributeType) -> PropertyValue? {
         if case .null = value { return .null }
         switch (type, value) {
-        case (.integer16, .integer(let v)): return (Int64(Int16.min)...Int64(Int16.max)).contains(v) ? value : Optional.none
-        case (.integer32, .integer(let v)): return (Int64(Int32.min)...Int64(Int32.max)).contains(v) ? value : Optional.none
+        // Not `fits ? value : nil`: PropertyValue is ExpressibleByNilLiteral, so that `nil`
+        // would be `.null` and an out-of-range number would silently become NULL.
+        case (.integer16, .integer(let v)): return Int16(exactly: v).map { _ in value }
+        case (.integer32, .integer(let v)): return Int32(exactly: v).map { _ in value }
         case (.integer64, .integer): return value
         case (.integer16, .boolean(let b)), (.integer32, .boolean(let b)), (.integer64, .boolean(let b)):
             return .integer(b ? 1 : 0)
