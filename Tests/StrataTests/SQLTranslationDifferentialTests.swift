@@ -13,7 +13,7 @@ import Testing
         let dataset = try SQLTestDataset(seed: seed)
         let translator = SQLPredicateTranslator(schema: dataset.schema, storeTag: SQLTestDataset.storeTag)
         var generator = SQLPredicateGenerator(seed: seed, dataset: dataset)
-        var failures = 0, residuals = 0, errors = 0
+        var failures = 0, residuals = 0, errors = 0, nonEmpty = 0
         for index in 0..<Self.predicatesPerSeed {
             let request = generator.request()
             let expected = Result { try dataset.expected(request) }
@@ -28,6 +28,7 @@ import Testing
                     if counted != .integer(Int64(keys.count)) { problem = "count \(String(describing: counted)) ≠ \(keys.count)" }
                 }
                 if result.plan.residual != nil { residuals += 1 }
+                if !keys.isEmpty { nonEmpty += 1 }
             case (.failure(let memory), .failure(let sql)):
                 errors += 1
                 if (memory as? StrataError)?.code != (sql as? StrataError)?.code {
@@ -50,6 +51,9 @@ import Testing
                 if failures >= 5 { break }
             }
         }
-        print("seed \(seed): \(Self.predicatesPerSeed) fetches, \(residuals) with a residual, \(errors) errors on both sides")
+        print("seed \(seed): \(Self.predicatesPerSeed) fetches, \(nonEmpty) non-empty, \(residuals) with a residual, \(errors) errors on both sides")
+        // The generator must exercise real answers and the residual path, not only empty results.
+        #expect(nonEmpty > Self.predicatesPerSeed / 3)
+        #expect(residuals > 0)
     }
 }

@@ -187,6 +187,9 @@ import Testing
         let query = SQLQuery(sql: "SELECT ?3, ?1, ?3", bindings: [.integer(1), .integer(2), .integer(3)]).compacted()
         #expect(query.sql == "SELECT ?1, ?2, ?1")
         #expect(query.bindings == [.integer(3), .integer(1)])
+        let quoted = SQLQuery(sql: "SELECT \"a?2\" FROM t WHERE x = ?2", bindings: [.integer(1), .integer(2)]).compacted()
+        #expect(quoted.sql == "SELECT \"a?2\" FROM t WHERE x = ?1")
+        #expect(quoted.bindings == [.integer(2)])
     }
 
     @Test func registeredFunctionsFollowThePredicateTextRules() throws {

@@ -37,16 +37,20 @@ package struct SQLQuery: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A copy whose parameters are renumbered `?1…?n` in order of first use, keeping only
-    /// the bindings the SQL uses (SQLite refuses bindings past the last parameter).
+    /// the bindings the SQL uses (SQLite refuses bindings past the last parameter). The SQL
+    /// holds no string literals (values are parameters), so every `?` outside a quoted
+    /// identifier is a parameter.
     func compacted() -> SQLQuery {
         var output = ""
         var renumbered: [Int: Int] = [:]
         var used: [SQLiteValue] = []
         let scalars = Array(sql.unicodeScalars)
         var index = 0
+        var quoted = false  // inside a "quoted identifier": a ? there is not a parameter
         while index < scalars.count {
             let scalar = scalars[index]
-            if scalar == "?" {
+            if scalar == "\"" { quoted.toggle() }
+            if scalar == "?", !quoted {
                 var end = index + 1
                 var number = 0
                 while end < scalars.count, end - index <= 9, ("0"..."9").contains(scalars[end]) {
