@@ -26,10 +26,16 @@ enum GRDBPeer {
         env.file(records ? "w1-grdb-records.sqlite" : "w1-grdb-statements.sqlite")
     }
 
+    /// A pool whose writer uses synchronous=FULL (GRDB sets NORMAL when it enables WAL,
+    /// after `prepareDatabase`, so the setting is made on the writer afterwards and checked).
     static func open(_ url: URL) throws -> DatabasePool {
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        return try DatabasePool(path: url.path, configuration: configuration)
+        let pool = try DatabasePool(path: url.path)
+        let synchronous = try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            return try Int.fetchOne(db, sql: "PRAGMA synchronous")
+        }
+        guard synchronous == 2 else { throw RawSQLite.Failure(description: "GRDB: synchronous is \(synchronous ?? -1), not FULL") }
+        return pool
     }
 
     static func employee(_ index: Int, count: Int) -> Employee {

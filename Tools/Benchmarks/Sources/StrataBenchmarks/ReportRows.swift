@@ -41,6 +41,8 @@ enum ReportRows {
     static let noUndo = "n/a: no undo"
     static let peersWithoutUndo = [Subject.sqlite: noUndo, Subject.grdbRecords: noUndo, Subject.grdbStatements: noUndo]
     static let noQueries = [Subject.loro: "n/a: no queries or indexes"]
+    static let noLog = [Subject.sqlite: "n/a: no log", Subject.grdbRecords: "n/a: no log", Subject.grdbStatements: "n/a: no log",
+                        Subject.loro: "n/a: not measured"]
 
     static let all: [ReportRow] = [
         ReportRow(workload: "W1", label: "insert (create objects, set values)", metric: "insert_s", unit: .seconds,
@@ -68,10 +70,10 @@ enum ReportRows {
         ReportRow(workload: "W4", label: "peak memory", metric: "peak_mib", unit: .mebibytes, notApplicable: noQueries),
         ReportRow(workload: "W5", label: "compaction (ops folded) vs rows written", metric: "compact_ops_per_s", unit: .rate,
                   notApplicable: [Subject.loro: "n/a: no compaction"]),
-        ReportRow(workload: "W6", label: "replay: decode + apply", metric: "replay_ops_per_s", unit: .rate),
-        ReportRow(workload: "W6", label: "decode (LZ4 + segment format)", metric: "decode_ops_per_s", unit: .rate),
-        ReportRow(workload: "W6", label: "apply to an in-memory store", metric: "apply_ops_per_s", unit: .rate),
-        ReportRow(workload: "W6", label: "LZ4 decompression alone, same bytes", metric: "lz4_ops_per_s", unit: .rate),
+        ReportRow(workload: "W6", label: "replay: decode + apply", metric: "replay_ops_per_s", unit: .rate, notApplicable: noLog),
+        ReportRow(workload: "W6", label: "decode (LZ4 + segment format)", metric: "decode_ops_per_s", unit: .rate, notApplicable: noLog),
+        ReportRow(workload: "W6", label: "apply to an in-memory store", metric: "apply_ops_per_s", unit: .rate, notApplicable: noLog),
+        ReportRow(workload: "W6", label: "LZ4 decompression alone, same bytes", metric: "lz4_ops_per_s", unit: .rate, notApplicable: noLog),
         ReportRow(workload: "W7", label: "snapshot bytes per object", metric: "snapshot_bytes_per_object", unit: .bytes),
         ReportRow(workload: "W7", label: "log bytes per inserted object", metric: "segment_bytes_per_object", unit: .bytes,
                   notApplicable: [Subject.sqlite: "n/a: no log", Subject.grdbRecords: "n/a: no log"]),

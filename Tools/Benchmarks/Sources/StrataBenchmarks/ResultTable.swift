@@ -11,7 +11,8 @@ enum ResultTable {
         let header = ["W", "measure"] + Subject.columns.map(\.title)
         lines.append("| " + header.joined(separator: " | ") + " |")
         lines.append("|" + header.map { _ in "---" }.joined(separator: "|") + "|")
-        for row in ReportRows.all {
+        for row in ReportRows.all
+        where Subject.columns.contains(where: { medians[ReportRows.peerKey(row, subject: $0.id)] != nil || medians[row.key($0.id)] != nil }) {
             let strataKey = row.key(Subject.strata)
             let strata = medians[strataKey]
             var cells = [row.workload, row.label]

@@ -85,7 +85,7 @@ enum Clock {
 /// The process's peak resident memory so far, in MiB (getrusage's ru_maxrss).
 func peakMemoryMiB() -> Double {
     var usage = rusage()
-    getrusage(RUSAGE_SELF, &usage)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
     return Double(usage.ru_maxrss) / 1024
 }
 
