@@ -71,7 +71,8 @@ enum BulkCreateWorkload {
         let sizeCopy = env.file("w7-strata-size.sqlite")
         try? FileManager.default.removeItem(at: sizeCopy)
         try FileManager.default.copyItem(at: url, to: sizeCopy)
-        let snapshotBytes = try RawSQLite.vacuumedSize(of: sizeCopy)
+        let sizes = try RawSQLite.vacuumedSizes(of: sizeCopy, table: "Employee")
+        let snapshotBytes = sizes.file
         try? FileManager.default.removeItem(at: sizeCopy)
 
         return [
@@ -83,7 +84,7 @@ enum BulkCreateWorkload {
             "W5.compact_ops_per_s": Double(report.rowsWritten) / compactSeconds,
             "W7.snapshot_bytes_per_object": Double(snapshotBytes) / Double(count),
             "W7.segment_bytes_per_object": Double(segmentBytes) / Double(count),
-        ]
+        ].merging(sizes.table.map { ["W7.table_bytes_per_object": Double($0) / Double(count)] } ?? [:]) { $1 }
     }
 
     /// The compacted W1 document, built now when an earlier unit has not left one.

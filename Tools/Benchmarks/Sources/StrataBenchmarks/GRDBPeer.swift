@@ -88,7 +88,9 @@ enum GRDBPeer {
             let copy = env.file("w7-grdb-size.sqlite")
             try? FileManager.default.removeItem(at: copy)
             try FileManager.default.copyItem(at: url, to: copy)
-            figures["W7.snapshot_bytes_per_object"] = Double(try RawSQLite.vacuumedSize(of: copy)) / Double(count)
+            let sizes = try RawSQLite.vacuumedSizes(of: copy, table: "Employee")
+            figures["W7.snapshot_bytes_per_object"] = Double(sizes.file) / Double(count)
+            if let table = sizes.table { figures["W7.table_bytes_per_object"] = Double(table) / Double(count) }
             try? FileManager.default.removeItem(at: copy)
         }
         return figures

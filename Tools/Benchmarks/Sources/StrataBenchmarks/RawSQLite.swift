@@ -98,13 +98,19 @@ final class RawSQLite {
         }
     }
 
-    /// The size of a database file after VACUUM (the copy is changed).
-    static func vacuumedSize(of url: URL) throws -> Int {
+    /// The sizes of a database after VACUUM (the copy is changed): the file, and the pages
+    /// of `table` alone without its indexes (from `dbstat`, nil when SQLite lacks it).
+    static func vacuumedSizes(of url: URL, table: String) throws -> (file: Int, table: Int?) {
+        var tableBytes: Int?
         do {
             let connection = try RawSQLite(path: url.path)
             try connection.execute("PRAGMA journal_mode=DELETE")
             try connection.execute("VACUUM")
+            if let statement = try? connection.prepare("SELECT SUM(pgsize) FROM dbstat WHERE name = ?") {
+                statement.bind(1, table)
+                if try statement.step() { tableBytes = Int(statement.int64(0)) }
+            }
         }
-        return fileSize(url)
+        return (fileSize(url), tableBytes)
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The raw SQLite peer: the same tables and indexes as Strata's snapshot (Employee with
-/// indexes on lastName, salary and employeeID; Department), prepared statements, one
+/// indexes on lastName, salary, employeeID and the department foreign key — Strata indexes
+/// to-one keys, as GRDB's `belongsTo` does; Department), prepared statements, one
 /// transaction, WAL + synchronous=FULL.
 enum RawSQLitePeer {
     static let schema = """
@@ -12,6 +13,7 @@ enum RawSQLitePeer {
         CREATE INDEX Employee_lastName ON Employee (lastName);
         CREATE INDEX Employee_salary ON Employee (salary);
         CREATE INDEX Employee_employeeID ON Employee (employeeID);
+        CREATE INDEX Employee_department ON Employee (department);
         """
 
     static func documentURL(_ env: BenchEnvironment) -> URL { env.file("w1-raw.sqlite") }
@@ -64,7 +66,9 @@ enum RawSQLitePeer {
         let copy = env.file("w7-raw-size.sqlite")
         try? FileManager.default.removeItem(at: copy)
         try FileManager.default.copyItem(at: url, to: copy)
-        figures["W7.snapshot_bytes_per_object"] = Double(try RawSQLite.vacuumedSize(of: copy)) / Double(count)
+        let sizes = try RawSQLite.vacuumedSizes(of: copy, table: "Employee")
+        figures["W7.snapshot_bytes_per_object"] = Double(sizes.file) / Double(count)
+        if let table = sizes.table { figures["W7.table_bytes_per_object"] = Double(table) / Double(count) }
         try? FileManager.default.removeItem(at: copy)
         return figures
     }

@@ -75,6 +75,8 @@ enum ReportRows {
         ReportRow(workload: "W6", label: "apply to an in-memory store", metric: "apply_ops_per_s", unit: .rate, notApplicable: noLog),
         ReportRow(workload: "W6", label: "LZ4 decompression alone, same bytes", metric: "lz4_ops_per_s", unit: .rate, notApplicable: noLog),
         ReportRow(workload: "W7", label: "snapshot bytes per object", metric: "snapshot_bytes_per_object", unit: .bytes),
+        ReportRow(workload: "W7", label: "of which the table alone (no indexes)", metric: "table_bytes_per_object", unit: .bytes,
+                  notApplicable: [Subject.loro: "n/a"]),
         ReportRow(workload: "W7", label: "log bytes per inserted object", metric: "segment_bytes_per_object", unit: .bytes,
                   notApplicable: [Subject.sqlite: "n/a: no log", Subject.grdbRecords: "n/a: no log"]),
         ReportRow(workload: "W7", label: "log bytes per edit operation", metric: "segment_bytes_per_edit", unit: .bytes,
