@@ -90,6 +90,7 @@ struct BenchRunner {
                         values["\(name[..<dot]).\(unit.subject)\(name[dot...])", default: []].append(value)
                     }
                     print(String(format: "  %@ #%d: %.1f s", unit.id, repetition, Clock.seconds(since: start)))
+                    fflush(nil)  // progress appears at once when piped to a log
                 } catch let failure as ChildProcess.Failure where failure.isSkip {
                     print("  \(unit.id): \(failure)")
                     notes.append("\(unit.id) \(failure)")
