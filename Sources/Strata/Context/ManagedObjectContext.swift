@@ -36,7 +36,7 @@ public final class ManagedObjectContext {
     /// The log of flushed changes.
     let log = OperationLog()
     /// Registered objects by ID; unchanged ones weakly held.
-    var registry: [ManagedObjectID: WeakObject] = [:]
+    var registry = ObjectRegistry()
     /// Objects changed since the last flush, in order of first change.
     var flushSet: OrderedDictionary<ObjectIdentifier, ManagedObject> = [:]
     /// Objects changed since the last save: strongly held until save, rollback or reset.
