@@ -38,7 +38,7 @@ public final class ManagedObjectContext {
     /// Registered objects by ID; unchanged ones weakly held.
     var registry = ObjectRegistry()
     /// Objects changed since the last flush, in order of first change.
-    var flushSet: OrderedDictionary<ObjectIdentifier, ManagedObject> = [:]
+    var flushSet = FlushList()
     /// Objects changed since the last save: strongly held until save, rollback or reset.
     var dirtySet: OrderedDictionary<ObjectIdentifier, ManagedObject> = [:]
     var retainAll: [ManagedObject] = []
