@@ -28,12 +28,18 @@ final class DocumentSession {
     private init(path: String) throws {
         url = URL(fileURLWithPath: path)
         guardian = try ToolDocumentGuard(url)
-        store = try DocumentStore(openingAt: url, configuration: Self.configuration)
+        do {
+            store = try DocumentStore(openingAt: url, configuration: Self.configuration)
+        } catch {
+            guardian.restoreAfterFailedOpen()
+            throw error
+        }
         coordinator = PersistentStoreCoordinator(model: store.model)
         do {
             try coordinator.addStore(store)
         } catch {
             try? store.close()
+            guardian.restoreHeaderIfUnchanged()
             throw error
         }
         context = ManagedObjectContext(coordinator: coordinator)

@@ -58,6 +58,18 @@ package struct ToolDocumentGuard: Sendable {
         _ = try DocumentFile.readMeta(connection, path: url.path)
     }
 
+    /// After a ``DocumentStore`` failed to open the document: switches the journal back
+    /// from WAL (the failed open leaves it in WAL mode), then restores the counters.
+    package func restoreAfterFailedOpen() {
+        let now = Self.readHeader(url)
+        if now.count == 100, header.count == 100, now[18] != header[18] || now[19] != header[19],
+           let connection = try? SQLiteConnection(path: url.path, flags: [.readWrite], busyTimeout: 5) {
+            try? connection.execute("PRAGMA journal_mode=\(header[18] == 2 ? "WAL" : "DELETE")")
+            connection.close()
+        }
+        restoreHeaderIfUnchanged()
+    }
+
     /// Puts back SQLite's change counters when opening and closing changed nothing else.
     package func restoreHeaderIfUnchanged() {
         guard header.count == 100, Self.fileSize(url) == size,
