@@ -18,7 +18,7 @@ struct FetchCommand: ParsableCommand {
             sub-entities are included. --sort KEY sorts ascending, KEY:desc descending \
             (repeat it for several keys; :c sorts case-insensitively, e.g. lastName:c:desc).
 
-            Formats: table (for people), json (an array of {"_uri", "_entity", property: \
+            Formats: table (for people; columns empty in every row are left out), json (an array of {"_uri", "_entity", property: \
             value...} in model order; to-ones are URIs or null, to-manys arrays of URIs), csv \
             (a header row, then one row per object), ids (one URI per line). --count prints \
             only the number of matching objects (after --offset and --limit).
@@ -110,8 +110,19 @@ struct FetchCommand: ParsableCommand {
         return names
     }
 
+    /// A table of the columns that hold a value in at least one record (all when none do).
     static func table(_ ids: [ManagedObjectID], _ records: [ToolJSON], entity: EntityDescription) -> String {
-        let names = columns(records, entity: entity)
+        let all = columns(records, entity: entity)
+        let filled = all.filter { name in
+            records.contains { record in
+                switch record[name] {
+                case nil, .null?: return false
+                case .array(let items)?: return !items.isEmpty
+                default: return true
+                }
+            }
+        }
+        let names = filled.isEmpty ? all : filled
         let rows = zip(ids, records).map { id, record in
             [ToolRecordText.shortReference(id)] + names.map { name in cell(record[name]) }
         }
