@@ -61,3 +61,50 @@ import Testing
         try store.close()
     }
 }
+
+@Suite struct DocumentFetchSmoke {
+    @Test func fetchesSeeTheOverlayAndTheSnapshotAlike() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let model = sharedExampleModel
+        var configuration = DocumentStore.Configuration()
+        configuration.compactionSegmentThreshold = 0
+        configuration.compactionByteThreshold = 0
+        let store = try DocumentStore(creatingAt: directory.appendingPathComponent("f.strata"), model: model, configuration: configuration)
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addStore(store)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let sales = try context.insertObject(forEntityName: "Department")
+        try sales.setValue("Sales", forKey: "name")
+        for index in 0..<20 {
+            let employee = try context.insertObject(forEntityName: "Employee")
+            try employee.setValue(.string("E\(index)"), forKey: "firstName")
+            try employee.setValue(.string(index % 2 == 0 ? "Quinn" : "Smith"), forKey: "lastName")
+            try employee.setValue(.integer(Int64(index * 10_000)), forKey: "salary")
+            if index % 3 == 0 { try employee.setObject(sales, forKey: "department") }
+        }
+        try context.save()
+        let request = FetchRequest(
+            entityName: "Employee",
+            predicate: try FetchPredicate(format: "lastName BEGINSWITH[c] 'q' AND salary > 50000"),
+            sortDescriptors: [FetchSortDescriptor("salary", ascending: false)])
+        request.fetchLimit = 5
+        let byDepartment = FetchRequest(entityName: "Employee", predicate: try FetchPredicate(format: "department.name == 'Sales'"))
+        let overlayAnswer = try context.fetchObjectIDs(request)
+        let overlayDepartment = Set(try context.fetchObjectIDs(byDepartment))
+        #expect(overlayAnswer.count == 5)
+        #expect(try context.count(for: byDepartment) == 7)
+        try store.compact()
+        let fresh = ManagedObjectContext(coordinator: coordinator)
+        #expect(try fresh.fetchObjectIDs(request) == overlayAnswer)
+        #expect(Set(try fresh.fetchObjectIDs(byDepartment)) == overlayDepartment)
+        // Rename the department in a save (overlay) and the to-one key path must follow.
+        try sales.setValue("Marketing", forKey: "name")
+        try context.save()
+        let third = ManagedObjectContext(coordinator: coordinator)
+        #expect(try third.fetchObjectIDs(byDepartment).isEmpty)
+        #expect(try third.count(for: byDepartment) == 0)
+        try store.close()
+    }
+}

@@ -49,6 +49,7 @@ extension ManagedObjectContext {
             object.state.deletedByApply = false
             if !object.state.isInserted, object.committedSnapshot == nil { object.committedSnapshot = object.storage }
             object.storage = values
+            object.changedSlots = .max
             noteChanged(object)
             return
         }

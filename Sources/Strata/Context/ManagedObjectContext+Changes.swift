@@ -20,6 +20,7 @@ extension ManagedObjectContext {
     @inline(__always)
     func willChange(_ object: ManagedObject, slot: Int) {
         if !object.state.isInserted, object.committedSnapshot == nil { object.committedSnapshot = object.storage }
+        object.changedSlots |= 1 << UInt64(min(slot, 63))
         if !object.state.insertedSinceFlush, object.flushOld[slot] == nil {
             object.flushOld[slot] = object.storage[slot]
         }

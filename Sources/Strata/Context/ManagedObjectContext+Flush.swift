@@ -40,9 +40,7 @@ extension ManagedObjectContext {
                 changes.deleted.insert(id)
                 continue
             }
-            let updates = Self.coalescedUpdates(of: object)
-            if !updates.isEmpty {
-                operations.append(contentsOf: updates)
+            if Self.appendCoalescedUpdates(of: object, to: &operations) {
                 changes.updated.insert(id)
             }
         }
@@ -74,14 +72,23 @@ extension ManagedObjectContext {
 
     /// The update and relate operations for one object's changed slots.
     static func coalescedUpdates(of object: ManagedObject) -> [Operation] {
+        var operations: [Operation] = []
+        appendCoalescedUpdates(of: object, to: &operations)
+        return operations
+    }
+
+    /// Appends the object's update (one for all attribute, to-one and ordered slots) and
+    /// relate operations; returns whether it appended any.
+    @discardableResult
+    static func appendCoalescedUpdates(of object: ManagedObject, to operations: inout [Operation]) -> Bool {
         var slotChanges: [SlotChange] = []
         var relates: [Operation] = []
-        for slot in object.flushOld.sortedSlots {
-            let old = object.flushOld[slot]!
+        let entity = object.entity
+        for (slot, old) in object.flushOld {
             let new = object.storage[slot]
             if old == new { continue }  // set back to its old value: no change
-            if case .relationship(let index) = object.entity.slotKinds[slot],
-               object.entity.relationships[index].isToMany, !object.entity.relationships[index].isOrdered,
+            if case .relationship(let index) = entity.slotKinds[slot],
+               entity.relationships[index].isToMany, !entity.relationships[index].isOrdered,
                case .objects(let before) = old, case .objects(let after) = new
             {
                 let added = after.filter { !before.contains($0) }
@@ -93,8 +100,9 @@ extension ManagedObjectContext {
                 slotChanges.append(SlotChange(slot: slot, old: old, new: new))
             }
         }
-        if slotChanges.isEmpty { return relates }
-        return [.update(object.objectID, changes: slotChanges)] + relates
+        if !slotChanges.isEmpty { operations.append(.update(object.objectID, changes: slotChanges)) }
+        if !relates.isEmpty { operations.append(contentsOf: relates) }
+        return !slotChanges.isEmpty || !relates.isEmpty
     }
 
     /// Appends a batch to the log and hands it to the undo manager.

@@ -204,6 +204,7 @@ extension ManagedObjectContext {
         dirtySet.removeAll()
         retainAll.removeAll()
         fetchedPropertyCache.removeAll()
+        prefetchedObjects.removeAll()
         log.clearUnsaved()
         undoManager?.removeAllActions()
     }

@@ -48,6 +48,9 @@ public final class ManagedObjectContext {
     var changeObservers: [UUID: AsyncStream<ObjectChanges>.Continuation] = [:]
     var saveObservers: [UUID: AsyncStream<SaveChanges>.Continuation] = [:]
     var fetchedPropertyCache: [ObjectIdentifier: [String: [ManagedObject]]] = [:]
+    /// The destinations the last prefetching fetch loaded, kept alive (the registry holds
+    /// objects weakly) until the next prefetching fetch or `reset()`.
+    var prefetchedObjects: [ManagedObject] = []
 
     /// Creates a context over a coordinator, with an undo manager.
     public init(coordinator: PersistentStoreCoordinator, undoManager: ContextUndoManager? = ContextUndoManager()) {

@@ -1,8 +1,8 @@
 import Foundation
 
-/// The first old value of each slot changed since a flush: a small list, not a
-/// dictionary, because an object rarely changes more than a few slots between flushes and
-/// a list costs no hashing and one allocation that is kept between flushes.
+/// The first old value of each slot changed since a flush: a small list kept in slot
+/// order, not a dictionary, because an object rarely changes more than a few slots between
+/// flushes and a list costs no hashing and one allocation that is kept between flushes.
 struct FirstValues: Sequence {
     private var slots: [Int] = []
     private var values: [PropertyValue] = []
@@ -21,14 +21,15 @@ struct FirstValues: Sequence {
                     values.remove(at: index)
                 }
             } else if let newValue {
-                slots.append(slot)
-                values.append(newValue)
+                let position = slots.firstIndex { $0 > slot } ?? slots.count
+                slots.insert(slot, at: position)
+                values.insert(newValue, at: position)
             }
         }
     }
 
     /// The slots recorded, in ascending order.
-    var sortedSlots: [Int] { slots.sorted() }
+    var sortedSlots: [Int] { slots }
 
     mutating func removeAll(keepingCapacity: Bool = false) {
         slots.removeAll(keepingCapacity: keepingCapacity)

@@ -44,8 +44,10 @@ extension ManagedObject {
         try ensureLoaded()
         switch entity.slotKinds[slot] {
         case .attribute(let index):
-            let attribute = entity.attributes[index]
-            guard let coerced = ModelValueRules.coerce(value, to: attribute.attributeType) else {
+            // Not `let attribute = entity.attributes[index]`: copying the description
+            // retains and releases its strings on every write.
+            guard let coerced = ModelValueRules.coerce(value, to: entity.attributes[index].attributeType) else {
+                let attribute = entity.attributes[index]
                 throw StrataError(
                     .typeMismatch,
                     "\(entity.name).\(attribute.name) is \(attribute.attributeType.rawValue); got \(ModelValueRules.kindName(value)) \(value).",

@@ -25,7 +25,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Current values by storage slot; empty while the object is a fault.
     var storage: [PropertyValue] = []
     /// Values at the last save or load, captured at the first change after it.
-    var committedSnapshot: [PropertyValue]?
+    var committedSnapshot: [PropertyValue]? {
+        didSet { if committedSnapshot == nil { changedSlots = 0 } }
+    }
+    /// The slots changed since `committedSnapshot` was taken, one bit each (bit 63 stands
+    /// for every slot from 63 on): `isUpdated` compares only these.
+    var changedSlots: UInt64 = 0
     /// First old value per slot since the last `processPendingChanges()`.
     var flushOld = FirstValues()
     var state = ObjectState()
@@ -57,7 +62,18 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Whether the object has changes not yet saved. Never fires a fault.
     public var isUpdated: Bool {
         guard !state.isInserted, !state.isDeleted, let committed = committedSnapshot else { return false }
-        return committed != storage
+        var bits = changedSlots
+        while bits != 0 {
+            let slot = bits.trailingZeroBitCount
+            bits &= bits - 1
+            if slot >= storage.count || slot >= committed.count { break }
+            if slot == 63 {
+                if committed[63...] != storage[63...] { return true }
+            } else if committed[slot] != storage[slot] {
+                return true
+            }
+        }
+        return false
     }
     /// Whether the object was inserted, updated or deleted since the last save.
     public var hasChanges: Bool { isInserted || isDeleted || isUpdated }

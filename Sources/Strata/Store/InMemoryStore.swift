@@ -68,4 +68,23 @@ public final class InMemoryStore: PersistentStore {
 
     /// The largest group id saved.
     public func largestGroupID() throws -> UInt64 { state.withLock { $0.largestGroupID } }
+
+    /// The matching records in the request's order and window: the predicate evaluated on
+    /// each row with ``RowSubject``, sorted with the shared comparator
+    /// (``FetchSortDescriptor/compareValues(_:_:comparison:)``), ties in ID order.
+    /// - Complexity: O(records of the entity) evaluations and O(n log n) comparisons.
+    public func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ManagedObjectID] {
+        let rows = state.withLock { $0.rows }
+        return try StoreRowFetch.objectIDs(
+            request, candidates: rows.objectIDs(for: request.entity, includingSubentities: request.includesSubentities)
+        ) { rows.values(for: $0) }
+    }
+
+    /// The number of matching records, limit and offset applied.
+    public func countObjects(_ request: StoreFetchRequest) throws -> Int {
+        let rows = state.withLock { $0.rows }
+        return try StoreRowFetch.count(
+            request, candidates: rows.objectIDs(for: request.entity, includingSubentities: request.includesSubentities)
+        ) { rows.values(for: $0) }
+    }
 }

@@ -44,6 +44,11 @@ public protocol PersistentStore: AnyObject, Sendable {
 
     /// The largest undo group id the store has recorded (0 when none).
     func largestGroupID() throws -> UInt64
+
+    /// The IDs of the records matching the request, in its order, within its window.
+    func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ManagedObjectID]
+    /// The number of records matching the request (limit and offset applied).
+    func countObjects(_ request: StoreFetchRequest) throws -> Int
 }
 
 extension PersistentStore {

@@ -182,6 +182,7 @@ public final class DocumentStore: PersistentStore {
             try connection.execute("PRAGMA journal_mode=WAL")
             try connection.execute("PRAGMA synchronous=\(configuration.synchronous == "NORMAL" ? "NORMAL" : "FULL")")
             try connection.execute("PRAGMA foreign_keys=OFF")
+            try SQLFunctions.register(on: connection)
         } catch let error as StrataError where error.code == .sqlite {
             connection.close()
             throw StrataError(.corruptDocument, "\(url.path) is not a Strata document: \(error.message)", context: ["path": url.path])

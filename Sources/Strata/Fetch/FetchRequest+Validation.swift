@@ -1,0 +1,130 @@
+import Foundation
+
+/// A fetch request checked against a model: its entity, its store request and its key
+/// paths split into components.
+struct ResolvedFetchRequest {
+    let request: FetchRequest
+    let entity: EntityDescription
+    /// The store request with the request's window.
+    let storeRequest: StoreFetchRequest
+    /// The dictionary key paths (the request's, or every persistent attribute and to-one).
+    let properties: [String]
+    /// The prefetching key paths, split.
+    let prefetchPaths: [[String]]
+    /// Whether the predicate or the order reads other objects than the fetched one, so
+    /// pending changes to those objects can change which records match or their order.
+    let readsRelatedObjects: Bool
+}
+
+extension FetchRequest {
+    /// Checks the request against the model.
+    /// - Throws: `.unknownKey` for an unknown entity or a key path that does not exist
+    ///   (naming the entity, the key path and where it is used); `.invalidArgument` for a
+    ///   negative limit, offset or batch size, or a key path of the wrong kind.
+    func resolve(in model: ManagedObjectModel) throws -> ResolvedFetchRequest {
+        guard let entity = model.entitiesByName[entityName] else {
+            throw StrataError(.unknownKey, "The fetch request names the entity '\(entityName)', which is not in the model.",
+                              context: ["entity": entityName])
+        }
+        for (name, value) in [("fetchLimit", fetchLimit), ("fetchOffset", fetchOffset), ("fetchBatchSize", fetchBatchSize)] where value < 0 {
+            throw StrataError(.invalidArgument, "The fetch request's \(name) is \(value); it must not be negative.",
+                              context: ["entity": entityName, "key": name])
+        }
+        for descriptor in sortDescriptors {
+            try Self.checkValuePath(descriptor.keyPath, from: entity, usedIn: "sort descriptor")
+        }
+        let properties: [String]
+        if let propertiesToFetch {
+            for path in propertiesToFetch { try Self.checkValuePath(path, from: entity, usedIn: "propertiesToFetch") }
+            properties = propertiesToFetch
+        } else {
+            properties = entity.attributes.filter { !$0.isTransient }.map(\.name)
+                + entity.relationships.filter { !$0.isToMany && !$0.isTransient }.map(\.name)
+        }
+        var prefetch: [[String]] = []
+        for path in relationshipKeyPathsForPrefetching {
+            prefetch.append(try Self.checkRelationshipPath(path, from: entity))
+        }
+        let storeRequest = StoreFetchRequest(
+            entity: entity, includesSubentities: includesSubentities, predicate: predicate,
+            sortDescriptors: sortDescriptors, fetchLimit: fetchLimit, fetchOffset: fetchOffset)
+        let readsRelated = (predicate?.readsRelatedObjects ?? false) || sortDescriptors.contains { $0.keyPath.contains(".") }
+        return ResolvedFetchRequest(
+            request: self, entity: entity, storeRequest: storeRequest, properties: properties,
+            prefetchPaths: prefetch, readsRelatedObjects: readsRelated)
+    }
+
+    /// A key path through to-one relationships ending at an attribute or a to-one.
+    private static func checkValuePath(_ path: String, from entity: EntityDescription, usedIn role: String) throws {
+        let keys = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        var current = entity
+        for (position, key) in keys.enumerated() {
+            guard let slot = current.slot(forKey: key) else {
+                throw unknown(key, of: current, path: path, role: role)
+            }
+            let isLast = position == keys.count - 1
+            switch current.slotKinds[slot] {
+            case .attribute:
+                if !isLast {
+                    throw StrataError(.invalidArgument, "The \(role) key path '\(path)' continues after the attribute '\(current.name).\(key)'.",
+                                      context: ["entity": current.name, "key": path])
+                }
+            case .relationship(let index):
+                let relationship = current.relationships[index]
+                if relationship.isToMany {
+                    throw StrataError(.invalidArgument, "The \(role) key path '\(path)' goes through the to-many '\(current.name).\(key)'; only attributes and to-ones can be used here.",
+                                      context: ["entity": current.name, "key": path])
+                }
+                current = current.destination(of: relationship)
+            }
+        }
+    }
+
+    /// A key path of relationships (to-one or to-many), split into its names.
+    private static func checkRelationshipPath(_ path: String, from entity: EntityDescription) throws -> [String] {
+        let keys = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        var current = entity
+        for key in keys {
+            guard let relationship = current.relationshipsByName[key] else {
+                if current.slot(forKey: key) != nil {
+                    throw StrataError(.invalidArgument, "The prefetching key path '\(path)' names the attribute '\(current.name).\(key)'; only relationships can be prefetched.",
+                                      context: ["entity": current.name, "key": path])
+                }
+                throw unknown(key, of: current, path: path, role: "prefetching key path")
+            }
+            current = current.destination(of: relationship)
+        }
+        return keys
+    }
+
+    private static func unknown(_ key: String, of entity: EntityDescription, path: String, role: String) -> StrataError {
+        StrataError(.unknownKey, "The \(role) '\(path)' names '\(key)', which is not a property of entity '\(entity.name)'.",
+                    context: ["entity": entity.name, "key": path])
+    }
+}
+
+extension FetchPredicate {
+    /// Whether evaluating the predicate reads other objects than the evaluated one (a key
+    /// path through a relationship, a collection operator, a subquery).
+    var readsRelatedObjects: Bool {
+        switch self {
+        case .constant: return false
+        case .comparison(let comparison): return comparison.lhs.readsRelatedObjects || comparison.rhs.readsRelatedObjects
+        case .and(let terms), .or(let terms): return terms.contains(where: \.readsRelatedObjects)
+        case .not(let inner): return inner.readsRelatedObjects
+        }
+    }
+}
+
+extension FetchExpression {
+    var readsRelatedObjects: Bool {
+        switch self {
+        case .constant, .evaluatedObject, .variable: return false
+        case .collection(let elements): return elements.contains(where: \.readsRelatedObjects)
+        case .keyPath(let path, let base):
+            if case .evaluatedObject = base { return path.contains(".") }
+            return true
+        case .collectionOperator, .subquery: return true
+        }
+    }
+}

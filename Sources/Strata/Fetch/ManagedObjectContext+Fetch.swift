@@ -1,0 +1,202 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// The objects matching a request, in its order and window (whatever its result type).
+    ///
+    /// ```swift
+    /// let request = FetchRequest(entityName: "Employee",
+    ///                            predicate: try FetchPredicate(format: "department.name == %@", "R&D"),
+    ///                            sortDescriptors: [FetchSortDescriptor("salary", ascending: false)])
+    /// let employees = try context.fetch(request)
+    /// ```
+    ///
+    /// With `includesPendingChanges` (the default) the context first runs
+    /// ``processPendingChanges()``; inserted objects that match appear, deleted ones do not,
+    /// and updated ones are judged (and sorted) by their current values. Results already
+    /// registered are the registered instances; a fetch never overwrites an object's pending
+    /// values with stored ones.
+    /// - Throws: `.unknownKey` for an unknown entity or key path, `.invalidArgument` for a
+    ///   negative window or a key path of the wrong kind, `.noStore`, predicate evaluation
+    ///   errors, store errors.
+    /// - Complexity: the store's query, plus O(k log n) for k pending objects of the entity.
+    public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
+        let resolved = try request.resolve(in: model)
+        let objects = try matchingIDs(resolved, windowed: true).map { object(with: $0) }
+        try load(objects, for: resolved)
+        return objects
+    }
+
+    /// The objects matching a request, as instances of a subclass.
+    ///
+    /// ```swift
+    /// let employees: [Employee] = try context.fetch(FetchRequest(entityName: "Employee"), as: Employee.self)
+    /// ```
+    /// - Throws: as ``fetch(_:)``; `.typeMismatch` naming the entity when a result is not a `T`.
+    public func fetch<T: ManagedObject>(_ request: FetchRequest, as type: T.Type) throws -> [T] {
+        try fetch(request).map { object in
+            guard let typed = object as? T else {
+                throw StrataError(.typeMismatch, "\(object.entity.name) \(object.objectID) is a \(Swift.type(of: object)), not a \(T.self).",
+                                  context: ["entity": object.entity.name, "object": object.objectID.description])
+            }
+            return typed
+        }
+    }
+
+    /// The IDs of the records matching a request, in its order and window. Loads no object.
+    /// - Throws: as ``fetch(_:)``.
+    public func fetchObjectIDs(_ request: FetchRequest) throws -> [ManagedObjectID] {
+        try matchingIDs(try request.resolve(in: model), windowed: true)
+    }
+
+    /// The number of records a fetch would return: the window and pending changes applied
+    /// as in ``fetch(_:)``.
+    /// - Throws: as ``fetch(_:)``.
+    /// - Complexity: the store's count when no pending object of the entity exists.
+    public func count(for request: FetchRequest) throws -> Int {
+        let resolved = try request.resolve(in: model)
+        if request.includesPendingChanges { processPendingChanges() }
+        let stores = try self.stores(serving: resolved)
+        let overlay = request.includesPendingChanges ? pendingOverlay(for: resolved) : [:]
+        if overlay.isEmpty {
+            if stores.count == 1 { return try stores[0].countObjects(resolved.storeRequest) }
+            var whole = resolved.storeRequest
+            (whole.fetchOffset, whole.fetchLimit) = (0, 0)
+            let total = try stores.reduce(0) { $0 + (try $1.countObjects(whole)) }
+            return StoreFetchMerge.windowCount(total: total, offset: request.fetchOffset, limit: request.fetchLimit)
+        }
+        // Order does not change a count: merge without sort keys.
+        var unordered = resolved.storeRequest
+        (unordered.fetchOffset, unordered.fetchLimit) = (0, 0)
+        let base = try storeIDs(unordered, from: stores)
+        let all = try StoreFetchMerge.merge(
+            base: base, overlay: overlay, sortDescriptors: [], offset: 0, limit: 0,
+            matches: { _, object in try request.predicate?.evaluate(with: object) ?? true },
+            sortKeys: { _, _ in [] })
+        return StoreFetchMerge.windowCount(total: all.count, offset: request.fetchOffset, limit: request.fetchLimit)
+    }
+
+    /// Runs a request and returns what its ``FetchRequest/resultType`` asks for.
+    ///
+    /// ```swift
+    /// request.resultType = .count
+    /// if case .count(let n) = try context.execute(request) { print(n) }
+    /// ```
+    /// - Throws: as ``fetch(_:)``.
+    public func execute(_ request: FetchRequest) throws -> FetchResults {
+        switch request.resultType {
+        case .managedObject: return .objects(try fetch(request))
+        case .managedObjectID: return .objectIDs(try fetchObjectIDs(request))
+        case .dictionary: return .dictionaries(try fetchDictionaries(request))
+        case .count: return .count(try count(for: request))
+        }
+    }
+
+    // MARK: Matching
+
+    /// The matching IDs in order: the stores' answer merged with the pending changes.
+    /// `windowed: false` ignores the request's offset and limit.
+    func matchingIDs(_ resolved: ResolvedFetchRequest, windowed: Bool) throws -> [ManagedObjectID] {
+        let request = resolved.request
+        if request.includesPendingChanges { processPendingChanges() }
+        let stores = try self.stores(serving: resolved)
+        let overlay = request.includesPendingChanges ? pendingOverlay(for: resolved) : [:]
+        let offset = windowed ? request.fetchOffset : 0
+        let limit = windowed ? request.fetchLimit : 0
+        var storeRequest = resolved.storeRequest
+        guard !overlay.isEmpty else {
+            (storeRequest.fetchOffset, storeRequest.fetchLimit) = (offset, limit)
+            return try storeIDs(storeRequest, from: stores)
+        }
+        (storeRequest.fetchOffset, storeRequest.fetchLimit) =
+            StoreFetchMerge.storeWindow(offset: offset, limit: limit, overlayCount: overlay.count)
+        let base = try storeIDs(storeRequest, from: stores)
+        let descriptors = request.sortDescriptors
+        let rows = storeRowSource
+        return try StoreFetchMerge.merge(
+            base: base, overlay: overlay, sortDescriptors: descriptors, offset: offset, limit: limit,
+            matches: { _, object in try request.predicate?.evaluate(with: object) ?? true },
+            sortKeys: { id, object in
+                if let object { return try FetchSortDescriptor.sortKeys(of: object, for: descriptors) }
+                guard let values = try rows(id) else { return [] }
+                return try FetchSortDescriptor.sortKeys(of: RowSubject(objectID: id, values: values, rowSource: rows), for: descriptors)
+            })
+    }
+
+    /// The stored values of any record, through the coordinator (nil for temporary IDs).
+    var storeRowSource: (ManagedObjectID) throws -> [PropertyValue]? {
+        { [coordinator] id in try coordinator.values(for: id) }
+    }
+
+    /// The stores holding records of the request's entity (and its sub-entities).
+    /// - Throws: `.noStore` naming the entity when none does.
+    func stores(serving resolved: ResolvedFetchRequest) throws -> [any PersistentStore] {
+        let entities = resolved.request.includesSubentities ? resolved.entity.selfAndDescendants : [resolved.entity]
+        var result: [any PersistentStore] = []
+        for entity in entities {
+            guard let store = try? coordinator.store(for: entity) else { continue }
+            if !result.contains(where: { $0 === store }) { result.append(store) }
+        }
+        guard !result.isEmpty else {
+            throw StrataError(.noStore, "No store holds records of entity '\(resolved.entity.name)'.",
+                              context: ["entity": resolved.entity.name])
+        }
+        return result
+    }
+
+    /// The stores' matching IDs in the request's order and window. Several stores are each
+    /// asked for the first offset + limit records, then merged by the shared comparator.
+    func storeIDs(_ request: StoreFetchRequest, from stores: [any PersistentStore]) throws -> [ManagedObjectID] {
+        if stores.count == 1 { return try stores[0].fetchObjectIDs(request) }
+        var each = request
+        (each.fetchOffset, each.fetchLimit) = StoreFetchMerge.storeWindow(offset: request.fetchOffset, limit: request.fetchLimit, overlayCount: 0)
+        let rows = storeRowSource
+        var records: [(id: ManagedObjectID, keys: [PropertyValue])] = []
+        for store in stores {
+            for id in try store.fetchObjectIDs(each) {
+                var keys: [PropertyValue] = []
+                if !request.sortDescriptors.isEmpty, let values = try rows(id) {
+                    keys = try FetchSortDescriptor.sortKeys(of: RowSubject(objectID: id, values: values, rowSource: rows),
+                                                            for: request.sortDescriptors)
+                }
+                records.append((id, keys))
+            }
+        }
+        let sorted = FetchSortDescriptor.sort(records, by: request.sortDescriptors).map(\.id)
+        return StoreFetchMerge.window(sorted, offset: request.fetchOffset, limit: request.fetchLimit)
+    }
+
+    /// The pending objects that can change the answer: every changed (inserted, updated,
+    /// deleted) object of the request's entity, and — when the predicate or order reads
+    /// related objects — the objects of the entity directly related to a changed object
+    /// (through its current or saved relationship values), so `department.name == 'X'`
+    /// sees a department renamed in memory.
+    func pendingOverlay(for resolved: ResolvedFetchRequest) -> [ManagedObjectID: StoreFetchMerge.Overlay<ManagedObject>] {
+        let entity = resolved.entity
+        let subentities = resolved.request.includesSubentities
+        func wanted(_ candidate: EntityDescription) -> Bool {
+            subentities ? candidate.isKind(of: entity) : candidate === entity
+        }
+        func entry(_ object: ManagedObject) -> StoreFetchMerge.Overlay<ManagedObject> {
+            object.state.isDeleted ? .deleted : .values(object)
+        }
+        var overlay: [ManagedObjectID: StoreFetchMerge.Overlay<ManagedObject>] = [:]
+        for object in dirtySet.values where !object.state.isInvalid && wanted(object.entity) {
+            overlay[object.objectID] = entry(object)
+        }
+        guard resolved.readsRelatedObjects else { return overlay }
+        for object in Array(dirtySet.values) where !object.state.isInvalid && !object.state.isFault {
+            for relationship in object.entity.relationships {
+                var ids = object.storage[relationship.slot].objectIDs
+                if let committed = object.committedSnapshot, relationship.slot < committed.count {
+                    ids += committed[relationship.slot].objectIDs
+                }
+                for id in ids where overlay[id] == nil && wanted(id.entity) {
+                    let dependent = self.object(with: id)
+                    guard !dependent.state.isInvalid, (try? materialize(dependent)) != nil else { continue }
+                    overlay[id] = entry(dependent)
+                }
+            }
+        }
+        return overlay
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+
+extension SQLTranslation {
+    /// `collection.@op.key` as a correlated aggregate subquery, with the evaluator's
+    /// results: `@count` counts elements (NULL ones too), `@sum` of nothing is 0, `@avg`
+    /// a double, `@min`/`@max` by the comparison rules; NULL values are ignored.
+    mutating func aggregate(_ op: FetchCollectionOperator, of source: SQLOperand, key: String?) throws -> SQLOperand {
+        var collection: SQLCollection
+        switch source {
+        case .collection(let found):
+            collection = found
+        case .scalar(let scalar) where scalar.isNullLiteral:
+            // The collection operator of NULL: nothing.
+            return .scalar(op == .count || op == .sum
+                ? SQLScalar(sql: "0", kind: .integer) : SQLScalar(sql: "NULL", kind: .null, constant: .null))
+        case .list:
+            throw SQLResidual(reason: "a collection operator on a literal collection")
+        default:
+            throw StrataError(.predicateEvaluation, "\(op.rawValue) needs a collection (a to-many key path or {…})",
+                              context: ["operator": op.rawValue])
+        }
+        if let key {
+            guard case .collection(let extended) = try follow(key.split(separator: ".").map(String.init), from: .collection(collection)) else {
+                throw SQLResidual(reason: "collection operator key")
+            }
+            collection = extended
+        }
+        if op == .count {
+            return .scalar(SQLScalar(sql: "(\(renderSubquery(collection.scope, select: "COUNT(*)")))", kind: .integer))
+        }
+        let value: SQLScalar
+        switch collection.element {
+        case .scalar(let scalar):
+            value = scalar
+        case .object:
+            throw StrataError(.predicateEvaluation, "\(op.rawValue) needs values, not objects; name a key: \(op.rawValue).key",
+                              context: ["operator": op.rawValue])
+        default:
+            throw SQLResidual(reason: "nested collection in \(op.rawValue)")
+        }
+        if value.isNullLiteral {
+            return .scalar(op == .sum ? SQLScalar(sql: "0", kind: .integer) : SQLScalar(sql: "NULL", kind: .null, constant: .null))
+        }
+        let x = value.sql
+        let select: String
+        let kind: SQLValueKind
+        switch (op, value.kind) {
+        case (.sum, .integer), (.sum, .boolean):
+            (select, kind) = ("COALESCE(SUM(\(x)), 0)", .integer)
+        case (.sum, .double):
+            // SUM of REALs is REAL; with no values the evaluator's 0 is an integer.
+            (select, kind) = ("COALESCE(SUM(\(x)), 0)", .double)
+        case (.sum, .decimal):
+            (select, kind) = ("\(SQLFunctions.decimalSum)(group_concat(\(x), ','))", .decimal)
+        case (.avg, .integer), (.avg, .boolean):
+            (select, kind) = ("CAST(SUM(\(x)) AS REAL) / COUNT(\(x))", .double)
+        case (.avg, .double):
+            (select, kind) = ("SUM(\(x)) / COUNT(\(x))", .double)
+        case (.avg, .decimal):
+            (select, kind) = ("\(SQLFunctions.decimalAverage)(group_concat(\(x), ','))", .double)
+        case (.sum, _), (.avg, _):
+            throw StrataError(.predicateEvaluation, "@sum and @avg need numbers, not a \(value.kind.name)",
+                              context: ["operator": op.rawValue])
+        case (.min, .decimal):
+            (select, kind) = ("\(SQLFunctions.decimalMinimum)(group_concat(\(x), ','))", .decimal)
+        case (.max, .decimal):
+            (select, kind) = ("\(SQLFunctions.decimalMaximum)(group_concat(\(x), ','))", .decimal)
+        case (.min, _):
+            (select, kind) = ("MIN(\(x))", value.kind)
+        default:
+            (select, kind) = ("MAX(\(x))", value.kind)
+        }
+        return .scalar(SQLScalar(sql: "(\(renderSubquery(collection.scope, select: select)))", kind: kind))
+    }
+
+    /// `SUBQUERY(collection, $x, predicate)`: the collection's rows for which the predicate
+    /// (with SELF and `$x` the element) is TRUE.
+    mutating func subquery(
+        _ source: SQLOperand, variable: String, predicate: FetchPredicate, environment: SQLEnvironment
+    ) throws -> SQLOperand {
+        var collection: SQLCollection
+        switch source {
+        case .collection(let found):
+            collection = found
+        case .scalar(let scalar) where scalar.isNullLiteral:
+            throw SQLResidual(reason: "SUBQUERY over NULL")
+        case .list:
+            throw SQLResidual(reason: "SUBQUERY over a literal collection")
+        default:
+            throw StrataError(.predicateEvaluation, "SUBQUERY needs a collection (a to-many key path or {…})",
+                              context: ["operator": "SUBQUERY"])
+        }
+        var inner = environment
+        inner.subject = collection.element
+        inner.variables[variable] = collection.element
+        let test = try condition(predicate, in: inner)
+        scopes[collection.scope].conditions.append("(\(test))")
+        // SUBQUERY of a NULL collection is an empty collection, not NULL.
+        collection.nullWhen = nil
+        return .collection(collection)
+    }
+
+    /// One `ORDER BY` term: NULLs first ascending, last descending (SQLite's order),
+    /// strings folded for `.caseInsensitive`/`.localized`, decimals by value.
+    /// - Throws: `.invalidArgument` when the key path does not end at a stored attribute
+    ///   reached through to-ones; `.unknownKey` for an unknown key.
+    mutating func orderTerm(_ descriptor: FetchSortDescriptor) throws -> String {
+        let value: SQLOperand
+        do {
+            value = try follow(descriptor.keyPath.split(separator: ".").map(String.init), from: rootEnvironment.subject)
+        } catch let residual as SQLResidual {
+            throw StrataError(.invalidArgument, "cannot sort on '\(descriptor.keyPath)': \(residual.reason) is not stored",
+                              context: ["keyPath": descriptor.keyPath])
+        }
+        guard case .scalar(let scalar) = value else {
+            throw StrataError(.invalidArgument,
+                              "cannot sort on '\(descriptor.keyPath)': sort keys must be attributes reached through to-one relationships",
+                              context: ["keyPath": descriptor.keyPath])
+        }
+        var sql = scalar.sql
+        switch (scalar.kind, descriptor.comparison) {
+        case (.string, .caseInsensitive): sql = "\(SQLFunctions.fold)(\(sql), \(FetchComparison.Options.caseInsensitive.rawValue))"
+        case (.string, .localized): sql = "\(SQLFunctions.fold)(\(sql), \(FetchComparison.Options.caseDiacriticInsensitive.rawValue))"
+        case (.decimal, _): sql = "\(SQLFunctions.decimalKey)(\(sql))"
+        default: break
+        }
+        return "\(sql) \(descriptor.ascending ? "ASC" : "DESC")"
+    }
+}

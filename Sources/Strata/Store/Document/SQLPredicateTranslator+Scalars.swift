@@ -1,0 +1,138 @@
+import Foundation
+
+extension SQLTranslation {
+    /// `lhs op rhs` for two single values or objects: `PredicateValueRules.truth` in SQL.
+    ///
+    /// Plain SQL operators where SQLite compares exactly as the evaluator (numbers without
+    /// decimals, strings without options, dates, data, UUIDs, URIs), so an index on the
+    /// column serves them; `strata_compare` for decimals, `strata_fold` for `[c]`/`[d]`,
+    /// `strata_beginswith`… for the string operators.
+    mutating func scalarComparison(
+        _ lhs: SQLOperand, _ op: FetchComparison.Operator, _ rhs: SQLOperand,
+        options: FetchComparison.Options, nullTest: Bool
+    ) throws -> String {
+        let name = op.rawValue
+        if nullTest, op == .equalTo || op == .notEqualTo {
+            switch (lhs.isNullLiteral, rhs.isNullLiteral) {
+            case (true, true): return op == .equalTo ? "1" : "0"
+            case (true, false), (false, true):
+                let other = lhs.isNullLiteral ? rhs : lhs
+                guard let value = other.nullableSQL else { throw SQLResidual(reason: "NULL test on a collection") }
+                return "(\(value) IS \(op == .equalTo ? "" : "NOT ")NULL)"
+            case (false, false): break
+            }
+        }
+        if lhs.isNullLiteral || rhs.isNullLiteral { return "NULL" }
+        switch (lhs, rhs) {
+        case (.object(let a), .object(let b)):
+            switch op {
+            case .equalTo: return objectEquality(a, b)
+            case .notEqualTo: return "NOT \(objectEquality(a, b))"
+            case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
+                throw StrataError(.predicateEvaluation, "objects can only be compared with == and !=, not \(name)",
+                                  context: ["operator": name])
+            default:
+                throw StrataError(.predicateEvaluation, "\(name) needs strings on both sides, not a object and a object",
+                                  context: ["operator": name, "left": "object", "right": "object"])
+            }
+        case (.object, .scalar(let b)):
+            throw mismatch("object", b.kind.name, op: op)
+        case (.scalar(let a), .object):
+            throw mismatch(a.kind.name, "object", op: op)
+        case (.scalar(let a), .scalar(let b)):
+            return try scalars(a, op, b, options: options)
+        default:
+            throw SQLResidual(reason: "comparison of collections")
+        }
+    }
+
+    private func mismatch(_ left: String, _ right: String, op: FetchComparison.Operator) -> StrataError {
+        let name = op.rawValue
+        switch op {
+        case .beginsWith, .endsWith, .contains, .like, .matches:
+            return StrataError(.predicateEvaluation, "\(name) needs strings on both sides, not a \(left) and a \(right)",
+                               context: ["operator": name, "left": left, "right": right])
+        default:
+            return StrataError(.predicateEvaluation, "cannot compare a \(left) with a \(right) using \(name)",
+                               context: ["operator": name, "left": left, "right": right])
+        }
+    }
+
+    /// Two non-NULL single values.
+    private mutating func scalars(_ a: SQLScalar, _ op: FetchComparison.Operator, _ b: SQLScalar, options: FetchComparison.Options) throws -> String {
+        switch op {
+        case .beginsWith, .endsWith, .contains, .like, .matches:
+            guard a.kind == .string, b.kind == .string else { throw mismatch(a.kind.name, b.kind.name, op: op) }
+            let function: String
+            switch op {
+            case .beginsWith: function = SQLFunctions.beginsWith
+            case .endsWith: function = SQLFunctions.endsWith
+            case .contains: function = SQLFunctions.contains
+            case .like: function = SQLFunctions.like
+            default:
+                guard case .string(let pattern)? = b.constant else {
+                    throw SQLResidual(reason: "MATCHES with a pattern that is not a constant")
+                }
+                _ = try PredicateText.matches("", pattern, options: options)  // rejects an invalid expression now
+                function = SQLFunctions.matches
+            }
+            return "\(function)(\(a.sql), \(b.sql), \(options.rawValue))"
+        case .between, .in:
+            throw StrataError(.predicateEvaluation, "\(op.rawValue) needs a collection on its right side", context: ["operator": op.rawValue])
+        default:
+            break
+        }
+        let sqlOperator: String = switch op {
+        case .equalTo: "="
+        case .notEqualTo: "<>"
+        case .lessThan: "<"
+        case .lessThanOrEqualTo: "<="
+        case .greaterThan: ">"
+        default: ">="
+        }
+        if a.kind.isNumber && b.kind.isNumber {
+            if a.kind == .decimal || b.kind == .decimal {
+                return "(\(SQLFunctions.compare)(\(a.sql), \(b.sql)) \(sqlOperator) 0)"
+            }
+            return "(\(a.sql) \(sqlOperator) \(b.sql))"
+        }
+        switch (a.kind, b.kind) {
+        case (.string, .string):
+            if options.isEmpty { return "(\(a.sql) \(sqlOperator) \(b.sql))" }
+            return "(\(folded(a, options)) \(sqlOperator) \(folded(b, options)))"
+        case (.date, .date), (.data, .data), (.uuid, .uuid), (.uri, .uri), (.uri, .string), (.string, .uri):
+            return "(\(a.sql) \(sqlOperator) \(b.sql))"
+        case (.uuid, .string), (.string, .uuid):
+            let text = a.kind == .string ? a : b
+            guard case .string(let value)? = text.constant else {
+                throw SQLResidual(reason: "a UUID compared with a string that is not a constant")
+            }
+            guard let uuid = UUID(uuidString: value) else { throw mismatch(a.kind.name, b.kind.name, op: op) }
+            let normalized = bindText(uuid.uuidString)
+            return a.kind == .string ? "(\(normalized) \(sqlOperator) \(b.sql))" : "(\(a.sql) \(sqlOperator) \(normalized))"
+        default:
+            throw mismatch(a.kind.name, b.kind.name, op: op)
+        }
+    }
+
+    /// A string folded for `[c]`/`[d]`: a constant is folded now and bound, a column
+    /// through `strata_fold`.
+    private mutating func folded(_ scalar: SQLScalar, _ options: FetchComparison.Options) -> String {
+        if case .string(let text)? = scalar.constant {
+            return bindText(PredicateText.fold(text, options: options))
+        }
+        return "\(SQLFunctions.fold)(\(scalar.sql), \(options.rawValue))"
+    }
+
+    /// Identity of two objects (`ManagedObjectID` equality): same key, same entity; NULL
+    /// when either is NULL.
+    private func objectEquality(_ a: SQLObjectRef, _ b: SQLObjectRef) -> String {
+        if a.neverMatches || b.neverMatches || a.entity.rootEntity !== b.entity.rootEntity {
+            return "(CASE WHEN \(a.pk) IS NULL OR \(b.pk) IS NULL THEN NULL ELSE 0 END)"
+        }
+        if a.entity.rootEntity.subentities.isEmpty {
+            return "(\(a.pk) = \(b.pk))"
+        }
+        return "(\(a.pk) = \(b.pk) AND \(a.entitySQL) = \(b.entitySQL))"
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+
+/// One SQL statement with its bound parameters: what the fetch translation produces.
+///
+/// Values are never part of ``sql``: every value is a numbered parameter (`?1`, `?2`, …)
+/// whose value is `bindings[n - 1]`; identifiers are quoted with `SnapshotSchema.quote`.
+///
+/// ```swift
+/// let query = SQLQuery(sql: "SELECT t._pk FROM \"Person\" AS t WHERE t.\"salary\" > ?1",
+///                      bindings: [.integer(5000)])
+/// let rows = try query.rows(on: connection)
+/// ```
+package struct SQLQuery: Hashable, Sendable, CustomStringConvertible {
+    /// The SQL text, with `?N` parameters.
+    package var sql: String
+    /// The parameter values: `bindings[0]` is `?1`.
+    package var bindings: [SQLiteValue]
+
+    /// Creates a query.
+    package init(sql: String, bindings: [SQLiteValue]) {
+        self.sql = sql
+        self.bindings = bindings
+    }
+
+    /// The SQL followed by its bindings, for logs and test failures.
+    package var description: String {
+        bindings.isEmpty ? sql : "\(sql) -- \(bindings.map(\.description).joined(separator: ", "))"
+    }
+
+    /// Runs the query on `connection` (through its statement cache) and returns every row.
+    ///
+    /// The connection must have the translation's functions: ``SQLFunctions/register(on:)``.
+    /// - Throws: ``StrataError`` `.sqlite` when SQLite fails.
+    /// - Complexity: that of the SQL; a fetch without residual reads only the rows returned.
+    package func rows(on connection: SQLiteConnection) throws -> [[SQLiteValue]] {
+        try connection.prepare(sql).rows(bindings)
+    }
+
+    /// A copy whose parameters are renumbered `?1…?n` in order of first use, keeping only
+    /// the bindings the SQL uses (SQLite refuses bindings past the last parameter). The SQL
+    /// holds no string literals (values are parameters), so every `?` outside a quoted
+    /// identifier is a parameter.
+    func compacted() -> SQLQuery {
+        var output = ""
+        var renumbered: [Int: Int] = [:]
+        var used: [SQLiteValue] = []
+        let scalars = Array(sql.unicodeScalars)
+        var index = 0
+        var quoted = false  // inside a "quoted identifier": a ? there is not a parameter
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if scalar == "\"" { quoted.toggle() }
+            if scalar == "?", !quoted {
+                var end = index + 1
+                var number = 0
+                while end < scalars.count, end - index <= 9, ("0"..."9").contains(scalars[end]) {
+                    number = number * 10 + Int(scalars[end].value - 48)
+                    end += 1
+                }
+                if end > index + 1, number >= 1, number <= bindings.count {
+                    let new: Int
+                    if let known = renumbered[number] {
+                        new = known
+                    } else {
+                        used.append(bindings[number - 1])
+                        new = used.count
+                        renumbered[number] = new
+                    }
+                    output += "?\(new)"
+                    index = end
+                    continue
+                }
+            }
+            output.unicodeScalars.append(scalar)
+            index += 1
+        }
+        return SQLQuery(sql: output, bindings: used)
+    }
+}
+
+/// How a store runs one fetch: a query for what SQL can decide exactly, and what is left
+/// to evaluate in memory.
+///
+/// Without a ``residual`` the ``select`` query is the whole answer: the matching rows, in
+/// order, with `LIMIT`/`OFFSET` applied. With one, ``select`` returns the candidates in
+/// order without the window; the caller keeps the candidates for which the residual
+/// evaluates to true (`FetchPredicate.evaluate(with:)` on the loaded object), then skips
+/// `fetchOffset` and keeps `fetchLimit` of them. docs/SQL.md lists what is residual.
+///
+/// ```swift
+/// let plan = try SQLPredicateTranslator(schema: schema).plan(for: request)
+/// var rows = try plan.select.rows(on: connection)            // [[_pk, _entity]]
+/// if let residual = plan.residual { rows = try rows.filter { try residual.evaluate(with: object(for: $0)) } }
+/// if !plan.appliesWindow { rows = window(rows, offset: request.fetchOffset, limit: request.fetchLimit) }
+/// ```
+package struct SQLFetchPlan: Sendable {
+    /// `SELECT t._pk, t._entity FROM "<Root>" AS t … WHERE … ORDER BY …, t._pk [LIMIT ?n OFFSET ?m]`.
+    package var select: SQLQuery
+    /// `SELECT COUNT(*) FROM … WHERE …`: the number of rows matching the translated
+    /// conjuncts, ignoring the window. It is the fetch's count only when ``residual`` is nil.
+    package var count: SQLQuery
+    /// The conjuncts of the predicate SQL cannot decide exactly; nil when the whole
+    /// predicate is in ``select``.
+    package var residual: FetchPredicate?
+    /// Whether ``select`` applies `fetchOffset`/`fetchLimit` (true exactly when there is no
+    /// residual).
+    package var appliesWindow: Bool { residual == nil }
+}
