@@ -105,9 +105,8 @@ struct DemoTour {
         let specification = FetchSpecification(
             entity: try model.entity(named: "Employee"), predicate: predicate,
             sortDescriptors: [FetchSortDescriptor("salary", ascending: false)], limit: 0, offset: 0)
-        let session = DemoFetchSession(store: store, context: context)
         var rows: [[String]] = []
-        for employee in try session.fetch(specification) {
+        for employee in try FetchBackend.objects(specification, context: context) {
             let department = try employee.object(forKey: "department").map { try $0.value(forKey: "name") }
             rows.append([ToolRecordText.shortReference(employee.objectID), try name(employee), try salary(employee),
                          department.map { if case .string(let text) = $0 { text } else { "" } } ?? ""])
@@ -122,15 +121,5 @@ struct DemoTour {
         print("  strata fetch \(path) Employee --where 'salary > 100000' --sort lastName")
         print("  strata history \(path)")
         print("  strata-log dump \(path)")
-    }
-}
-
-/// Runs the CLI's fetch over a store and context the demo opened itself.
-struct DemoFetchSession {
-    let store: DocumentStore
-    let context: ManagedObjectContext
-
-    func fetch(_ specification: FetchSpecification) throws -> [ManagedObject] {
-        try FetchBackend.objects(specification, store: store, context: context)
     }
 }
