@@ -121,5 +121,9 @@ struct DemoTour {
         print("  strata fetch \(path) Employee --where 'salary > 100000' --sort lastName")
         print("  strata history \(path)")
         print("  strata-log dump \(path)")
+        if let launched = CommandLine.arguments.first, launched.contains("/") {
+            let folder = URL(fileURLWithPath: launched).deletingLastPathComponent().standardizedFileURL.path
+            print("(strata and strata-log are in \(folder))")
+        }
     }
 }

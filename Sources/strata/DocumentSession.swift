@@ -69,8 +69,9 @@ final class DocumentSession {
     func save(action: String) throws {
         context.processPendingChanges()
         if !action.isEmpty { context.undoManager?.setActionName(action) }
+        let writes = context.hasChanges
         try context.save()
-        didSave = true
+        didSave = didSave || writes
     }
 
     /// Closes the store; without a save, puts the header counters back.

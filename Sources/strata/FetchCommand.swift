@@ -25,10 +25,12 @@ struct FetchCommand: ParsableCommand {
 
             Examples:
               strata fetch staff.strata Employee
-              strata fetch staff.strata Employee --where 'salary > 100000 AND department.name == "Research"'
-              strata fetch staff.strata Employee --sort lastName --sort salary:desc --limit 10 --format json
+              strata fetch staff.strata Employee --where 'salary > 100000'
+              strata fetch staff.strata Employee --where 'department.name == "R&D"'
+              strata fetch staff.strata Employee --sort lastName --sort salary:desc
+              strata fetch staff.strata Employee --limit 10 --offset 20 --format json
               strata fetch staff.strata Department --where 'employees.@count >= 2' --count
-              strata fetch staff.strata Employee --format ids | xargs -n1 strata get staff.strata
+              strata fetch staff.strata Employee --format csv > employees.csv
             """)
 
     @Argument(help: "The document.")

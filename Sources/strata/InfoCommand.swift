@@ -15,7 +15,7 @@ struct InfoCommand: ParsableCommand {
 
             Examples:
               strata info staff.strata
-              strata info staff.strata --json | jq '.entities[] | {name, objects}'
+              strata info staff.strata --json | jq '.entities[].objects'
             """)
 
     @Argument(help: "The document.")

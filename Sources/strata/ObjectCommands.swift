@@ -18,7 +18,8 @@ struct InsertCommand: ParsableCommand {
               strata insert staff.strata Department name=Research budget=250000.00
               strata insert staff.strata Employee firstName=Ada lastName=Lovelace \\
                   salary=150000 startDate=2024-03-01 department=@Department/p1
-              strata insert staff.strata Project name="Analytical Engine" members=@Employee/p1,@Employee/p2
+              strata insert staff.strata Project name="Analytical Engine" \\
+                  members=@Employee/p1,@Employee/p2
             """)
 
     @Argument(help: "The document.")

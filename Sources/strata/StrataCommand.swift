@@ -20,7 +20,8 @@ struct StrataCommand: ParsableCommand {
               strata demo
               strata new staff.strata --example employees
               strata insert staff.strata Department name=Research
-              strata insert staff.strata Employee firstName=Ada lastName=Lovelace salary=150000 department=@Department/p1
+              strata insert staff.strata Employee firstName=Ada lastName=Lovelace \\
+                  salary=150000 department=@Department/p1
               strata fetch staff.strata Employee --where 'salary > 100000' --sort lastName
               strata undo staff.strata
             """,

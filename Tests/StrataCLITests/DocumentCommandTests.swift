@@ -198,7 +198,7 @@ struct DocumentCommandTests {
         _ = try sandbox.insert(document, "Department", "name=Research")
         let before = try sandbox.bytes("staff.strata")
         for arguments in [["info", document], ["get", document, "Department/p1"], ["fetch", document, "Department"],
-                          ["history", document], ["export", document]] {
+                          ["history", document], ["export", document], ["update", document, "Department/p1", "name=Research"]] {
             #expect(try CLI.run("strata", arguments).status == 0)
         }
         for arguments in [["dump", document], ["verify", document], ["stats", document]] {

@@ -147,7 +147,7 @@ struct ReplayCommand: ParsableCommand {
 
             Examples:
               strata-log replay staff.strata --to 5 --out staff-at-5.strata
-              strata-log replay staff.strata --at 2024-03-01T12:00:00Z --out staff-noon.strata
+              strata-log replay staff.strata --at 2024-03-01T12:00:00Z --out noon.strata
             """)
 
     @Argument(help: "The document.")
