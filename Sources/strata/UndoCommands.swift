@@ -154,14 +154,6 @@ struct HistoryCommand: ParsableCommand {
         return Set(memo.filter(\.value).keys)
     }
 
-    static func kindName(_ kind: ChangeGroupKind) -> String {
-        switch kind {
-        case .user: return "user"
-        case .undo: return "undo"
-        case .redo: return "redo"
-        case .unregistered: return "unregistered"
-        case .batch: return "batch"
-        case .merge: return "merge"
-        }
+    static func kindName(_ kind: ChangeGroupKind) -> String { ToolLogText.kindName(kind) }
     }
 }
