@@ -155,5 +155,4 @@ struct HistoryCommand: ParsableCommand {
     }
 
     static func kindName(_ kind: ChangeGroupKind) -> String { ToolLogText.kindName(kind) }
-    }
 }
