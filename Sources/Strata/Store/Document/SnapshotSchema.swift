@@ -87,6 +87,23 @@ struct SnapshotSchema {
         for (entityIndex, storage) in slots {
             for case .join(let join, false) in storage { joinTables[join.name] = join; _ = entityIndex }
         }
+        resolveInverseForeignKeyColumns()
+    }
+
+    /// Points each to-many read through an inverse foreign key at the column the inverse
+    /// to-one really got: `Entity_name` when a sibling entity already used the name.
+    private mutating func resolveInverseForeignKeyColumns() {
+        for (entityIndex, storage) in slots {
+            let entity = model.entities[entityIndex]
+            for (slot, slotStorage) in storage.enumerated() {
+                guard case .inverseForeignKey(let table, _, let destination) = slotStorage,
+                      case .relationship(let index) = entity.slotKinds[slot],
+                      let inverseSlot = entity.relationships[index].inverseSlot,
+                      case .toOne(let column, _, _)? = slots[destination.index]?[safe: inverseSlot]
+                else { continue }
+                slots[entityIndex]?[slot] = .inverseForeignKey(table: table, column: column, destination: destination)
+            }
+        }
     }
 
     private static func storage(
