@@ -158,7 +158,7 @@ public final class DocumentStore: PersistentStore {
         guard meta.modelHash == model.versionHash else {
             throw StrataError(
                 .modelIncompatible,
-                "The model is incompatible with the one used to create the store at \(url.path) (stored model hash \(meta.modelHash.prefix(12)), given \(model.versionHash.prefix(12))).",
+                "Model incompatible with the one used to create the store at \(url.path) (stored model hash \(meta.modelHash.prefix(12)), given \(model.versionHash.prefix(12))).",
                 context: ["path": url.path])
         }
         identifier = meta.identifier
