@@ -175,10 +175,15 @@ public final class DocumentStore: PersistentStore {
             connection = try SQLiteConnection(
                 path: url.path, flags: create ? [.readWrite, .create] : [.readWrite], busyTimeout: configuration.busyTimeout)
         } catch let error as StrataError {
-            throw StrataError(.corruptDocument, "\(url.path) cannot be opened as a document: \(error.message)",
+            throw StrataError(.corruptDocument, "\(url.path) is not a Strata document (SQLite cannot open it): \(error.message)",
                               context: ["path": url.path])
         }
         do {
+            if !create {
+                // Read before anything writes: switching a plain database or an empty file to
+                // WAL would change a file this store then refuses.
+                _ = try connection.prepare("SELECT value FROM strata_meta WHERE key = 'format'").rows()
+            }
             try connection.execute("PRAGMA journal_mode=WAL")
             try connection.execute("PRAGMA synchronous=\(configuration.synchronous == "NORMAL" ? "NORMAL" : "FULL")")
             try connection.execute("PRAGMA foreign_keys=OFF")
