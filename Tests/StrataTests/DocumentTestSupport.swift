@@ -193,3 +193,12 @@ let documentKindsModel: ManagedObjectModel = {
     ])
     return try! ManagedObjectModel(entities: [playlist, track, shelf, item, book, film, person, tag])
 }()
+
+/// The seed of a random test: `STRATA_SEED` when set, else a fresh one; printed so a
+/// failure can be replayed.
+func documentTestSeed(_ label: String) -> UInt64 {
+    let seed = ProcessInfo.processInfo.environment["STRATA_SEED"].flatMap { UInt64($0) }
+        ?? UInt64.random(in: 0...UInt64(UInt32.max))
+    print("\(label) seed: \(seed) (replay with STRATA_SEED=\(seed))")
+    return seed
+}
