@@ -202,3 +202,20 @@ func documentTestSeed(_ label: String) -> UInt64 {
     print("\(label) seed: \(seed) (replay with STRATA_SEED=\(seed))")
     return seed
 }
+
+/// The `strata-crash-writer` child program built by `swift build --build-tests` next to
+/// the test bundle (or in the package's `.build/debug`), or nil when it is not built.
+let crashWriterPath: String? = {
+    var candidates: [URL] = []
+    if let executable = Bundle.main.executableURL {
+        candidates.append(executable.deletingLastPathComponent().appendingPathComponent("strata-crash-writer"))
+    }
+    for bundle in Bundle.allBundles {
+        candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("strata-crash-writer"))
+    }
+    let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    candidates.append(packageRoot.appendingPathComponent(".build/debug/strata-crash-writer"))
+    return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }?.path
+}()
+
+let crashWriterMissing = "strata-crash-writer is not built: run `swift build --build-tests` before `swift test`"
