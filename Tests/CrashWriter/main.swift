@@ -4,7 +4,7 @@ import Strata
 // strata-crash-writer: a child process for the document store's crash and cross-process
 // tests (Tests/StrataTests/DocumentCrashTests.swift). It uses the example model.
 //
-//   strata-crash-writer save FILE [--batch N] [--limit K]
+//   strata-crash-writer save FILE [--batch N] [--limit K] [--synchronous FULL|NORMAL]
 //       Opens (or creates) FILE and saves in a loop. Save number K inserts N employees
 //       with employeeID = K and salary = 0..<N, sets the "progress" department's budget to
 //       K, raises the rating of a few earlier employees, and names its undo group
@@ -14,6 +14,9 @@ import Strata
 //       other save, reported as "compacted K".
 //   strata-crash-writer undo FILE
 //       Restores the undo history, undoes the last group, saves, prints "undid NAME".
+//
+// --synchronous sets the document's SQLite synchronous mode (default FULL; NORMAL also
+// survives process kills, which is what the crash test does, and saves faster).
 //
 // Exit status: 0 when done, 1 on an error (printed to stderr), 2 on bad usage.
 
@@ -31,6 +34,7 @@ struct Options {
     var path = ""
     var batch = 3
     var limit = Int.max
+    var synchronous = "FULL"
 
     init(_ arguments: [String]) {
         var rest = arguments.dropFirst()
@@ -40,6 +44,10 @@ struct Options {
         self.mode = mode
         self.path = path
         while let flag = rest.popFirst() {
+            if flag == "--synchronous", let mode = rest.popFirst(), ["FULL", "NORMAL"].contains(mode) {
+                synchronous = mode
+                continue
+            }
             guard let text = rest.popFirst(), let value = Int(text), value > 0 else { fail("\(flag) needs a positive number", status: 2) }
             switch flag {
             case "--batch": batch = value
@@ -69,6 +77,7 @@ func run(_ options: Options) throws {
     let url = URL(fileURLWithPath: options.path)
     var configuration = DocumentStore.Configuration()
     configuration.compactsOnClose = false
+    configuration.synchronous = options.synchronous
     if options.mode == "compact" {
         configuration.compactionSegmentThreshold = 0
         configuration.compactionByteThreshold = 0
