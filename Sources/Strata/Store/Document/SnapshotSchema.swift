@@ -194,9 +194,11 @@ struct SnapshotSchema {
             }
         }
         for join in joinTables.values.sorted(by: { $0.name < $1.name }) {
-            var columns = ["\"source\" INTEGER NOT NULL"]
+            // The key columns first: SQLite 3.40.0–3.41.0 (Debian 12's sqlite3) reports false
+            // "NULL value in ..." integrity errors for WITHOUT ROWID tables whose primary key
+            // columns are not declared in key order.
+            var columns = ["\"source\" INTEGER NOT NULL", "\"destination\" INTEGER NOT NULL"]
             if join.sourceHasEntity { columns.append("\"source_entity\" INTEGER NOT NULL") }
-            columns.append("\"destination\" INTEGER NOT NULL")
             if join.destinationHasEntity { columns.append("\"destination_entity\" INTEGER NOT NULL") }
             if join.isOrdered { columns.append("\"position\" INTEGER NOT NULL") }
             statements.append("CREATE TABLE \(Self.quote(join.name)) (\(columns.joined(separator: ", ")), PRIMARY KEY (\"source\", \"destination\")) WITHOUT ROWID")
