@@ -61,6 +61,8 @@ import Testing
             throw error
         }
         defer { try? store.close() }
+        let integrity = try integrityCheck(url)
+        #expect(integrity == "ok", "\(label): \(integrity)")
         let counts = try employeeSaveNumbers(store)
         let k = Int(counts.keys.max() ?? 0)
         #expect(Set(counts.keys) == Set((0..<Int64(k)).map { $0 + 1 }), "\(label): saves present \(counts.keys.sorted())")

@@ -47,6 +47,7 @@ private func checkInEveryPhase(
         let everything = try readEverything(stack.store)
         #expect(firstDifference(reference, everything) == nil, "\(phase): \(firstDifference(reference, everything) ?? "")")
         try stack.store.close()
+        #expect(try integrityCheck(url) == "ok", "\(phase)")
     }
     try reopened("reopened overlay", compactFirst: false)
     try reopened("compacted", compactFirst: true)

@@ -219,3 +219,11 @@ let crashWriterPath: String? = {
 }()
 
 let crashWriterMissing = "strata-crash-writer is not built: run `swift build --build-tests` before `swift test`"
+
+/// SQLite's `PRAGMA integrity_check` of the file ("ok" when sound).
+func integrityCheck(_ url: URL) throws -> String {
+    try sqlRows(url, "PRAGMA integrity_check").compactMap { row -> String? in
+        if case .text(let text)? = row.first { return text }
+        return nil
+    }.joined(separator: "\n")
+}
