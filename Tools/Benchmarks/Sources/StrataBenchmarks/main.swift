@@ -2,6 +2,10 @@ import Foundation
 import Strata
 
 let quick = CommandLine.arguments.contains("--quick")
+if CommandLine.arguments.dropFirst().first == "document" {
+    try DocumentWorkload.main(quick: quick)
+    exit(0)
+}
 let edits = quick ? 100_000 : 1_000_000
 let workload = EditUndoWorkload(edits: edits, objects: 10_000, editsPerGroup: 100, undoEnabled: true)
 let result = try workload.run()
