@@ -70,7 +70,7 @@ private func newEmployee(_ first: String, in context: ManagedObjectContext) thro
         #expect(try query("SELECT value FROM strata_meta WHERE key = 'compactedThrough'") == "1")
         #expect(try query("SELECT value FROM strata_meta WHERE key = 'modelHash'") == sharedExampleModel.versionHash)
         #expect(try query("SELECT seq, groups, operations > 0, length(body) > 0 FROM strata_segment") == "1|1|1|1")
-        #expect(try query("PRAGMA journal_mode") == "delete")
+        #expect(try query("PRAGMA journal_mode") == "wal")   // recorded in the header; no -wal file once closed
         let integrity = try query("PRAGMA integrity_check")
         #expect(integrity == "ok", "\(integrity)")
     }

@@ -50,7 +50,7 @@ package struct ToolDocumentGuard: Sendable {
         }
         let connection: SQLiteConnection
         do {
-            connection = try SQLiteConnection(path: url.path, flags: [.readOnly], busyTimeout: 5)
+            connection = try SQLiteConnection.openForReading(url.path)
         } catch let error as StrataError {
             throw StrataError(.corruptDocument, "\(url.path) cannot be opened as a document: \(error.message)", context: ["path": url.path])
         }
@@ -93,5 +93,18 @@ package struct ToolDocumentGuard: Sendable {
 
     private static func fileSize(_ url: URL) -> Int {
         ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber)?.intValue ?? -1
+    }
+}
+
+extension SQLiteConnection {
+    /// Opens a file to read it. Read-write when the file allows it, although nothing is
+    /// written: a read-only connection to a WAL document cannot remove the `-wal` and
+    /// `-shm` files when it closes, and would leave them beside the document.
+    package static func openForReading(_ path: String) throws -> SQLiteConnection {
+        if FileManager.default.isWritableFile(atPath: path),
+           let connection = try? SQLiteConnection(path: path, flags: [.readWrite], busyTimeout: 5) {
+            return connection
+        }
+        return try SQLiteConnection(path: path, flags: [.readOnly], busyTimeout: 5)
     }
 }

@@ -29,7 +29,9 @@ package final class ToolLogFile {
     package init(_ url: URL, writable: Bool = false) throws {
         try ToolDocumentGuard.probe(url)
         self.url = url
-        connection = try SQLiteConnection(path: url.path, flags: writable ? [.readWrite] : [.readOnly], busyTimeout: 5)
+        connection = writable
+            ? try SQLiteConnection(path: url.path, flags: [.readWrite], busyTimeout: 5)
+            : try SQLiteConnection.openForReading(url.path)
         do {
             let meta = try DocumentFile.readMeta(connection, path: url.path)
             model = try meta.model()

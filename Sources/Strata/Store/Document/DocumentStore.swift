@@ -112,6 +112,9 @@ public final class DocumentStore: PersistentStore {
             defer { connection.close() }
             try DocumentFile.create(on: connection, model: model, identifier: UUID().uuidString)
             try connection.execute("PRAGMA journal_mode=DELETE")   // one complete file to move
+            // WAL is recorded in the file header, so opening never has to switch modes (a
+            // switch would change the bytes of a document that is only read).
+            try connection.execute("PRAGMA journal_mode=WAL")
         } catch {
             removeBuilding()
             throw error
@@ -211,7 +214,6 @@ public final class DocumentStore: PersistentStore {
                 // WAL would change a file this store then refuses.
                 _ = try connection.prepare("SELECT value FROM strata_meta WHERE key = 'format'").rows()
             }
-            try connection.execute("PRAGMA journal_mode=WAL")
             try connection.execute("PRAGMA synchronous=\(configuration.synchronous == "NORMAL" ? "NORMAL" : "FULL")")
             try connection.execute("PRAGMA foreign_keys=OFF")
             try SQLFunctions.register(on: connection)
@@ -231,7 +233,6 @@ public final class DocumentStore: PersistentStore {
                 _ = try state.compact(schema: schema, model: model, storeTag: tag, configuration: configuration)
             }
             try? state.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            try? state.connection.execute("PRAGMA journal_mode=DELETE")
             state.connection.close()
             state.isOpen = false
         }
@@ -241,7 +242,6 @@ public final class DocumentStore: PersistentStore {
         state.withLock { state in
             if state.isOpen {
                 try? state.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                try? state.connection.execute("PRAGMA journal_mode=DELETE")
                 state.connection.close()
                 state.isOpen = false
             }

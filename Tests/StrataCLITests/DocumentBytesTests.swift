@@ -2,12 +2,11 @@ import Foundation
 import Strata
 import Testing
 
-/// Library behaviour the tools work around (see the CLI's ToolDocumentGuard).
-@Suite("library issues found by the CLI")
+/// Documents are left byte for byte as they were by failed opens and by read-only use
+/// (issues the CLI found; documents record WAL in their header, so opening never switches
+/// journal modes).
+@Suite("documents keep their bytes when only read")
 struct LibraryIssueTests {
-    /// `DocumentStore(openingAt:)` switches the journal to WAL before it reads the log;
-    /// when reading fails (a damaged segment), it closes the connection without switching
-    /// back, so a failed open changes the file (header bytes 18–19 and the change counter).
     @Test("a document that fails to open is left as it was")
     func failedOpenLeavesFileUnchanged() throws {
         let sandbox = try Sandbox()
@@ -29,13 +28,9 @@ struct LibraryIssueTests {
         let before = try Data(contentsOf: url)
         #expect(throws: StrataError.self) { try DocumentStore(openingAt: url, model: model) }
         let after = try Data(contentsOf: url)
-        withKnownIssue("DocumentStore(openingAt:) leaves the file in WAL mode when opening fails") {
-            #expect(after == before)
-        }
+        #expect(after == before)
     }
 
-    /// Opening and closing a document without writing bumps SQLite's file change counter
-    /// (the journal goes WAL and back), so a read-only use changes the file's bytes.
     @Test("opening and closing a document without changes keeps its bytes")
     func openCloseKeepsBytes() throws {
         let sandbox = try Sandbox()
@@ -44,8 +39,6 @@ struct LibraryIssueTests {
         let before = try Data(contentsOf: url)
         try DocumentStore(openingAt: url).close()
         let after = try Data(contentsOf: url)
-        withKnownIssue("opening and closing bumps the change counter; the tools restore it (ToolDocumentGuard)") {
-            #expect(after == before)
-        }
+        #expect(after == before)
     }
 }
