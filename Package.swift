@@ -37,6 +37,7 @@ let package = Package(
             path: "Tools/strata-log"),
         .executableTarget(
             name: "EmployeesExample", dependencies: ["Strata"], path: "Examples/Employees"),
+        .executableTarget(name: "strata-crash-writer", dependencies: ["Strata"], path: "Tests/CrashWriter"),
         .testTarget(name: "StrataTests", dependencies: ["Strata"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "StrataCLITests", dependencies: ["Strata"]),

@@ -71,10 +71,34 @@ extension ManagedObjectContext {
         noteChanged(object)
     }
 
-    /// Applies the inverse of batches, newest first.
+    /// Applies the inverse of batches, newest first, without building the inverse
+    /// operations (an undo of a large group allocates nothing per operation).
     func applyInverse(of batches: [ChangeBatch]) throws {
+        isApplyingOperations = true
+        defer { isApplyingOperations = false }
         for batch in batches.reversed() {
-            try apply(batch.operations.reversed().map(\.inverse))
+            let operations = batch.operations
+            // The inverse of a delete is an insert: those first.
+            for case .delete(let id, let values) in operations.reversed() { try applyInsert(id, values) }
+            for operation in operations.reversed() {
+                switch operation {
+                case .update(let id, let changes):
+                    let object = try loadedObject(id)
+                    for change in changes where change.slot < object.storage.count {
+                        setPrimitive(object, slot: change.slot, change.old)
+                    }
+                case .relate(let id, let slot, let added, let removed):
+                    let object = try loadedObject(id)
+                    guard slot < object.storage.count, case .objects(var members) = object.storage[slot] else { continue }
+                    willChange(object, slot: slot)
+                    for member in added { members.remove(member) }
+                    for member in removed { members.append(member) }
+                    object.storage[slot] = .objects(members)
+                case .insert, .delete:
+                    continue
+                }
+            }
+            for case .insert(let id, _) in operations.reversed() { try applyDelete(id) }
         }
     }
 }

@@ -44,7 +44,7 @@ extension ManagedObjectContext {
                 changes.updated.insert(id)
             }
         }
-        let flushed = Array(flushSet.values)
+        let flushed = flushSet.values
         flushSet.removeAll(keepingCapacity: true)
         // Objects inserted and deleted before any flush are gone for good. Objects left with
         // nothing to save (an insert then a delete both logged, a change set back or reverted

@@ -36,9 +36,9 @@ public final class ManagedObjectContext {
     /// The log of flushed changes.
     let log = OperationLog()
     /// Registered objects by ID; unchanged ones weakly held.
-    var registry: [ManagedObjectID: WeakObject] = [:]
+    var registry = ObjectRegistry()
     /// Objects changed since the last flush, in order of first change.
-    var flushSet: OrderedDictionary<ObjectIdentifier, ManagedObject> = [:]
+    var flushSet = FlushList()
     /// Objects changed since the last save: strongly held until save, rollback or reset.
     var dirtySet: OrderedDictionary<ObjectIdentifier, ManagedObject> = [:]
     var retainAll: [ManagedObject] = []

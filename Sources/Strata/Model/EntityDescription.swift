@@ -94,10 +94,15 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
 
     /// The top of this entity's inheritance chain (itself when it has no parent).
     public var rootEntity: EntityDescription {
+        if rootEntityIndex >= 0, let model = _model { return model.entities[rootEntityIndex] }
         var entity = self
         while let parent = entity.superentity { entity = parent }
         return entity
     }
+
+    /// The root entity's index in the model, set when the model is built (object IDs and
+    /// the registry use it on every lookup; walking `superentity` loads weak references).
+    public internal(set) var rootEntityIndex: Int = -1
 
     /// This entity and every entity below it, depth first.
     public var selfAndDescendants: [EntityDescription] {

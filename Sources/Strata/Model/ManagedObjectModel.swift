@@ -83,6 +83,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
         if !problems.isEmpty { throw Self.invalid(problems) }
 
         for entity in Self.parentsFirst(declared) { Self.resolveProperties(of: entity, problem: problem) }
+        for entity in Self.parentsFirst(declared) { entity.rootEntityIndex = entity.superentity?.rootEntityIndex ?? entity.index }
         for entity in declared { Self.resolveRelationships(of: entity, in: byName, problem: problem) }
         for entity in declared {
             for constraint in entity.uniquenessConstraints {

@@ -61,8 +61,12 @@ extension DocumentState {
         for group in request.groups { largestGroupID = max(largestGroupID, group.id) }
     }
 
-    /// Reserves keys above every key handed out or seen.
-    mutating func allocateKeys(root: Int, count: Int) -> ClosedRange<Int64> {
+    /// Reserves keys above every key handed out or seen, including keys other connections
+    /// to the file saved since this one last read the log (their saves record the largest
+    /// key in `strata_meta`).
+    mutating func allocateKeys(root: Int, name: String, count: Int) throws -> ClosedRange<Int64> {
+        let saved = try connection.prepare("SELECT value FROM strata_meta WHERE key = ?").rows([.text("keyCounter.\(name)")])
+        if case .integer(let largest)? = saved.first?.first { keyCounters[root] = max(keyCounters[root] ?? 0, largest) }
         let first = (keyCounters[root] ?? 0) + 1
         let last = first + Int64(max(count, 1)) - 1
         keyCounters[root] = last

@@ -14,7 +14,7 @@ extension DocumentStore {
 
     /// Reserves keys above every key the document has used.
     public func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> ClosedRange<Int64> {
-        try withOpenState { $0.allocateKeys(root: entity.rootEntity.index, count: count) }
+        try withOpenState { try $0.allocateKeys(root: entity.rootEntity.index, name: entity.rootEntity.name, count: count) }
     }
 
     /// Appends one segment for the save; compacts afterwards when a threshold is passed.

@@ -93,24 +93,54 @@ public final class DocumentStore: PersistentStore {
 
     /// Creates a new, empty document.
     /// - Throws: `.io` when the file exists and `overwrite` is false; SQLite errors.
+    ///
+    /// The document is built beside `url` and moved into place only once complete, so a
+    /// process killed while creating it never leaves a half-made file at `url`.
     public convenience init(creatingAt url: URL, model: ManagedObjectModel, overwrite: Bool = false,
                             configuration: Configuration = Configuration()) throws {
         let manager = FileManager.default
-        if manager.fileExists(atPath: url.path) {
-            guard overwrite else {
-                throw StrataError(.io, "\(url.path) already exists (pass overwrite to replace it).", context: ["path": url.path])
-            }
-            for suffix in ["", "-wal", "-shm", "-journal"] { try? manager.removeItem(atPath: url.path + suffix) }
+        func exists() -> StrataError {
+            StrataError(.io, "\(url.path) already exists (pass overwrite to replace it).", context: ["path": url.path])
         }
-        let connection = try Self.connect(url, configuration: configuration, create: true)
+        if manager.fileExists(atPath: url.path), !overwrite { throw exists() }
+        let building = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).creating-\(UUID().uuidString)")
+        func removeBuilding() {
+            for suffix in ["", "-wal", "-shm", "-journal"] { try? manager.removeItem(atPath: building.path + suffix) }
+        }
         do {
+            let connection = try Self.connect(building, configuration: configuration, create: true)
+            defer { connection.close() }
             try DocumentFile.create(on: connection, model: model, identifier: UUID().uuidString)
+            try connection.execute("PRAGMA journal_mode=DELETE")   // one complete file to move
+            // WAL is recorded in the file header, so opening never has to switch modes (a
+            // switch would change the bytes of a document that is only read).
+            try connection.execute("PRAGMA journal_mode=WAL")
         } catch {
-            connection.close()
-            for suffix in ["", "-wal", "-shm", "-journal"] { try? manager.removeItem(atPath: url.path + suffix) }
+            removeBuilding()
             throw error
         }
-        try self.init(url: url, model: model, connection: connection, configuration: configuration)
+        if overwrite {
+            for suffix in ["-wal", "-shm", "-journal"] { try? manager.removeItem(atPath: url.path + suffix) }
+            guard rename(building.path, url.path) == 0 else {
+                removeBuilding()
+                throw StrataError(.io, "Cannot move the new document to \(url.path) (errno \(errno)).", context: ["path": url.path])
+            }
+        } else if link(building.path, url.path) == 0 {
+            removeBuilding()
+        } else {
+            let code = errno
+            guard code != EEXIST else {
+                removeBuilding()
+                throw exists()
+            }
+            do {
+                try manager.moveItem(at: building, to: url)   // file systems without hard links
+            } catch {
+                removeBuilding()
+                throw StrataError(.io, "Cannot move the new document to \(url.path): \(error.localizedDescription)", context: ["path": url.path])
+            }
+        }
+        try self.init(openingAt: url, model: model, configuration: configuration)
     }
 
     /// Opens an existing document with the application's model.
@@ -158,7 +188,7 @@ public final class DocumentStore: PersistentStore {
         guard meta.modelHash == model.versionHash else {
             throw StrataError(
                 .modelIncompatible,
-                "The model is incompatible with the one used to create the store at \(url.path) (stored model hash \(meta.modelHash.prefix(12)), given \(model.versionHash.prefix(12))).",
+                "Model incompatible with the one used to create the store at \(url.path) (stored model hash \(meta.modelHash.prefix(12)), given \(model.versionHash.prefix(12))).",
                 context: ["path": url.path])
         }
         identifier = meta.identifier
@@ -175,11 +205,15 @@ public final class DocumentStore: PersistentStore {
             connection = try SQLiteConnection(
                 path: url.path, flags: create ? [.readWrite, .create] : [.readWrite], busyTimeout: configuration.busyTimeout)
         } catch let error as StrataError {
-            throw StrataError(.corruptDocument, "\(url.path) cannot be opened as a document: \(error.message)",
+            throw StrataError(.corruptDocument, "\(url.path) is not a Strata document (SQLite cannot open it): \(error.message)",
                               context: ["path": url.path])
         }
         do {
-            try connection.execute("PRAGMA journal_mode=WAL")
+            if !create {
+                // Read before anything writes: switching a plain database or an empty file to
+                // WAL would change a file this store then refuses.
+                _ = try connection.prepare("SELECT value FROM strata_meta WHERE key = 'format'").rows()
+            }
             try connection.execute("PRAGMA synchronous=\(configuration.synchronous == "NORMAL" ? "NORMAL" : "FULL")")
             try connection.execute("PRAGMA foreign_keys=OFF")
             try SQLFunctions.register(on: connection)
@@ -199,7 +233,6 @@ public final class DocumentStore: PersistentStore {
                 _ = try state.compact(schema: schema, model: model, storeTag: tag, configuration: configuration)
             }
             try? state.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            try? state.connection.execute("PRAGMA journal_mode=DELETE")
             state.connection.close()
             state.isOpen = false
         }
@@ -209,7 +242,6 @@ public final class DocumentStore: PersistentStore {
         state.withLock { state in
             if state.isOpen {
                 try? state.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                try? state.connection.execute("PRAGMA journal_mode=DELETE")
                 state.connection.close()
                 state.isOpen = false
             }

@@ -87,6 +87,23 @@ struct SnapshotSchema {
         for (entityIndex, storage) in slots {
             for case .join(let join, false) in storage { joinTables[join.name] = join; _ = entityIndex }
         }
+        resolveInverseForeignKeyColumns()
+    }
+
+    /// Points each to-many read through an inverse foreign key at the column the inverse
+    /// to-one really got: `Entity_name` when a sibling entity already used the name.
+    private mutating func resolveInverseForeignKeyColumns() {
+        for (entityIndex, storage) in slots {
+            let entity = model.entities[entityIndex]
+            for (slot, slotStorage) in storage.enumerated() {
+                guard case .inverseForeignKey(let table, _, let destination) = slotStorage,
+                      case .relationship(let index) = entity.slotKinds[slot],
+                      let inverseSlot = entity.relationships[index].inverseSlot,
+                      case .toOne(let column, _, _)? = slots[destination.index]?[safe: inverseSlot]
+                else { continue }
+                slots[entityIndex]?[slot] = .inverseForeignKey(table: table, column: column, destination: destination)
+            }
+        }
     }
 
     private static func storage(
@@ -177,9 +194,11 @@ struct SnapshotSchema {
             }
         }
         for join in joinTables.values.sorted(by: { $0.name < $1.name }) {
-            var columns = ["\"source\" INTEGER NOT NULL"]
+            // The key columns first: SQLite 3.40.0–3.41.0 (Debian 12's sqlite3) reports false
+            // "NULL value in ..." integrity errors for WITHOUT ROWID tables whose primary key
+            // columns are not declared in key order.
+            var columns = ["\"source\" INTEGER NOT NULL", "\"destination\" INTEGER NOT NULL"]
             if join.sourceHasEntity { columns.append("\"source_entity\" INTEGER NOT NULL") }
-            columns.append("\"destination\" INTEGER NOT NULL")
             if join.destinationHasEntity { columns.append("\"destination_entity\" INTEGER NOT NULL") }
             if join.isOrdered { columns.append("\"position\" INTEGER NOT NULL") }
             statements.append("CREATE TABLE \(Self.quote(join.name)) (\(columns.joined(separator: ", ")), PRIMARY KEY (\"source\", \"destination\")) WITHOUT ROWID")

@@ -63,7 +63,8 @@ package final class SQLiteStatement {
         case .integer(let number): try check(sqlite3_bind_int64(statement, position, number))
         case .real(let number): try check(sqlite3_bind_double(statement, position, number))
         case .text(let text):
-            try check(sqlite3_bind_text(statement, position, text, -1, SQLITE_TRANSIENT_DESTRUCTOR))
+            // The byte count, not -1: a string may hold NUL characters.
+            try check(sqlite3_bind_text(statement, position, text, Int32(clamping: text.utf8.count), SQLITE_TRANSIENT_DESTRUCTOR))
         case .blob(let bytes): try bind(bytes: bytes, at: index)
         }
     }

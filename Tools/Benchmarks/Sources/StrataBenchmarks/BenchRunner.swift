@@ -9,6 +9,7 @@ import Foundation
 ///                  [--compare FILE] [--python PATH] [--peers DIR] [--data DIR]
 ///                  [--repetitions N] [--objects N] [--edits N] ...
 /// StrataBenchmarks --list
+/// StrataBenchmarks document [--quick]     (a standalone workload, WorkloadRegistry.commands)
 /// ```
 struct BenchRunner {
     var arguments: [String]
@@ -35,6 +36,15 @@ struct BenchRunner {
             return 0
         }
         if let id = value("--child") { return runChild(id) }
+        if let name = arguments.dropFirst().first, let command = WorkloadRegistry.commands[name] {
+            do {
+                try command(arguments.contains("--quick"))
+                return 0
+            } catch {
+                note("\(name): \(error)")
+                return 1
+            }
+        }
         do {
             return try runParent() ? 0 : 1
         } catch {

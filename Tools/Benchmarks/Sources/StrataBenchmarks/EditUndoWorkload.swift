@@ -18,13 +18,6 @@ struct EditUndoWorkload {
         var groups: Int
     }
 
-    init(tier: Tier, undoEnabled: Bool) {
-        edits = tier.edits
-        objects = tier.editObjects
-        editsPerGroup = tier.editsPerGroup
-        self.undoEnabled = undoEnabled
-    }
-
     /// Inserts `objects` employees (saved, undo history cleared) and returns them.
     static func populate(_ context: ManagedObjectContext, objects: Int) throws -> [ManagedObject] {
         let model = context.model
@@ -89,5 +82,12 @@ struct EditUndoWorkload {
             figures["W2.groups"] = Double(result.groups)
         }
         return figures
+    }
+}
+
+extension EditUndoWorkload {
+    /// The tier's W2 sizes.
+    init(tier: Tier, undoEnabled: Bool) {
+        self.init(edits: tier.edits, objects: tier.editObjects, editsPerGroup: tier.editsPerGroup, undoEnabled: undoEnabled)
     }
 }

@@ -37,6 +37,12 @@ enum WorkloadRegistry {
     ]
 
     static func unit(_ id: String) -> BenchUnit? { units.first { $0.id == id } }
+
+    /// Standalone workloads outside the table, run as `StrataBenchmarks <name> [--quick]`;
+    /// they print their own report. One line each.
+    static let commands: [String: @Sendable (_ quick: Bool) throws -> Void] = [
+        "document": { try DocumentWorkload.main(quick: $0) },
+    ]
 }
 
 /// Loro runs its slow paths at reduced sizes (its undo costs milliseconds per step);

@@ -1,0 +1,210 @@
+import Foundation
+
+/// What `strata-log verify` found.
+package struct VerificationReport: Sendable {
+    /// Each problem, one sentence naming the segment, object or key.
+    package var problems: [String] = []
+    /// What was checked and held, one line each.
+    package var passed: [String] = []
+    /// Whether every check held.
+    package var isValid: Bool { problems.isEmpty }
+}
+
+/// Checks a document end to end (`strata-log verify`):
+///
+/// 1. every stored segment: LZ4 frame and content checksum, decoding, and agreement with
+///    its log row (sequence, group and operation counts, raw size) and its group rows;
+/// 2. the current state (snapshot ⊕ overlay): every record has its entity's slots, keys
+///    are unique per entity hierarchy and within the key counters, relationship
+///    destinations exist and have the right entity, every relationship's inverse points
+///    back, and the per-entity counts of `info()` match the records;
+/// 3. when the full history is retained (first segment is 1): replaying the whole log
+///    from empty into a scratch in-memory table gives exactly the current records.
+///
+/// ```swift
+/// let report = try DocumentVerifier.verify(url)
+/// if !report.isValid { report.problems.forEach { print($0) } }
+/// ```
+package enum DocumentVerifier {
+    /// Verifies the document at `url` without changing it.
+    /// - Throws: `.io` or `.corruptDocument` when the file is not a document at all.
+    package static func verify(_ url: URL) throws -> VerificationReport {
+        var report = VerificationReport()
+        let guardian = try ToolDocumentGuard(url)
+        let log = try ToolLogFile(url)
+        let records = try log.segmentRecords()
+        var segments: [Segment] = []
+        var damaged = 0
+        for record in records {
+            do {
+                let segment = try log.decode(record)
+                segments.append(segment)
+                let rows = try log.groupRows(of: record.sequence)
+                let expected = segment.groups.map {
+                    ChangeGroupInfo(id: $0.id, kind: $0.kind, revertsGroup: $0.revertsGroup, actionName: $0.actionName)
+                }
+                let merged = Dictionary(expected.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+                if rows.count != merged.count || rows.contains(where: { merged[$0.id] != $0 }) {
+                    report.problems.append("Segment \(record.sequence): its group rows do not match the groups in its body.")
+                }
+            } catch let error as StrataError {
+                damaged += 1
+                report.problems.append(error.message)
+            }
+        }
+        if damaged == 0 {
+            report.passed.append("\(records.count) segments: checksums, decoding and log rows agree")
+        }
+        let contiguous = zip(records, records.dropFirst()).allSatisfy { $0.sequence + 1 == $1.sequence }
+        if !contiguous { report.problems.append("The stored segments are not contiguous (a segment is missing).") }
+
+        let store: DocumentStore
+        do {
+            var configuration = DocumentStore.Configuration()
+            configuration.compactsOnClose = false
+            configuration.compactionSegmentThreshold = 0
+            configuration.compactionByteThreshold = 0
+            store = try DocumentStore(openingAt: url, model: log.model, configuration: configuration)
+        } catch let error as StrataError {
+            guardian.restoreAfterFailedOpen()
+            report.problems.append("The document cannot be opened: \(error.message)")
+            return report
+        }
+        let checked = Result { try checkState(store, log: log, report: &report) }
+        try? store.close()
+        guardian.restoreHeaderIfUnchanged()
+        let current = try checked.get()
+
+        if let first = records.first, first.sequence == 1, damaged == 0, contiguous {
+            checkReplay(segments, log: log, against: current, report: &report)
+        } else if let first = records.first, first.sequence != 1 {
+            report.passed.append("replay skipped: history before segment \(first.sequence) was not retained")
+        } else if records.isEmpty, log.compactedThrough > 0 {
+            report.passed.append("replay skipped: no segments retained")
+        } else if records.isEmpty {
+            checkReplay([], log: log, against: current, report: &report)
+        }
+        return report
+    }
+
+    /// Checks the current records; returns them by ID.
+    private static func checkState(_ store: DocumentStore, log: ToolLogFile, report: inout VerificationReport) throws -> [ManagedObjectID: [PropertyValue]] {
+        let model = store.model
+        var current: [ManagedObjectID: [PropertyValue]] = [:]
+        let info = try store.info()
+        var problems: [String] = []
+        var keysByRoot: [Int: [Int64: ManagedObjectID]] = [:]
+        for entity in model.entities where !entity.isAbstract {
+            let ids = try store.objectIDs(for: entity, includingSubentities: false)
+            if info.objectCounts[entity.name] != ids.count {
+                problems.append("\(entity.name): info counts \(info.objectCounts[entity.name] ?? 0) objects, the records are \(ids.count).")
+            }
+            for id in ids {
+                guard let values = try store.values(for: id) else {
+                    problems.append("\(id): listed but its record cannot be read.")
+                    continue
+                }
+                guard values.count == entity.slotCount else {
+                    problems.append("\(id): has \(values.count) values for \(entity.slotCount) properties.")
+                    continue
+                }
+                if id.primaryKey <= 0 { problems.append("\(id): key \(id.primaryKey) is not positive.") }
+                let root = entity.rootEntity.index
+                if let other = keysByRoot[root]?[id.primaryKey] {
+                    problems.append("\(id) and \(other) share key \(id.primaryKey).")
+                }
+                keysByRoot[root, default: [:]][id.primaryKey] = id
+                current[id] = values
+            }
+        }
+        for (root, keys) in keysByRoot {
+            let name = model.entities[root].name
+            if let largest = keys.keys.max(), largest > (log.keyCounters[name] ?? 0) {
+                problems.append("\(name): key \(largest) is above the document's key counter \(log.keyCounters[name] ?? 0).")
+            }
+        }
+        var relationshipCount = 0
+        for (id, values) in current.sorted(by: { $0.key < $1.key }) {
+            for (slot, property) in ToolRecordText.storedProperties(of: id.entity) {
+                guard case .relationship(let relationship) = property else { continue }
+                let destination = id.entity.destination(of: relationship)
+                for target in values[slot].objectIDs {
+                    relationshipCount += 1
+                    let name = "\(ToolRecordText.shortReference(id)).\(relationship.name)"
+                    guard let targetValues = current[target] else {
+                        problems.append("\(name) points to \(ToolRecordText.shortReference(target)), which does not exist.")
+                        continue
+                    }
+                    if !target.entity.isKind(of: destination) {
+                        problems.append("\(name) points to a \(target.entity.name); it holds \(destination.name) objects.")
+                    }
+                    if let inverse = relationship.inverseSlot, inverse < targetValues.count,
+                       !targetValues[inverse].objectIDs.contains(id) {
+                        let inverseName = ToolLogText.slotName(inverse, of: target.entity)
+                        problems.append("\(name) points to \(ToolRecordText.shortReference(target)), but its inverse \(inverseName) does not point back.")
+                    }
+                }
+            }
+        }
+        if problems.isEmpty {
+            report.passed.append("\(current.count) records: keys unique, counts agree, \(relationshipCount) relationship links with inverses pointing back")
+        }
+        report.problems += problems
+        return current
+    }
+
+    /// Replays every segment from empty and compares the result with the current records.
+    private static func checkReplay(_ segments: [Segment], log: ToolLogFile, against current: [ManagedObjectID: [PropertyValue]],
+                                    report: inout VerificationReport) {
+        var rows: [ManagedObjectID: [PropertyValue]] = [:]
+        for segment in segments {
+            var patch = OverlayPatch()
+            do {
+                for group in segment.groups {
+                    for operation in group.operations {
+                        try patch.apply(operation) { rows[$0] }
+                    }
+                }
+            } catch let error as StrataError {
+                report.problems.append("Replaying segment \(segment.sequence) failed: \(error.message)")
+                return
+            } catch {
+                report.problems.append("Replaying segment \(segment.sequence) failed: \(error)")
+                return
+            }
+            for (id, row) in patch.rows { rows[id] = row }
+        }
+        var problems: [String] = []
+        for (id, row) in rows where current[id] == nil {
+            _ = row
+            problems.append("Replay: \(id) exists after replaying the log but not in the document.")
+        }
+        for (id, values) in current.sorted(by: { $0.key < $1.key }) {
+            guard var replayed = rows[id] else {
+                problems.append("Replay: \(id) is in the document but not in the replayed log.")
+                continue
+            }
+            replayed = replayed.map { value in
+                guard case .objects(let members) = value else { return value }
+                return .objects(members.filter { rows[$0] != nil })
+            }
+            for slot in values.indices where slot < replayed.count && !RowTable.isTransient(slot, of: id.entity) {
+                if !same(values[slot], replayed[slot], ordered: OverlayPatch.isOrdered(slot, of: id.entity)) {
+                    problems.append("Replay: \(id).\(ToolLogText.slotName(slot, of: id.entity)) is \(values[slot]) in the document but \(replayed[slot]) after replaying the log.")
+                }
+            }
+        }
+        if problems.isEmpty {
+            report.passed.append("replaying \(segments.count) segments from empty gives exactly the \(current.count) current records")
+        }
+        report.problems += problems
+    }
+
+    private static func same(_ lhs: PropertyValue, _ rhs: PropertyValue, ordered: Bool) -> Bool {
+        switch (lhs, rhs) {
+        case (.objects(let a), .objects(let b)): return ordered ? a == b : Set(a) == Set(b)
+        case (.double(let a), .double(let b)) where a.isNaN && b.isNaN: return true
+        default: return lhs == rhs
+        }
+    }
+}

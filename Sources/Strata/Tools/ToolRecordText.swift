@@ -1,0 +1,82 @@
+import Foundation
+
+/// One stored property of an entity, as the tools list it: an attribute or a relationship.
+package enum ToolProperty: Sendable {
+    /// An attribute.
+    case attribute(AttributeDescription)
+    /// A relationship.
+    case relationship(RelationshipDescription)
+
+    /// The property's name.
+    package var name: String {
+        switch self {
+        case .attribute(let attribute): return attribute.name
+        case .relationship(let relationship): return relationship.name
+        }
+    }
+}
+
+/// Records as the tools show them: the JSON object shape of `strata get`, `fetch` and
+/// `export`, and short references.
+///
+/// A record is `{"_uri": URI, "_entity": NAME, <property>: <value>, ...}` with the
+/// persistent properties in model (slot) order: attribute values as ``ToolValueText/json(_:)``
+/// writes them, a to-one as its URI or `null`, a to-many as an array of URIs.
+package enum ToolRecordText {
+    /// The persistent (non-transient) properties of an entity with their slots, in model order.
+    package static func storedProperties(of entity: EntityDescription) -> [(slot: Int, property: ToolProperty)] {
+        var result: [(Int, ToolProperty)] = []
+        for (slot, name) in entity.slotNames.enumerated() {
+            if let attribute = entity.attributesByName[name] {
+                if !attribute.isTransient { result.append((slot, .attribute(attribute))) }
+            } else if let relationship = entity.relationshipsByName[name], !relationship.isTransient {
+                result.append((slot, .relationship(relationship)))
+            }
+        }
+        return result
+    }
+
+    /// The JSON object of a record whose values (by slot) are `values`.
+    package static func json(id: ManagedObjectID, values: [PropertyValue]) -> ToolJSON {
+        var members = [ToolJSON.Member("_uri", .string(id.description)), ToolJSON.Member("_entity", .string(id.entity.name))]
+        for (slot, property) in storedProperties(of: id.entity) {
+            let value = slot < values.count ? values[slot] : .null
+            if case .relationship(let relationship) = property, relationship.isToMany, value.isNull {
+                members.append(ToolJSON.Member(property.name, .array([])))
+            } else {
+                members.append(ToolJSON.Member(property.name, ToolValueText.json(value)))
+            }
+        }
+        return .object(members)
+    }
+
+    /// `Employee/p3`: the entity and key, for tables and logs (the `strata` commands
+    /// accept it wherever a URI is expected).
+    package static func shortReference(_ id: ManagedObjectID) -> String {
+        "\(id.entity.name)/\(id.isTemporaryID ? "t" : "p")\(id.primaryKey)"
+    }
+
+    /// Resolves a full object URI or a short `Entity/pKEY` reference against a document
+    /// store (the record must exist).
+    /// - Throws: `.invalidObjectID` when the text is not a reference of this document,
+    ///   `.objectNotFound` when no such record exists.
+    package static func resolve(_ text: String, in store: DocumentStore, coordinator: PersistentStoreCoordinator) throws -> ManagedObjectID {
+        var uriText = text
+        if !text.hasPrefix("x-strata:") {
+            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[0].isEmpty else {
+                throw StrataError(.invalidObjectID, "'\(text)' is not an object URI (x-strata://STORE/Entity/pKEY) or a reference Entity/pKEY.",
+                                  context: ["uri": text])
+            }
+            uriText = "x-strata://\(store.identifier)/\(text)"
+        }
+        guard let uri = URL(string: uriText) else {
+            throw StrataError(.invalidObjectID, "'\(text)' is not an object URI.", context: ["uri": text])
+        }
+        let id = try coordinator.managedObjectID(forURIRepresentation: uri)
+        guard try store.values(for: id) != nil else {
+            throw StrataError(.objectNotFound, "There is no object \(text) in the document.", context: ["uri": text])
+        }
+        return id
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Strata
+
+/// One open document for one command: the store (with the model stored in the file), a
+/// coordinator and a context whose undo stacks are rebuilt from the document's history.
+///
+/// A command saves at most once, as one undo group named after it. The store never
+/// compacts on close (the log is the undo history; `strata-log compact` folds it), and a
+/// command that does not save leaves the file's bytes as they were.
+final class DocumentSession {
+    let url: URL
+    let store: DocumentStore
+    let coordinator: PersistentStoreCoordinator
+    let context: ManagedObjectContext
+    private let guardian: ToolDocumentGuard
+    private(set) var didSave = false
+    private var isClosed = false
+
+    var model: ManagedObjectModel { store.model }
+
+    /// How the CLI opens documents: no compaction on close, default thresholds otherwise.
+    static var configuration: DocumentStore.Configuration {
+        var configuration = DocumentStore.Configuration()
+        configuration.compactsOnClose = false
+        return configuration
+    }
+
+    private init(path: String) throws {
+        url = URL(fileURLWithPath: path)
+        guardian = try ToolDocumentGuard(url)
+        do {
+            store = try DocumentStore(openingAt: url, configuration: Self.configuration)
+        } catch {
+            guardian.restoreAfterFailedOpen()
+            throw error
+        }
+        coordinator = PersistentStoreCoordinator(model: store.model)
+        do {
+            try coordinator.addStore(store)
+        } catch {
+            try? store.close()
+            guardian.restoreHeaderIfUnchanged()
+            throw error
+        }
+        context = ManagedObjectContext(coordinator: coordinator)
+    }
+
+    /// Opens the document at `path`, runs `body`, and closes it whatever happens.
+    static func with<T>(_ path: String, _ body: (DocumentSession) throws -> T) throws -> T {
+        let session = try DocumentSession(path: path)
+        let result: T
+        do {
+            result = try body(session)
+        } catch {
+            session.close()
+            throw error
+        }
+        session.close()
+        return result
+    }
+
+    /// Rebuilds the undo and redo stacks from the document's history.
+    func restoreUndoHistory() throws {
+        try context.restoreUndoHistory()
+    }
+
+    /// Names the pending changes' undo group and saves them as one segment.
+    /// - Throws: `.validation` listing each problem; nothing is written then.
+    func save(action: String) throws {
+        context.processPendingChanges()
+        if !action.isEmpty { context.undoManager?.setActionName(action) }
+        let writes = context.hasChanges
+        try context.save()
+        didSave = didSave || writes
+    }
+
+    /// Closes the store; without a save, puts the header counters back.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        try? store.close()
+        if !didSave { guardian.restoreHeaderIfUnchanged() }
+    }
+
+    // MARK: Objects
+
+    /// The ID a URI or `Entity/pKEY` reference names.
+    /// - Throws: `.invalidObjectID`, `.objectNotFound` naming the reference.
+    func objectID(_ reference: String) throws -> ManagedObjectID {
+        try ToolRecordText.resolve(reference, in: store, coordinator: coordinator)
+    }
+
+    /// The loaded object a reference names.
+    func object(_ reference: String) throws -> ManagedObject {
+        try context.existingObject(with: try objectID(reference))
+    }
+
+    /// The entity with a name.
+    /// - Throws: `.unknownKey` naming it and listing the entities.
+    func entity(named name: String) throws -> EntityDescription {
+        guard let entity = model.entitiesByName[name] else {
+            throw StrataError(.unknownKey, "There is no entity '\(name)' in the model (entities: \(model.entities.map(\.name).joined(separator: ", "))).",
+                              context: ["entity": name])
+        }
+        return entity
+    }
+
+    /// A record's JSON object.
+    func json(for object: ManagedObject) throws -> ToolJSON {
+        var values = Array(repeating: PropertyValue.null, count: object.entity.slotCount)
+        for (slot, property) in ToolRecordText.storedProperties(of: object.entity) {
+            values[slot] = try object.value(forKey: property.name)
+        }
+        return ToolRecordText.json(id: object.objectID, values: values)
+    }
+}

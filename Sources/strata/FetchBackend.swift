@@ -1,0 +1,35 @@
+import Foundation
+import Strata
+
+/// What `strata fetch` asks for.
+struct FetchSpecification {
+    var entity: EntityDescription
+    var predicate: FetchPredicate?
+    var sortDescriptors: [FetchSortDescriptor]
+    var limit: Int
+    var offset: Int
+
+    /// The library's fetch request for it (sub-entities included).
+    var request: FetchRequest {
+        let request = FetchRequest(entityName: entity.name, predicate: predicate, sortDescriptors: sortDescriptors)
+        request.fetchLimit = limit
+        request.fetchOffset = offset
+        return request
+    }
+}
+
+/// Runs `strata fetch` (and the demo's fetch) through the context: SQL over the snapshot
+/// merged with the uncompacted segments, in the request's order and window.
+enum FetchBackend {
+    static func objects(_ specification: FetchSpecification, in session: DocumentSession) throws -> [ManagedObject] {
+        try session.context.fetch(specification.request)
+    }
+
+    static func objects(_ specification: FetchSpecification, context: ManagedObjectContext) throws -> [ManagedObject] {
+        try context.fetch(specification.request)
+    }
+
+    static func count(_ specification: FetchSpecification, in session: DocumentSession) throws -> Int {
+        try session.context.count(for: specification.request)
+    }
+}

@@ -1,0 +1,163 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata fetch DOC ENTITY [--where P] [--sort KEY[:desc]]... [--limit N] [--offset N] [--format F] [--count]`.
+struct FetchCommand: ParsableCommand {
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case table, json, csv, ids
+    }
+
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Fetch objects of an entity with a predicate, an order and a window.",
+        discussion: """
+            --where takes an NSPredicate-format predicate (==, !=, <, >, BETWEEN, IN, \
+            CONTAINS[cd], BEGINSWITH, LIKE, MATCHES, ANY/ALL, key paths through relationships, \
+            @count/@sum/...). A malformed predicate is an error naming its column. Objects of \
+            sub-entities are included. --sort KEY sorts ascending, KEY:desc descending \
+            (repeat it for several keys; :c sorts case-insensitively, e.g. lastName:c:desc).
+
+            Formats: table (for people; columns empty in every row are left out), json (an array of {"_uri", "_entity", property: \
+            value...} in model order; to-ones are URIs or null, to-manys arrays of URIs), csv \
+            (a header row, then one row per object), ids (one URI per line). --count prints \
+            only the number of matching objects (after --offset and --limit).
+
+            Examples:
+              strata fetch staff.strata Employee
+              strata fetch staff.strata Employee --where 'salary > 100000'
+              strata fetch staff.strata Employee --where 'department.name == "R&D"'
+              strata fetch staff.strata Employee --sort lastName --sort salary:desc
+              strata fetch staff.strata Employee --limit 10 --offset 20 --format json
+              strata fetch staff.strata Department --where 'employees.@count >= 2' --count
+              strata fetch staff.strata Employee --format csv > employees.csv
+            """)
+
+    @Argument(help: "The document.")
+    var document: String
+    @Argument(help: "The entity.")
+    var entity: String
+    @Option(name: .customLong("where"), help: "A predicate, e.g. 'salary > 100000'.")
+    var predicate: String?
+    @Option(help: "A sort key: KEY, KEY:desc or KEY:c[:desc]; repeatable.")
+    var sort: [String] = []
+    @Option(help: "The most objects to return (0: no limit).")
+    var limit = 0
+    @Option(help: "Objects to skip first.")
+    var offset = 0
+    @Option(help: "table, json, csv or ids.")
+    var format: Format = .table
+    @Flag(help: "Print only the number of matching objects.")
+    var count = false
+
+    func validate() throws {
+        guard limit >= 0 else { throw ValidationError("--limit must not be negative.") }
+        guard offset >= 0 else { throw ValidationError("--offset must not be negative.") }
+    }
+
+    func run() throws {
+        let predicate = try predicate.map { text in
+            do {
+                return try FetchPredicate(format: text)
+            } catch var error as StrataError {
+                error.message = "Malformed predicate: \(error.message) (in: \(text))"
+                throw error
+            }
+        }
+        let descriptors = try sort.map(Self.sortDescriptor)
+        try DocumentSession.with(document) { session in
+            let specification = FetchSpecification(
+                entity: try session.entity(named: entity), predicate: predicate, sortDescriptors: descriptors,
+                limit: limit, offset: offset)
+            if count {
+                print(try FetchBackend.count(specification, in: session))
+                return
+            }
+            let objects = try FetchBackend.objects(specification, in: session)
+            let records = try objects.map(session.json(for:))
+            switch format {
+            case .json: CommandOutput.printJSON(.array(records))
+            case .ids: for object in objects { print(object.objectID.description) }
+            case .csv: print(Self.csv(records, entity: specification.entity), terminator: "")
+            case .table:
+                print(Self.table(objects.map(\.objectID), records, entity: specification.entity))
+                CommandOutput.note("\(objects.count) object\(objects.count == 1 ? "" : "s")")
+            }
+        }
+    }
+
+    static func sortDescriptor(_ text: String) throws -> FetchSortDescriptor {
+        var parts = text.split(separator: ":").map(String.init)
+        guard let key = parts.first, !key.isEmpty else { throw ValidationError("--sort needs a key: KEY, KEY:desc.") }
+        parts.removeFirst()
+        var descriptor = FetchSortDescriptor(key)
+        for part in parts {
+            switch part.lowercased() {
+            case "desc", "descending": descriptor.ascending = false
+            case "asc", "ascending": descriptor.ascending = true
+            case "c", "i": descriptor.comparison = .caseInsensitive
+            default: throw ValidationError("--sort \(text): '\(part)' is not asc, desc or c.")
+            }
+        }
+        return descriptor
+    }
+
+    /// Every property of the fetched entity and of the sub-entities that appear.
+    static func columns(_ records: [ToolJSON], entity: EntityDescription) -> [String] {
+        var names = ToolRecordText.storedProperties(of: entity).map(\.property.name)
+        for record in records {
+            guard case .object(let members) = record else { continue }
+            for member in members.dropFirst(2) where !names.contains(member.key) { names.append(member.key) }
+        }
+        return names
+    }
+
+    /// A table of the columns that hold a value in at least one record (all when none do).
+    static func table(_ ids: [ManagedObjectID], _ records: [ToolJSON], entity: EntityDescription) -> String {
+        let all = columns(records, entity: entity)
+        let filled = all.filter { name in
+            records.contains { record in
+                switch record[name] {
+                case nil, .null?: return false
+                case .array(let items)?: return !items.isEmpty
+                default: return true
+                }
+            }
+        }
+        let names = filled.isEmpty ? all : filled
+        let rows = zip(ids, records).map { id, record in
+            [ToolRecordText.shortReference(id)] + names.map { name in cell(record[name]) }
+        }
+        return CommandOutput.table(["object"] + names, rows, maxWidth: 28)
+    }
+
+    private static func cell(_ value: ToolJSON?) -> String {
+        guard let value else { return "" }
+        switch value {
+        case .string(let text): return text.hasPrefix("x-strata://") ? shortened(text) : text
+        case .array(let items): return items.map { shortened($0.stringValue ?? "") }.joined(separator: " ")
+        default: return value.rendered(pretty: false)
+        }
+    }
+
+    private static func shortened(_ uri: String) -> String {
+        let parts = uri.split(separator: "/")
+        return parts.count >= 2 ? parts.suffix(2).joined(separator: "/") : uri
+    }
+
+    static func csv(_ records: [ToolJSON], entity: EntityDescription) -> String {
+        let names = ["_uri", "_entity"] + columns(records, entity: entity)
+        var lines = [names.map(CommandOutput.csvField).joined(separator: ",")]
+        for record in records {
+            lines.append(names.map { name -> String in
+                switch record[name] {
+                case nil, .null?: return ""
+                case .string(let text)?: return CommandOutput.csvField(text)
+                case .array(let items)?: return CommandOutput.csvField(items.compactMap(\.stringValue).joined(separator: " "))
+                case let value?: return CommandOutput.csvField(value.rendered(pretty: false))
+                }
+            }.joined(separator: ","))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

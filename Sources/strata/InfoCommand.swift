@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata info DOC [--json]`.
+struct InfoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Summarize a document: model, objects, log, history, file size.",
+        discussion: """
+            Shows the model (each entity with its attribute and relationship counts), the \
+            number of objects of each entity, the log's segments (count, bytes, how far they \
+            are compacted), the history retained (first retained segment, undo groups) and \
+            the file size. --json prints the same as one JSON object for scripts.
+
+            Examples:
+              strata info staff.strata
+              strata info staff.strata --json | jq '.entities[].objects'
+            """)
+
+    @Argument(help: "The document.")
+    var document: String
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func run() throws {
+        try DocumentSession.with(document) { session in
+            let info = try session.store.info()
+            let entities = session.model.entities
+            if json {
+                CommandOutput.printJSON(Self.json(info, entities: entities))
+                return
+            }
+            print("Document  \(info.path)")
+            print("Store     \(info.storeIdentifier) · format \(info.formatVersion) · model \(info.modelVersion ?? "unversioned") (hash \(info.modelHash.prefix(12)))")
+            print("")
+            let rows = entities.map { entity -> [String] in
+                [entity.name + (entity.isAbstract ? " (abstract)" : ""), entity.superentity?.name ?? "",
+                 String(entity.attributes.count), String(entity.relationships.count),
+                 entity.isAbstract ? "" : CommandOutput.grouped(info.objectCounts[entity.name] ?? 0)]
+            }
+            print(CommandOutput.table(["entity", "parent", "attributes", "relationships", "objects"], rows, rightAligned: [2, 3, 4]))
+            print("")
+            let ratio = info.segmentBytes > 0 ? String(format: "%.1f×", Double(info.segmentRawBytes) / Double(info.segmentBytes)) : "–"
+            print("Segments  \(info.segmentCount) stored, \(CommandOutput.bytes(info.segmentBytes)) compressed (\(CommandOutput.bytes(info.segmentRawBytes)) raw, \(ratio)); last \(info.lastSegment), compacted through \(info.compactedThrough)")
+            let full = info.segmentCount == 0 ? "empty log" : (info.firstRetainedSegment == 1 ? "full history" : "history before segment \(info.firstRetainedSegment) dropped")
+            print("History   first retained segment \(info.firstRetainedSegment), \(info.groupCount) undo groups (\(full))")
+            print("File      \(CommandOutput.bytes(info.fileSize)) (\(CommandOutput.grouped(info.fileSize)) bytes)")
+        }
+    }
+
+    static func json(_ info: DocumentInfo, entities: [EntityDescription]) -> ToolJSON {
+        let entityList: [ToolJSON] = entities.map { entity in
+            .fields([
+                "name": .string(entity.name),
+                "parent": entity.superentity.map { .string($0.name) } ?? .null,
+                "abstract": .bool(entity.isAbstract),
+                "attributes": .int(entity.attributes.count),
+                "relationships": .int(entity.relationships.count),
+                "objects": entity.isAbstract ? .null : .int(info.objectCounts[entity.name] ?? 0),
+            ])
+        }
+        return .fields([
+            "path": .string(info.path),
+            "storeIdentifier": .string(info.storeIdentifier),
+            "formatVersion": .int(info.formatVersion),
+            "modelHash": .string(info.modelHash),
+            "modelVersion": info.modelVersion.map { .string($0) } ?? .null,
+            "entities": .array(entityList),
+            "segments": .fields([
+                "count": .int(info.segmentCount),
+                "bytes": .int(info.segmentBytes),
+                "rawBytes": .int(info.segmentRawBytes),
+                "last": .int(info.lastSegment),
+                "compactedThrough": .int(info.compactedThrough),
+            ]),
+            "history": .fields([
+                "firstRetainedSegment": .int(info.firstRetainedSegment),
+                "groups": .int(info.groupCount),
+                "full": .bool(info.firstRetainedSegment <= 1),
+            ]),
+            "fileSize": .int(info.fileSize),
+        ])
+    }
+}

@@ -1,0 +1,152 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata insert DOC ENTITY key=value ...`.
+struct InsertCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "insert",
+        abstract: "Insert an object and print its URI.",
+        discussion: """
+            Each key=value sets an attribute (parsed by its type: integers, decimals, doubles, \
+            true/false, ISO-8601 dates, UUIDs, URLs, strings, base64 data, or null) or a \
+            relationship: a to-one key=@URI, a to-many key=@URI,@URI. References are full \
+            object URIs or the short form Entity/pKEY. The insert is saved as one undo group \
+            named "Insert ENTITY".
+
+            Examples:
+              strata insert staff.strata Department name=Research budget=250000.00
+              strata insert staff.strata Employee firstName=Ada lastName=Lovelace \\
+                  salary=150000 startDate=2024-03-01 department=@Department/p1
+              strata insert staff.strata Project name="Analytical Engine" \\
+                  members=@Employee/p1,@Employee/p2
+            """)
+
+    @Argument(help: "The document.")
+    var document: String
+    @Argument(help: "The entity to insert.")
+    var entity: String
+    @Argument(help: "key=value assignments.")
+    var assignments: [String] = []
+
+    func run() throws {
+        let parsed = try assignments.map(Assignment.init)
+        let uri = try DocumentSession.with(document) { session in
+            let entityDescription = try session.entity(named: entity)
+            let object = try session.context.insertObject(of: entityDescription)
+            for assignment in parsed { try assignment.apply(to: object, in: session) }
+            try session.save(action: "Insert \(entityDescription.name)")
+            return object.objectID.description
+        }
+        print(uri)
+    }
+}
+
+/// `strata update DOC URI key=value ...`.
+struct UpdateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "update",
+        abstract: "Change an object's attributes and relationships.",
+        discussion: """
+            Takes the same key=value forms as insert, plus key+=@URI and key-=@URI to add or \
+            remove one member of a to-many relationship. Saved as one undo group named \
+            "Update ENTITY".
+
+            Examples:
+              strata update staff.strata Employee/p1 salary=160000 email=ada@example.com
+              strata update staff.strata x-strata://…/Employee/p1 manager=null
+              strata update staff.strata Project/p1 members+=@Employee/p3 members-=@Employee/p2
+            """)
+
+    @Argument(help: "The document.")
+    var document: String
+    @Argument(help: "The object's URI (or Entity/pKEY).")
+    var uri: String
+    @Argument(help: "key=value, key+=@URI or key-=@URI assignments.")
+    var assignments: [String] = []
+
+    func run() throws {
+        let parsed = try assignments.map(Assignment.init)
+        try DocumentSession.with(document) { session in
+            let object = try session.object(uri)
+            for assignment in parsed { try assignment.apply(to: object, in: session) }
+            try session.save(action: "Update \(object.entity.name)")
+        }
+    }
+}
+
+/// `strata delete DOC URI`.
+struct DeleteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete",
+        abstract: "Delete an object (its relationships' delete rules apply).",
+        discussion: """
+            Saved as one undo group named "Delete ENTITY"; `strata undo` brings the object \
+            back with its relationships.
+
+            Examples:
+              strata delete staff.strata Employee/p2
+              strata delete staff.strata Department/p1     # cascades to its employees
+            """)
+
+    @Argument(help: "The document.")
+    var document: String
+    @Argument(help: "The object's URI (or Entity/pKEY).")
+    var uri: String
+
+    func run() throws {
+        try DocumentSession.with(document) { session in
+            let object = try session.object(uri)
+            session.context.delete(object)
+            try session.save(action: "Delete \(object.entity.name)")
+        }
+    }
+}
+
+/// `strata get DOC URI [--json]`.
+struct GetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "Show one object.",
+        discussion: """
+            Prints each stored property, one per line, in model order; --json prints the \
+            object as {"_uri", "_entity", property: value, ...} (to-ones as URIs or null, \
+            to-manys as arrays of URIs).
+
+            Examples:
+              strata get staff.strata Employee/p1
+              strata get staff.strata Employee/p1 --json | jq .salary
+            """)
+
+    @Argument(help: "The document.")
+    var document: String
+    @Argument(help: "The object's URI (or Entity/pKEY).")
+    var uri: String
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func run() throws {
+        try DocumentSession.with(document) { session in
+            let object = try session.object(uri)
+            let record = try session.json(for: object)
+            if json {
+                CommandOutput.printJSON(record)
+                return
+            }
+            guard case .object(let members) = record else { return }
+            let width = members.map(\.key.count).max() ?? 0
+            for member in members {
+                let padded = member.key + String(repeating: " ", count: width - member.key.count)
+                print("\(padded)  \(Self.text(member.value))")
+            }
+        }
+    }
+
+    static func text(_ value: ToolJSON) -> String {
+        switch value {
+        case .string(let text): return text
+        case .array(let items): return "[" + items.map(text).joined(separator: ", ") + "]"
+        default: return value.rendered(pretty: false)
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata export DOC [--format json] [--output FILE]`.
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write every object as JSON, ready for `strata import`.",
+        discussion: """
+            Writes one JSON array holding every object of every concrete entity (model order, \
+            then key order), each shaped as `fetch --format json` prints it: "_uri" (the \
+            object's URI in this document), "_entity", then each stored property; \
+            relationships hold the URIs of their destinations.
+
+            `strata import` into a new document of the same model reproduces the objects and \
+            their relationships: it creates every object first, remembering which new object \
+            each old "_uri" became, and then links relationships in a second pass through that \
+            map.
+
+            Examples:
+              strata export staff.strata > staff.json
+              strata export staff.strata --output staff.json
+              strata new copy.strata --example employees && strata import copy.strata staff.json
+            """)
+
+    enum Format: String, ExpressibleByArgument { case json }
+
+    @Argument(help: "The document.")
+    var document: String
+    @Option(help: "json (the only format).")
+    var format: Format = .json
+    @Option(name: [.short, .long], help: "Write to this file instead of standard output.")
+    var output: String?
+
+    func run() throws {
+        let text = try DocumentSession.with(document) { session -> String in
+            var records: [ToolJSON] = []
+            for entity in session.model.entities where !entity.isAbstract {
+                for id in try session.store.objectIDs(for: entity, includingSubentities: false) {
+                    guard let values = try session.store.values(for: id) else { continue }
+                    records.append(ToolRecordText.json(id: id, values: values))
+                }
+            }
+            return ToolJSON.array(records).rendered(pretty: true) + "\n"
+        }
+        if let output {
+            do {
+                try Data(text.utf8).write(to: URL(fileURLWithPath: output))
+            } catch {
+                throw StrataError(.io, "Cannot write \(output): \(error.localizedDescription)", context: ["path": output])
+            }
+        } else {
+            print(text, terminator: "")
+        }
+    }
+}
+
+/// `strata import DOC FILE [--entity ENTITY] [--format json|csv]`.
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import objects from a JSON array or a CSV file, as one undo group.",
+        discussion: """
+            JSON: an array of objects whose keys are property names; "_entity" picks the \
+            entity of an object (else --entity), "_uri" names it so that relationships in the \
+            same file can refer to it. Values are JSON values of the attribute's type (strings \
+            are parsed like command-line values); a to-one is a URI string or null, a to-many \
+            an array of URIs. CSV: a header row of property names (and optionally _uri, \
+            _entity); an empty cell is null; a to-many cell lists URIs separated by spaces.
+
+            References name objects of the file (by their "_uri") or objects already in the \
+            document (a URI or Entity/pKEY). Objects are created first, relationships linked in \
+            a second pass. The import is saved as one undo group ("Import ENTITY"), so one \
+            `strata undo` removes it. A progress bar shows on a terminal.
+
+            Examples:
+              strata import staff.strata people.csv --entity Employee
+              strata import staff.strata departments.json --entity Department
+              strata export old.strata > all.json && strata import new.strata all.json
+            """)
+
+    enum Format: String, ExpressibleByArgument { case json, csv }
+
+    @Argument(help: "The document.")
+    var document: String
+    @Argument(help: "The JSON or CSV file.")
+    var file: String
+    @Option(help: "The entity of objects that do not name one with _entity.")
+    var entity: String?
+    @Option(help: "json or csv (default: from the file's extension, else its first character).")
+    var format: Format?
+
+    func run() throws {
+        let url = URL(fileURLWithPath: file)
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw StrataError(.io, "Cannot read \(file): \(error.localizedDescription)", context: ["path": file])
+        }
+        let chosen = format ?? (url.pathExtension.lowercased() == "csv" ? .csv
+            : (url.pathExtension.lowercased() == "json" || data.first(where: { !" \n\r\t".utf8.contains($0) }) == UInt8(ascii: "[") ? .json : .csv))
+        let rows = chosen == .json ? try ImportRows.json(data) : try ImportRows.csv(data)
+        let summary = try DocumentSession.with(document) { session in
+            try ImportRows.importRows(rows, defaultEntity: entity, into: session)
+        }
+        print(summary)
+    }
+}

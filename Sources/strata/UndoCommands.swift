@@ -1,0 +1,158 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata undo DOC [--steps N]`.
+struct UndoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "undo",
+        abstract: "Undo the last saved change groups, across invocations.",
+        discussion: """
+            Rebuilds the undo stack from the document's history, undoes N groups and saves \
+            the result (recorded as undo groups, so `strata redo` can re-apply them later). \
+            Fails, changing nothing, when fewer than N groups can be undone.
+
+            Examples:
+              strata undo staff.strata
+              strata undo staff.strata --steps 3
+            """)
+
+    @Argument(help: "The document.")
+    var document: String
+    @Option(help: "How many groups to undo.")
+    var steps = 1
+
+    func validate() throws {
+        guard steps >= 1 else { throw ValidationError("--steps must be at least 1.") }
+    }
+
+    func run() throws {
+        try UndoRedo.run(document, steps: steps, redo: false)
+    }
+}
+
+/// `strata redo DOC [--steps N]`.
+struct RedoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "redo",
+        abstract: "Redo undone change groups, across invocations.",
+        discussion: """
+            Re-applies the last N undone groups and saves. A new change after an undo clears \
+            what can be redone, as in any editor.
+
+            Examples:
+              strata redo staff.strata
+              strata redo staff.strata --steps 2
+            """)
+
+    @Argument(help: "The document.")
+    var document: String
+    @Option(help: "How many groups to redo.")
+    var steps = 1
+
+    func validate() throws {
+        guard steps >= 1 else { throw ValidationError("--steps must be at least 1.") }
+    }
+
+    func run() throws {
+        try UndoRedo.run(document, steps: steps, redo: true)
+    }
+}
+
+enum UndoRedo {
+    static func run(_ document: String, steps: Int, redo: Bool) throws {
+        let verb = redo ? "redo" : "undo"
+        let names = try DocumentSession.with(document) { session -> [String] in
+            try session.restoreUndoHistory()
+            guard let undoManager = session.context.undoManager else { return [] }
+            let available = redo ? undoManager.redoCount : undoManager.undoCount
+            guard available >= steps else {
+                throw StrataError(.undo, available == 0 ? "Nothing to \(verb) in \(session.url.path)."
+                                  : "Only \(available) group\(available == 1 ? "" : "s") can be \(redo ? "redone" : "undone"); asked for \(steps).")
+            }
+            var names: [String] = []
+            for _ in 0..<steps {
+                names.append(redo ? undoManager.redoActionName : undoManager.undoActionName)
+                if redo { try undoManager.redo() } else { try undoManager.undo() }
+            }
+            try session.save(action: "")
+            return names
+        }
+        for name in names { print("\(redo ? "Redid" : "Undid") \(name.isEmpty ? "unnamed change" : name)") }
+    }
+}
+
+/// `strata history DOC [--json]`.
+struct HistoryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "List the document's undo groups.",
+        discussion: """
+            One line per recorded group, oldest first: its id, the segment that holds it, \
+            when it was saved, its kind (user, undo, redo, ...), its action name, the group \
+            it reverts, and whether its effect is currently undone (derived from the revert \
+            chains: a group is undone when the last group that reverts it is in effect).
+
+            Examples:
+              strata history staff.strata
+              strata history staff.strata --json | jq '.[] | select(.undone)'
+            """)
+
+    @Argument(help: "The document.")
+    var document: String
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func run() throws {
+        try DocumentSession.with(document) { session in
+            let records = try session.store.groupRecords()
+            let undone = Self.undoneGroups(records.map(\.info))
+            if json {
+                CommandOutput.printJSON(.array(records.map { record in
+                    .fields([
+                        "id": .int(record.info.id),
+                        "segment": .int(record.sequence),
+                        "time": .string(ToolValueText.timestamp(record.timestamp)),
+                        "kind": .string(Self.kindName(record.info.kind)),
+                        "action": .string(record.info.actionName),
+                        "reverts": record.info.revertsGroup.map { .int($0) } ?? .null,
+                        "undone": .bool(undone.contains(record.info.id)),
+                    ])
+                }))
+                return
+            }
+            guard !records.isEmpty else {
+                print("No history: nothing has been saved yet.")
+                return
+            }
+            let formatter = DateFormatter()
+            formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+            let rows = records.map { record -> [String] in
+                [String(record.info.id), String(record.sequence), formatter.string(from: record.timestamp),
+                 Self.kindName(record.info.kind), record.info.actionName,
+                 record.info.revertsGroup.map { "reverts \($0)" } ?? "", undone.contains(record.info.id) ? "undone" : ""]
+            }
+            print(CommandOutput.table(["group", "segment", "time", "kind", "action", "reverts", "state"], rows, rightAligned: [0, 1]))
+        }
+    }
+
+    /// The groups whose effect is undone: a group is undone when the last group reverting
+    /// it is itself in effect.
+    static func undoneGroups(_ groups: [ChangeGroupInfo]) -> Set<UInt64> {
+        var revertedBy: [UInt64: UInt64] = [:]
+        for group in groups { if let target = group.revertsGroup { revertedBy[target] = group.id } }
+        var memo: [UInt64: Bool] = [:]
+        func isUndone(_ id: UInt64, depth: Int) -> Bool {
+            if let known = memo[id] { return known }
+            guard let reverter = revertedBy[id], depth < 100_000 else { memo[id] = false; return false }
+            let result = !isUndone(reverter, depth: depth + 1)
+            memo[id] = result
+            return result
+        }
+        // Walk from the newest group back so that chains resolve without deep recursion.
+        for group in groups.reversed() { _ = isUndone(group.id, depth: 0) }
+        return Set(memo.filter(\.value).keys)
+    }
+
+    static func kindName(_ kind: ChangeGroupKind) -> String { ToolLogText.kindName(kind) }
+}

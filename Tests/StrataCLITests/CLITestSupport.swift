@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+
+/// What one run of a built tool printed and returned.
+struct CommandResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    /// Standard output parsed as JSON.
+    func json() throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(stdout.utf8), options: [.fragmentsAllowed])
+    }
+}
+
+/// Runs the built `strata` and `strata-log` binaries as real processes.
+///
+/// The binaries are looked up beside the test bundle and in the package's `.build/debug`
+/// (derived from this file's path); `swift build --build-tests` builds them.
+enum CLI {
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func binary(_ name: String) -> URL {
+        if name.hasPrefix("/") { return URL(fileURLWithPath: name) }
+        let bundle = Bundle.main.bundleURL
+        let candidates = [
+            bundle.appendingPathComponent(name),
+            bundle.deletingLastPathComponent().appendingPathComponent(name),
+            packageRoot.appendingPathComponent(".build/debug/\(name)"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[2]
+    }
+
+    static func run(_ tool: String, _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> CommandResult {
+        let executable = binary(tool)
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            Issue.record("\(executable.path) is missing: run `swift build --build-tests` first.")
+            return CommandResult(status: -1, stdout: "", stderr: "")
+        }
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("strata-cli-out-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let outURL = scratch.appendingPathComponent("out"), errURL = scratch.appendingPathComponent("err")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        if let directory { process.currentDirectoryURL = directory }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        try process.run()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        return CommandResult(
+            status: process.terminationStatus,
+            stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+
+    static func strata(_ arguments: String...) throws -> CommandResult { try run("strata", arguments) }
+    static func strataLog(_ arguments: String...) throws -> CommandResult { try run("strata-log", arguments) }
+}
+
+/// A fresh temporary directory per test, removed afterwards.
+final class Sandbox {
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    func bytes(_ name: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path(name))) }
+
+    /// Creates an employees-example document and returns its path.
+    func employees(_ name: String = "staff.strata") throws -> String {
+        let document = path(name)
+        let result = try CLI.strata("new", document, "--example", "employees")
+        #expect(result.status == 0, "strata new failed: \(result.stderr)")
+        return document
+    }
+
+    /// Inserts an object and returns its URI.
+    func insert(_ document: String, _ entity: String, _ assignments: String...) throws -> String {
+        let result = try CLI.run("strata", ["insert", document, entity] + assignments)
+        #expect(result.status == 0, "strata insert failed: \(result.stderr)")
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// Expects a failure: a non-zero status, exactly one `PREFIX: error: ` line first on
+/// standard error containing every fragment, nothing that looks like a stack trace.
+func expectFailure(_ result: CommandResult, tool: String = "strata", mentions fragments: [String],
+                   sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(result.status != 0, "expected a failure, got status 0: \(result.stdout)", sourceLocation: sourceLocation)
+    let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.isEmpty }
+    #expect(lines.first?.hasPrefix("\(tool): error: ") == true, "stderr: \(result.stderr)", sourceLocation: sourceLocation)
+    #expect(lines.filter { $0.hasPrefix("\(tool): error: ") }.count == 1, "stderr: \(result.stderr)", sourceLocation: sourceLocation)
+    for fragment in fragments {
+        #expect(lines.first?.contains(fragment) == true, "'\(fragment)' missing from: \(result.stderr)", sourceLocation: sourceLocation)
+    }
+    #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("Stack dump"), sourceLocation: sourceLocation)
+}
+
+/// Objects of a `fetch --format json` / `export` output without their URIs (keys re-based
+/// on entity and key so documents with other store identifiers compare).
+func withoutStoreIdentifiers(_ json: Any) -> String {
+    let data = (try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+    let text = String(decoding: data, as: UTF8.self)
+    return text.replacingOccurrences(of: "x-strata://[0-9A-F-]+/", with: "REF/", options: .regularExpression)
+}

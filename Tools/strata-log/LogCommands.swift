@@ -1,0 +1,268 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata-log dump DOC [--from SEQ] [--to SEQ] [--json]`.
+struct DumpCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dump",
+        abstract: "Print segments, their undo groups and operations.",
+        discussion: """
+            For each segment: its sequence, time, sizes and whether it is compacted; for each \
+            group: id, kind (user, undo, redo, ...), the group it reverts and its action name; \
+            for each operation: insert/update/delete/relate with entity and key names, old and \
+            new values, and objects (Entity/pKEY in text, full URIs in JSON). Reads the file \
+            directly, so it works on a document whose log is damaged (a damaged segment is \
+            reported in place).
+
+            Examples:
+              strata-log dump staff.strata
+              strata-log dump staff.strata --from 10 --to 12
+              strata-log dump staff.strata --json | jq '.[].groups[].action'
+            """)
+
+    @Argument(help: "The document.")
+    var document: String
+    @Option(help: "The first segment to show.")
+    var from: UInt64 = 0
+    @Option(help: "The last segment to show.")
+    var to: UInt64 = UInt64(Int64.max)
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func validate() throws {
+        guard from <= to else { throw ValidationError("--from must not be after --to.") }
+    }
+
+    func run() throws {
+        let log = try ToolLogFile(URL(fileURLWithPath: document))
+        let records = try log.segmentRecords(in: from...to)
+        if json {
+            LogSession.printJSON(.array(records.map { record in
+                do {
+                    return ToolLogText.json(try log.decode(record), record: record)
+                } catch {
+                    return .fields(["sequence": .int(record.sequence), "error": .string("\(error)")])
+                }
+            }))
+            return
+        }
+        if records.isEmpty { print("No segments in that range.") }
+        for record in records {
+            let state = record.isCompacted ? "compacted" : "not compacted"
+            print("segment \(record.sequence)  \(ToolValueText.timestamp(record.timestamp))  \(record.groupCount) group\(record.groupCount == 1 ? "" : "s"), \(record.operationCount) operation\(record.operationCount == 1 ? "" : "s"), \(record.rawSize) B raw → \(record.body.count) B  (\(state))")
+            do {
+                let segment = try log.decode(record)
+                for group in segment.groups {
+                    let reverts = group.revertsGroup.map { " (reverts \($0))" } ?? ""
+                    print("  group \(group.id)  \(ToolLogText.kindName(group.kind))\(reverts)  \"\(group.actionName)\"")
+                    for operation in group.operations { print("    " + ToolLogText.line(operation)) }
+                }
+            } catch let error as StrataError {
+                print("  DAMAGED: \(error.message)")
+            }
+        }
+    }
+}
+
+/// `strata-log verify DOC`.
+struct VerifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Check every segment and the document's consistency.",
+        discussion: """
+            Checks each segment's LZ4 checksum and decoding and that it agrees with its log \
+            row; that the current state (snapshot plus uncompacted segments) is consistent: \
+            unique keys within the key counters, per-entity counts, relationship destinations \
+            that exist, inverses that point back; and, when the full history is retained \
+            (the first segment is 1), that replaying the whole log from empty gives exactly \
+            the current records. Exits 0 only when everything holds; otherwise prints each \
+            problem and exits 1. Changes nothing.
+
+            Examples:
+              strata-log verify staff.strata
+              strata-log verify staff.strata || strata-log recover staff.strata
+            """)
+
+    @Argument(help: "The document.")
+    var document: String
+
+    func run() throws {
+        let report = try DocumentVerifier.verify(URL(fileURLWithPath: document))
+        for line in report.passed { print("ok  \(line)") }
+        if report.isValid {
+            print("\(document): verified")
+            return
+        }
+        for problem in report.problems { print("FAIL  \(problem)") }
+        StrataLogCommand.fail("\(document) failed verification: \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s") (listed above).")
+    }
+}
+
+/// `strata-log compact DOC [--retain all|none|N]`.
+struct CompactCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compact",
+        abstract: "Fold the log into the snapshot tables.",
+        discussion: """
+            Writes the net effect of the uncompacted segments into the snapshot tables in one \
+            transaction. --retain says which segments stay afterwards as history (undo across \
+            sessions, replay, audit): all (the default), none, or the last N. A progress bar \
+            shows on a terminal.
+
+            Examples:
+              strata-log compact staff.strata
+              strata-log compact staff.strata --retain 50
+              strata-log compact staff.strata --retain none
+            """)
+
+    @Argument(help: "The document.")
+    var document: String
+    @Option(help: "Segments kept afterwards: all, none or a number.")
+    var retain = "all"
+
+    func run() throws {
+        guard let retention = DocumentStore.HistoryRetention(retain) else {
+            throw StrataError(.invalidArgument, "--retain takes all, none or a number; got '\(retain)'.")
+        }
+        let bar = ToolProgressBar(label: "Compacting")
+        let report = try LogSession.withStore(document, writes: true) { store in
+            try store.compact(retention: retention) { done, total in bar.update(done, of: total) }
+        }
+        bar.finish()
+        print("Compacted \(report.segments) segment\(report.segments == 1 ? "" : "s") through segment \(report.compactedThrough): \(report.rowsWritten) rows written, \(report.rowsDeleted) deleted; \(report.segmentsDropped) segment\(report.segmentsDropped == 1 ? "" : "s") dropped (retain \(retention)).")
+    }
+}
+
+/// `strata-log replay DOC (--to SEQ | --at DATE) --out NEW`.
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Write a new document as the document was after a segment (time travel).",
+        discussion: """
+            Re-appends segments 1 through SEQ (or the last one saved at or before an ISO-8601 \
+            date) to a new document with the same model: the objects as they were then, with \
+            their keys, and the undo history up to that point. Needs the full history (the \
+            first retained segment must be 1).
+
+            Examples:
+              strata-log replay staff.strata --to 5 --out staff-at-5.strata
+              strata-log replay staff.strata --at 2024-03-01T12:00:00Z --out noon.strata
+            """)
+
+    @Argument(help: "The document.")
+    var document: String
+    @Option(help: "The last segment to replay.")
+    var to: UInt64?
+    @Option(help: "Replay up to the last segment saved at or before this ISO-8601 date.")
+    var at: String?
+    @Option(help: "The new document.")
+    var out: String
+    @Flag(help: "Replace an existing output file.")
+    var force = false
+
+    func validate() throws {
+        guard (to == nil) != (at == nil) else { throw ValidationError("Give either --to SEQ or --at DATE.") }
+    }
+
+    func run() throws {
+        let source = URL(fileURLWithPath: document)
+        let destination = URL(fileURLWithPath: out)
+        if FileManager.default.fileExists(atPath: destination.path), !force {
+            throw StrataError(.io, "\(destination.path) already exists; pass --force to replace it.", context: ["path": destination.path])
+        }
+        let sequence: UInt64
+        if let to {
+            sequence = to
+        } else {
+            guard let text = at, let date = ToolValueText.date(from: text) else {
+                throw StrataError(.invalidArgument, "--at '\(at ?? "")' is not an ISO-8601 date (2024-03-01T12:00:00Z).")
+            }
+            guard let found = try DocumentReplay.lastSegment(of: source, atOrBefore: date) else {
+                throw StrataError(.invalidArgument, "No retained segment was saved at or before \(text).")
+            }
+            sequence = found
+        }
+        let count = try DocumentReplay.replay(source, through: sequence, to: destination, overwrite: force)
+        print("Wrote \(destination.path): the document after segment \(sequence) (\(count) segment\(count == 1 ? "" : "s") replayed).")
+    }
+}
+
+/// `strata-log export DOC --out DIR`.
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write each segment's body (SEQ.lz4) and its decoded JSON (SEQ.json).",
+        discussion: """
+            SEQ.lz4 is the stored LZ4 frame, readable with `lz4 -d SEQ.lz4 SEQ.bin` (the raw \
+            body, docs/FORMAT.md); SEQ.json is the segment as `dump --json` prints it. A damaged \
+            segment's frame is still written, its JSON holds the error.
+
+            Examples:
+              strata-log export staff.strata --out segments/
+              lz4 -d segments/1.lz4 segments/1.bin
+            """)
+
+    @Argument(help: "The document.")
+    var document: String
+    @Option(help: "The directory to write into (created if needed).")
+    var out: String
+
+    func run() throws {
+        let log = try ToolLogFile(URL(fileURLWithPath: document))
+        let folder = URL(fileURLWithPath: out)
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            var count = 0
+            for record in try log.segmentRecords() {
+                try Data(record.body).write(to: folder.appendingPathComponent("\(record.sequence).lz4"))
+                let json: ToolJSON
+                do {
+                    json = ToolLogText.json(try log.decode(record), record: record)
+                } catch {
+                    json = .fields(["sequence": .int(record.sequence), "error": .string("\(error)")])
+                }
+                try Data((json.rendered(pretty: true) + "\n").utf8).write(to: folder.appendingPathComponent("\(record.sequence).json"))
+                count += 1
+            }
+            print("Wrote \(count) segment\(count == 1 ? "" : "s") to \(folder.path) (SEQ.lz4 and SEQ.json).")
+        } catch let error as StrataError {
+            throw error
+        } catch {
+            throw StrataError(.io, "Cannot write into \(folder.path): \(error.localizedDescription)", context: ["path": folder.path])
+        }
+    }
+}
+
+/// `strata-log recover DOC`.
+struct RecoverCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "recover",
+        abstract: "Drop damaged segments so that the document opens and verifies again.",
+        discussion: """
+            Finds segments that fail their checksum or decoding. Before changing anything it \
+            copies the file to DOC.bak-<timestamp>. A damaged segment that is not compacted yet \
+            is dropped with every segment saved after it (the tail), restoring the document as \
+            it was before the damage; a damaged segment already in the snapshot is dropped \
+            with the history before it (no data is lost). Prints what was dropped. Does \
+            nothing when no segment is damaged.
+
+            Examples:
+              strata-log recover staff.strata
+              strata-log verify staff.strata || strata-log recover staff.strata
+            """)
+
+    @Argument(help: "The document.")
+    var document: String
+
+    func run() throws {
+        let report = try DocumentRecovery.recover(URL(fileURLWithPath: document))
+        guard let backup = report.backup else {
+            print("Nothing to recover: every segment of \(document) is intact.")
+            return
+        }
+        print("Backup: \(backup.path)")
+        for (sequence, reason) in report.dropped { print("dropped segment \(sequence): \(reason)") }
+        print("Dropped \(report.dropped.count) segment\(report.dropped.count == 1 ? "" : "s").")
+    }
+}

@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata-log`: read, check, compact, replay and repair a document's log.
+@main
+struct StrataLogCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "strata-log",
+        abstract: "Read, verify, compact, replay and repair a Strata document's log.",
+        discussion: """
+            Each save appends one segment (an LZ4 frame holding undo groups of operations) to \
+            the document's log; compaction folds segments into snapshot tables and keeps them \
+            as history as the retention policy says. These commands work on that log.
+
+            Examples:
+              strata-log dump staff.strata --from 3
+              strata-log verify staff.strata
+              strata-log compact staff.strata --retain 100
+              strata-log replay staff.strata --to 5 --out staff-at-5.strata
+              strata-log stats staff.strata --json
+            """,
+        subcommands: [DumpCommand.self, VerifyCommand.self, CompactCommand.self, ReplayCommand.self,
+                      ExportCommand.self, RecoverCommand.self, StatsCommand.self])
+
+    /// Runs the command line; a failure is one `strata-log: error: ...` line on standard
+    /// error and a non-zero exit status.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let error as StrataError {
+            fail(error.description)
+        } catch let error as ExitCode {
+            Foundation.exit(error.rawValue)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success { exit(withError: error) }
+            fail(message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)", status: code.rawValue)
+        }
+    }
+
+    static func fail(_ message: String, status: Int32 = 1) -> Never {
+        FileHandle.standardError.write(Data(("strata-log: error: " + message + "\n").utf8))
+        Foundation.exit(status)
+    }
+}
+
+/// Opens a document's store for a command and closes it, leaving the bytes unchanged when
+/// nothing was written.
+enum LogSession {
+    static func withStore<T>(_ path: String, writes: Bool, configuration: DocumentStore.Configuration = {
+        var configuration = DocumentStore.Configuration()
+        configuration.compactsOnClose = false
+        return configuration
+    }(), _ body: (DocumentStore) throws -> T) throws -> T {
+        let url = URL(fileURLWithPath: path)
+        let guardian = try ToolDocumentGuard(url)
+        let store: DocumentStore
+        do {
+            store = try DocumentStore(openingAt: url, configuration: configuration)
+        } catch {
+            guardian.restoreAfterFailedOpen()
+            throw error
+        }
+        let result: T
+        do {
+            result = try body(store)
+        } catch {
+            try? store.close()
+            guardian.restoreHeaderIfUnchanged()
+            throw error
+        }
+        try store.close()
+        if !writes { guardian.restoreHeaderIfUnchanged() }
+        return result
+    }
+
+    static func bytes(_ count: Int) -> String {
+        if count < 1024 { return "\(count) B" }
+        if count < 1024 * 1024 { return String(format: "%.1f KB", Double(count) / 1024) }
+        return String(format: "%.1f MB", Double(count) / 1024 / 1024)
+    }
+
+    static func printJSON(_ value: ToolJSON) {
+        print(value.rendered(pretty: true))
+    }
+}
