@@ -24,7 +24,7 @@ struct Tier: Sendable {
 
     static let full = Tier(
         name: "full", objects: 1_000_000, editObjects: 10_000, edits: 1_000_000, editsPerGroup: 100,
-        groupsPerSegment: 1_000, smallSaves: 200, repetitions: 3, bulkRepetitions: 1)
+        groupsPerSegment: 1_000, smallSaves: 200, repetitions: 3, bulkRepetitions: 3)
 
     var groups: Int { edits / editsPerGroup }
 
