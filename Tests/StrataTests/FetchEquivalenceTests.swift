@@ -20,6 +20,26 @@ import Testing
             try EquivalenceRun(seed: runSeed).run(requests: 150)
         }
     }
+
+    /// The fast path of `PredicateText.fold` must be Foundation's folding exactly, or SQL
+    /// and memory would disagree with other implementations of the rule.
+    @Test func theASCIIFoldingShortcutEqualsFoundationsFolding() {
+        var random = SeededGenerator(seed: 99)
+        var samples = (0..<128).map { String(UnicodeScalar(UInt8($0))) }
+        for _ in 0..<2_000 {
+            samples.append(String((0..<Int(random.next() % 12)).map { _ in Character(UnicodeScalar(UInt8(random.next() % 128))) }))
+        }
+        for options: FetchComparison.Options in [.caseInsensitive, .diacriticInsensitive, .caseDiacriticInsensitive] {
+            var folding: String.CompareOptions = []
+            if options.contains(.caseInsensitive) { folding.insert(.caseInsensitive) }
+            if options.contains(.diacriticInsensitive) { folding.insert(.diacriticInsensitive) }
+            for text in samples {
+                #expect(PredicateText.fold(text, options: options) == text.folding(options: folding, locale: nil), "\(Array(text.utf8)) \(options)")
+            }
+        }
+        #expect(PredicateText.asciiFolded("Émile", lowercasing: true) == nil)
+        #expect(PredicateText.fold("ÉMILE", options: .caseDiacriticInsensitive) == "emile")
+    }
 }
 
 /// One run of the equivalence check for one seed.
