@@ -1,6 +1,8 @@
 import Foundation
 import Strata
 
+if CommandLine.arguments.dropFirst().first == "fetch" { try FetchWorkload.runFromCommandLine(); exit(0) }
+
 let quick = CommandLine.arguments.contains("--quick")
 let edits = quick ? 100_000 : 1_000_000
 let workload = EditUndoWorkload(edits: edits, objects: 10_000, editsPerGroup: 100, undoEnabled: true)
