@@ -1,6 +1,8 @@
 import Foundation
 import Strata
 
+if CommandLine.arguments.dropFirst().first == "fetch" { try FetchWorkload.runFromCommandLine(); exit(0) }
+
 let quick = CommandLine.arguments.contains("--quick")
 if CommandLine.arguments.dropFirst().first == "document" {
     try DocumentWorkload.main(quick: quick)
