@@ -4,7 +4,7 @@ import Testing
 
 /// A document in a fresh temporary directory with a coordinator and a context; removes the
 /// directory when released.
-final class DocumentStack {
+final class BatchDocumentStack {
     let directory: URL
     let url: URL
     let model: ManagedObjectModel

@@ -48,7 +48,7 @@ final class EquivalenceRun {
     var generator: EquivalenceGenerator
     let memory: EquivalenceWorld
     let memoryStack: Stack
-    let document: DocumentStack
+    let document: BatchDocumentStack
     let documentWorld: EquivalenceWorld
     var script: [EquivalenceStep] = []
     var failures = 0
@@ -58,7 +58,7 @@ final class EquivalenceRun {
         generator = EquivalenceGenerator(seed: seed)
         memoryStack = Stack()
         memory = EquivalenceWorld(name: "memory", context: memoryStack.context)
-        document = try DocumentStack(configuration: neverCompacting)
+        document = try BatchDocumentStack(configuration: neverCompacting)
         documentWorld = EquivalenceWorld(name: "document", context: document.context)
     }
 
