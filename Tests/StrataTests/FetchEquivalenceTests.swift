@@ -14,7 +14,7 @@ import Testing
 /// compared by labels (`Employee3`: the script's index), since IDs carry their store.
 @Suite struct FetchEquivalenceTests {
     @Test func randomFetchesAnswerAlikeInMemoryInOverlaidCompactedAndReopenedDocumentsAndWithPendingChanges() throws {
-        let seed = UInt64(ProcessInfo.processInfo.environment["STRATA_SEED"] ?? "") ?? UInt64.random(in: 0...UInt64.max)
+        let seed = explorationSeed()
         print("FetchEquivalenceTests seed \(seed) (set STRATA_SEED to replay)")
         for runSeed: UInt64 in [1, 7, 2024, seed] {
             try EquivalenceRun(seed: runSeed).run(requests: 150)
