@@ -6,7 +6,7 @@ import Testing
 /// in-memory store must equal a brute-force filter and sort of every live object.
 @Suite struct FetchRandomTests {
     @Test func randomFetchesEqualABruteForceFilterOverEveryObject() throws {
-        let seed = UInt64(ProcessInfo.processInfo.environment["STRATA_SEED"] ?? "") ?? UInt64.random(in: 0...UInt64.max)
+        let seed = explorationSeed()
         print("FetchRandomTests seed \(seed) (set STRATA_SEED to replay)")
         // Regression seeds first, then a fresh one.
         for runSeed in [1, 2, 3, 42, 0xDEADBEEF, seed] {

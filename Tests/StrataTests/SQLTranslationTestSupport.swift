@@ -200,7 +200,10 @@ final class SQLTestDataset {
                 case (false, true): order = 1
                 default:
                     do {
-                        order = try PredicateValueRules.compare(x, y, options: options, equalityOnly: false, operatorName: "sort") ?? 0
+                        let folded = try PredicateValueRules.compare(x, y, options: options, equalityOnly: false, operatorName: "sort") ?? 0
+                        // Strings that fold alike order binary (FetchSortDescriptor.compareValues).
+                        order = folded != 0 || options.isEmpty ? folded
+                            : try PredicateValueRules.compare(x, y, options: [], equalityOnly: false, operatorName: "sort") ?? 0
                     } catch {
                         failure = error
                         order = 0

@@ -12,7 +12,7 @@ import Testing
 
     static func runSeed() -> UInt64 {
         if let text = ProcessInfo.processInfo.environment["STRATA_FUZZ_SEED"], let seed = UInt64(text) { return seed }
-        return UInt64.random(in: 1...UInt64.max)
+        return explorationSeed()
     }
 
     /// A random but valid segment over the fixture model.

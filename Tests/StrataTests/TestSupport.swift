@@ -62,3 +62,13 @@ extension ManagedObject {
     func related(_ key: String) throws -> ManagedObject? { try object(forKey: key) }
     func relatedSet(_ key: String) throws -> Set<ManagedObject> { Set(try objects(forKey: key)) }
 }
+
+/// The extra seed a seeded random test runs besides its regression seeds: fixed, so CI is
+/// repeatable, unless `STRATA_SEED` names one or `STRATA_RANDOM_SEEDS=1` asks for a fresh
+/// one each run (to explore).
+func explorationSeed() -> UInt64 {
+    let environment = ProcessInfo.processInfo.environment
+    if let seed = environment["STRATA_SEED"].flatMap({ UInt64($0) }) { return seed }
+    if environment["STRATA_RANDOM_SEEDS"] == "1" { return UInt64.random(in: 1...UInt64.max) }
+    return 20_261_121
+}

@@ -53,6 +53,10 @@ extension ManagedObjectContext {
     public static let updatedObjectsKey = "updated"
     /// userInfo key of deleted object IDs.
     public static let deletedObjectsKey = "deleted"
+    /// userInfo key (ObjectsDidChange) of object IDs refreshed from the store.
+    public static let refreshedObjectsKey = "refreshed"
+    /// userInfo key (ObjectsDidChange) of object IDs invalidated.
+    public static let invalidatedObjectsKey = "invalidated"
 
     /// An asynchronous sequence of every flush's changes, from now on.
     ///
@@ -75,7 +79,8 @@ extension ManagedObjectContext {
     func postObjectsDidChange(_ changes: ObjectChanges) {
         NotificationCenter.default.post(name: Self.objectsDidChangeNotification, object: self, userInfo: [
             Self.insertedObjectsKey: changes.inserted, Self.updatedObjectsKey: changes.updated,
-            Self.deletedObjectsKey: changes.deleted,
+            Self.deletedObjectsKey: changes.deleted, Self.refreshedObjectsKey: changes.refreshed,
+            Self.invalidatedObjectsKey: changes.invalidated,
         ])
         for (key, continuation) in changeObservers {
             if case .terminated = continuation.yield(changes) { changeObservers[key] = nil }

@@ -20,12 +20,12 @@ extension ManagedObjectContext {
             return
         }
         try validateForSave()
+        try crossStoreCheck()
 
         let temporaryIDs = temporaryIDsInUnsavedLog()
         let assigned = try obtainPermanentIDs(for: temporaryIDs)
         let remap: (ManagedObjectID) -> ManagedObjectID = { assigned[$0] ?? $0 }
         let groups = log.unsavedGroups(remapping: remap)
-        try crossStoreCheck(groups)
         let timestamp = Date()
         try coordinator.withSaveLock {
             for (store, storeGroups) in try routeByStore(groups) {
@@ -129,17 +129,19 @@ extension ManagedObjectContext {
         undoManager?.remapIDs(remap)
     }
 
-    private func crossStoreCheck(_ groups: [SegmentGroup]) throws {
+    /// Refuses a save that would leave an object related to an object of another store
+    /// (judged on the final values, not on intermediate states in the log).
+    private func crossStoreCheck() throws {
         guard coordinator.persistentStores.count > 1 else { return }
-        for group in groups {
-            for case .insert(let id, let values) in group.operations {
-                for value in values {
-                    for target in value.objectIDs where target.storeTag != id.storeTag {
-                        throw StrataError(
-                            .crossStoreRelationship,
-                            "\(id.entity.name) \(id) is related to \(target.entity.name) \(target) in another store; relationships must not cross stores.",
-                            context: ["object": id.description])
-                    }
+        for object in dirtySet.values where !object.state.isDeleted && !object.state.isFault {
+            let home = try coordinator.store(for: object.entity)
+            for relationship in object.entity.relationships where !relationship.isTransient {
+                for target in object.storage[relationship.slot].objectIDs {
+                    guard try coordinator.store(for: target.entity) !== home else { continue }
+                    throw StrataError(
+                        .crossStoreRelationship,
+                        "\(object.entity.name) \(object.objectID) is related to \(target.entity.name) \(target) in another store; relationships must not cross stores.",
+                        context: ["object": object.objectID.description, "key": relationship.name])
                 }
             }
         }

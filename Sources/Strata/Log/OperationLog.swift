@@ -81,6 +81,21 @@ final class OperationLog {
         }
     }
 
+    /// Drops the unsaved operations that change the given records (merged deletes: the
+    /// records are gone from the store, so a save must not write them). Batches left empty
+    /// are dropped and the later ones renumbered, so sequence numbers stay consecutive.
+    func removeUnsavedOperations(on ids: Set<ManagedObjectID>) {
+        guard !ids.isEmpty else { return }
+        var kept: [ChangeBatch] = []
+        for var batch in unsaved {
+            batch.operations.removeAll { ids.contains($0.objectID) }
+            guard !batch.operations.isEmpty else { continue }
+            if let last = kept.last { batch.sequence = last.sequence + 1 }
+            kept.append(batch)
+        }
+        unsaved = kept
+    }
+
     /// Forgets the unsaved batches: after a save wrote them, or a rollback reverted them.
     func clearUnsaved() {
         unsaved.removeAll(keepingCapacity: false)

@@ -18,13 +18,13 @@ public final class InMemoryStore: PersistentStore {
     /// Its model.
     public let model: ManagedObjectModel
 
-    private struct State {
+    struct State {
         var rows = RowTable()
         var keyCounters: [Int: Int64] = [:]
         var largestGroupID: UInt64 = 0
         var savedSegments = 0
     }
-    private let state = Mutex(State())
+    let state = Mutex(State())
 
     /// Creates an empty in-memory store.
     public init(model: ManagedObjectModel, configurationName: String? = nil, identifier: String = UUID().uuidString) {

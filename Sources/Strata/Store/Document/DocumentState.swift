@@ -90,6 +90,12 @@ struct DocumentState: @unchecked Sendable {
         }
     }
 
+    /// Whether the snapshot tables hold the record.
+    func snapshotContains(_ id: ManagedObjectID, schema: SnapshotSchema) throws -> Bool {
+        let sql = "SELECT 1 FROM \(SnapshotSchema.quote(schema.table(for: id.entity).name)) WHERE \"_pk\" = ? AND \"_entity\" = ?"
+        return try !connection.prepare(sql).rows([.integer(id.primaryKey), .integer(Int64(id.entity.index))]).isEmpty
+    }
+
     /// A record's values as the snapshot tables hold them.
     func snapshotValues(_ id: ManagedObjectID, schema: SnapshotSchema) throws -> [PropertyValue]? {
         let entity = id.entity

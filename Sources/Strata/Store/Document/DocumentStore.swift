@@ -37,6 +37,10 @@ public final class DocumentStore: PersistentStore {
         public var synchronous = "FULL"
         /// The largest raw segment body accepted when decoding (default 256 MiB).
         public var maxSegmentSize = SegmentCodec.defaultMaxContentSize
+        /// The most memory SQLite's page cache may use, in bytes (default 64 MiB; it grows
+        /// only as pages are read). Fetches over a large snapshot re-read pages through
+        /// system calls when it is small (SQLite's own default is 2 MiB).
+        public var pageCacheSize = 64 << 20
 
         /// The defaults.
         public init() {}
@@ -216,6 +220,7 @@ public final class DocumentStore: PersistentStore {
             }
             try connection.execute("PRAGMA synchronous=\(configuration.synchronous == "NORMAL" ? "NORMAL" : "FULL")")
             try connection.execute("PRAGMA foreign_keys=OFF")
+            try connection.execute("PRAGMA cache_size=-\(max(configuration.pageCacheSize / 1024, 1))")
             try SQLFunctions.register(on: connection)
         } catch let error as StrataError where error.code == .sqlite {
             connection.close()

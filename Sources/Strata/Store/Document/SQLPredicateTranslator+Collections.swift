@@ -117,13 +117,17 @@ extension SQLTranslation {
                               "cannot sort on '\(descriptor.keyPath)': sort keys must be attributes reached through to-one relationships",
                               context: ["keyPath": descriptor.keyPath])
         }
-        var sql = scalar.sql
+        let direction = descriptor.ascending ? "ASC" : "DESC"
+        let sql = scalar.sql
         switch (scalar.kind, descriptor.comparison) {
-        case (.string, .caseInsensitive): sql = "\(SQLFunctions.fold)(\(sql), \(FetchComparison.Options.caseInsensitive.rawValue))"
-        case (.string, .localized): sql = "\(SQLFunctions.fold)(\(sql), \(FetchComparison.Options.caseDiacriticInsensitive.rawValue))"
-        case (.decimal, _): sql = "\(SQLFunctions.decimalKey)(\(sql))"
-        default: break
+        case (.string, .caseInsensitive), (.string, .localized):
+            // Folded first, then binary among strings that fold alike ("Ada" before "ada"),
+            // as FetchSortDescriptor.compareValues orders them.
+            let options = descriptor.comparison == .caseInsensitive
+                ? FetchComparison.Options.caseInsensitive : FetchComparison.Options.caseDiacriticInsensitive
+            return "\(SQLFunctions.fold)(\(sql), \(options.rawValue)) \(direction), \(sql) \(direction)"
+        case (.decimal, _): return "\(SQLFunctions.decimalKey)(\(sql)) \(direction)"
+        default: return "\(sql) \(direction)"
         }
-        return "\(sql) \(descriptor.ascending ? "ASC" : "DESC")"
     }
 }

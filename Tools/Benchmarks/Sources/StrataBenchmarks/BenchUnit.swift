@@ -53,9 +53,9 @@ enum Subject {
 
     /// How each subject stores data, for the table's settings line.
     static let settings: [(String, String)] = [
-        ("Strata", "document store, SQLite WAL + synchronous=FULL; log segments LZ4"),
-        ("raw SQLite", "C API, prepared statements, one transaction, WAL + synchronous=FULL"),
-        ("GRDB", "DatabasePool (WAL) + synchronous=FULL; Codable records or prepared statements"),
+        ("Strata", "document store, SQLite WAL + synchronous=FULL, 64 MiB page cache (Strata's default); log segments LZ4"),
+        ("raw SQLite", "C API, prepared statements, one transaction, WAL + synchronous=FULL, the same page cache"),
+        ("GRDB", "DatabasePool (WAL) + synchronous=FULL, the same page cache; Codable records or prepared statements"),
         ("Loro", "Python loro, LoroMap per object in a LoroList; snapshot written with fsync; no SQLite"),
     ]
 }

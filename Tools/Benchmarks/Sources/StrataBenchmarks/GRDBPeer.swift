@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
 
-/// The GRDB.swift peer: a `DatabasePool` (WAL) with synchronous=FULL, the same tables
+/// The GRDB.swift peer: a `DatabasePool` (WAL) with synchronous=FULL and Strata's page
+/// cache size on every connection, the same tables
 /// and indexes as the raw SQLite peer, written through Codable records (`insert(db)`) or
 /// through raw prepared statements.
 enum GRDBPeer {
@@ -29,7 +30,9 @@ enum GRDBPeer {
     /// A pool whose writer uses synchronous=FULL (GRDB sets NORMAL when it enables WAL,
     /// after `prepareDatabase`, so the setting is made on the writer afterwards and checked).
     static func open(_ url: URL) throws -> DatabasePool {
-        let pool = try DatabasePool(path: url.path)
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = \(RawSQLite.cacheSizePragma)") }
+        let pool = try DatabasePool(path: url.path, configuration: configuration)
         let synchronous = try pool.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
             return try Int.fetchOne(db, sql: "PRAGMA synchronous")

@@ -1,5 +1,6 @@
 import CSQLiteBench
 import Foundation
+import Strata
 
 /// A minimal handle over the SQLite C API for the raw-SQLite peer: prepared statements,
 /// explicit transactions, nothing cached behind the caller's back.
@@ -48,11 +49,16 @@ final class RawSQLite {
         return statement.int64(0)
     }
 
-    /// The WAL + synchronous setting every peer uses unless stated (Strata's default).
+    /// The WAL + synchronous setting every peer uses unless stated (Strata's default), and
+    /// Strata's page cache size, so that no subject has a larger cache than another.
     func useDocumentDurability() throws {
         try execute("PRAGMA journal_mode=WAL")
         try execute("PRAGMA synchronous=FULL")
+        try execute("PRAGMA cache_size=\(RawSQLite.cacheSizePragma)")
     }
+
+    /// `cache_size` in KiB (negative), from Strata's `DocumentStore.Configuration`.
+    static let cacheSizePragma = -max(DocumentStore.Configuration().pageCacheSize / 1024, 1)
 
     final class Statement {
         let pointer: OpaquePointer

@@ -42,6 +42,7 @@ enum WorkloadRegistry {
     /// they print their own report. One line each.
     static let commands: [String: @Sendable (_ quick: Bool) throws -> Void] = [
         "document": { try DocumentWorkload.main(quick: $0) },
+        "fetch": { _ in try FetchWorkload.runFromCommandLine() },
     ]
 }
 

@@ -1,0 +1,141 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// Runs a batch update in the stores, without loading objects (Core Data's
+    /// `execute(NSBatchUpdateRequest)`).
+    ///
+    /// ```swift
+    /// let request = BatchUpdateRequest(entityName: "Employee",
+    ///                                   predicate: try FetchPredicate(format: "salary < %d", 40_000),
+    ///                                   propertiesToUpdate: ["salary": 40_000])
+    /// let result = try context.executeBatch(request)
+    /// print("\(result.count) raised")
+    /// try ManagedObjectContext.mergeChanges(fromRemoteContextSave: result.remoteChanges, into: [context])
+    /// ```
+    ///
+    /// The context's unsaved changes play no part and its registered objects keep their
+    /// values until the result is merged. The operations are saved as one
+    /// ``ChangeGroupKind/batch`` group ("Batch Update Employee"), not on the undo stack.
+    /// - Throws: `.unknownKey` for an unknown entity or key (naming it), `.invalidArgument`
+    ///   for a relationship or transient key, `.typeMismatch` for a value that does not fit
+    ///   the attribute's type (naming the key), `.validation` for a value outside the
+    ///   model's constraints; predicate and store errors.
+    /// - Complexity: the store's fetch, plus O(matched records) row reads and operations.
+    public func executeBatch(_ request: BatchUpdateRequest) throws -> BatchResult {
+        let entity = try batchEntity(named: request.entityName, role: "batch update")
+        guard !request.propertiesToUpdate.isEmpty else {
+            throw StrataError(.invalidArgument, "The batch update of '\(entity.name)' sets no property.",
+                              context: ["entity": entity.name])
+        }
+        var assignments: [Int: PropertyValue] = [:]
+        for (key, value) in request.propertiesToUpdate.sorted(by: { $0.key < $1.key }) {
+            let (slot, coerced) = try Self.batchValue(value, forKey: key, of: entity)
+            assignments[slot] = coerced
+        }
+        let fetch = StoreFetchRequest(entity: entity, includesSubentities: request.includesSubentities,
+                                      predicate: request.predicate)
+        return try runBatch(fetch, action: .update(assignments), actionName: "Batch Update \(entity.name)",
+                            resultType: request.resultType)
+    }
+
+    /// Runs a batch delete in the stores, without loading objects (Core Data's
+    /// `execute(NSBatchDeleteRequest)`), applying the model's delete rules in the store
+    /// (see ``BatchDeleteRequest``).
+    ///
+    /// ```swift
+    /// let result = try context.executeBatch(BatchDeleteRequest(entityName: "Project",
+    ///                                                          predicate: try FetchPredicate(format: "deadline < %@", .value(.date(cutoff)))))
+    /// try ManagedObjectContext.mergeChanges(fromRemoteContextSave: result.remoteChanges, into: [context])
+    /// ```
+    /// - Throws: `.unknownKey` for an unknown entity, `.invalidArgument` for a negative
+    ///   limit or offset, `.validation` naming the record and relationship when a deny rule
+    ///   refuses the delete (nothing is deleted then); predicate and store errors.
+    /// - Complexity: the store's fetch, plus O(deleted records + their relationships).
+    public func executeBatch(_ request: BatchDeleteRequest) throws -> BatchResult {
+        let entity = try batchEntity(named: request.entityName, role: "batch delete")
+        for (name, value) in [("fetchLimit", request.fetchLimit), ("fetchOffset", request.fetchOffset)] where value < 0 {
+            throw StrataError(.invalidArgument, "The batch delete's \(name) is \(value); it must not be negative.",
+                              context: ["entity": entity.name, "key": name])
+        }
+        let fetch = StoreFetchRequest(entity: entity, includesSubentities: request.includesSubentities,
+                                      predicate: request.predicate, sortDescriptors: request.sortDescriptors,
+                                      fetchLimit: request.fetchLimit, fetchOffset: request.fetchOffset)
+        return try runBatch(fetch, action: .delete, actionName: "Batch Delete \(entity.name)", resultType: request.resultType)
+    }
+
+    // MARK: Pieces
+
+    private func batchEntity(named name: String, role: String) throws -> EntityDescription {
+        guard let entity = model.entitiesByName[name] else {
+            throw StrataError(.unknownKey, "The \(role) names the entity '\(name)', which is not in the model.",
+                              context: ["entity": name])
+        }
+        return entity
+    }
+
+    /// The slot of an attribute and the value coerced to its type and checked against its
+    /// constraints.
+    static func batchValue(_ value: PropertyValue, forKey key: String, of entity: EntityDescription) throws -> (Int, PropertyValue) {
+        let context = ["entity": entity.name, "key": key]
+        guard let slot = entity.slot(forKey: key) else {
+            throw StrataError(.unknownKey, "The batch update sets '\(key)', which is not a property of entity '\(entity.name)'.",
+                              context: context)
+        }
+        guard case .attribute(let index) = entity.slotKinds[slot] else {
+            throw StrataError(.invalidArgument, "The batch update sets the relationship '\(entity.name).\(key)'; only attributes can be set.",
+                              context: context)
+        }
+        let attribute = entity.attributes[index]
+        guard !attribute.isTransient else {
+            throw StrataError(.invalidArgument, "The batch update sets the transient attribute '\(entity.name).\(key)', which the store does not hold.",
+                              context: context)
+        }
+        guard let coerced = ModelValueRules.coerce(value, to: attribute.attributeType) else {
+            throw StrataError(
+                .typeMismatch,
+                "The batch update sets '\(entity.name).\(key)' to a \(ModelValueRules.kindName(value)) value (\(value)); the attribute is a \(attribute.attributeType.rawValue).",
+                context: context)
+        }
+        let problems = AttributeConstraints.problems(of: coerced, for: attribute)
+        if !problems.isEmpty {
+            throw StrataError(
+                .validation, "The batch update sets '\(entity.name).\(key)' to an invalid value: \(problems.joined(separator: "; ")).",
+                problems: problems.map { StrataError.Problem(entityName: entity.name, object: nil, key: key, reason: $0) },
+                context: context)
+        }
+        return (slot, coerced)
+    }
+
+    /// Runs the request in every store holding records of the entity, under the
+    /// coordinator's save lock, and gathers the outcomes.
+    private func runBatch(_ fetch: StoreFetchRequest, action: StoreBatchRequest.Action, actionName: String,
+                          resultType: BatchResultType) throws -> BatchResult {
+        let entities = fetch.includesSubentities ? fetch.entity.selfAndDescendants : [fetch.entity]
+        var stores: [any PersistentStore] = []
+        for entity in entities {
+            guard let store = try? coordinator.store(for: entity), !stores.contains(where: { $0 === store }) else { continue }
+            stores.append(store)
+        }
+        guard !stores.isEmpty else {
+            throw StrataError(.noStore, "No store holds records of entity '\(fetch.entity.name)'.",
+                              context: ["entity": fetch.entity.name])
+        }
+        let request = StoreBatchRequest(fetch: fetch, action: action, groupID: coordinator.allocateGroupID(), actionName: actionName)
+        var matched: [ManagedObjectID] = []
+        var changes = SaveChanges()
+        try coordinator.withSaveLock {
+            for store in stores {
+                let outcome = if let batchStore = store as? any BatchExecutingStore {
+                    try batchStore.executeBatch(request)
+                } else {
+                    try store.executeBatchThroughRequirements(request)
+                }
+                matched += outcome.matched
+                changes.updated.formUnion(outcome.changes.updated)
+                changes.deleted.formUnion(outcome.changes.deleted)
+            }
+        }
+        return BatchResult(resultType: resultType, count: matched.count,
+                           objectIDs: resultType == .objectIDs ? matched : [], changes: changes)
+    }
+}

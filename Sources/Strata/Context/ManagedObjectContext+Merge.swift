@@ -1,0 +1,140 @@
+import Foundation
+import OrderedCollections
+
+extension ManagedObjectContext {
+    /// Brings this context up to date with changes another context saved (the payload of
+    /// its DidSave, ``didSave()``), Core Data's `mergeChanges(fromContextDidSave:)`.
+    ///
+    /// ```swift
+    /// for await changes in writer.didSave() { try reader.mergeChanges(fromContextDidSave: changes) }
+    /// ```
+    ///
+    /// First the context's own pending changes are flushed. Then:
+    /// - **deleted** records: their registered objects are removed — they become invalid and
+    ///   their pending changes (and unsaved logged operations) are dropped; pending
+    ///   references to them from other changed objects are removed (logged as an
+    ///   unregistered ``ChangeGroupKind/merge`` group, saved but never undone);
+    /// - **updated** records: their registered, loaded objects are refreshed like
+    ///   ``refresh(_:mergeChanges:)`` with `mergeChanges: true` — values reloaded from the
+    ///   store, pending changes re-applied on top; faults need nothing;
+    /// - **inserted** records: nothing to do, ``object(with:)`` gives them as faults.
+    ///
+    /// ObjectsDidChange is posted with the refreshed and the invalidated IDs (userInfo keys
+    /// ``refreshedObjectsKey``, ``invalidatedObjectsKey``; the invalidated ones also under
+    /// ``deletedObjectsKey``). Undo groups that change a merged-away record can no longer be
+    /// undone (undoing them throws `.objectNotFound`).
+    ///
+    /// - Complexity: O(merged records + changed objects of the context).
+    public func mergeChanges(fromContextDidSave changes: SaveChanges) {
+        processPendingChanges()
+        var notice = ObjectChanges()
+
+        // Deleted records: remove their objects and everything pending about them.
+        let deleted = changes.deleted.filter { !$0.isTemporaryID }
+        if !deleted.isEmpty {
+            for id in deleted.sorted() {
+                guard let object = registry[id]?.object, !object.state.isInvalid else { continue }
+                removeMergedDeletion(object)
+                notice.invalidated.insert(id)
+            }
+            log.removeUnsavedOperations(on: deleted)
+        }
+
+        // Updated records: reload loaded objects, keeping their pending changes.
+        for id in changes.updated.sorted() where !deleted.contains(id) {
+            guard let object = registeredObject(for: id), !object.state.isFault, !object.state.isInserted else { continue }
+            refresh(object, mergeChanges: true)
+            notice.refreshed.insert(id)
+        }
+
+        if !deleted.isEmpty { detachPendingReferences(to: deleted) }
+        notice.deleted = notice.invalidated
+        if !notice.isEmpty { postObjectsDidChange(notice) }
+    }
+
+    /// Merges changes made outside this context stack — a batch request, another process —
+    /// into contexts, given the IDs by kind: Core Data's
+    /// `mergeChanges(fromRemoteContextSave:into:)`.
+    ///
+    /// ```swift
+    /// let result = try context.executeBatch(BatchDeleteRequest(entityName: "Project"))
+    /// try ManagedObjectContext.mergeChanges(fromRemoteContextSave: result.remoteChanges, into: [context, other])
+    /// ```
+    /// - Parameters:
+    ///   - changes: ID lists under ``insertedObjectsKey``, ``updatedObjectsKey``,
+    ///     ``deletedObjectsKey`` (missing keys are empty).
+    ///   - contexts: the contexts to bring up to date (see ``mergeChanges(fromContextDidSave:)``).
+    /// - Throws: `.invalidArgument` for another key.
+    public static func mergeChanges(fromRemoteContextSave changes: [String: [ManagedObjectID]],
+                                    into contexts: [ManagedObjectContext]) throws {
+        let saved = try saveChanges(from: changes) { $0 }
+        for context in contexts { context.mergeChanges(fromContextDidSave: saved) }
+    }
+
+    /// The same with object URIs (``ManagedObjectID/uriRepresentation()``), resolved by each
+    /// context's coordinator.
+    /// - Throws: `.invalidArgument` for another key, `.invalidObjectID` for a URI that names
+    ///   no record of a context's stores (nothing is merged then).
+    public static func mergeChanges(fromRemoteContextSave changes: [String: [URL]],
+                                    into contexts: [ManagedObjectContext]) throws {
+        let resolved = try contexts.map { context in
+            try saveChanges(from: changes) { try context.coordinator.managedObjectID(forURIRepresentation: $0) }
+        }
+        for (context, saved) in zip(contexts, resolved) { context.mergeChanges(fromContextDidSave: saved) }
+    }
+
+    private static func saveChanges<Item>(from changes: [String: [Item]],
+                                          id: (Item) throws -> ManagedObjectID) throws -> SaveChanges {
+        var saved = SaveChanges()
+        for (key, items) in changes {
+            let ids = Set(try items.map(id))
+            switch key {
+            case insertedObjectsKey: saved.inserted.formUnion(ids)
+            case updatedObjectsKey: saved.updated.formUnion(ids)
+            case deletedObjectsKey: saved.deleted.formUnion(ids)
+            default:
+                throw StrataError(
+                    .invalidArgument,
+                    "'\(key)' is not a change key; use \"\(insertedObjectsKey)\", \"\(updatedObjectsKey)\" or \"\(deletedObjectsKey)\".",
+                    context: ["key": key])
+            }
+        }
+        return saved
+    }
+
+    // MARK: Pieces
+
+    /// Removes an object whose record another save deleted: its pending changes go, it
+    /// leaves the registry and becomes invalid.
+    private func removeMergedDeletion(_ object: ManagedObject) {
+        let key = ObjectIdentifier(object)
+        flushSet[key] = nil
+        dirtySet[key] = nil
+        fetchedPropertyCache[key] = nil
+        object.committedSnapshot = nil
+        object.flushOld.removeAll()
+        object.state = ObjectState()
+        unregister(object)
+    }
+
+    /// Removes references to deleted records from the context's changed objects (their
+    /// pending values may point at them), as a non-undoable merge batch.
+    private func detachPendingReferences(to deleted: Set<ManagedObjectID>) {
+        var touched = false
+        for object in Array(dirtySet.values) where !object.state.isInvalid && !object.state.isFault {
+            for relationship in object.entity.relationships where relationship.slot < object.storage.count {
+                for id in object.storage[relationship.slot].objectIDs where deleted.contains(id) {
+                    try? detach(id, from: object, slot: relationship.slot)
+                    touched = true
+                }
+            }
+        }
+        guard touched else { return }
+        let manager = undoManager
+        manager?.disableUndoRegistration()
+        pendingFlushKind = .merge
+        processPendingChanges()
+        pendingFlushKind = nil
+        try? manager?.enableUndoRegistration()
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+
+/// What a batch request returns, for ``BatchResult``: Core Data's
+/// `NSBatchUpdateRequestResultType` and `NSBatchDeleteRequestResultType`.
+public enum BatchResultType: String, Hashable, Sendable, CaseIterable {
+    /// Only whether the request succeeded.
+    case statusOnly
+    /// The number of records the request matched (the default).
+    case count
+    /// The IDs of the records the request matched.
+    case objectIDs
+}
+
+/// Changes attributes of every record matching a predicate, in the store, without loading
+/// objects: Core Data's `NSBatchUpdateRequest`.
+///
+/// ```swift
+/// let raise = BatchUpdateRequest(
+///     entityName: "Employee",
+///     predicate: try FetchPredicate(format: "department.name == %@", "R&D"),
+///     propertiesToUpdate: ["salary": 60_000, "active": true])
+/// raise.resultType = .objectIDs
+/// let result = try context.executeBatch(raise)
+/// try ManagedObjectContext.mergeChanges(fromRemoteContextSave: result.remoteChanges, into: [context])
+/// ```
+///
+/// The store finds the matching records with its fetch path (SQL for a document), writes
+/// one update operation per changed record (old and new values, so history and undo of the
+/// document's log see them) and saves them as one segment group of kind
+/// ``ChangeGroupKind/batch`` named "Batch Update <Entity>". The context's unsaved changes
+/// are not taken into account, and registered objects keep their values until the changes
+/// are merged (``ManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)``).
+public final class BatchUpdateRequest {
+    /// The name of the entity whose records are updated.
+    public var entityName: String
+    /// Which records are updated; nil updates every record of the entity.
+    public var predicate: FetchPredicate?
+    /// The new values by attribute name. Values are coerced to the attribute's type (an
+    /// integer for a double attribute, a whole double for an integer one, a string for a
+    /// UUID or URI attribute) and checked against the model's constraints.
+    public var propertiesToUpdate: [String: PropertyValue]
+    /// Whether records of sub-entities are updated too (default `true`).
+    public var includesSubentities = true
+    /// What ``BatchResult`` reports (default `.count`).
+    public var resultType: BatchResultType = .count
+
+    /// Creates a batch update request.
+    ///
+    /// - Parameters:
+    ///   - entityName: the entity whose records change.
+    ///   - predicate: which records; nil for all.
+    ///   - propertiesToUpdate: attribute name → new value (`.null` clears an optional one).
+    public init(entityName: String, predicate: FetchPredicate? = nil, propertiesToUpdate: [String: PropertyValue]) {
+        self.entityName = entityName
+        self.predicate = predicate
+        self.propertiesToUpdate = propertiesToUpdate
+    }
+}
+
+/// The outcome of a batch request (``BatchUpdateRequest``, ``BatchDeleteRequest``).
+///
+/// ```swift
+/// let result = try context.executeBatch(BatchDeleteRequest(entityName: "Project"))
+/// print(result.count, result.changes.deleted.count)
+/// ```
+public struct BatchResult: Sendable, Hashable {
+    /// What the request asked to report.
+    public var resultType: BatchResultType
+    /// Whether the request succeeded (always `true`: a failure throws).
+    public var status: Bool { true }
+    /// The number of records the predicate matched (updated or deleted), whatever the result
+    /// type; records a delete cascaded to are not counted.
+    public var count: Int
+    /// The matched records' IDs for `.objectIDs` (in the store's order), else empty.
+    public var objectIDs: [ManagedObjectID]
+    /// Every record the request changed in the store, by kind: the updated records (for a
+    /// delete: records whose relationships were nullified) and the deleted ones (for a
+    /// delete: cascaded records too). What contexts must merge.
+    public var changes: SaveChanges
+
+    /// Creates a result.
+    public init(resultType: BatchResultType, count: Int, objectIDs: [ManagedObjectID], changes: SaveChanges) {
+        self.resultType = resultType
+        self.count = count
+        self.objectIDs = objectIDs
+        self.changes = changes
+    }
+
+    /// ``changes`` in the form ``ManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)``
+    /// takes (keys ``ManagedObjectContext/insertedObjectsKey``, `updatedObjectsKey`,
+    /// `deletedObjectsKey`).
+    public var remoteChanges: [String: [ManagedObjectID]] {
+        [
+            ManagedObjectContext.insertedObjectsKey: changes.inserted.sorted(),
+            ManagedObjectContext.updatedObjectsKey: changes.updated.sorted(),
+            ManagedObjectContext.deletedObjectsKey: changes.deleted.sorted(),
+        ]
+    }
+}
+
+extension BatchUpdateRequest: CustomStringConvertible {
+    /// `BatchUpdateRequest(Employee where salary > 5000 set salary = 6000)`, for logs.
+    public var description: String {
+        var text = "BatchUpdateRequest(\(entityName)"
+        if let predicate { text += " where \(predicate.predicateFormat)" }
+        let assignments = propertiesToUpdate.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }
+        return text + " set " + assignments.joined(separator: ", ") + ")"
+    }
+}

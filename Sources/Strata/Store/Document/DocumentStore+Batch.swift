@@ -1,0 +1,40 @@
+import Foundation
+
+extension DocumentStore: BatchExecutingStore {
+    /// Runs a batch request under the store's lock: takes in other processes' segments,
+    /// finds the matching records with the document's fetch (SQL over the snapshot merged
+    /// with the overlay), builds the operations from the current rows and appends them as
+    /// one segment whose only group is a ``ChangeGroupKind/batch`` group. Compacts
+    /// afterwards when a threshold is passed, as a save does.
+    ///
+    /// - Throws: `.validation` for a deny rule; `.mergeConflict` when another process changed
+    ///   the same records between the read and the write; SQL and save errors. Nothing is
+    ///   written when it throws.
+    /// - Complexity: the fetch's SQL, plus one row read and one operation per changed record.
+    public func executeBatch(_ request: StoreBatchRequest) throws -> StoreBatchOutcome {
+        try withOpenState { state in
+            try state.catchUp(schema: schema, model: model, storeTag: tag, maxSegmentSize: configuration.maxSegmentSize)
+            let matched = try DocumentFetch(state: state, schema: schema, storeTag: tag, request: request.fetch).objectIDs()
+            let snapshot = state
+            let outcome = try StoreBatchPlanner(values: { [schema] in try snapshot.currentValues($0, schema: schema) })
+                .plan(request, matched: matched)
+            guard let group = outcome.group else { return outcome }
+            try state.save(StoreSaveRequest(groups: [group], timestamp: request.timestamp), schema: schema, model: model,
+                           storeTag: tag, maxSegmentSize: configuration.maxSegmentSize)
+            compactIfDue(&state)
+            return outcome
+        }
+    }
+
+    /// Compacts when the configured segment or byte threshold is passed (the save is
+    /// already durable; a failed compaction is retried after the next save).
+    private func compactIfDue(_ state: inout DocumentState) {
+        let bySegments = configuration.compactionSegmentThreshold > 0
+            && state.uncompactedSegments >= configuration.compactionSegmentThreshold
+        let byBytes = configuration.compactionByteThreshold > 0
+            && state.uncompactedBytes >= configuration.compactionByteThreshold
+        if bySegments || byBytes {
+            _ = try? state.compact(schema: schema, model: model, storeTag: tag, configuration: configuration)
+        }
+    }
+}
