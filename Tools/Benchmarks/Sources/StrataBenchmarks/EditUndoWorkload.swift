@@ -1,7 +1,10 @@
 import Foundation
 import Strata
 
-/// W2: attribute edits with a flush every `editsPerGroup` edits, then undo all, then redo all.
+/// W2 interactive editing: `edits` single-attribute edits over `editObjects` employees, a
+/// flush (one undo group) every `editsPerGroup` edits, then undo all, then redo all, in
+/// an in-memory store. Figures: `W2.edit_ops_per_s`, `W2.undo_ops_per_s`,
+/// `W2.redo_ops_per_s`, `W2.groups`, `W2.peak_mib` (with the undo manager on or off).
 struct EditUndoWorkload {
     var edits: Int
     var objects: Int
@@ -15,45 +18,76 @@ struct EditUndoWorkload {
         var groups: Int
     }
 
-    func run() throws -> Result {
-        let model = ManagedObjectModel.employeesExample()
-        let coordinator = PersistentStoreCoordinator(model: model)
-        try coordinator.addStore(InMemoryStore(model: model))
-        let context = ManagedObjectContext(coordinator: coordinator, undoManager: undoEnabled ? ContextUndoManager() : nil)
+    /// Inserts `objects` employees (saved, undo history cleared) and returns them.
+    static func populate(_ context: ManagedObjectContext, objects: Int) throws -> [ManagedObject] {
+        let model = context.model
+        let department = try context.insertObject(of: try model.entity(named: "Department"))
+        try department.setValue(.string(BenchData.departmentName(0)), forKey: "name")
+        let entity = try model.entity(named: "Employee")
         var employees: [ManagedObject] = []
         employees.reserveCapacity(objects)
         for index in 0..<objects {
-            let employee = try context.insertObject(forEntityName: "Employee")
-            try employee.setValue(.string("First\(index)"), forKey: "firstName")
-            try employee.setValue(.string("Last\(index)"), forKey: "lastName")
+            let employee = try context.insertObject(of: entity)
+            try employee.setValue(.string(BenchData.firstName(index)), forKey: "firstName")
+            try employee.setValue(.string(BenchData.lastName(index, count: objects)), forKey: "lastName")
+            try employee.setValue(.integer(BenchData.salary(index)), forKey: "salary")
+            try employee.setValue(.integer(Int64(index)), forKey: "employeeID")
+            try employee.setValue(.date(Date(timeIntervalSinceReferenceDate: BenchData.startDate(index))), forKey: "startDate")
+            try employee.setObject(department, forKey: "department")
             employees.append(employee)
         }
         try context.save()
         context.undoManager?.removeAllActions()
+        return employees + [department]
+    }
 
-        let salarySlot = "salary"
-        let start = Clock.now
-        for edit in 0..<edits {
-            try employees[edit % objects].setValue(.integer(Int64(edit)), forKey: salarySlot)
+    /// The edit loop: edit `edit` sets a salary; every `editsPerGroup` edits end a group.
+    static func edit(_ employees: [ManagedObject], range: Range<Int>, objects: Int, editsPerGroup: Int,
+                     context: ManagedObjectContext) throws {
+        for edit in range {
+            try employees[edit % objects].setValue(.integer(Int64(edit)), forKey: "salary")
             if edit % editsPerGroup == editsPerGroup - 1 { context.processPendingChanges() }
         }
         context.processPendingChanges()
-        let editSeconds = Clock.seconds(since: start)
+    }
+
+    func run() throws -> Result {
+        let model = BenchData.model()
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addStore(InMemoryStore(model: model))
+        let context = ManagedObjectContext(coordinator: coordinator, undoManager: undoEnabled ? ContextUndoManager() : nil)
+        context.undoManager?.levelsOfUndo = 0
+        let employees = try Self.populate(context, objects: objects)
+
+        let (_, editSeconds) = try Clock.measure {
+            try Self.edit(employees, range: 0..<edits, objects: objects, editsPerGroup: editsPerGroup, context: context)
+        }
         guard let undo = context.undoManager else {
             return Result(editSeconds: editSeconds, undoSeconds: 0, redoSeconds: 0, groups: 0)
         }
         let groups = undo.undoCount
-        let undoStart = Clock.now
-        while undo.canUndo { try undo.undo() }
-        let undoSeconds = Clock.seconds(since: undoStart)
-        let redoStart = Clock.now
-        while undo.canRedo { try undo.redo() }
-        let redoSeconds = Clock.seconds(since: redoStart)
+        let (_, undoSeconds) = try Clock.measure { while undo.canUndo { try undo.undo() } }
+        let (_, redoSeconds) = try Clock.measure { while undo.canRedo { try undo.redo() } }
         return Result(editSeconds: editSeconds, undoSeconds: undoSeconds, redoSeconds: redoSeconds, groups: groups)
+    }
+
+    static func runStrata(_ env: BenchEnvironment, undoEnabled: Bool) throws -> [String: Double] {
+        let workload = EditUndoWorkload(tier: env.tier, undoEnabled: undoEnabled)
+        let result = try workload.run()
+        let edits = Double(workload.edits)
+        var figures = ["W2.edit_ops_per_s": edits / result.editSeconds, "W2.peak_mib": peakMemoryMiB()]
+        if undoEnabled {
+            figures["W2.undo_ops_per_s"] = edits / result.undoSeconds
+            figures["W2.redo_ops_per_s"] = edits / result.redoSeconds
+            figures["W2.groups"] = Double(result.groups)
+        }
+        return figures
     }
 }
 
-enum Clock {
-    static var now: UInt64 { DispatchTime.now().uptimeNanoseconds }
-    static func seconds(since start: UInt64) -> Double { Double(now - start) / 1e9 }
+extension EditUndoWorkload {
+    /// The tier's W2 sizes.
+    init(tier: Tier, undoEnabled: Bool) {
+        self.init(edits: tier.edits, objects: tier.editObjects, editsPerGroup: tier.editsPerGroup, undoEnabled: undoEnabled)
+    }
 }

@@ -1,0 +1,63 @@
+import Foundation
+import Strata
+
+/// The benchmark's Employee/Department model and its deterministic data, identical for
+/// every peer (peers/loro_bench.py generates the same values).
+///
+/// Employee: firstName, lastName (indexed), salary (integer64, indexed), employeeID
+/// (integer32, indexed), startDate (date); department: to-one → Department, no inverse
+/// (one foreign-key column, like the peers' tables). Department: name (indexed).
+enum BenchData {
+    static let departments = 100
+    static let consonants = Array("bcdfghjklmnpqrstvwz")
+    static let vowels = Array("aeiou")
+    /// Dates start here (seconds since 2001-01-01) and advance a minute per employee.
+    static let baseDate = 600_000_000.0
+
+    static func model() -> ManagedObjectModel {
+        let employee = EntityDescription("Employee", attributes: [
+            AttributeDescription("firstName", .string),
+            AttributeDescription("lastName", .string, isIndexed: true),
+            AttributeDescription("salary", .integer64, isIndexed: true),
+            AttributeDescription("employeeID", .integer32, isIndexed: true),
+            AttributeDescription("startDate", .date),
+        ], relationships: [
+            RelationshipDescription("department", to: "Department"),
+        ])
+        let department = EntityDescription("Department", attributes: [
+            AttributeDescription("name", .string, isIndexed: true),
+        ])
+        do {
+            return try ManagedObjectModel(entities: [employee, department], versionIdentifier: "bench-1")
+        } catch {
+            preconditionFailure("the benchmark model is invalid: \(error)")
+        }
+    }
+
+    static func syllable(_ value: Int) -> String {
+        let index = value % (consonants.count * vowels.count)
+        return String([consonants[index / vowels.count], vowels[index % vowels.count]])
+    }
+
+    /// Three syllables, capitalized: every `count / 20` employees share one last name, so an
+    /// equality fetch on one name finds 20 objects.
+    static func lastName(_ index: Int, count: Int) -> String {
+        let distinct = max(count / 20, 1)
+        let k = (index % distinct) &* 7_919 % distinct
+        let name = syllable(k) + syllable(k / 95) + syllable(k / 9_025)
+        return name.prefix(1).uppercased() + name.dropFirst()
+    }
+
+    static func firstName(_ index: Int) -> String {
+        let name = syllable(index) + syllable(index / 95)
+        return name.prefix(1).uppercased() + name.dropFirst()
+    }
+
+    static func salary(_ index: Int) -> Int64 { Int64(20_000 + (index &* 7_919) % 100_000) }
+    static func startDate(_ index: Int) -> Double { baseDate + Double(index) * 60 }
+    static func department(_ index: Int) -> Int { index % departments }
+    static func departmentName(_ index: Int) -> String { "Department \(index)" }
+
+    /// The last name the W4 equality fetch asks for.
+    static func probeLastName(count: Int) -> String { lastName(count / 2, count: count) }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import Strata
+
+/// W1 bulk create (and the figures W5 and W7 derive from it): inserts `objects` employees
+/// with five attributes and a to-one, saves, compacts.
+///
+/// Figures: `W1.insert_s` (creating the objects and setting their values), `W1.save_s`
+/// (one segment), `W1.compact_s` (segment folded into the snapshot tables),
+/// `W5.compact_ops_per_s`, `W7.snapshot_bytes_per_object` (the file after dropping the log
+/// and VACUUM), `W7.segment_bytes_per_object` (the stored LZ4 segment of the inserts).
+/// Leaves the compacted document at `env.file("w1.strata")` for W3 and W4.
+enum BulkCreateWorkload {
+    static func strataDocumentURL(_ env: BenchEnvironment) -> URL { env.file("w1.strata") }
+
+    /// The document store settings every Strata unit uses: WAL + synchronous FULL, no
+    /// automatic compaction (the workloads compact when they measure it).
+    static func configuration() -> DocumentStore.Configuration {
+        var configuration = DocumentStore.Configuration()
+        configuration.synchronous = "FULL"
+        configuration.compactionSegmentThreshold = 0
+        configuration.compactionByteThreshold = 0
+        configuration.compactsOnClose = false
+        return configuration
+    }
+
+    static func runStrata(_ env: BenchEnvironment) throws -> [String: Double] {
+        let count = env.tier.objects
+        let url = strataDocumentURL(env)
+        let model = BenchData.model()
+        let store = try DocumentStore(creatingAt: url, model: model, overwrite: true, configuration: configuration())
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addStore(store)
+        // Bulk import without undo registration, as a Core Data import would.
+        let context = ManagedObjectContext(coordinator: coordinator, undoManager: nil)
+        let employeeEntity = try model.entity(named: "Employee")
+        let departmentEntity = try model.entity(named: "Department")
+
+        var departments: [ManagedObject] = []
+        var employees: [ManagedObject] = []
+        employees.reserveCapacity(count)
+        let (_, insertSeconds) = try Clock.measure {
+            for index in 0..<BenchData.departments {
+                let department = try context.insertObject(of: departmentEntity)
+                try department.setValue(.string(BenchData.departmentName(index)), forKey: "name")
+                departments.append(department)
+            }
+            for index in 0..<count {
+                let employee = try context.insertObject(of: employeeEntity)
+                try employee.setValue(.string(BenchData.firstName(index)), forKey: "firstName")
+                try employee.setValue(.string(BenchData.lastName(index, count: count)), forKey: "lastName")
+                try employee.setValue(.integer(BenchData.salary(index)), forKey: "salary")
+                try employee.setValue(.integer(Int64(index)), forKey: "employeeID")
+                try employee.setValue(.date(Date(timeIntervalSinceReferenceDate: BenchData.startDate(index))), forKey: "startDate")
+                try employee.setObject(departments[BenchData.department(index)], forKey: "department")
+                employees.append(employee)
+            }
+        }
+        note("W1 strata: inserted \(count) in \(insertSeconds) s")
+        let (_, saveSeconds) = try Clock.measure { try context.save() }
+        note("W1 strata: saved in \(saveSeconds) s")
+        let segmentBytes = try store.segmentRecords().reduce(0) { $0 + $1.body.count }
+        let (report, compactSeconds) = try Clock.measure { try store.compact() }
+        note("W1 strata: compacted \(report.rowsWritten) rows in \(compactSeconds) s")
+        let peak = peakMemoryMiB()
+        employees.removeAll()
+        departments.removeAll()
+
+        // W7: the snapshot alone (log dropped), vacuumed, in a copy.
+        try store.compact(retention: .none)
+        try store.close()
+        let sizeCopy = env.file("w7-strata-size.sqlite")
+        try? FileManager.default.removeItem(at: sizeCopy)
+        try FileManager.default.copyItem(at: url, to: sizeCopy)
+        let sizes = try RawSQLite.vacuumedSizes(of: sizeCopy, table: "Employee")
+        let snapshotBytes = sizes.file
+        try? FileManager.default.removeItem(at: sizeCopy)
+
+        return [
+            "W1.insert_s": insertSeconds,
+            "W1.save_s": saveSeconds,
+            "W1.compact_s": compactSeconds,
+            "W1.insert_save_s": insertSeconds + saveSeconds,
+            "W1.peak_mib": peak,
+            "W5.compact_ops_per_s": Double(report.rowsWritten) / compactSeconds,
+            "W7.snapshot_bytes_per_object": Double(snapshotBytes) / Double(count),
+            "W7.segment_bytes_per_object": Double(segmentBytes) / Double(count),
+        ].merging(sizes.table.map { ["W7.table_bytes_per_object": Double($0) / Double(count)] } ?? [:]) { $1 }
+    }
+
+    /// The compacted W1 document, built now when an earlier unit has not left one.
+    static func ensureStrataDocument(_ env: BenchEnvironment) throws -> URL {
+        let url = strataDocumentURL(env)
+        if !FileManager.default.fileExists(atPath: url.path) {
+            note("building the \(env.tier.objects)-object Strata document")
+            _ = try runStrata(env)
+        }
+        return url
+    }
+}

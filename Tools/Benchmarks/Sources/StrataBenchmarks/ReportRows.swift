@@ -1,0 +1,91 @@
+import Foundation
+
+/// How a figure is shown.
+enum FigureUnit: String, Codable, Sendable {
+    case seconds, milliseconds, rate, mebibytes, bytes, count, ratio
+
+    func format(_ value: Double) -> String {
+        switch self {
+        case .seconds: return value < 1 ? String(format: "%.1f ms", value * 1000) : String(format: "%.2f s", value)
+        case .milliseconds: return String(format: value < 10 ? "%.2f ms" : "%.1f ms", value)
+        case .rate:
+            if value >= 1e6 { return String(format: "%.2f M/s", value / 1e6) }
+            if value >= 1e3 { return String(format: "%.0f k/s", value / 1e3) }
+            return String(format: "%.0f /s", value)
+        case .mebibytes: return String(format: "%.0f MiB", value)
+        case .bytes: return String(format: "%.1f B", value)
+        case .count: return String(format: "%.0f", value)
+        case .ratio: return String(format: "%.2f×", value)
+        }
+    }
+}
+
+/// One line of the results table: a metric of one workload, one cell per subject.
+struct ReportRow: Sendable {
+    var workload: String
+    var label: String
+    var metric: String
+    var unit: FigureUnit
+    /// The subject whose figure fills the Strata column (W2's undo-off run).
+    var strataSubject = Subject.strata
+    /// Why a peer has no figure ("n/a: no undo").
+    var notApplicable: [String: String] = [:]
+
+    func key(_ subject: String) -> String {
+        "\(workload).\(subject == Subject.strata ? strataSubject : subject).\(metric)"
+    }
+}
+
+/// The table's rows, in workload order.
+enum ReportRows {
+    static let noUndo = "n/a: no undo"
+    static let peersWithoutUndo = [Subject.sqlite: noUndo, Subject.grdbRecords: noUndo, Subject.grdbStatements: noUndo]
+    static let noQueries = [Subject.loro: "n/a: no queries or indexes"]
+    static let noLog = [Subject.sqlite: "n/a: no log", Subject.grdbRecords: "n/a: no log", Subject.grdbStatements: "n/a: no log",
+                        Subject.loro: "n/a: not measured"]
+
+    static let all: [ReportRow] = [
+        ReportRow(workload: "W1", label: "insert (create objects, set values)", metric: "insert_s", unit: .seconds,
+                  notApplicable: [Subject.grdbRecords: "in insert+save", Subject.grdbStatements: "in insert+save"]),
+        ReportRow(workload: "W1", label: "save (SQLite: COMMIT)", metric: "save_s", unit: .seconds,
+                  notApplicable: [Subject.grdbRecords: "in insert+save", Subject.grdbStatements: "in insert+save"]),
+        ReportRow(workload: "W1", label: "insert + save", metric: "insert_save_s", unit: .seconds),
+        ReportRow(workload: "W1", label: "compaction into the snapshot", metric: "compact_s", unit: .seconds,
+                  notApplicable: [Subject.sqlite: "n/a: no log", Subject.grdbRecords: "n/a: no log",
+                                  Subject.grdbStatements: "n/a: no log", Subject.loro: "n/a: no log"]),
+        ReportRow(workload: "W1", label: "peak memory", metric: "peak_mib", unit: .mebibytes),
+        ReportRow(workload: "W2", label: "edits", metric: "edit_ops_per_s", unit: .rate, notApplicable: peersWithoutUndo),
+        ReportRow(workload: "W2", label: "undo all", metric: "undo_ops_per_s", unit: .rate, notApplicable: peersWithoutUndo),
+        ReportRow(workload: "W2", label: "redo all", metric: "redo_ops_per_s", unit: .rate, notApplicable: peersWithoutUndo),
+        ReportRow(workload: "W2", label: "peak memory, undo on", metric: "peak_mib", unit: .mebibytes, notApplicable: peersWithoutUndo),
+        ReportRow(workload: "W2", label: "edits, undo off", metric: "edit_ops_per_s", unit: .rate, strataSubject: Subject.strataNoUndo,
+                  notApplicable: peersWithoutUndo.merging([Subject.loro: "n/a: see w2-noundo"]) { $1 }),
+        ReportRow(workload: "W2", label: "peak memory, undo off", metric: "peak_mib", unit: .mebibytes, strataSubject: Subject.strataNoUndo,
+                  notApplicable: peersWithoutUndo.merging([Subject.loro: "n/a"]) { $1 }),
+        ReportRow(workload: "W3", label: "save, median", metric: "median_ms", unit: .milliseconds, notApplicable: [Subject.loro: "n/a: no incremental save"]),
+        ReportRow(workload: "W3", label: "save, p99", metric: "p99_ms", unit: .milliseconds, notApplicable: [Subject.loro: "n/a"]),
+        ReportRow(workload: "W4", label: "open", metric: "open_s", unit: .seconds, notApplicable: noQueries),
+        ReportRow(workload: "W4", label: "time to first result (open + 20 by equality)", metric: "first_result_s", unit: .seconds, notApplicable: noQueries),
+        ReportRow(workload: "W4", label: "100 by BEGINSWITH[c] AND salary, sorted", metric: "prefix_s", unit: .seconds, notApplicable: noQueries),
+        ReportRow(workload: "W4", label: "peak memory", metric: "peak_mib", unit: .mebibytes, notApplicable: noQueries),
+        ReportRow(workload: "W5", label: "compaction (ops folded) vs rows written", metric: "compact_ops_per_s", unit: .rate,
+                  notApplicable: [Subject.loro: "n/a: no compaction"]),
+        ReportRow(workload: "W6", label: "replay: decode + apply", metric: "replay_ops_per_s", unit: .rate, notApplicable: noLog),
+        ReportRow(workload: "W6", label: "decode (LZ4 + segment format)", metric: "decode_ops_per_s", unit: .rate, notApplicable: noLog),
+        ReportRow(workload: "W6", label: "apply to an in-memory store", metric: "apply_ops_per_s", unit: .rate, notApplicable: noLog),
+        ReportRow(workload: "W6", label: "LZ4 decompression alone, same bytes", metric: "lz4_ops_per_s", unit: .rate, notApplicable: noLog),
+        ReportRow(workload: "W7", label: "snapshot bytes per object", metric: "snapshot_bytes_per_object", unit: .bytes),
+        ReportRow(workload: "W7", label: "of which the table alone (no indexes)", metric: "table_bytes_per_object", unit: .bytes,
+                  notApplicable: [Subject.loro: "n/a"]),
+        ReportRow(workload: "W7", label: "log bytes per inserted object", metric: "segment_bytes_per_object", unit: .bytes,
+                  notApplicable: [Subject.sqlite: "n/a: no log", Subject.grdbRecords: "n/a: no log"]),
+        ReportRow(workload: "W7", label: "log bytes per edit operation", metric: "segment_bytes_per_edit", unit: .bytes,
+                  notApplicable: [Subject.sqlite: "n/a: no log", Subject.grdbRecords: "n/a: no log"]),
+    ]
+
+    /// W5's peer figure is the raw rows-per-second rate of W1, not a compaction.
+    static func peerKey(_ row: ReportRow, subject: String) -> String {
+        if row.workload == "W5" { return "W5.\(subject).rows_per_s" }
+        return row.key(subject)
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// A performance target of issue 6, judged on the medians of one run.
+struct Target: Sendable {
+    var workload: String
+    var text: String
+    /// Met or missed with the figures it was judged on; nil when a figure is missing.
+    var judge: @Sendable ([String: Double]) -> (met: Bool, detail: String)?
+
+    struct Result: Codable, Sendable {
+        var workload: String
+        var target: String
+        var met: Bool?
+        var detail: String
+    }
+
+    func evaluate(_ medians: [String: Double]) -> Result {
+        guard let verdict = judge(medians) else {
+            return Result(workload: workload, target: text, met: nil, detail: "not measured")
+        }
+        return Result(workload: workload, target: text, met: verdict.met, detail: verdict.detail)
+    }
+}
+
+enum Targets {
+    private static func rate(_ value: Double) -> String { FigureUnit.rate.format(value) }
+    private static func seconds(_ value: Double) -> String { FigureUnit.seconds.format(value) }
+
+    static let all: [Target] = [
+        Target(workload: "W1", text: "insert + save ≤ 1.5× raw SQLite's insert (commit included)") { m in
+            guard let strata = m["W1.strata.insert_save_s"], let sqlite = m["W1.sqlite.insert_save_s"] else { return nil }
+            return (strata <= 1.5 * sqlite, "\(seconds(strata)) vs \(seconds(sqlite)): \(String(format: "%.2f", strata / sqlite))×")
+        },
+        Target(workload: "W1", text: "insert + save faster than GRDB records") { m in
+            guard let strata = m["W1.strata.insert_save_s"], let grdb = m["W1.grdb-records.insert_save_s"] else { return nil }
+            return (strata < grdb, "\(seconds(strata)) vs \(seconds(grdb)): \(String(format: "%.2f", strata / grdb))×")
+        },
+        Target(workload: "W2", text: "≥ 2,000,000 ops/s each way (edit, undo, redo)") { m in
+            guard let edit = m["W2.strata.edit_ops_per_s"], let undo = m["W2.strata.undo_ops_per_s"],
+                  let redo = m["W2.strata.redo_ops_per_s"] else { return nil }
+            return (min(edit, undo, redo) >= 2e6, "edit \(rate(edit)), undo \(rate(undo)), redo \(rate(redo))")
+        },
+        Target(workload: "W2", text: "faster than Loro each way") { m in
+            guard let edit = m["W2.strata.edit_ops_per_s"], let undo = m["W2.strata.undo_ops_per_s"],
+                  let redo = m["W2.strata.redo_ops_per_s"], let loroEdit = m["W2.loro.edit_ops_per_s"],
+                  let loroUndo = m["W2.loro.undo_ops_per_s"], let loroRedo = m["W2.loro.redo_ops_per_s"] else { return nil }
+            let met = edit > loroEdit && undo > loroUndo && redo > loroRedo
+            return (met, String(format: "edit %.1f×, undo %.0f×, redo %.0f× Loro's rate", edit / loroEdit, undo / loroUndo, redo / loroRedo))
+        },
+        Target(workload: "W3", text: "median save ≤ 2× one SQLite row update commit (same durability)") { m in
+            guard let strata = m["W3.strata.median_ms"], let sqlite = m["W3.sqlite.median_ms"] else { return nil }
+            return (strata <= 2 * sqlite, String(format: "%.2f ms vs %.2f ms: %.2f×", strata, sqlite, strata / sqlite))
+        },
+        Target(workload: "W4", text: "≤ 10 ms to first result") { m in
+            guard let first = m["W4.strata.first_result_s"] else { return nil }
+            return (first <= 0.010, seconds(first))
+        },
+        Target(workload: "W4", text: "peak memory < 64 MB") { m in
+            guard let peak = m["W4.strata.peak_mib"] else { return nil }
+            let megabytes = peak * 1.048_576
+            return (megabytes < 64, String(format: "%.1f MB (%.1f MiB) for the whole process", megabytes, peak))
+        },
+        Target(workload: "W5", text: "compaction ≥ 50% of raw SQLite's row rate") { m in
+            guard let strata = m["W5.strata.compact_ops_per_s"], let sqlite = m["W5.sqlite.rows_per_s"] else { return nil }
+            return (strata >= 0.5 * sqlite, "\(rate(strata)) vs \(rate(sqlite)): \(String(format: "%.0f", 100 * strata / sqlite))%")
+        },
+        Target(workload: "W6", text: "replay (decode + apply) ≥ 5,000,000 ops/s") { m in
+            guard let replay = m["W6.strata.replay_ops_per_s"] else { return nil }
+            return (replay >= 5e6, rate(replay))
+        },
+        Target(workload: "W7", text: "snapshot no larger than GRDB's table") { m in
+            guard let strata = m["W7.strata.snapshot_bytes_per_object"],
+                  let grdb = m["W7.grdb-records.snapshot_bytes_per_object"] else { return nil }
+            return (strata <= grdb, String(format: "%.1f vs %.1f bytes per object: %.2f×", strata, grdb, strata / grdb))
+        },
+    ]
+}

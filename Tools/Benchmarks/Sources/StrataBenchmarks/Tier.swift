@@ -1,0 +1,99 @@
+import Foundation
+
+/// Workload sizes for one tier: `--quick` (smoke test, under a minute) or full.
+struct Tier: Sendable {
+    var name: String
+    /// W1/W3/W4/W7: employees in the bulk-created document.
+    var objects: Int
+    /// W2/W6: objects edited, edits, and edits per undo group.
+    var editObjects: Int
+    var edits: Int
+    var editsPerGroup: Int
+    /// W6: undo groups per saved segment while building the history.
+    var groupsPerSegment: Int
+    /// W3: saves measured.
+    var smallSaves: Int
+    /// Repetitions of each unit (each in a fresh child process).
+    var repetitions: Int
+    /// Repetitions of the slow bulk units (W1 and its peers).
+    var bulkRepetitions: Int
+
+    static let quick = Tier(
+        name: "quick", objects: 20_000, editObjects: 2_000, edits: 50_000, editsPerGroup: 100,
+        groupsPerSegment: 100, smallSaves: 50, repetitions: 1, bulkRepetitions: 1)
+
+    static let full = Tier(
+        name: "full", objects: 1_000_000, editObjects: 10_000, edits: 1_000_000, editsPerGroup: 100,
+        groupsPerSegment: 1_000, smallSaves: 200, repetitions: 3, bulkRepetitions: 3)
+
+    var groups: Int { edits / editsPerGroup }
+
+    /// The sizes as `--name value` arguments for a child process.
+    var arguments: [String] {
+        ["--tier", name, "--objects", "\(objects)", "--edit-objects", "\(editObjects)", "--edits", "\(edits)",
+         "--edits-per-group", "\(editsPerGroup)", "--groups-per-segment", "\(groupsPerSegment)",
+         "--small-saves", "\(smallSaves)", "--repetitions", "\(repetitions)", "--bulk-repetitions", "\(bulkRepetitions)"]
+    }
+
+    /// Reads sizes given as arguments over a base tier.
+    static func parse(_ arguments: [String], base: Tier) -> Tier {
+        var tier = base
+        func int(_ flag: String) -> Int? {
+            guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count else { return nil }
+            return Int(arguments[index + 1])
+        }
+        if let index = arguments.firstIndex(of: "--tier"), index + 1 < arguments.count { tier.name = arguments[index + 1] }
+        tier.objects = int("--objects") ?? tier.objects
+        tier.editObjects = int("--edit-objects") ?? tier.editObjects
+        tier.edits = int("--edits") ?? tier.edits
+        tier.editsPerGroup = int("--edits-per-group") ?? tier.editsPerGroup
+        tier.groupsPerSegment = int("--groups-per-segment") ?? tier.groupsPerSegment
+        tier.smallSaves = int("--small-saves") ?? tier.smallSaves
+        tier.repetitions = int("--repetitions") ?? tier.repetitions
+        tier.bulkRepetitions = int("--bulk-repetitions") ?? tier.bulkRepetitions
+        return tier
+    }
+}
+
+/// Where units keep the files they share (the bulk-created documents), under the scratch
+/// directory.
+struct BenchEnvironment: Sendable {
+    var tier: Tier
+    var dataDirectory: URL
+    /// The Python interpreter with `loro` installed, if any.
+    var python: String?
+    /// Tools/Benchmarks/peers.
+    var peersDirectory: URL
+
+    func file(_ name: String) -> URL {
+        dataDirectory.appendingPathComponent("\(tier.name)-\(tier.objects)-\(name)")
+    }
+}
+
+enum Clock {
+    static var now: UInt64 { DispatchTime.now().uptimeNanoseconds }
+    static func seconds(since start: UInt64) -> Double { Double(now - start) / 1e9 }
+
+    /// Runs `body` and returns its result and the seconds it took.
+    static func measure<T>(_ body: () throws -> T) rethrows -> (T, Double) {
+        let start = now
+        let result = try body()
+        return (result, seconds(since: start))
+    }
+}
+
+/// The process's peak resident memory so far, in MiB (getrusage's ru_maxrss).
+func peakMemoryMiB() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_maxrss) / 1024
+}
+
+func fileSize(_ url: URL) -> Int {
+    ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber)?.intValue ?? 0
+}
+
+/// Progress for people, on standard error (standard output carries the child's JSON).
+func note(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// Every benchmark unit, in run order. To add a workload: write its file and add its
+/// units here (one line each), and its table rows in `ReportRows` (same file order).
+/// Units that need a W1 document build it when an earlier unit has not.
+enum WorkloadRegistry {
+    static let units: [BenchUnit] = bulkCreate + editUndo + smallSave + openRead + logReplay
+
+    static let bulkCreate: [BenchUnit] = [
+        BenchUnit("w1-strata", "W1", Subject.strata, isBulk: true, .swift(BulkCreateWorkload.runStrata)),
+        BenchUnit("w1-sqlite", "W1", Subject.sqlite, isBulk: true, .swift(RawSQLitePeer.bulkCreate)),
+        BenchUnit("w1-grdb-records", "W1", Subject.grdbRecords, isBulk: true, .swift { try GRDBPeer.bulkCreate($0, records: true) }),
+        BenchUnit("w1-grdb-statements", "W1", Subject.grdbStatements, isBulk: true, .swift { try GRDBPeer.bulkCreate($0, records: false) }),
+        BenchUnit("w1-loro", "W1", Subject.loro, isBulk: true, scale: LoroScale.bulk, .python(script: "loro_bench.py", arguments: ["w1"])),
+    ]
+
+    static let editUndo: [BenchUnit] = [
+        BenchUnit("w2-strata", "W2", Subject.strata, .swift { try EditUndoWorkload.runStrata($0, undoEnabled: true) }),
+        BenchUnit("w2-strata-noundo", "W2", Subject.strataNoUndo, .swift { try EditUndoWorkload.runStrata($0, undoEnabled: false) }),
+        BenchUnit("w2-loro", "W2", Subject.loro, scale: LoroScale.edits, .python(script: "loro_bench.py", arguments: ["w2"])),
+    ]
+
+    static let smallSave: [BenchUnit] = [
+        BenchUnit("w3-strata", "W3", Subject.strata, .swift(SmallSaveWorkload.runStrata)),
+        BenchUnit("w3-sqlite", "W3", Subject.sqlite, .swift(RawSQLitePeer.smallSave)),
+        BenchUnit("w3-grdb-records", "W3", Subject.grdbRecords, .swift(GRDBPeer.smallSave)),
+    ]
+
+    static let openRead: [BenchUnit] = [
+        BenchUnit("w4-strata", "W4", Subject.strata, .swift(OpenReadWorkload.runStrata)),
+        BenchUnit("w4-sqlite", "W4", Subject.sqlite, .swift(RawSQLitePeer.openRead)),
+        BenchUnit("w4-grdb-records", "W4", Subject.grdbRecords, .swift(GRDBPeer.openRead)),
+    ]
+
+    static let logReplay: [BenchUnit] = [
+        BenchUnit("w6-strata", "W6", Subject.strata, .swift(LogReplayWorkload.runStrata)),
+    ]
+
+    static func unit(_ id: String) -> BenchUnit? { units.first { $0.id == id } }
+
+    /// Standalone workloads outside the table, run as `StrataBenchmarks <name> [--quick]`;
+    /// they print their own report. One line each.
+    static let commands: [String: @Sendable (_ quick: Bool) throws -> Void] = [
+        "document": { try DocumentWorkload.main(quick: $0) },
+        "fetch": { _ in try FetchWorkload.runFromCommandLine() },
+    ]
+}
+
+/// Loro runs its slow paths at reduced sizes (its undo costs milliseconds per step);
+/// the rates stay comparable, and the table says which size it ran.
+enum LoroScale {
+    static let bulk: @Sendable (Tier) -> Tier = { tier in
+        var scaled = tier
+        scaled.objects = min(tier.objects, 200_000)
+        return scaled
+    }
+    static let edits: @Sendable (Tier) -> Tier = { tier in
+        var scaled = tier
+        scaled.edits = min(tier.edits, 20_000)
+        scaled.editObjects = min(tier.editObjects, 2_000)
+        return scaled
+    }
+}
