@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs the system libraries Strata links against (Debian/Ubuntu), only when missing.
 set -euo pipefail
+# The packages to check: the arguments, or Strata's usual set.
+packages=("$@")
+[ ${#packages[@]} -gt 0 ] || packages=(libsqlite3-dev liblz4-dev lz4 sqlite3)
 missing=()
-for package in libsqlite3-dev liblz4-dev lz4 sqlite3; do
+for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
 if [ ${#missing[@]} -eq 0 ]; then

@@ -104,10 +104,9 @@ extension ManagedObjectContext {
 
     /// Adds one destination to a to-many, keeping the inverse consistent.
     func addToMany(_ object: ManagedObject, _ relationship: RelationshipDescription, _ member: ManagedObjectID) throws {
-        guard case .objects(var members) = object.storage[relationship.slot], !members.contains(member) else { return }
+        guard case .objects(let current) = object.storage[relationship.slot], !current.contains(member) else { return }
         willChange(object, slot: relationship.slot)
-        members.append(member)
-        object.storage[relationship.slot] = .objects(members)
+        object.mutateMembers(slot: relationship.slot) { $0.append(member) }
         if let inverseSlot = relationship.inverseSlot {
             try linkInverse(of: object, to: member, inverseSlot: inverseSlot)
         }
@@ -115,10 +114,9 @@ extension ManagedObjectContext {
 
     /// Removes one destination from a to-many, keeping the inverse consistent.
     func removeFromToMany(_ object: ManagedObject, _ relationship: RelationshipDescription, _ member: ManagedObjectID) throws {
-        guard case .objects(var members) = object.storage[relationship.slot], members.contains(member) else { return }
+        guard case .objects(let current) = object.storage[relationship.slot], current.contains(member) else { return }
         willChange(object, slot: relationship.slot)
-        members.remove(member)
-        object.storage[relationship.slot] = .objects(members)
+        object.mutateMembers(slot: relationship.slot) { $0.remove(member) }
         if let inverseSlot = relationship.inverseSlot {
             try unlinkInverse(of: object, from: member, inverseSlot: inverseSlot)
         }
@@ -146,10 +144,9 @@ extension ManagedObjectContext {
         guard case .relationship(let index) = destination.entity.slotKinds[inverseSlot] else { return }
         let inverse = destination.entity.relationships[index]
         if inverse.isToMany {
-            guard case .objects(var members) = destination.storage[inverseSlot], !members.contains(source.objectID) else { return }
+            guard case .objects(let current) = destination.storage[inverseSlot], !current.contains(source.objectID) else { return }
             willChange(destination, slot: inverseSlot)
-            members.append(source.objectID)
-            destination.storage[inverseSlot] = .objects(members)
+            destination.mutateMembers(slot: inverseSlot) { $0.append(source.objectID) }
         } else {
             if case .object(let previousOwnerID) = destination.storage[inverseSlot], previousOwnerID != source.objectID {
                 // One-to-one: the previous owner loses the destination.
@@ -175,10 +172,9 @@ extension ManagedObjectContext {
         switch owner.storage[slot] {
         case .object(let id) where id == member:
             setPrimitive(owner, slot: slot, .null)
-        case .objects(var members) where members.contains(member):
+        case .objects(let members) where members.contains(member):
             willChange(owner, slot: slot)
-            members.remove(member)
-            owner.storage[slot] = .objects(members)
+            owner.mutateMembers(slot: slot) { $0.remove(member) }
         default:
             break
         }

@@ -70,7 +70,8 @@ extension ModelJSON {
         }
     }
 
-    private static func _writeString(_ text: String, into output: inout String) {
+    /// Writes `text` as a JSON string literal (shared by every JSON writer of the package).
+    package static func _writeString(_ text: String, into output: inout String) {
         output += "\""
         for scalar in text.unicodeScalars {
             switch scalar {

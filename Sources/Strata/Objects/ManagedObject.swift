@@ -149,3 +149,15 @@ struct ObjectState {
     /// Present in the context's changed-since-save set.
     var inDirtySet = false
 }
+
+extension ManagedObject {
+    /// Changes a to-many slot's members in place. The set is moved out of storage first so
+    /// that it is uniquely referenced: adding one member to a large relationship must not
+    /// copy the whole set.
+    func mutateMembers(slot: Int, _ body: (inout OrderedSet<ManagedObjectID>) -> Void) {
+        guard case .objects(var members) = storage[slot] else { return }
+        storage[slot] = .null
+        body(&members)
+        storage[slot] = .objects(members)
+    }
+}

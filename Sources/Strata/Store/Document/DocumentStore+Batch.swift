@@ -26,15 +26,4 @@ extension DocumentStore: BatchExecutingStore {
         }
     }
 
-    /// Compacts when the configured segment or byte threshold is passed (the save is
-    /// already durable; a failed compaction is retried after the next save).
-    private func compactIfDue(_ state: inout DocumentState) {
-        let bySegments = configuration.compactionSegmentThreshold > 0
-            && state.uncompactedSegments >= configuration.compactionSegmentThreshold
-        let byBytes = configuration.compactionByteThreshold > 0
-            && state.uncompactedBytes >= configuration.compactionByteThreshold
-        if bySegments || byBytes {
-            _ = try? state.compact(schema: schema, model: model, storeTag: tag, configuration: configuration)
-        }
-    }
 }

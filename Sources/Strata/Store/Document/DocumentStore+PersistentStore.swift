@@ -21,14 +21,19 @@ extension DocumentStore {
     public func save(_ request: StoreSaveRequest) throws {
         try withOpenState { state in
             try state.save(request, schema: schema, model: model, storeTag: tag, maxSegmentSize: configuration.maxSegmentSize)
-            let bySegments = configuration.compactionSegmentThreshold > 0
-                && state.uncompactedSegments >= configuration.compactionSegmentThreshold
-            let byBytes = configuration.compactionByteThreshold > 0
-                && state.uncompactedBytes >= configuration.compactionByteThreshold
-            if bySegments || byBytes {
-                // The save is already durable; a failed compaction is retried next time.
-                _ = try? state.compact(schema: schema, model: model, storeTag: tag, configuration: configuration)
-            }
+            compactIfDue(&state)
+        }
+    }
+
+    /// Compacts when the configured segment or byte threshold is passed (the save is
+    /// already durable; a failed compaction is retried after the next save).
+    func compactIfDue(_ state: inout DocumentState) {
+        let bySegments = configuration.compactionSegmentThreshold > 0
+            && state.uncompactedSegments >= configuration.compactionSegmentThreshold
+        let byBytes = configuration.compactionByteThreshold > 0
+            && state.uncompactedBytes >= configuration.compactionByteThreshold
+        if bySegments || byBytes {
+            _ = try? state.compact(schema: schema, model: model, storeTag: tag, configuration: configuration)
         }
     }
 
