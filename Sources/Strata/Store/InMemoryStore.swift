@@ -56,12 +56,9 @@ public final class InMemoryStore: PersistentStore {
     /// Replays the request's operations onto the rows.
     public func save(_ request: StoreSaveRequest) throws {
         try state.withLock { state in
-            var rows = state.rows
-            for group in request.groups {
-                for operation in group.operations { try rows.apply(operation, model: model) }
-                state.largestGroupID = max(state.largestGroupID, group.id)
-            }
-            state.rows = rows
+            // Not a copy of the whole table per save: changes are undone on failure instead.
+            try state.rows.applyAtomically(request.groups.flatMap(\.operations), model: model)
+            for group in request.groups { state.largestGroupID = max(state.largestGroupID, group.id) }
             state.savedSegments += 1
         }
     }

@@ -27,18 +27,43 @@ struct RowTable: Sendable {
             rows[id] = nil
             deleted.insert(id)
         case .update(let id, let changes):
-            guard var values = rows[id] else { throw Self.missing(id) }
+            // Taken out and put back so the row is changed in place, not copied.
+            guard var values = rows.removeValue(forKey: id) else { throw Self.missing(id) }
             for change in changes where change.slot < values.count && !Self.isTransient(change.slot, of: id.entity) {
                 values[change.slot] = change.new
             }
             rows[id] = values
         case .relate(let id, let slot, let added, let removed):
-            guard var values = rows[id] else { throw Self.missing(id) }
-            guard slot < values.count, case .objects(var members) = values[slot] else { throw Self.missing(id) }
+            guard var values = rows.removeValue(forKey: id) else { throw Self.missing(id) }
+            guard slot < values.count, case .objects(var members) = values[slot] else {
+                rows[id] = values
+                throw Self.missing(id)
+            }
+            values[slot] = .null
             for member in removed { members.remove(member) }
             for member in added { members.append(member) }
             values[slot] = .objects(members)
             rows[id] = values
+        }
+    }
+
+    /// Applies operations all or nothing: on an error every record touched is put back.
+    ///
+    /// - Complexity: O(operations), whatever the size of the table.
+    mutating func applyAtomically(_ operations: [Operation], model: ManagedObjectModel) throws {
+        var saved: [ManagedObjectID: (row: [PropertyValue]?, wasDeleted: Bool)] = [:]
+        do {
+            for operation in operations {
+                let id = operation.objectID
+                if saved[id] == nil { saved[id] = (rows[id], deleted.contains(id)) }
+                try apply(operation, model: model)
+            }
+        } catch {
+            for (id, previous) in saved {
+                rows[id] = previous.row
+                if previous.wasDeleted { deleted.insert(id) } else { deleted.remove(id) }
+            }
+            throw error
         }
     }
 
