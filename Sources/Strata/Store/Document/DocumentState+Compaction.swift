@@ -86,7 +86,10 @@ extension DocumentState {
 struct SnapshotRowWriter {
     let connection: SQLiteConnection
     let schema: SnapshotSchema
-    private var upserts: [Int: (sql: String, slots: [Int])] = [:]
+    /// Statements owned by the writer: looking a statement up by its SQL text hashed the
+    /// whole text once per record.
+    private var upserts: [Int: (statement: SQLiteStatement, slots: [Int])] = [:]
+    private var joinStatements: [String: (delete: SQLiteStatement, insert: SQLiteStatement)] = [:]
 
     init(connection: SQLiteConnection, schema: SnapshotSchema) {
         self.connection = connection
@@ -114,17 +117,11 @@ struct SnapshotRowWriter {
                 continue
             }
         }
-        try connection.prepare(statement.sql).run(bindings)
+        try statement.statement.run(bindings)
         for (slot, slotStorage) in storage.enumerated() {
             guard case .join(let join, false) = slotStorage else { continue }
-            try connection.prepare("DELETE FROM \(SnapshotSchema.quote(join.name)) WHERE \"source\" = ?").run([.integer(id.primaryKey)])
-            var columns = ["\"source\""]
-            if join.sourceHasEntity { columns.append("\"source_entity\"") }
-            columns.append("\"destination\"")
-            if join.destinationHasEntity { columns.append("\"destination_entity\"") }
-            if join.isOrdered { columns.append("\"position\"") }
-            let insert = try connection.prepare(
-                "INSERT OR REPLACE INTO \(SnapshotSchema.quote(join.name)) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))")
+            let (delete, insert) = try statements(for: join)
+            try delete.run([.integer(id.primaryKey)])
             for (position, member) in values[slot].objectIDs.enumerated() {
                 var row: [SQLiteValue] = [.integer(id.primaryKey)]
                 if join.sourceHasEntity { row.append(.integer(Int64(entity.index))) }
@@ -136,7 +133,23 @@ struct SnapshotRowWriter {
         }
     }
 
-    private mutating func upsert(for entity: EntityDescription, storage: [SnapshotSchema.SlotStorage]) throws -> (sql: String, slots: [Int]) {
+    private mutating func statements(for join: SnapshotSchema.JoinTable) throws -> (delete: SQLiteStatement, insert: SQLiteStatement) {
+        if let cached = joinStatements[join.name] { return cached }
+        var columns = ["\"source\""]
+        if join.sourceHasEntity { columns.append("\"source_entity\"") }
+        columns.append("\"destination\"")
+        if join.destinationHasEntity { columns.append("\"destination_entity\"") }
+        if join.isOrdered { columns.append("\"position\"") }
+        let table = SnapshotSchema.quote(join.name)
+        let made = (
+            delete: try connection.makeStatement("DELETE FROM \(table) WHERE \"source\" = ?"),
+            insert: try connection.makeStatement(
+                "INSERT OR REPLACE INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"))
+        joinStatements[join.name] = made
+        return made
+    }
+
+    private mutating func upsert(for entity: EntityDescription, storage: [SnapshotSchema.SlotStorage]) throws -> (statement: SQLiteStatement, slots: [Int]) {
         if let cached = upserts[entity.index] { return cached }
         var columns = ["\"_pk\"", "\"_entity\""]
         var slots: [Int] = []
@@ -155,7 +168,8 @@ struct SnapshotRowWriter {
         }
         let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" } + ["\"_version\" = \"_version\" + 1"]
         let sql = "INSERT INTO \(SnapshotSchema.quote(schema.table(for: entity).name)) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", "))) ON CONFLICT(\"_pk\") DO UPDATE SET \(updates.joined(separator: ", "))"
-        upserts[entity.index] = (sql, slots)
-        return (sql, slots)
+        let statement = try connection.makeStatement(sql)
+        upserts[entity.index] = (statement, slots)
+        return (statement, slots)
     }
 }
