@@ -9,8 +9,6 @@ extension ManagedObjectContext {
     /// Used by undo, redo, rollback and merges. The changes are tracked like any others and
     /// form the next flush's batch.
     func apply(_ operations: [Operation]) throws {
-        isApplyingOperations = true
-        defer { isApplyingOperations = false }
         for case .insert(let id, let values) in operations { try applyInsert(id, values) }
         for operation in operations {
             switch operation {
@@ -47,9 +45,10 @@ extension ManagedObjectContext {
             object.context = self
             object.state.insertedSinceFlush = true
             object.state.deletedByApply = false
-            if !object.state.isInserted, object.committedSnapshot == nil { object.committedSnapshot = object.storage }
+            for slot in values.indices where slot < object.storage.count && object.storage[slot] != values[slot] {
+                object.noteCommittedValue(slot: slot)
+            }
             object.storage = values
-            object.changedSlots = .max
             noteChanged(object)
             return
         }
@@ -74,8 +73,6 @@ extension ManagedObjectContext {
     /// Applies the inverse of batches, newest first, without building the inverse
     /// operations (an undo of a large group allocates nothing per operation).
     func applyInverse(of batches: [ChangeBatch]) throws {
-        isApplyingOperations = true
-        defer { isApplyingOperations = false }
         for batch in batches.reversed() {
             let operations = batch.operations
             // The inverse of a delete is an insert: those first.

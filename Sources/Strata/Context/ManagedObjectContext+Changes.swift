@@ -19,8 +19,7 @@ extension ManagedObjectContext {
     /// and the committed values at the first change after a save.
     @inline(__always)
     func willChange(_ object: ManagedObject, slot: Int) {
-        if !object.state.isInserted, object.committedSnapshot == nil { object.committedSnapshot = object.storage }
-        object.changedSlots |= 1 << UInt64(min(slot, 63))
+        object.noteCommittedValue(slot: slot)
         if !object.state.insertedSinceFlush, object.flushOld[slot] == nil {
             object.flushOld[slot] = object.storage[slot]
         }

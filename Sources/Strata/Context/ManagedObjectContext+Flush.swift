@@ -81,16 +81,20 @@ extension ManagedObjectContext {
     /// relate operations; returns whether it appended any.
     @discardableResult
     static func appendCoalescedUpdates(of object: ManagedObject, to operations: inout [Operation]) -> Bool {
+        let entity = object.entity
+        if let (slot, old) = object.flushOld.onlyEntry, !entity.isUnorderedToMany(slot: slot) {
+            // One changed slot, not a set: the common case, without the general bookkeeping.
+            let new = object.storage[slot]
+            if old == new { return false }
+            operations.append(.update(object.objectID, changes: [SlotChange(slot: slot, old: old, new: new)]))
+            return true
+        }
         var slotChanges: [SlotChange] = []
         var relates: [Operation] = []
-        let entity = object.entity
         for (slot, old) in object.flushOld {
             let new = object.storage[slot]
             if old == new { continue }  // set back to its old value: no change
-            if case .relationship(let index) = entity.slotKinds[slot],
-               entity.relationships[index].isToMany, !entity.relationships[index].isOrdered,
-               case .objects(let before) = old, case .objects(let after) = new
-            {
+            if entity.isUnorderedToMany(slot: slot), case .objects(let before) = old, case .objects(let after) = new {
                 let added = after.filter { !before.contains($0) }
                 let removed = before.filter { !after.contains($0) }
                 if !added.isEmpty || !removed.isEmpty {
@@ -106,7 +110,7 @@ extension ManagedObjectContext {
     }
 
     /// Appends a batch to the log and hands it to the undo manager.
-    private func record(_ operations: [Operation]) {
+    func record(_ operations: [Operation]) {
         let kind = pendingFlushKind ?? .user
         if let undoManager, undoManager.isUndoRegistrationEnabled {
             let group = undoManager.groupForRegistration(kind: kind)

@@ -122,7 +122,7 @@ extension ManagedObjectContext {
         }
         for object in dirtySet.values {
             object.storage = object.storage.map(remapValue)
-            object.committedSnapshot = object.committedSnapshot?.map(remapValue)
+            object.committedOld = object.committedOld?.mapValues(remapValue)
             object.flushOld = object.flushOld.mapValues(remapValue)
         }
         log.remapUnsaved(remap)
@@ -243,7 +243,9 @@ extension ManagedObjectContext {
         let pending = object.changedValues()
         let transients = object.entity.attributes.filter(\.isTransient).map { ($0.slot, object.storage[$0.slot]) }
         object.storage = Self.withTransientDefaults(stored, of: object.entity)
-        if object.committedSnapshot != nil { object.committedSnapshot = object.storage }
+        let reloaded = object.storage
+        let wasTracking = object.committedOld != nil
+        if wasTracking { object.committedOld = FirstValues() }
         awakeFromFetchUntracked(object)
         for (slot, value) in transients { object.storage[slot] = value }
         for (key, value) in pending {
@@ -251,6 +253,8 @@ extension ManagedObjectContext {
                 object.storage[slot] = value
             }
         }
+        // The committed values are the reloaded ones; the pending changes sit on top.
+        if wasTracking { object.committedSnapshot = reloaded }
     }
 
     /// Logs the way back from an object's flushed, unsaved updates (or delete) to its

@@ -80,7 +80,10 @@ extension ManagedObject {
             var value = storage[slot]
             do {
                 try validateValue(&value, forKey: entity.slotNames[slot])
-                if value != storage[slot] { storage[slot] = value }
+                if value != storage[slot] {
+                    noteCommittedValue(slot: slot)
+                    storage[slot] = value
+                }
             } catch let error as StrataError where !error.problems.isEmpty {
                 problems += error.problems
             } catch {

@@ -35,16 +35,22 @@ public final class ManagedObjectContext {
 
     /// The log of flushed changes.
     let log = OperationLog()
+    // The three below are touched on every change. A context is confined to one isolation
+    // domain, so their dynamic exclusivity checks buy nothing (as for ManagedObject's).
     /// Registered objects by ID; unchanged ones weakly held.
-    var registry = ObjectRegistry()
+    @exclusivity(unchecked) var registry = ObjectRegistry()
     /// Objects changed since the last flush, in order of first change.
-    var flushSet = FlushList()
+    @exclusivity(unchecked) var flushSet = FlushList()
     /// Objects changed since the last save: strongly held until save, rollback or reset.
-    var dirtySet: OrderedDictionary<ObjectIdentifier, ManagedObject> = [:]
+    @exclusivity(unchecked) var dirtySet: OrderedDictionary<ObjectIdentifier, ManagedObject> = [:]
     var retainAll: [ManagedObject] = []
     /// The group kind the next flush records when it is an undo, redo or merge.
     var pendingFlushKind: ChangeGroupKind?
-    var isApplyingOperations = false
+    /// Whether undo and redo of a batch of updates take the one-pass path
+    /// (``replayInverseOfUpdates(_:)``); tests turn it off to compare with the general path.
+    var replaysUpdatesDirectly = true
+    /// How many undos and redos took the one-pass path (for tests).
+    var directUpdateReplays = 0
     var changeObservers: [UUID: AsyncStream<ObjectChanges>.Continuation] = [:]
     var saveObservers: [UUID: AsyncStream<SaveChanges>.Continuation] = [:]
     var fetchedPropertyCache: [ObjectIdentifier: [String: [ManagedObject]]] = [:]
@@ -57,6 +63,12 @@ public final class ManagedObjectContext {
         self.coordinator = coordinator
         self.undoManager = undoManager
         undoManager?.context = self
+    }
+
+    deinit {
+        // Objects hold their context unowned: clear it on every object that may outlive
+        // this context (the app may still hold them).
+        for entry in registry.values { entry.object?.context = nil }
     }
 
     // MARK: Registration

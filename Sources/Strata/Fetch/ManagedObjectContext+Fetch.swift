@@ -187,9 +187,7 @@ extension ManagedObjectContext {
         for object in Array(dirtySet.values) where !object.state.isInvalid && !object.state.isFault {
             for relationship in object.entity.relationships {
                 var ids = object.storage[relationship.slot].objectIDs
-                if let committed = object.committedSnapshot, relationship.slot < committed.count {
-                    ids += committed[relationship.slot].objectIDs
-                }
+                if let committed = object.committedOld?[relationship.slot] { ids += committed.objectIDs }
                 for id in ids where overlay[id] == nil && wanted(id.entity) {
                     let dependent = self.object(with: id)
                     guard !dependent.state.isInvalid, (try? materialize(dependent)) != nil else { continue }

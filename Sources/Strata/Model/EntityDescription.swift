@@ -35,13 +35,15 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// A renaming identifier carried over from Xcode models (for migration).
     public let renamingIdentifier: String?
 
-    // Resolved by the model; fixed once the model is built.
+    // Resolved by the model; fixed once the model is built. Those read on every change of
+    // every object are `@exclusivity(unchecked)`: written only while the model resolves,
+    // their reads need no dynamic exclusivity check.
     /// The entity's position in ``ManagedObjectModel/entities``.
-    public internal(set) var index: Int = -1
+    @exclusivity(unchecked) public internal(set) var index: Int = -1
     /// Every attribute, inherited ones first, indexed by storage slot order.
-    public internal(set) var attributes: [AttributeDescription] = []
+    @exclusivity(unchecked) public internal(set) var attributes: [AttributeDescription] = []
     /// Every relationship, inherited ones first.
-    public internal(set) var relationships: [RelationshipDescription] = []
+    @exclusivity(unchecked) public internal(set) var relationships: [RelationshipDescription] = []
     /// Every fetched property, inherited ones first.
     public internal(set) var fetchedProperties: [FetchedPropertyDescription] = []
     /// Attributes by name.
@@ -53,11 +55,11 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// The direct sub-entities.
     public internal(set) var subentities: [EntityDescription] = []
     /// The names of stored properties by slot (attributes and relationships).
-    public internal(set) var slotNames: [String] = []
+    @exclusivity(unchecked) public internal(set) var slotNames: [String] = []
     /// The number of storage slots (attributes plus relationships, inherited included).
     public var slotCount: Int { slotNames.count }
-    internal var slotKinds: [SlotKind] = []
-    internal var slotsByName: [String: Int] = [:]
+    @exclusivity(unchecked) internal var slotKinds: [SlotKind] = []
+    @exclusivity(unchecked) internal var slotsByName: [String: Int] = [:]
     internal weak var _model: ManagedObjectModel?
 
     /// Creates an entity declaration.
@@ -102,7 +104,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
 
     /// The root entity's index in the model, set when the model is built (object IDs and
     /// the registry use it on every lookup; walking `superentity` loads weak references).
-    public internal(set) var rootEntityIndex: Int = -1
+    @exclusivity(unchecked) public internal(set) var rootEntityIndex: Int = -1
 
     /// This entity and every entity below it, depth first.
     public var selfAndDescendants: [EntityDescription] {
@@ -138,4 +140,14 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
 enum SlotKind: Sendable {
     case attribute(Int)       // index into `attributes`
     case relationship(Int)    // index into `relationships`
+}
+
+extension EntityDescription {
+    /// Whether a storage slot holds an unordered to-many relationship (whose changes are
+    /// logged as `.relate` operations rather than updates).
+    @inline(__always)
+    func isUnorderedToMany(slot: Int) -> Bool {
+        guard case .relationship(let index) = slotKinds[slot] else { return false }
+        return relationships[index].isToMany && !relationships[index].isOrdered
+    }
 }

@@ -1,48 +1,93 @@
 import Foundation
 
-/// The first old value of each slot changed since a flush: a small list kept in slot
-/// order, not a dictionary, because an object rarely changes more than a few slots between
-/// flushes and a list costs no hashing and one allocation that is kept between flushes.
+/// The first old value of each slot changed since a flush, in slot order.
+///
+/// The first entry lives inline in the object and further ones in a list: almost every
+/// object changes one slot between flushes, and an inline entry costs no allocation and
+/// no cache miss on a separate buffer (the list buffer of 10,000 edited objects missed the
+/// cache on every edit).
 struct FirstValues: Sequence {
-    private var slots: [Int] = []
-    private var values: [PropertyValue] = []
+    /// The first entry's slot, or -1 when empty.
+    private var firstSlot = -1
+    private var firstValue: PropertyValue = .null
+    /// Entries after the first, in ascending slot order (all greater than `firstSlot`).
+    private var more: [(slot: Int, value: PropertyValue)] = []
 
-    var isEmpty: Bool { slots.isEmpty }
+    var isEmpty: Bool { firstSlot < 0 }
+
+    /// The one entry, when there is exactly one (the common case, read without iterating).
+    var onlyEntry: (slot: Int, value: PropertyValue)? {
+        firstSlot >= 0 && more.isEmpty ? (firstSlot, firstValue) : nil
+    }
 
     subscript(slot: Int) -> PropertyValue? {
         get {
-            guard let index = slots.firstIndex(of: slot) else { return nil }
-            return values[index]
+            if slot == firstSlot { return firstValue }
+            if firstSlot < 0 || more.isEmpty { return nil }
+            return more.first { $0.slot == slot }?.value
         }
         set {
-            if let index = slots.firstIndex(of: slot) {
-                if let newValue { values[index] = newValue } else {
-                    slots.remove(at: index)
-                    values.remove(at: index)
-                }
+            if slot == firstSlot {
+                if let newValue { firstValue = newValue } else { removeFirst() }
+            } else if let index = more.firstIndex(where: { $0.slot == slot }) {
+                if let newValue { more[index].value = newValue } else { more.remove(at: index) }
             } else if let newValue {
-                let position = slots.firstIndex { $0 > slot } ?? slots.count
-                slots.insert(slot, at: position)
-                values.insert(newValue, at: position)
+                insert(slot, newValue)
             }
         }
     }
 
-    /// The slots recorded, in ascending order.
-    var sortedSlots: [Int] { slots }
+    private mutating func insert(_ slot: Int, _ value: PropertyValue) {
+        if firstSlot < 0 {
+            firstSlot = slot
+            firstValue = value
+        } else if slot < firstSlot {
+            more.insert((firstSlot, firstValue), at: 0)
+            firstSlot = slot
+            firstValue = value
+        } else {
+            let position = more.firstIndex { $0.slot > slot } ?? more.count
+            more.insert((slot, value), at: position)
+        }
+    }
+
+    private mutating func removeFirst() {
+        if more.isEmpty {
+            firstSlot = -1
+            firstValue = .null
+        } else {
+            (firstSlot, firstValue) = more.removeFirst()
+        }
+    }
 
     mutating func removeAll(keepingCapacity: Bool = false) {
-        slots.removeAll(keepingCapacity: keepingCapacity)
-        values.removeAll(keepingCapacity: keepingCapacity)
+        guard firstSlot >= 0 else { return }
+        firstSlot = -1
+        firstValue = .null
+        if !more.isEmpty { more.removeAll(keepingCapacity: keepingCapacity) }
     }
 
     func mapValues(_ transform: (PropertyValue) -> PropertyValue) -> FirstValues {
         var copy = self
-        copy.values = values.map(transform)
+        if firstSlot >= 0 { copy.firstValue = transform(firstValue) }
+        for index in copy.more.indices { copy.more[index].value = transform(copy.more[index].value) }
         return copy
     }
 
-    func makeIterator() -> Zip2Sequence<[Int], [PropertyValue]>.Iterator {
-        zip(slots, values).makeIterator()
+    func makeIterator() -> Iterator { Iterator(values: self) }
+
+    /// Iterates (slot, first old value) pairs in ascending slot order.
+    struct Iterator: IteratorProtocol {
+        fileprivate let values: FirstValues
+        private var position = -1
+
+        fileprivate init(values: FirstValues) { self.values = values }
+
+        mutating func next() -> (Int, PropertyValue)? {
+            defer { position += 1 }
+            if position < 0 { return values.firstSlot < 0 ? nil : (values.firstSlot, values.firstValue) }
+            guard position < values.more.count else { return nil }
+            return values.more[position]
+        }
     }
 }

@@ -18,22 +18,29 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's entity. Never fires a fault.
     public let entity: EntityDescription
     /// The object's identity. Temporary until the first save. Never fires a fault.
-    public internal(set) var objectID: ManagedObjectID
+    @exclusivity(unchecked) public internal(set) var objectID: ManagedObjectID
     /// The context the object is registered in (nil once reset or removed).
-    public internal(set) weak var context: ManagedObjectContext?
+    ///
+    /// Not a weak reference: loading a weak reference goes through a side table on every
+    /// change. The context clears this on every registered object when it is unregistered
+    /// or deallocated (``ManagedObjectContext`` `deinit`), so it never dangles.
+    @exclusivity(unchecked) public internal(set) unowned(unsafe) var context: ManagedObjectContext?
+
+    // The bookkeeping below is touched on every change. `@exclusivity(unchecked)`: an
+    // object belongs to one context's isolation domain and these are internal, so the
+    // dynamic exclusivity check (a thread-local access set per access) buys nothing.
 
     /// Current values by storage slot; empty while the object is a fault.
-    var storage: [PropertyValue] = []
-    /// Values at the last save or load, captured at the first change after it.
-    var committedSnapshot: [PropertyValue]? {
-        didSet { if committedSnapshot == nil { changedSlots = 0 } }
-    }
-    /// The slots changed since `committedSnapshot` was taken, one bit each (bit 63 stands
-    /// for every slot from 63 on): `isUpdated` compares only these.
-    var changedSlots: UInt64 = 0
+    @exclusivity(unchecked) var storage: [PropertyValue] = []
+    /// The value each slot had at the last save or load, for the slots changed since then
+    /// (nil while nothing changed). A slot's committed value is its entry here, or its
+    /// current value when it has none. Kept per changed slot, inline, instead of a copy of
+    /// every value: the first change after a save allocates nothing, and telling whether an
+    /// object is back to its committed values reads no other buffer.
+    @exclusivity(unchecked) var committedOld: FirstValues?
     /// First old value per slot since the last `processPendingChanges()`.
-    var flushOld = FirstValues()
-    var state = ObjectState()
+    @exclusivity(unchecked) var flushOld = FirstValues()
+    @exclusivity(unchecked) var state = ObjectState()
 
     /// Creates an object of `entity` and inserts it into `context` (Core Data's
     /// `init(entity:insertInto:)`); with a nil context the object is not registered.
@@ -61,18 +68,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public var isDeleted: Bool { state.isDeleted }
     /// Whether the object has changes not yet saved. Never fires a fault.
     public var isUpdated: Bool {
-        guard !state.isInserted, !state.isDeleted, let committed = committedSnapshot else { return false }
-        var bits = changedSlots
-        while bits != 0 {
-            let slot = bits.trailingZeroBitCount
-            bits &= bits - 1
-            if slot >= storage.count || slot >= committed.count { break }
-            if slot == 63 {
-                if committed[63...] != storage[63...] { return true }
-            } else if committed[slot] != storage[slot] {
-                return true
-            }
-        }
+        guard !state.isInserted, !state.isDeleted, let committedOld else { return false }
+        for (slot, old) in committedOld where slot < storage.count && storage[slot] != old { return true }
         return false
     }
     /// Whether the object was inserted, updated or deleted since the last save.
@@ -159,5 +156,45 @@ extension ManagedObject {
         storage[slot] = .null
         body(&members)
         storage[slot] = .objects(members)
+    }
+}
+
+extension ManagedObject {
+    /// Values at the last save or load (nil while nothing changed since): the current
+    /// values with each changed slot's committed value put back. Assigning records the
+    /// slots that differ from the current values.
+    var committedSnapshot: [PropertyValue]? {
+        get {
+            guard let committedOld else { return nil }
+            var values = storage
+            for (slot, old) in committedOld where slot < values.count { values[slot] = old }
+            return values
+        }
+        set {
+            guard let newValue else {
+                committedOld = nil
+                return
+            }
+            var old = FirstValues()
+            for slot in newValue.indices where slot < storage.count && newValue[slot] != storage[slot] {
+                old[slot] = newValue[slot]
+            }
+            committedOld = old
+        }
+    }
+
+    /// A slot's value at the last save or load.
+    func committedValue(slot: Int) -> PropertyValue {
+        committedOld?[slot] ?? storage[slot]
+    }
+
+    /// Records a slot's committed value before its current value changes (only the first
+    /// change after a save or load records anything). Inserted objects have no committed
+    /// values.
+    @inline(__always)
+    func noteCommittedValue(slot: Int) {
+        guard !state.isInserted else { return }
+        if committedOld == nil { committedOld = FirstValues() }
+        if committedOld![slot] == nil { committedOld![slot] = storage[slot] }
     }
 }

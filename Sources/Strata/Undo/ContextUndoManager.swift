@@ -156,8 +156,11 @@ public final class ContextUndoManager {
             recording = nil
         }
         var failure: (any Error)?
-        do { try context.applyInverse(of: group.batches) } catch { failure = error }
-        context.processPendingChanges()
+        let batches = group.batches
+        if !context.replayInverseOfUpdates(batches) {
+            do { try context.applyInverse(of: batches) } catch { failure = error }
+            context.processPendingChanges()
+        }
         if !result.isEmpty { store(result) }
         if let failure { throw failure }
     }

@@ -1,0 +1,94 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// Undoes or redoes one batch of attribute and to-one updates in one pass: each value
+    /// goes back, the inverse operation is built directly, and the result is logged and
+    /// posted as the flush of the general path would.
+    ///
+    /// The general path (``applyInverse(of:)`` then ``processPendingChanges()``) records every
+    /// change as pending and coalesces it again; for a batch of updates that is already
+    /// coalesced and matches the current values, the result is known beforehand: the
+    /// inverse of each operation, newest first. This is most undo and redo in an editor.
+    ///
+    /// - Returns: false, having changed nothing, when the batches are not one batch of updates
+    ///   on loaded, distinct objects whose current values are the batch's new values (the
+    ///   caller then takes the general path).
+    func replayInverseOfUpdates(_ batches: [ChangeBatch]) -> Bool {
+        guard replaysUpdatesDirectly, batches.count == 1, flushSet.isEmpty else { return false }
+        let operations = batches[0].operations
+        guard let objects = updateTargets(of: operations) else { return false }
+        directUpdateReplays += 1
+
+        var inverse: [Operation] = []
+        inverse.reserveCapacity(operations.count)
+        var changes = ObjectChanges()
+        changes.updated.reserveCapacity(operations.count)
+        for index in operations.indices.reversed() {
+            guard case .update(_, let slotChanges) = operations[index] else { continue }
+            let object = objects[index]
+            var inverted: [SlotChange] = []
+            inverted.reserveCapacity(slotChanges.count)
+            for change in slotChanges {
+                object.noteCommittedValue(slot: change.slot)
+                object.storage[change.slot] = change.old
+                inverted.append(SlotChange(slot: change.slot, old: change.new, new: change.old))
+            }
+            let id = object.objectID
+            inverse.append(.update(id, changes: inverted))
+            changes.updated.insert(id)
+            updateDirtyMembership(object)
+        }
+        guard !inverse.isEmpty else { return true }
+        record(inverse)
+        postObjectsDidChange(changes)
+        #if STRATA_INVARIANTS
+        log._checkInvariants()
+        #endif
+        return true
+    }
+
+    /// The objects of a batch of updates, one per operation, or nil when the fast path does
+    /// not apply: an operation other than an update, an object not registered, a fault, a
+    /// deleted object, an object named twice, a change to an unordered to-many, changes out
+    /// of slot order, or a current value other than the change's new value.
+    private func updateTargets(of operations: [Operation]) -> [ManagedObject]? {
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(operations.count)
+        // `inFlushSet` marks objects seen (the flush set is empty here, so the flag is free).
+        defer { for object in objects { object.state.inFlushSet = false } }
+        for operation in operations {
+            guard case .update(let id, let changes) = operation, !changes.isEmpty,
+                  let object = registeredObject(for: id),
+                  !object.state.isFault, !object.state.isDeleted, !object.state.inFlushSet
+            else { return nil }
+            var previousSlot = -1
+            for change in changes {
+                guard change.slot > previousSlot, change.slot < object.storage.count,
+                      !object.entity.isUnorderedToMany(slot: change.slot),
+                      change.old != change.new, object.storage[change.slot] == change.new
+                else { return nil }
+                previousSlot = change.slot
+            }
+            object.state.inFlushSet = true
+            objects.append(object)
+        }
+        return objects
+    }
+
+    /// Keeps an object in the changed-since-save set while it has changes, and takes it out
+    /// (forgetting its committed values) once it is back to them: the flush's rule.
+    private func updateDirtyMembership(_ object: ManagedObject) {
+        if object.hasChanges {
+            if !object.state.inDirtySet {
+                object.state.inDirtySet = true
+                dirtySet[ObjectIdentifier(object)] = object
+            }
+        } else {
+            if !object.state.isInserted { object.committedOld = nil }
+            if object.state.inDirtySet {
+                object.state.inDirtySet = false
+                dirtySet[ObjectIdentifier(object)] = nil
+            }
+        }
+    }
+}
