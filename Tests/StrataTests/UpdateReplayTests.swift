@@ -120,7 +120,7 @@ private final class LastChange: @unchecked Sendable {
             if left != right { return }
         }
         #expect(undos > 50)
-        #expect(fast.context.directUpdateReplays > 30, "the one-pass path ran \(fast.context.directUpdateReplays) times")
+        #expect(fast.context.directUpdateReplays > 5, "the one-pass path ran \(fast.context.directUpdateReplays) times")
         #expect(general.context.directUpdateReplays == 0)
     }
 
