@@ -20,9 +20,7 @@ extension ManagedObjectContext {
     @inline(__always)
     func willChange(_ object: ManagedObject, slot: Int) {
         object.noteCommittedValue(slot: slot)
-        if !object.state.insertedSinceFlush, object.flushOld[slot] == nil {
-            object.flushOld[slot] = object.storage[slot]
-        }
+        if !object.state.insertedSinceFlush { object.flushOld.recordFirst(slot, object.storage[slot]) }
         noteChanged(object)
     }
 

@@ -37,6 +37,27 @@ struct FirstValues: Sequence {
         }
     }
 
+    /// Records `value` for `slot` unless the slot has an entry already (the first old value
+    /// wins). In place, without copying the existing entries' values.
+    @inline(__always)
+    mutating func recordFirst(_ slot: Int, _ value: @autoclosure () -> PropertyValue) {
+        if slot == firstSlot { return }
+        if firstSlot < 0 {
+            firstSlot = slot
+            firstValue = value()
+            return
+        }
+        if !more.isEmpty, more.contains(where: { $0.slot == slot }) { return }
+        insert(slot, value())
+    }
+
+    /// Whether any entry differs from the current value of its slot.
+    func differs(from storage: [PropertyValue]) -> Bool {
+        guard firstSlot >= 0 else { return false }
+        if firstSlot < storage.count, storage[firstSlot] != firstValue { return true }
+        return more.contains { $0.slot < storage.count && storage[$0.slot] != $0.value }
+    }
+
     private mutating func insert(_ slot: Int, _ value: PropertyValue) {
         if firstSlot < 0 {
             firstSlot = slot

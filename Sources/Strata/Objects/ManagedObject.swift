@@ -68,9 +68,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public var isDeleted: Bool { state.isDeleted }
     /// Whether the object has changes not yet saved. Never fires a fault.
     public var isUpdated: Bool {
-        guard !state.isInserted, !state.isDeleted, let committedOld else { return false }
-        for (slot, old) in committedOld where slot < storage.count && storage[slot] != old { return true }
-        return false
+        guard !state.isInserted, !state.isDeleted else { return false }
+        return committedOld?.differs(from: storage) ?? false
     }
     /// Whether the object was inserted, updated or deleted since the last save.
     public var hasChanges: Bool { isInserted || isDeleted || isUpdated }
@@ -195,6 +194,6 @@ extension ManagedObject {
     func noteCommittedValue(slot: Int) {
         guard !state.isInserted else { return }
         if committedOld == nil { committedOld = FirstValues() }
-        if committedOld![slot] == nil { committedOld![slot] = storage[slot] }
+        committedOld!.recordFirst(slot, storage[slot])
     }
 }
