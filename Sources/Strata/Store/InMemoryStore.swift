@@ -57,7 +57,7 @@ public final class InMemoryStore: PersistentStore {
     public func save(_ request: StoreSaveRequest) throws {
         try state.withLock { state in
             // Not a copy of the whole table per save: changes are undone on failure instead.
-            try state.rows.applyAtomically(request.groups.flatMap(\.operations), model: model)
+            try state.rows.applyAtomically(groups: request.groups, model: model)
             for group in request.groups { state.largestGroupID = max(state.largestGroupID, group.id) }
             state.savedSegments += 1
         }

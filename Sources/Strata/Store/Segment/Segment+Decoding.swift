@@ -16,12 +16,14 @@ import OrderedCollections
 package struct SegmentDecoder {
     private var reader: ByteReader
     private let model: ManagedObjectModel
+    private var plans: SegmentModelPlan
     private let storeTag: UInt32
     private var sequenceLabel: String
 
     private init(bytes: [UInt8], model: ManagedObjectModel, storeTag: UInt32, sequenceHint: UInt64?) {
         self.reader = ByteReader(bytes)
         self.model = model
+        self.plans = SegmentModelPlan(model: model)
         self.storeTag = storeTag
         self.sequenceLabel = sequenceHint.map(String.init) ?? "?"
     }
@@ -120,26 +122,29 @@ package struct SegmentDecoder {
         guard let tag = SegmentFormat.OperationTag(rawValue: tagByte) else {
             throw reader.failure("unknown operation tag 0x\(hex(tagByte))", at: tagOffset)
         }
-        let id = try readObjectID()
-        let entity = id.entity
+        let entityIndex = try readEntityIndex()
+        let plan = plans.plan(entityIndex)
+        let id = ManagedObjectID(entity: plan.entity, storeTag: storeTag, primaryKey: try reader.readZigzag())
+        let entity = plan.entity
         switch tag {
         case .insert, .delete:
-            let values = try readSlotValues(of: entity)
+            let values = try readSlotValues(of: plan)
             return tag == .insert ? .insert(id, values: values) : .delete(id, values: values)
         case .update:
             let count = try reader.readCount(minimumItemSize: SegmentFormat.minimumSlotChangeSize, what: "change count")
             var changes: [SlotChange] = []
             changes.reserveCapacity(count)
             for _ in 0..<count {
-                let (slot, shape) = try readPersistentSlot(of: entity)
-                let old = try readValue(for: shape)
-                let new = try readValue(for: shape)
+                let (slot, info) = try readPersistentSlot(of: plan)
+                let old = try readValue(for: info)
+                let new = try readValue(for: info)
                 changes.append(SlotChange(slot: slot, old: old, new: new))
             }
             return .update(id, changes: changes)
         case .relate:
             let slotOffset = reader.offset
-            let (slot, shape) = try readPersistentSlot(of: entity)
+            let (slot, info) = try readPersistentSlot(of: plan)
+            let shape = info.shape!  // a persistent slot is resolved
             guard case .toMany(let destination) = shape else {
                 throw reader.failure("slot \(slot) of \(entity.name) is not a to-many relationship", at: slotOffset)
             }
@@ -151,17 +156,13 @@ package struct SegmentDecoder {
 
     /// Insert/delete values: one value per persistent slot, slots strictly increasing;
     /// transient slots are filled with their placeholder (§7).
-    private mutating func readSlotValues(of entity: EntityDescription) throws -> [PropertyValue] {
-        var values: [PropertyValue] = []
-        var persistent = 0
-        values.reserveCapacity(entity.slotCount)
-        for slot in 0..<entity.slotCount {
-            guard let info = SegmentFormat.slot(slot, of: entity, in: model) else {
-                throw reader.failure("the model cannot resolve slot \(slot) of \(entity.name)")
-            }
-            values.append(SegmentFormat.transientPlaceholder(for: info.shape))
-            if !info.isTransient { persistent += 1 }
+    private mutating func readSlotValues(of plan: SegmentEntityPlan) throws -> [PropertyValue] {
+        let entity = plan.entity
+        if let slot = plan.firstUnresolvedSlot {
+            throw reader.failure("the model cannot resolve slot \(slot) of \(entity.name)")
         }
+        var values = plan.placeholders
+        let persistent = plan.persistentCount
         let countOffset = reader.offset
         let count = try reader.readVarint()
         guard count == UInt64(persistent) else {
@@ -171,27 +172,35 @@ package struct SegmentDecoder {
         var previous = -1
         for _ in 0..<persistent {
             let slotOffset = reader.offset
-            let (slot, shape) = try readPersistentSlot(of: entity)
+            let (slot, info) = try readPersistentSlot(of: plan)
             guard slot > previous else {
                 throw reader.failure("slot \(slot) of \(entity.name) is out of order", at: slotOffset)
             }
             previous = slot
-            values[slot] = try readValue(for: shape)
+            values[slot] = try readValue(for: info)
         }
         return values
     }
 
-    /// A slot number that is in range for `entity` and not transient.
-    private mutating func readPersistentSlot(of entity: EntityDescription) throws -> (Int, SegmentFormat.SlotShape) {
+    /// A slot number that is in range for the plan's entity and not transient.
+    @inline(__always)
+    private mutating func readPersistentSlot(of plan: SegmentEntityPlan) throws -> (Int, SegmentEntityPlan.Slot) {
         let offset = reader.offset
         let raw = try reader.readVarint()
-        guard raw < UInt64(entity.slotCount), let info = SegmentFormat.slot(Int(raw), of: entity, in: model) else {
-            throw reader.failure("slot \(raw) is out of range for \(entity.name) (\(entity.slotCount) slots)", at: offset)
+        if raw < UInt64(plan.slots.count) {
+            let info = plan.slots[Int(raw)]
+            if info.isPersistent { return (Int(raw), info) }
         }
-        guard !info.isTransient else {
-            throw reader.failure("slot \(raw) (\(entity.name).\(info.name)) is transient and cannot be stored", at: offset)
+        throw slotFailure(raw, of: plan, at: offset)
+    }
+
+    private func slotFailure(_ raw: UInt64, of plan: SegmentEntityPlan, at offset: Int) -> StrataError {
+        let entity = plan.entity
+        guard raw < UInt64(plan.slots.count), plan.slots[Int(raw)].isResolved else {
+            return reader.failure("slot \(raw) is out of range for \(entity.name) (\(entity.slotCount) slots)", at: offset)
         }
-        return (Int(raw), info.shape)
+        return reader.failure("slot \(raw) (\(entity.name).\(plan.slots[Int(raw)].name)) is transient and cannot be stored",
+                              at: offset)
     }
 
     private mutating func readMembers(destination: EntityDescription, what: String) throws -> [ManagedObjectID] {
@@ -213,17 +222,34 @@ package struct SegmentDecoder {
     // MARK: §5 object IDs
 
     private mutating func readObjectID() throws -> ManagedObjectID {
+        let index = try readEntityIndex()
+        let key = try reader.readZigzag()
+        return ManagedObjectID(entity: plans.entities[index], storeTag: storeTag, primaryKey: key)
+    }
+
+    @inline(__always)
+    private mutating func readEntityIndex() throws -> Int {
         let offset = reader.offset
         let index = try reader.readVarint()
-        guard index < UInt64(model.entities.count) else {
-            throw reader.failure("entity index \(index) is out of range (the model has \(model.entities.count) entities)",
+        guard index < UInt64(plans.entities.count) else {
+            throw reader.failure("entity index \(index) is out of range (the model has \(plans.entities.count) entities)",
                                  at: offset)
         }
-        let key = try reader.readZigzag()
-        return ManagedObjectID(entity: model.entities[Int(index)], storeTag: storeTag, primaryKey: key)
+        return Int(index)
     }
 
     // MARK: §6 values
+
+    /// Reads one value and checks that it fits the slot (§6.2): for attributes by its tag
+    /// before decoding it, falling back to the full check (and its message) on a mismatch.
+    @inline(__always)
+    private mutating func readValue(for slot: SegmentEntityPlan.Slot) throws -> PropertyValue {
+        if let tag = reader.peekByte(), tag < 32, slot.fittingTags & (1 << UInt32(tag)) != 0 {
+            return try readValue()
+        }
+        // `isPersistent` was checked, so the shape is known.
+        return try readValue(for: slot.shape!)
+    }
 
     /// Reads one value and checks that it fits the slot (§6.2).
     private mutating func readValue(for shape: SegmentFormat.SlotShape) throws -> PropertyValue {
