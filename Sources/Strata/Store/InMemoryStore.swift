@@ -63,6 +63,22 @@ public final class InMemoryStore: PersistentStore {
         }
     }
 
+    /// Applies a stored segment (an LZ4 frame) while decoding it, all or nothing: the
+    /// records end up as decoding the segment and saving its groups would leave them,
+    /// without building its operations. Returns what the body held besides them.
+    func replay(storedSegment frame: [UInt8], model segmentModel: ManagedObjectModel, storeTag: UInt32,
+                sequenceHint: UInt64?, maxContentSize: Int) throws -> SegmentReplaySummary {
+        let body = try SegmentCodec.rawBody(frame, sequenceHint: sequenceHint, maxContentSize: maxContentSize)
+        return try state.withLock { state in
+            let summary = try state.rows.applyAtomically { rows in
+                try SegmentDecoder.replay(body, model: segmentModel, storeTag: storeTag, sequenceHint: sequenceHint, into: &rows)
+            }
+            state.largestGroupID = max(state.largestGroupID, summary.largestGroupID)
+            state.savedSegments += 1
+            return summary
+        }
+    }
+
     /// The largest group id saved.
     public func largestGroupID() throws -> UInt64 { state.withLock { $0.largestGroupID } }
 

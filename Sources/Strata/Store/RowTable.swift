@@ -101,6 +101,20 @@ struct RowTable: Sendable {
         endBatch()
     }
 
+    /// Runs `body` on the table all or nothing: when it throws, every record it touched is
+    /// put back (the streaming replay applies a segment while decoding it this way).
+    mutating func applyAtomically<Result>(_ body: (inout RowTable) throws -> Result) throws -> Result {
+        beginBatch()
+        do {
+            let result = try body(&self)
+            endBatch()
+            return result
+        } catch {
+            rollBack()
+            throw error
+        }
+    }
+
     // MARK: Batches
 
     private mutating func beginBatch() {
@@ -238,7 +252,8 @@ struct RowTable: Sendable {
         setDeleted(id, true)
     }
 
-    private mutating func update(_ id: ManagedObjectID, _ changes: [SlotChange]) throws {
+    /// Applies an update's changes (see ``apply(_:model:)``).
+    mutating func update(_ id: ManagedObjectID, _ changes: [SlotChange]) throws {
         if let (lane, key) = denseSlot(id), lanes[lane].rows[key] != nil {
             saveDense(lane, key)
             let slotCount = lanes[lane].isTransient.count

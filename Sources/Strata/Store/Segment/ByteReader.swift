@@ -68,6 +68,23 @@ package struct ByteReader: Sendable {
     }
 
     private mutating func readLongVarint() throws -> UInt64 {
+        // Two and three bytes (keys, edited numbers) without the loop; anything unusual,
+        // errors included, goes through the loop below.
+        if bytes.count - offset >= 3 {
+            let first = UInt64(bytes[offset] & 0x7F), second = bytes[offset + 1]
+            if second & 0x80 == 0 {
+                if second != 0 {
+                    offset += 2
+                    return first | UInt64(second) << 7
+                }
+            } else {
+                let third = bytes[offset + 2]
+                if third & 0x80 == 0 && third != 0 {
+                    offset += 3
+                    return first | UInt64(second & 0x7F) << 7 | UInt64(third) << 14
+                }
+            }
+        }
         let start = offset
         var value: UInt64 = 0
         var shift: UInt64 = 0

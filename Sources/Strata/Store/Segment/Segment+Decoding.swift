@@ -14,13 +14,13 @@ import OrderedCollections
 /// let segment = try SegmentDecoder.decode(body, model: model, storeTag: tag, sequenceHint: 7)
 /// ```
 package struct SegmentDecoder {
-    private var reader: ByteReader
-    private let model: ManagedObjectModel
-    private var plans: SegmentModelPlan
-    private let storeTag: UInt32
-    private var sequenceLabel: String
+    var reader: ByteReader
+    let model: ManagedObjectModel
+    var plans: SegmentModelPlan
+    let storeTag: UInt32
+    var sequenceLabel: String
 
-    private init(bytes: [UInt8], model: ManagedObjectModel, storeTag: UInt32, sequenceHint: UInt64?) {
+    init(bytes: [UInt8], model: ManagedObjectModel, storeTag: UInt32, sequenceHint: UInt64?) {
         self.reader = ByteReader(bytes)
         self.model = model
         self.plans = SegmentModelPlan(model: model)
@@ -52,7 +52,7 @@ package struct SegmentDecoder {
     }
 
     /// Adds the segment to a reader error and rewrites its message.
-    private func located(_ error: StrataError) -> StrataError {
+    func located(_ error: StrataError) -> StrataError {
         let offset = error.context["offset"] ?? String(reader.offset)
         let reason = error.context["reason"] ?? error.message
         var context = error.context
@@ -64,7 +64,17 @@ package struct SegmentDecoder {
 
     // MARK: §2 body header
 
-    private mutating func readSegment(sequenceHint: UInt64?) throws -> Segment {
+    mutating func readSegment(sequenceHint: UInt64?) throws -> Segment {
+        let (sequence, timestamp, groupCount) = try readHeader(sequenceHint: sequenceHint)
+        var groups: [SegmentGroup] = []
+        groups.reserveCapacity(groupCount)
+        for _ in 0..<groupCount { groups.append(try readGroup()) }
+        try reader.expectEnd()
+        return Segment(sequence: sequence, timestamp: timestamp, groups: groups)
+    }
+
+    /// Magic, version, sequence, timestamp and group count (§2).
+    mutating func readHeader(sequenceHint: UInt64?) throws -> (sequence: UInt64, timestamp: Date, groupCount: Int) {
         let magic = try reader.readRaw(count: SegmentFormat.magic.count)
         guard magic == SegmentFormat.magic else { throw reader.failure("bad magic, not a Strata segment body", at: 0) }
         let versionOffset = reader.offset
@@ -82,16 +92,23 @@ package struct SegmentDecoder {
         let milliseconds = try reader.readZigzag()
         let timestamp = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
         let groupCount = try reader.readCount(minimumItemSize: SegmentFormat.minimumGroupSize, what: "group count")
-        var groups: [SegmentGroup] = []
-        groups.reserveCapacity(groupCount)
-        for _ in 0..<groupCount { groups.append(try readGroup()) }
-        try reader.expectEnd()
-        return Segment(sequence: sequence, timestamp: timestamp, groups: groups)
+        return (sequence, timestamp, groupCount)
     }
 
     // MARK: §3 groups
 
     private mutating func readGroup() throws -> SegmentGroup {
+        let (id, kind, reverts, actionName, count) = try readGroupHeader()
+        var operations: [Operation] = []
+        operations.reserveCapacity(count)
+        for _ in 0..<count { operations.append(try readOperation()) }
+        return SegmentGroup(id: id, kind: kind, revertsGroup: reverts, actionName: actionName, operations: operations)
+    }
+
+    /// A group's ID, kind, reverted group, action name and operation count (§3).
+    mutating func readGroupHeader() throws
+        -> (id: UInt64, kind: ChangeGroupKind, reverts: UInt64?, actionName: String, operationCount: Int)
+    {
         let id = try reader.readVarint()
         let kindOffset = reader.offset
         let kindByte = try reader.readByte()
@@ -108,19 +125,21 @@ package struct SegmentDecoder {
         }
         let actionName = try reader.readString()
         let count = try reader.readCount(minimumItemSize: SegmentFormat.minimumOperationSize, what: "operation count")
-        var operations: [Operation] = []
-        operations.reserveCapacity(count)
-        for _ in 0..<count { operations.append(try readOperation()) }
-        return SegmentGroup(id: id, kind: kind, revertsGroup: reverts, actionName: actionName, operations: operations)
+        return (id, kind, reverts, actionName, count)
     }
 
     // MARK: §4 operations
 
-    private mutating func readOperation() throws -> Operation {
+    mutating func readOperation() throws -> Operation {
         let tagOffset = reader.offset
         let tagByte = try reader.readByte()
-        guard let tag = SegmentFormat.OperationTag(rawValue: tagByte) else {
-            throw reader.failure("unknown operation tag 0x\(hex(tagByte))", at: tagOffset)
+        let tag: SegmentFormat.OperationTag
+        switch tagByte {  // not `init(rawValue:)`, which is not inlined
+        case SegmentFormat.OperationTag.update.rawValue: tag = .update
+        case SegmentFormat.OperationTag.insert.rawValue: tag = .insert
+        case SegmentFormat.OperationTag.delete.rawValue: tag = .delete
+        case SegmentFormat.OperationTag.relate.rawValue: tag = .relate
+        default: throw reader.failure("unknown operation tag 0x\(hex(tagByte))", at: tagOffset)
         }
         let entityIndex = try readEntityIndex()
         let plan = plans.plan(entityIndex)
@@ -131,26 +150,31 @@ package struct SegmentDecoder {
             let values = try readSlotValues(of: plan)
             return tag == .insert ? .insert(id, values: values) : .delete(id, values: values)
         case .update:
-            let count = try reader.readCount(minimumItemSize: SegmentFormat.minimumSlotChangeSize, what: "change count")
             var changes: [SlotChange] = []
-            changes.reserveCapacity(count)
-            for _ in 0..<count {
-                let (slot, info) = try readPersistentSlot(of: plan)
-                let old = try readValue(for: info)
-                let new = try readValue(for: info)
-                changes.append(SlotChange(slot: slot, old: old, new: new))
-            }
+            try readChanges(of: plan, into: &changes)
             return .update(id, changes: changes)
         case .relate:
             let slotOffset = reader.offset
-            let (slot, info) = try readPersistentSlot(of: plan)
-            let shape = info.shape!  // a persistent slot is resolved
+            let (slot, _) = try readPersistentSlot(of: plan)
+            let shape = plan.shapes[slot]!  // a persistent slot is resolved
             guard case .toMany(let destination) = shape else {
                 throw reader.failure("slot \(slot) of \(entity.name) is not a to-many relationship", at: slotOffset)
             }
             let added = try readMembers(destination: destination, what: "added count")
             let removed = try readMembers(destination: destination, what: "removed count")
             return .relate(id, slot: slot, added: added, removed: removed)
+        }
+    }
+
+    /// An update's changes (after its object ID), appended to `changes`.
+    mutating func readChanges(of plan: SegmentEntityPlan, into changes: inout [SlotChange]) throws {
+        let count = try reader.readCount(minimumItemSize: SegmentFormat.minimumSlotChangeSize, what: "change count")
+        changes.reserveCapacity(count)
+        for _ in 0..<count {
+            let (slot, info) = try readPersistentSlot(of: plan)
+            let old = try readValue(for: info, shape: plan.shapes[slot])
+            let new = try readValue(for: info, shape: plan.shapes[slot])
+            changes.append(SlotChange(slot: slot, old: old, new: new))
         }
     }
 
@@ -177,7 +201,7 @@ package struct SegmentDecoder {
                 throw reader.failure("slot \(slot) of \(entity.name) is out of order", at: slotOffset)
             }
             previous = slot
-            values[slot] = try readValue(for: info)
+            values[slot] = try readValue(for: info, shape: plan.shapes[slot])
         }
         return values
     }
@@ -199,7 +223,7 @@ package struct SegmentDecoder {
         guard raw < UInt64(plan.slots.count), plan.slots[Int(raw)].isResolved else {
             return reader.failure("slot \(raw) is out of range for \(entity.name) (\(entity.slotCount) slots)", at: offset)
         }
-        return reader.failure("slot \(raw) (\(entity.name).\(plan.slots[Int(raw)].name)) is transient and cannot be stored",
+        return reader.failure("slot \(raw) (\(entity.name).\(plan.names[Int(raw)])) is transient and cannot be stored",
                               at: offset)
     }
 
@@ -228,7 +252,7 @@ package struct SegmentDecoder {
     }
 
     @inline(__always)
-    private mutating func readEntityIndex() throws -> Int {
+    mutating func readEntityIndex() throws -> Int {
         let offset = reader.offset
         let index = try reader.readVarint()
         guard index < UInt64(plans.entities.count) else {
@@ -243,12 +267,19 @@ package struct SegmentDecoder {
     /// Reads one value and checks that it fits the slot (§6.2): for attributes by its tag
     /// before decoding it, falling back to the full check (and its message) on a mismatch.
     @inline(__always)
-    private mutating func readValue(for slot: SegmentEntityPlan.Slot) throws -> PropertyValue {
+    private mutating func readValue(for slot: SegmentEntityPlan.Slot, shape: @autoclosure () -> SegmentFormat.SlotShape?)
+        throws -> PropertyValue
+    {
         if let tag = reader.peekByte(), tag < 32, slot.fittingTags & (1 << UInt32(tag)) != 0 {
+            // Small scalars first: most values of an edit log are integers.
+            if tag == SegmentFormat.ValueTag.integer.rawValue {
+                _ = try reader.readByte()
+                return .integer(try reader.readZigzag())
+            }
             return try readValue()
         }
         // `isPersistent` was checked, so the shape is known.
-        return try readValue(for: slot.shape!)
+        return try readValue(for: shape()!)
     }
 
     /// Reads one value and checks that it fits the slot (§6.2).

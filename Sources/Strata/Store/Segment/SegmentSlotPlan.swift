@@ -6,27 +6,25 @@ import Foundation
 /// than decoding the value. A class so that handing a plan around costs one retain.
 final class SegmentEntityPlan {
     /// One slot's resolution.
+    /// Trivial to copy (no references), as the decoder reads one per value.
     struct Slot {
-        /// The shape, or nil when the model cannot resolve the slot.
-        var shape: SegmentFormat.SlotShape?
+        var isResolved: Bool
         var isTransient: Bool
-        var name: String
         /// For attributes: bit `t` is set when a value with tag `t` fits the slot (§6.2),
         /// so that the check needs no decoded value. Zero for relationships, whose values
         /// are checked against the destination entity.
         var fittingTags: UInt32
 
-        /// Whether the model resolves the slot.
-        var isResolved: Bool {
-            if case .some = shape { return true }
-            return false
-        }
         /// Whether a value of the slot can be stored in a segment.
         var isPersistent: Bool { isResolved && !isTransient }
     }
 
     let entity: EntityDescription
     let slots: [Slot]
+    /// Each slot's shape, or nil when the model cannot resolve the slot.
+    let shapes: [SegmentFormat.SlotShape?]
+    /// Each slot's property name.
+    let names: [String]
     /// The number of persistent slots (the value count of an insert or delete).
     let persistentCount: Int
     /// One value per slot: transient placeholders (§7), null elsewhere.
@@ -35,11 +33,15 @@ final class SegmentEntityPlan {
     init(entity: EntityDescription, model: ManagedObjectModel) {
         self.entity = entity
         var slots: [Slot] = []
+        var shapes: [SegmentFormat.SlotShape?] = []
+        var names: [String] = []
         var placeholders: [PropertyValue] = []
         var persistentCount = 0
         for slot in 0..<entity.slotCount {
             guard let info = SegmentFormat.slot(slot, of: entity, in: model) else {
-                slots.append(Slot(shape: nil, isTransient: false, name: "", fittingTags: 0))
+                slots.append(Slot(isResolved: false, isTransient: false, fittingTags: 0))
+                shapes.append(nil)
+                names.append("")
                 placeholders.append(.null)
                 continue
             }
@@ -49,11 +51,15 @@ final class SegmentEntityPlan {
                     fitting |= 1 << UInt32(tag.rawValue)
                 }
             }
-            slots.append(Slot(shape: info.shape, isTransient: info.isTransient, name: info.name, fittingTags: fitting))
+            slots.append(Slot(isResolved: true, isTransient: info.isTransient, fittingTags: fitting))
+            shapes.append(info.shape)
+            names.append(info.name)
             placeholders.append(SegmentFormat.transientPlaceholder(for: info.shape))
             if !info.isTransient { persistentCount += 1 }
         }
         self.slots = slots
+        self.shapes = shapes
+        self.names = names
         self.firstUnresolvedSlot = slots.firstIndex { !$0.isResolved }
         self.placeholders = placeholders
         self.persistentCount = persistentCount
