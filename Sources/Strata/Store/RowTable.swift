@@ -252,17 +252,32 @@ struct RowTable: Sendable {
         setDeleted(id, true)
     }
 
+    /// Applies an update of one slot (the streaming replay's common case, without an array
+    /// of changes).
+    mutating func update(_ id: ManagedObjectID, slot: Int, to value: PropertyValue) throws {
+        if let (lane, key) = denseSlot(id), lanes[lane].rows[key] != nil {
+            saveDense(lane, key)
+            guard slot >= 0, slot < lanes[lane].isTransient.count, !lanes[lane].isTransient[slot] else { return }
+            var row = lanes[lane].rows[key].take()!
+            if slot < row.count { row[slot] = value }
+            lanes[lane].rows[key] = row
+            return
+        }
+        try update(id, [SlotChange(slot: slot, old: .null, new: value)])
+    }
+
     /// Applies an update's changes (see ``apply(_:model:)``).
     mutating func update(_ id: ManagedObjectID, _ changes: [SlotChange]) throws {
         if let (lane, key) = denseSlot(id), lanes[lane].rows[key] != nil {
             saveDense(lane, key)
-            let slotCount = lanes[lane].isTransient.count
+            // Taken out so that each change checks one buffer for sharing, not three.
+            var row = lanes[lane].rows[key].take()!
             for change in changes {
                 let slot = change.slot
-                guard slot >= 0, slot < slotCount, !lanes[lane].isTransient[slot] else { continue }
-                // In place: the row is not shared once the journal holds its first version.
-                lanes[lane].rows[key]![slot] = change.new
+                guard slot >= 0, slot < row.count, !lanes[lane].isTransient[slot] else { continue }
+                row[slot] = change.new
             }
+            lanes[lane].rows[key] = row
             return
         }
         guard !sparse.isEmpty, sparse[id] != nil else { throw Self.missing(id) }

@@ -208,7 +208,7 @@ package struct SegmentDecoder {
 
     /// A slot number that is in range for the plan's entity and not transient.
     @inline(__always)
-    private mutating func readPersistentSlot(of plan: SegmentEntityPlan) throws -> (Int, SegmentEntityPlan.Slot) {
+    mutating func readPersistentSlot(of plan: SegmentEntityPlan) throws -> (Int, SegmentEntityPlan.Slot) {
         let offset = reader.offset
         let raw = try reader.readVarint()
         if raw < UInt64(plan.slots.count) {
@@ -267,7 +267,7 @@ package struct SegmentDecoder {
     /// Reads one value and checks that it fits the slot (§6.2): for attributes by its tag
     /// before decoding it, falling back to the full check (and its message) on a mismatch.
     @inline(__always)
-    private mutating func readValue(for slot: SegmentEntityPlan.Slot, shape: @autoclosure () -> SegmentFormat.SlotShape?)
+    mutating func readValue(for slot: SegmentEntityPlan.Slot, shape: @autoclosure () -> SegmentFormat.SlotShape?)
         throws -> PropertyValue
     {
         if let tag = reader.peekByte(), tag < 32, slot.fittingTags & (1 << UInt32(tag)) != 0 {

@@ -43,7 +43,6 @@ extension SegmentDecoder {
         var summary = SegmentReplaySummary(sequence: header.sequence, timestamp: header.timestamp,
                                            groupCount: header.groupCount, largestGroupID: 0, operationCount: 0)
         var failure: (any Error)?
-        // Reused by every update, so that an update allocates nothing.
         var changes: [SlotChange] = []
         for _ in 0..<header.groupCount {
             let group = try readGroupHeader()
@@ -60,7 +59,19 @@ extension SegmentDecoder {
                 _ = try reader.readByte()
                 let plan = plans.plan(try readEntityIndex())
                 let key = try reader.readZigzag()
-                changes.removeAll(keepingCapacity: true)
+                if reader.peekByte() == 1 {
+                    // One change (the usual edit): applied without an array.
+                    _ = try reader.readCount(minimumItemSize: SegmentFormat.minimumSlotChangeSize, what: "change count")
+                    let (slot, info) = try readPersistentSlot(of: plan)
+                    _ = try readValue(for: info, shape: plan.shapes[slot])
+                    let new = try readValue(for: info, shape: plan.shapes[slot])
+                    if failure == nil {
+                        let id = ManagedObjectID(entity: plan.entity, storeTag: storeTag, primaryKey: key)
+                        do { try rows.update(id, slot: slot, to: new) } catch { failure = error }
+                    }
+                    continue
+                }
+                if !changes.isEmpty { changes = [] }
                 try readChanges(of: plan, into: &changes)
                 if failure == nil {
                     let id = ManagedObjectID(entity: plan.entity, storeTag: storeTag, primaryKey: key)
