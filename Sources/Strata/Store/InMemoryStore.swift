@@ -57,9 +57,25 @@ public final class InMemoryStore: PersistentStore {
     public func save(_ request: StoreSaveRequest) throws {
         try state.withLock { state in
             // Not a copy of the whole table per save: changes are undone on failure instead.
-            try state.rows.applyAtomically(request.groups.flatMap(\.operations), model: model)
+            try state.rows.applyAtomically(groups: request.groups, model: model)
             for group in request.groups { state.largestGroupID = max(state.largestGroupID, group.id) }
             state.savedSegments += 1
+        }
+    }
+
+    /// Applies a stored segment (an LZ4 frame) while decoding it, all or nothing: the
+    /// records end up as decoding the segment and saving its groups would leave them,
+    /// without building its operations. Returns what the body held besides them.
+    func replay(storedSegment frame: [UInt8], model segmentModel: ManagedObjectModel, storeTag: UInt32,
+                sequenceHint: UInt64?, maxContentSize: Int) throws -> SegmentReplaySummary {
+        let body = try SegmentCodec.rawBody(frame, sequenceHint: sequenceHint, maxContentSize: maxContentSize)
+        return try state.withLock { state in
+            let summary = try state.rows.applyAtomically { rows in
+                try SegmentDecoder.replay(body, model: segmentModel, storeTag: storeTag, sequenceHint: sequenceHint, into: &rows)
+            }
+            state.largestGroupID = max(state.largestGroupID, summary.largestGroupID)
+            state.savedSegments += 1
+            return summary
         }
     }
 

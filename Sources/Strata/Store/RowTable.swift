@@ -1,49 +1,74 @@
 import Foundation
 import OrderedCollections
 
-/// Records by object ID with their persistent values: the in-memory store's rows and the
-/// shape of a document's overlay. Applying an operation is the one way rows change.
+/// Records by object ID with their persistent values: the in-memory store's rows.
+/// Applying an operation is the one way rows change.
+///
+/// Permanent IDs with small positive keys live in dense arrays indexed by primary key, one
+/// "lane" per entity and store: replaying a log looks a row up per operation, and indexing
+/// an array is several times cheaper than hashing the ID. Other IDs (temporary ones, and
+/// keys too far beyond the ones already there) use a dictionary. An ID is in at most one
+/// of the two.
 struct RowTable: Sendable {
-    private(set) var rows: [ManagedObjectID: [PropertyValue]] = [:]
-    /// Records deleted by the operations applied (so an overlay can hide store rows).
+    private struct Lane: Sendable {
+        let entity: EntityDescription
+        let storeTag: UInt32
+        /// Whether each slot of the entity is transient (such changes are not stored).
+        let isTransient: [Bool]
+        var rows: ContiguousArray<[PropertyValue]?> = []
+        /// The batch that last saved each row for a rollback (see `applyAtomically`).
+        var stamps: ContiguousArray<UInt32> = []
+        var count = 0
+    }
+
+    /// What a batch changed, to be put back if it fails.
+    private enum Saved {
+        case dense(lane: Int, key: Int, row: [PropertyValue]?)
+        case sparse(ManagedObjectID, row: [PropertyValue]?)
+        case deleted(ManagedObjectID, wasDeleted: Bool)
+    }
+
+    private var lanes: [Lane] = []
+    private var sparse: [ManagedObjectID: [PropertyValue]] = [:]
+    /// Records deleted by the operations applied.
     private(set) var deleted: Set<ManagedObjectID> = []
+    /// The current batch's number; rows stamped with it are already saved in `journal`.
+    private var batch: UInt32 = 0
+    private var isRecording = false
+    private var journal: [Saved] = []
 
-    var count: Int { rows.count }
+    /// The number of records.
+    var count: Int { lanes.reduce(sparse.count) { $0 + $1.count } }
 
-    func values(for id: ManagedObjectID) -> [PropertyValue]? { rows[id] }
+    /// The record's values, or nil when there is no such record.
+    func values(for id: ManagedObjectID) -> [PropertyValue]? {
+        if let (lane, key) = denseSlot(id), let row = lanes[lane].rows[key] { return row }
+        return sparse.isEmpty ? nil : sparse[id]
+    }
 
+    /// The records of an entity (and its subentities), in ID order.
     func objectIDs(for entity: EntityDescription, includingSubentities: Bool) -> [ManagedObjectID] {
-        rows.keys.filter { includingSubentities ? $0.entity.isKind(of: entity) : $0.entity === entity }.sorted()
+        func matches(_ candidate: EntityDescription) -> Bool {
+            includingSubentities ? candidate.isKind(of: entity) : candidate === entity
+        }
+        var result = sparse.keys.filter { matches($0.entity) }
+        for lane in lanes where matches(lane.entity) {
+            result.reserveCapacity(result.count + lane.count)
+            for (key, row) in lane.rows.enumerated() where row != nil {
+                result.append(ManagedObjectID(entity: lane.entity, storeTag: lane.storeTag, primaryKey: Int64(key)))
+            }
+        }
+        return result.sorted()
     }
 
     /// Applies one operation, dropping transient slots.
     /// - Throws: `.corruptDocument` when an update names a record that does not exist.
     mutating func apply(_ operation: Operation, model: ManagedObjectModel) throws {
         switch operation {
-        case .insert(let id, let values):
-            rows[id] = Self.persistent(values, of: id.entity)
-            deleted.remove(id)
-        case .delete(let id, _):
-            rows[id] = nil
-            deleted.insert(id)
-        case .update(let id, let changes):
-            // Taken out and put back so the row is changed in place, not copied.
-            guard var values = rows.removeValue(forKey: id) else { throw Self.missing(id) }
-            for change in changes where change.slot < values.count && !Self.isTransient(change.slot, of: id.entity) {
-                values[change.slot] = change.new
-            }
-            rows[id] = values
-        case .relate(let id, let slot, let added, let removed):
-            guard var values = rows.removeValue(forKey: id) else { throw Self.missing(id) }
-            guard slot < values.count, case .objects(var members) = values[slot] else {
-                rows[id] = values
-                throw Self.missing(id)
-            }
-            values[slot] = .null
-            for member in removed { members.remove(member) }
-            for member in added { members.append(member) }
-            values[slot] = .objects(members)
-            rows[id] = values
+        case .insert(let id, let values): insert(id, values)
+        case .delete(let id, _): remove(id)
+        case .update(let id, let changes): try update(id, changes)
+        case .relate(let id, let slot, let added, let removed): try relate(id, slot: slot, added: added, removed: removed)
         }
     }
 
@@ -51,20 +76,242 @@ struct RowTable: Sendable {
     ///
     /// - Complexity: O(operations), whatever the size of the table.
     mutating func applyAtomically(_ operations: [Operation], model: ManagedObjectModel) throws {
-        var saved: [ManagedObjectID: (row: [PropertyValue]?, wasDeleted: Bool)] = [:]
+        beginBatch()
         do {
-            for operation in operations {
-                let id = operation.objectID
-                if saved[id] == nil { saved[id] = (rows[id], deleted.contains(id)) }
-                try apply(operation, model: model)
-            }
+            for operation in operations { try apply(operation, model: model) }
         } catch {
-            for (id, previous) in saved {
-                rows[id] = previous.row
-                if previous.wasDeleted { deleted.insert(id) } else { deleted.remove(id) }
-            }
+            rollBack()
             throw error
         }
+        endBatch()
+    }
+
+    /// Applies the operations of `groups`, in order, all or nothing (as
+    /// ``applyAtomically(_:model:)``, without gathering them into one array first).
+    mutating func applyAtomically(groups: [SegmentGroup], model: ManagedObjectModel) throws {
+        beginBatch()
+        do {
+            for group in groups {
+                for operation in group.operations { try apply(operation, model: model) }
+            }
+        } catch {
+            rollBack()
+            throw error
+        }
+        endBatch()
+    }
+
+    /// Runs `body` on the table all or nothing: when it throws, every record it touched is
+    /// put back (the streaming replay applies a segment while decoding it this way).
+    mutating func applyAtomically<Result>(_ body: (inout RowTable) throws -> Result) throws -> Result {
+        beginBatch()
+        do {
+            let result = try body(&self)
+            endBatch()
+            return result
+        } catch {
+            rollBack()
+            throw error
+        }
+    }
+
+    // MARK: Batches
+
+    private mutating func beginBatch() {
+        batch &+= 1
+        if batch == 0 {
+            // After 2^32 batches the stamps could be mistaken for the new batch's.
+            for index in lanes.indices {
+                lanes[index].stamps = ContiguousArray(repeating: 0, count: lanes[index].stamps.count)
+            }
+            batch = 1
+        }
+        journal.removeAll(keepingCapacity: true)
+        isRecording = true
+    }
+
+    private mutating func endBatch() {
+        isRecording = false
+        // Holding the old rows would make the next batch's first change of each copy it.
+        journal.removeAll(keepingCapacity: true)
+    }
+
+    /// Puts back every change of the batch, newest first.
+    private mutating func rollBack() {
+        isRecording = false
+        for saved in journal.reversed() {
+            switch saved {
+            case .dense(let lane, let key, let row):
+                setDense(lane, key, row)
+            case .sparse(let id, let row):
+                sparse[id] = row
+            case .deleted(let id, let wasDeleted):
+                if wasDeleted { deleted.insert(id) } else { deleted.remove(id) }
+            }
+        }
+        journal.removeAll(keepingCapacity: true)
+    }
+
+    @inline(__always)
+    private mutating func saveDense(_ lane: Int, _ key: Int) {
+        guard isRecording, lanes[lane].stamps[key] != batch else { return }
+        lanes[lane].stamps[key] = batch
+        journal.append(.dense(lane: lane, key: key, row: lanes[lane].rows[key]))
+    }
+
+    private mutating func saveSparse(_ id: ManagedObjectID) {
+        if isRecording { journal.append(.sparse(id, row: sparse[id])) }
+    }
+
+    private mutating func setDeleted(_ id: ManagedObjectID, _ isDeleted: Bool) {
+        guard deleted.contains(id) != isDeleted else { return }
+        if isRecording { journal.append(.deleted(id, wasDeleted: !isDeleted)) }
+        if isDeleted { deleted.insert(id) } else { deleted.remove(id) }
+    }
+
+    // MARK: Locating rows
+
+    @inline(__always)
+    private func laneIndex(of id: ManagedObjectID) -> Int? {
+        guard !id.isTemporaryID else { return nil }
+        for index in lanes.indices where lanes[index].entity === id.entity && lanes[index].storeTag == id.storeTag {
+            return index
+        }
+        return nil
+    }
+
+    /// Where the ID's row is (or would be) in a lane, when its key is inside the lane.
+    @inline(__always)
+    private func denseSlot(_ id: ManagedObjectID) -> (lane: Int, key: Int)? {
+        guard let lane = laneIndex(of: id), id.primaryKey > 0, id.primaryKey < Int64(lanes[lane].rows.count) else {
+            return nil
+        }
+        return (lane, Int(id.primaryKey))
+    }
+
+    /// The lane slot for a new row, creating the lane or growing it when the key is not far
+    /// beyond the keys already there; nil when the row belongs in the dictionary.
+    private mutating func denseSlotForInsert(_ id: ManagedObjectID) -> (lane: Int, key: Int)? {
+        guard !id.isTemporaryID, id.primaryKey > 0, id.primaryKey < Int64(Int32.max) else { return nil }
+        let key = Int(id.primaryKey)
+        let lane: Int
+        if let found = laneIndex(of: id) {
+            lane = found
+        } else {
+            guard key < Self.minimumReach else { return nil }
+            let entity = id.entity
+            lanes.append(Lane(entity: entity, storeTag: id.storeTag,
+                              isTransient: (0..<entity.slotCount).map { Self.isTransient($0, of: entity) }))
+            lane = lanes.count - 1
+        }
+        let size = lanes[lane].rows.count
+        guard key < max(size * 2, Self.minimumReach) else { return nil }
+        if key >= size {
+            let grown = max(key + 1, size * 2, 64)
+            lanes[lane].rows.append(contentsOf: repeatElement(nil, count: grown - size))
+            lanes[lane].stamps.append(contentsOf: repeatElement(0, count: grown - size))
+        }
+        return (lane, key)
+    }
+
+    /// Keys below this always fit a lane, so a new lane never starts huge.
+    private static let minimumReach = 4096
+
+    private mutating func setDense(_ lane: Int, _ key: Int, _ row: [PropertyValue]?) {
+        let had = lanes[lane].rows[key] != nil
+        lanes[lane].rows[key] = row
+        lanes[lane].count += (row != nil ? 1 : 0) - (had ? 1 : 0)
+    }
+
+    // MARK: Operations
+
+    private mutating func insert(_ id: ManagedObjectID, _ values: [PropertyValue]) {
+        let row = Self.persistent(values, of: id.entity)
+        if let (lane, key) = denseSlotForInsert(id) {
+            saveDense(lane, key)
+            setDense(lane, key, row)
+            if !sparse.isEmpty, sparse[id] != nil {
+                saveSparse(id)
+                sparse[id] = nil
+            }
+        } else {
+            saveSparse(id)
+            sparse[id] = row
+        }
+        if !deleted.isEmpty { setDeleted(id, false) }
+    }
+
+    private mutating func remove(_ id: ManagedObjectID) {
+        if let (lane, key) = denseSlot(id), lanes[lane].rows[key] != nil {
+            saveDense(lane, key)
+            setDense(lane, key, nil)
+        } else if !sparse.isEmpty, sparse[id] != nil {
+            saveSparse(id)
+            sparse[id] = nil
+        }
+        setDeleted(id, true)
+    }
+
+    /// Applies an update of one slot (the streaming replay's common case, without an array
+    /// of changes).
+    mutating func update(_ id: ManagedObjectID, slot: Int, to value: PropertyValue) throws {
+        if let (lane, key) = denseSlot(id), lanes[lane].rows[key] != nil {
+            saveDense(lane, key)
+            guard slot >= 0, slot < lanes[lane].isTransient.count, !lanes[lane].isTransient[slot] else { return }
+            var row = lanes[lane].rows[key].take()!
+            if slot < row.count { row[slot] = value }
+            lanes[lane].rows[key] = row
+            return
+        }
+        try update(id, [SlotChange(slot: slot, old: .null, new: value)])
+    }
+
+    /// Applies an update's changes (see ``apply(_:model:)``).
+    mutating func update(_ id: ManagedObjectID, _ changes: [SlotChange]) throws {
+        if let (lane, key) = denseSlot(id), lanes[lane].rows[key] != nil {
+            saveDense(lane, key)
+            // Taken out so that each change checks one buffer for sharing, not three.
+            var row = lanes[lane].rows[key].take()!
+            for change in changes {
+                let slot = change.slot
+                guard slot >= 0, slot < row.count, !lanes[lane].isTransient[slot] else { continue }
+                row[slot] = change.new
+            }
+            lanes[lane].rows[key] = row
+            return
+        }
+        guard !sparse.isEmpty, sparse[id] != nil else { throw Self.missing(id) }
+        saveSparse(id)
+        guard var values = sparse.removeValue(forKey: id) else { throw Self.missing(id) }
+        for change in changes where change.slot >= 0 && change.slot < values.count && !Self.isTransient(change.slot, of: id.entity) {
+            values[change.slot] = change.new
+        }
+        sparse[id] = values
+    }
+
+    private mutating func relate(_ id: ManagedObjectID, slot: Int, added: [ManagedObjectID], removed: [ManagedObjectID]) throws {
+        /// Changes the members in place; the slot is known to hold `.objects`.
+        func change(_ values: inout [PropertyValue]) {
+            guard case .objects(var members) = values[slot] else { return }
+            values[slot] = .null  // so that `members` is not shared
+            for member in removed { members.remove(member) }
+            for member in added { members.append(member) }
+            values[slot] = .objects(members)
+        }
+        if let (lane, key) = denseSlot(id), var values = lanes[lane].rows[key] {
+            guard slot >= 0, slot < values.count, case .objects = values[slot] else { throw Self.missing(id) }
+            saveDense(lane, key)
+            lanes[lane].rows[key] = nil  // so that `values` is not shared
+            change(&values)
+            lanes[lane].rows[key] = values
+            return
+        }
+        guard !sparse.isEmpty, var values = sparse[id] else { throw Self.missing(id) }
+        guard slot >= 0, slot < values.count, case .objects = values[slot] else { throw Self.missing(id) }
+        saveSparse(id)
+        sparse[id] = nil
+        change(&values)
+        sparse[id] = values
     }
 
     private static func missing(_ id: ManagedObjectID) -> StrataError {

@@ -32,6 +32,7 @@ package struct ByteReader: Sendable {
     }
 
     /// Reads one byte.
+    @inline(__always)
     package mutating func readByte() throws -> UInt8 {
         guard offset < bytes.count else { throw failure("unexpected end of data") }
         defer { offset += 1 }
@@ -47,9 +48,43 @@ package struct ByteReader: Sendable {
         return Array(bytes[offset..<offset + count])
     }
 
+    /// The next byte without reading it, or nil at the end.
+    @inline(__always)
+    package func peekByte() -> UInt8? { offset < bytes.count ? bytes[offset] : nil }
+
     /// Reads an unsigned LEB128 varint (§1.1). Rejects more than 10 bytes, a value above
     /// `UInt64.max`, and non-shortest forms (a final zero byte after the first).
+    @inline(__always)
     package mutating func readVarint() throws -> UInt64 {
+        // Most varints in a segment (tags, slots, small keys and values) are one byte.
+        if offset < bytes.count {
+            let byte = bytes[offset]
+            if byte < 0x80 {
+                offset += 1
+                return UInt64(byte)
+            }
+        }
+        return try readLongVarint()
+    }
+
+    private mutating func readLongVarint() throws -> UInt64 {
+        // Two and three bytes (keys, edited numbers) without the loop; anything unusual,
+        // errors included, goes through the loop below.
+        if bytes.count - offset >= 3 {
+            let first = UInt64(bytes[offset] & 0x7F), second = bytes[offset + 1]
+            if second & 0x80 == 0 {
+                if second != 0 {
+                    offset += 2
+                    return first | UInt64(second) << 7
+                }
+            } else {
+                let third = bytes[offset + 2]
+                if third & 0x80 == 0 && third != 0 {
+                    offset += 3
+                    return first | UInt64(second & 0x7F) << 7 | UInt64(third) << 14
+                }
+            }
+        }
         let start = offset
         var value: UInt64 = 0
         var shift: UInt64 = 0
@@ -72,6 +107,7 @@ package struct ByteReader: Sendable {
     }
 
     /// Reads a zigzag-encoded signed integer (§1.2).
+    @inline(__always)
     package mutating func readZigzag() throws -> Int64 {
         let raw = try readVarint()
         return Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))

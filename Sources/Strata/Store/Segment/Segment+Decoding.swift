@@ -14,14 +14,16 @@ import OrderedCollections
 /// let segment = try SegmentDecoder.decode(body, model: model, storeTag: tag, sequenceHint: 7)
 /// ```
 package struct SegmentDecoder {
-    private var reader: ByteReader
-    private let model: ManagedObjectModel
-    private let storeTag: UInt32
-    private var sequenceLabel: String
+    var reader: ByteReader
+    let model: ManagedObjectModel
+    var plans: SegmentModelPlan
+    let storeTag: UInt32
+    var sequenceLabel: String
 
-    private init(bytes: [UInt8], model: ManagedObjectModel, storeTag: UInt32, sequenceHint: UInt64?) {
+    init(bytes: [UInt8], model: ManagedObjectModel, storeTag: UInt32, sequenceHint: UInt64?) {
         self.reader = ByteReader(bytes)
         self.model = model
+        self.plans = SegmentModelPlan(model: model)
         self.storeTag = storeTag
         self.sequenceLabel = sequenceHint.map(String.init) ?? "?"
     }
@@ -50,7 +52,7 @@ package struct SegmentDecoder {
     }
 
     /// Adds the segment to a reader error and rewrites its message.
-    private func located(_ error: StrataError) -> StrataError {
+    func located(_ error: StrataError) -> StrataError {
         let offset = error.context["offset"] ?? String(reader.offset)
         let reason = error.context["reason"] ?? error.message
         var context = error.context
@@ -62,7 +64,17 @@ package struct SegmentDecoder {
 
     // MARK: §2 body header
 
-    private mutating func readSegment(sequenceHint: UInt64?) throws -> Segment {
+    mutating func readSegment(sequenceHint: UInt64?) throws -> Segment {
+        let (sequence, timestamp, groupCount) = try readHeader(sequenceHint: sequenceHint)
+        var groups: [SegmentGroup] = []
+        groups.reserveCapacity(groupCount)
+        for _ in 0..<groupCount { groups.append(try readGroup()) }
+        try reader.expectEnd()
+        return Segment(sequence: sequence, timestamp: timestamp, groups: groups)
+    }
+
+    /// Magic, version, sequence, timestamp and group count (§2).
+    mutating func readHeader(sequenceHint: UInt64?) throws -> (sequence: UInt64, timestamp: Date, groupCount: Int) {
         let magic = try reader.readRaw(count: SegmentFormat.magic.count)
         guard magic == SegmentFormat.magic else { throw reader.failure("bad magic, not a Strata segment body", at: 0) }
         let versionOffset = reader.offset
@@ -80,16 +92,23 @@ package struct SegmentDecoder {
         let milliseconds = try reader.readZigzag()
         let timestamp = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
         let groupCount = try reader.readCount(minimumItemSize: SegmentFormat.minimumGroupSize, what: "group count")
-        var groups: [SegmentGroup] = []
-        groups.reserveCapacity(groupCount)
-        for _ in 0..<groupCount { groups.append(try readGroup()) }
-        try reader.expectEnd()
-        return Segment(sequence: sequence, timestamp: timestamp, groups: groups)
+        return (sequence, timestamp, groupCount)
     }
 
     // MARK: §3 groups
 
     private mutating func readGroup() throws -> SegmentGroup {
+        let (id, kind, reverts, actionName, count) = try readGroupHeader()
+        var operations: [Operation] = []
+        operations.reserveCapacity(count)
+        for _ in 0..<count { operations.append(try readOperation()) }
+        return SegmentGroup(id: id, kind: kind, revertsGroup: reverts, actionName: actionName, operations: operations)
+    }
+
+    /// A group's ID, kind, reverted group, action name and operation count (§3).
+    mutating func readGroupHeader() throws
+        -> (id: UInt64, kind: ChangeGroupKind, reverts: UInt64?, actionName: String, operationCount: Int)
+    {
         let id = try reader.readVarint()
         let kindOffset = reader.offset
         let kindByte = try reader.readByte()
@@ -106,40 +125,38 @@ package struct SegmentDecoder {
         }
         let actionName = try reader.readString()
         let count = try reader.readCount(minimumItemSize: SegmentFormat.minimumOperationSize, what: "operation count")
-        var operations: [Operation] = []
-        operations.reserveCapacity(count)
-        for _ in 0..<count { operations.append(try readOperation()) }
-        return SegmentGroup(id: id, kind: kind, revertsGroup: reverts, actionName: actionName, operations: operations)
+        return (id, kind, reverts, actionName, count)
     }
 
     // MARK: §4 operations
 
-    private mutating func readOperation() throws -> Operation {
+    mutating func readOperation() throws -> Operation {
         let tagOffset = reader.offset
         let tagByte = try reader.readByte()
-        guard let tag = SegmentFormat.OperationTag(rawValue: tagByte) else {
-            throw reader.failure("unknown operation tag 0x\(hex(tagByte))", at: tagOffset)
+        let tag: SegmentFormat.OperationTag
+        switch tagByte {  // not `init(rawValue:)`, which is not inlined
+        case SegmentFormat.OperationTag.update.rawValue: tag = .update
+        case SegmentFormat.OperationTag.insert.rawValue: tag = .insert
+        case SegmentFormat.OperationTag.delete.rawValue: tag = .delete
+        case SegmentFormat.OperationTag.relate.rawValue: tag = .relate
+        default: throw reader.failure("unknown operation tag 0x\(hex(tagByte))", at: tagOffset)
         }
-        let id = try readObjectID()
-        let entity = id.entity
+        let entityIndex = try readEntityIndex()
+        let plan = plans.plan(entityIndex)
+        let id = ManagedObjectID(entity: plan.entity, storeTag: storeTag, primaryKey: try reader.readZigzag())
+        let entity = plan.entity
         switch tag {
         case .insert, .delete:
-            let values = try readSlotValues(of: entity)
+            let values = try readSlotValues(of: plan)
             return tag == .insert ? .insert(id, values: values) : .delete(id, values: values)
         case .update:
-            let count = try reader.readCount(minimumItemSize: SegmentFormat.minimumSlotChangeSize, what: "change count")
             var changes: [SlotChange] = []
-            changes.reserveCapacity(count)
-            for _ in 0..<count {
-                let (slot, shape) = try readPersistentSlot(of: entity)
-                let old = try readValue(for: shape)
-                let new = try readValue(for: shape)
-                changes.append(SlotChange(slot: slot, old: old, new: new))
-            }
+            try readChanges(of: plan, into: &changes)
             return .update(id, changes: changes)
         case .relate:
             let slotOffset = reader.offset
-            let (slot, shape) = try readPersistentSlot(of: entity)
+            let (slot, _) = try readPersistentSlot(of: plan)
+            let shape = plan.shapes[slot]!  // a persistent slot is resolved
             guard case .toMany(let destination) = shape else {
                 throw reader.failure("slot \(slot) of \(entity.name) is not a to-many relationship", at: slotOffset)
             }
@@ -149,19 +166,27 @@ package struct SegmentDecoder {
         }
     }
 
+    /// An update's changes (after its object ID), appended to `changes`.
+    mutating func readChanges(of plan: SegmentEntityPlan, into changes: inout [SlotChange]) throws {
+        let count = try reader.readCount(minimumItemSize: SegmentFormat.minimumSlotChangeSize, what: "change count")
+        changes.reserveCapacity(count)
+        for _ in 0..<count {
+            let (slot, info) = try readPersistentSlot(of: plan)
+            let old = try readValue(for: info, shape: plan.shapes[slot])
+            let new = try readValue(for: info, shape: plan.shapes[slot])
+            changes.append(SlotChange(slot: slot, old: old, new: new))
+        }
+    }
+
     /// Insert/delete values: one value per persistent slot, slots strictly increasing;
     /// transient slots are filled with their placeholder (§7).
-    private mutating func readSlotValues(of entity: EntityDescription) throws -> [PropertyValue] {
-        var values: [PropertyValue] = []
-        var persistent = 0
-        values.reserveCapacity(entity.slotCount)
-        for slot in 0..<entity.slotCount {
-            guard let info = SegmentFormat.slot(slot, of: entity, in: model) else {
-                throw reader.failure("the model cannot resolve slot \(slot) of \(entity.name)")
-            }
-            values.append(SegmentFormat.transientPlaceholder(for: info.shape))
-            if !info.isTransient { persistent += 1 }
+    private mutating func readSlotValues(of plan: SegmentEntityPlan) throws -> [PropertyValue] {
+        let entity = plan.entity
+        if let slot = plan.firstUnresolvedSlot {
+            throw reader.failure("the model cannot resolve slot \(slot) of \(entity.name)")
         }
+        var values = plan.placeholders
+        let persistent = plan.persistentCount
         let countOffset = reader.offset
         let count = try reader.readVarint()
         guard count == UInt64(persistent) else {
@@ -171,27 +196,35 @@ package struct SegmentDecoder {
         var previous = -1
         for _ in 0..<persistent {
             let slotOffset = reader.offset
-            let (slot, shape) = try readPersistentSlot(of: entity)
+            let (slot, info) = try readPersistentSlot(of: plan)
             guard slot > previous else {
                 throw reader.failure("slot \(slot) of \(entity.name) is out of order", at: slotOffset)
             }
             previous = slot
-            values[slot] = try readValue(for: shape)
+            values[slot] = try readValue(for: info, shape: plan.shapes[slot])
         }
         return values
     }
 
-    /// A slot number that is in range for `entity` and not transient.
-    private mutating func readPersistentSlot(of entity: EntityDescription) throws -> (Int, SegmentFormat.SlotShape) {
+    /// A slot number that is in range for the plan's entity and not transient.
+    @inline(__always)
+    mutating func readPersistentSlot(of plan: SegmentEntityPlan) throws -> (Int, SegmentEntityPlan.Slot) {
         let offset = reader.offset
         let raw = try reader.readVarint()
-        guard raw < UInt64(entity.slotCount), let info = SegmentFormat.slot(Int(raw), of: entity, in: model) else {
-            throw reader.failure("slot \(raw) is out of range for \(entity.name) (\(entity.slotCount) slots)", at: offset)
+        if raw < UInt64(plan.slots.count) {
+            let info = plan.slots[Int(raw)]
+            if info.isPersistent { return (Int(raw), info) }
         }
-        guard !info.isTransient else {
-            throw reader.failure("slot \(raw) (\(entity.name).\(info.name)) is transient and cannot be stored", at: offset)
+        throw slotFailure(raw, of: plan, at: offset)
+    }
+
+    private func slotFailure(_ raw: UInt64, of plan: SegmentEntityPlan, at offset: Int) -> StrataError {
+        let entity = plan.entity
+        guard raw < UInt64(plan.slots.count), plan.slots[Int(raw)].isResolved else {
+            return reader.failure("slot \(raw) is out of range for \(entity.name) (\(entity.slotCount) slots)", at: offset)
         }
-        return (Int(raw), info.shape)
+        return reader.failure("slot \(raw) (\(entity.name).\(plan.names[Int(raw)])) is transient and cannot be stored",
+                              at: offset)
     }
 
     private mutating func readMembers(destination: EntityDescription, what: String) throws -> [ManagedObjectID] {
@@ -213,17 +246,41 @@ package struct SegmentDecoder {
     // MARK: §5 object IDs
 
     private mutating func readObjectID() throws -> ManagedObjectID {
+        let index = try readEntityIndex()
+        let key = try reader.readZigzag()
+        return ManagedObjectID(entity: plans.entities[index], storeTag: storeTag, primaryKey: key)
+    }
+
+    @inline(__always)
+    mutating func readEntityIndex() throws -> Int {
         let offset = reader.offset
         let index = try reader.readVarint()
-        guard index < UInt64(model.entities.count) else {
-            throw reader.failure("entity index \(index) is out of range (the model has \(model.entities.count) entities)",
+        guard index < UInt64(plans.entities.count) else {
+            throw reader.failure("entity index \(index) is out of range (the model has \(plans.entities.count) entities)",
                                  at: offset)
         }
-        let key = try reader.readZigzag()
-        return ManagedObjectID(entity: model.entities[Int(index)], storeTag: storeTag, primaryKey: key)
+        return Int(index)
     }
 
     // MARK: §6 values
+
+    /// Reads one value and checks that it fits the slot (§6.2): for attributes by its tag
+    /// before decoding it, falling back to the full check (and its message) on a mismatch.
+    @inline(__always)
+    mutating func readValue(for slot: SegmentEntityPlan.Slot, shape: @autoclosure () -> SegmentFormat.SlotShape?)
+        throws -> PropertyValue
+    {
+        if let tag = reader.peekByte(), tag < 32, slot.fittingTags & (1 << UInt32(tag)) != 0 {
+            // Small scalars first: most values of an edit log are integers.
+            if tag == SegmentFormat.ValueTag.integer.rawValue {
+                _ = try reader.readByte()
+                return .integer(try reader.readZigzag())
+            }
+            return try readValue()
+        }
+        // `isPersistent` was checked, so the shape is known.
+        return try readValue(for: shape()!)
+    }
 
     /// Reads one value and checks that it fits the slot (§6.2).
     private mutating func readValue(for shape: SegmentFormat.SlotShape) throws -> PropertyValue {

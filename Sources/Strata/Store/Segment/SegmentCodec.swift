@@ -36,9 +36,14 @@ package enum SegmentCodec {
         _ frame: [UInt8], model: ManagedObjectModel, storeTag: UInt32, sequenceHint: UInt64?,
         maxContentSize: Int = defaultMaxContentSize
     ) throws -> Segment {
-        let body: [UInt8]
+        let body = try rawBody(frame, sequenceHint: sequenceHint, maxContentSize: maxContentSize)
+        return try SegmentDecoder.decode(body, model: model, storeTag: storeTag, sequenceHint: sequenceHint)
+    }
+
+    /// Decompresses a stored body; errors name the segment and `context["layer"] == "lz4"`.
+    static func rawBody(_ frame: [UInt8], sequenceHint: UInt64?, maxContentSize: Int) throws -> [UInt8] {
         do {
-            body = try LZ4Frame.decompress(frame, maxContentSize: maxContentSize)
+            return try LZ4Frame.decompress(frame, maxContentSize: maxContentSize)
         } catch var error as StrataError {
             let label = sequenceHint.map(String.init) ?? "?"
             error.context["segment"] = label
@@ -46,6 +51,5 @@ package enum SegmentCodec {
             error.message = "Segment \(label) is corrupt: \(error.message)"
             throw error
         }
-        return try SegmentDecoder.decode(body, model: model, storeTag: storeTag, sequenceHint: sequenceHint)
     }
 }
