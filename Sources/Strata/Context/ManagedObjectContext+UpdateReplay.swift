@@ -26,13 +26,11 @@ extension ManagedObjectContext {
         for index in operations.indices.reversed() {
             guard case .update(_, let slotChanges) = operations[index] else { continue }
             let object = objects[index]
-            var inverted: [SlotChange] = []
-            inverted.reserveCapacity(slotChanges.count)
             for change in slotChanges {
                 object.noteCommittedValue(slot: change.slot)
                 object.storage[change.slot] = change.old
-                inverted.append(SlotChange(slot: change.slot, old: change.new, new: change.old))
             }
+            let inverted = slotChanges.map { SlotChange(slot: $0.slot, old: $0.new, new: $0.old) }
             let id = object.objectID
             inverse.append(.update(id, changes: inverted))
             changes.updated.insert(id)
