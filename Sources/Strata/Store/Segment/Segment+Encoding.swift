@@ -63,15 +63,33 @@ package struct SegmentEncoder {
             writer.writeByte(0)
         }
         writer.writeString(group.actionName)
-        // Operations are written to a side buffer first: dropping transient slots may leave
-        // some empty, and the count comes before them.
-        var body = ByteWriter()
+        // The count comes before the operations and dropping transient slots may leave some
+        // empty, so they are counted first; writing them straight after (no side buffer)
+        // spares copying a bulk save's whole body once more.
         var written = 0
-        for operation in group.operations {
-            if try writeOperation(operation, to: &body, group: group.id) { written += 1 }
-        }
+        for operation in group.operations where isWritten(operation) { written += 1 }
         writer.writeVarint(UInt64(written))
-        writer.writeRaw(body.bytes)
+        var out = ByteWriter()
+        swap(&out, &writer)
+        defer { swap(&out, &writer) }
+        var check = 0
+        for operation in group.operations {
+            if try writeOperation(operation, to: &out, group: group.id) { check += 1 }
+        }
+        assert(check == written, "isWritten disagrees with writeOperation")
+    }
+
+    /// Whether `writeOperation` writes the operation: everything but an update or relate
+    /// left with nothing persistent. A slot out of range counts as written, so that
+    /// `writeOperation` reports it.
+    private func isWritten(_ operation: Operation) -> Bool {
+        let entity = operation.objectID.entity
+        func isTransient(_ slot: Int) -> Bool { SegmentFormat.slot(slot, of: entity, in: model)?.isTransient ?? false }
+        switch operation {
+        case .insert, .delete: return true
+        case .update(_, let changes): return changes.contains { !isTransient($0.slot) }
+        case .relate(_, let slot, _, _): return !isTransient(slot)
+        }
     }
 
     // MARK: §4 operations
@@ -97,40 +115,42 @@ package struct SegmentEncoder {
                 throw invalid("\(entity.name) has \(entity.slotCount) slots but the operation holds \(values.count) values",
                               group: group, entity: entity.name)
             }
-            var pairs = ByteWriter()
+            // Checked and counted first, then written straight to `out`: a side buffer per
+            // operation cost an allocation and a copy for every record of a bulk save.
             var count = 0
             for (slot, value) in values.enumerated() {
                 let info = try slotInfo(slot)
                 if info.isTransient { continue }
                 try checkFit(value, info)
-                pairs.writeVarint(UInt64(slot))
-                try writeValue(value, to: &pairs, group: group)
                 count += 1
             }
             if case .insert = operation { out.writeByte(SegmentFormat.OperationTag.insert.rawValue) }
             else { out.writeByte(SegmentFormat.OperationTag.delete.rawValue) }
             try writeObjectID(id, to: &out, group: group)
             out.writeVarint(UInt64(count))
-            out.writeRaw(pairs.bytes)
+            for (slot, value) in values.enumerated() where !RowTable.isTransient(slot, of: entity) {
+                out.writeVarint(UInt64(slot))
+                try writeValue(value, to: &out, group: group)
+            }
             return true
         case .update(let id, let changes):
-            var body = ByteWriter()
             var count = 0
             for change in changes {
                 let info = try slotInfo(change.slot)
                 if info.isTransient { continue }
                 try checkFit(change.old, info)
                 try checkFit(change.new, info)
-                body.writeVarint(UInt64(change.slot))
-                try writeValue(change.old, to: &body, group: group)
-                try writeValue(change.new, to: &body, group: group)
                 count += 1
             }
             guard count > 0 else { return false }
             out.writeByte(SegmentFormat.OperationTag.update.rawValue)
             try writeObjectID(id, to: &out, group: group)
             out.writeVarint(UInt64(count))
-            out.writeRaw(body.bytes)
+            for change in changes where !RowTable.isTransient(change.slot, of: entity) {
+                out.writeVarint(UInt64(change.slot))
+                try writeValue(change.old, to: &out, group: group)
+                try writeValue(change.new, to: &out, group: group)
+            }
             return true
         case .relate(let id, let slot, let added, let removed):
             let info = try slotInfo(slot)
