@@ -51,8 +51,22 @@ struct OverlayPatch {
     private(set) var rows: [ManagedObjectID: [PropertyValue]] = [:]
     /// Records the patch deleted.
     private(set) var deleted: Set<ManagedObjectID> = []
+    /// The largest key inserted, by entity index (0: none). By entity rather than root
+    /// and in an array: a bulk save's inserts then neither hash nor walk to the root.
+    private var largestKeyByEntity: [Int64] = []
+
     /// Records inserted by the patch, per root entity index: the largest key.
-    private(set) var largestInsertedKey: [Int: Int64] = [:]
+    func largestInsertedKey(in model: ManagedObjectModel) -> [Int: Int64] {
+        var result: [Int: Int64] = [:]
+        for (index, key) in largestKeyByEntity.enumerated() where key > 0 {
+            let root = model.entities[index].rootEntity.index
+            result[root] = max(result[root] ?? 0, key)
+        }
+        return result
+    }
+
+    /// Makes room for `count` more records, so a bulk save does not grow the table step by step.
+    mutating func reserveCapacity(_ count: Int) { rows.reserveCapacity(rows.count + count) }
 
     /// Every record an operation of the patch named. Computed when asked (only catching
     /// up on other processes' segments asks), so a save does not hash each record again.
@@ -66,8 +80,11 @@ struct OverlayPatch {
         case .insert(_, let values):
             rows[id] = RowTable.persistent(values, of: id.entity)
             if !deleted.isEmpty { deleted.remove(id) }
-            let root = id.entity.rootEntity.index
-            if largestInsertedKey[root].map({ $0 < id.primaryKey }) ?? true { largestInsertedKey[root] = id.primaryKey }
+            let index = id.entity.index
+            if index >= largestKeyByEntity.count {
+                largestKeyByEntity.append(contentsOf: repeatElement(0, count: index + 1 - largestKeyByEntity.count))
+            }
+            if largestKeyByEntity[index] < id.primaryKey { largestKeyByEntity[index] = id.primaryKey }
         case .delete:
             rows[id] = nil
             deleted.insert(id)

@@ -50,7 +50,7 @@ struct DocumentState: @unchecked Sendable {
             }
             overlay.merge(patch)
             touched.formUnion(patch.touched)
-            for (root, key) in patch.largestInsertedKey { keyCounters[root] = max(keyCounters[root] ?? 0, key) }
+            for (root, key) in patch.largestInsertedKey(in: model) { keyCounters[root] = max(keyCounters[root] ?? 0, key) }
             lastSequence = UInt64(seq)
             uncompactedSegments += 1
             uncompactedBytes += body.count
