@@ -10,7 +10,18 @@ import Testing
 
     @Test(arguments: seeds)
     func sqlResultsEqualInMemoryEvaluationForRandomFetches(seed: UInt64) throws {
-        let dataset = try SQLTestDataset(seed: seed)
+        try checkRandomFetches(seed: seed, layout: .current)
+    }
+
+    /// Documents of format 1 keep `_entity` on every table and `_version`: the same SQL
+    /// translation must read them exactly.
+    @Test(arguments: [UInt64(1), 77])
+    func sqlResultsEqualInMemoryEvaluationInTheFormat1Layout(seed: UInt64) throws {
+        try checkRandomFetches(seed: seed, layout: .entityAndVersionOnEveryTable)
+    }
+
+    private func checkRandomFetches(seed: UInt64, layout: SnapshotSchema.Layout) throws {
+        let dataset = try SQLTestDataset(seed: seed, layout: layout)
         let translator = SQLPredicateTranslator(schema: dataset.schema, storeTag: SQLTestDataset.storeTag)
         var generator = SQLPredicateGenerator(seed: seed, dataset: dataset)
         var failures = 0, residuals = 0, errors = 0, nonEmpty = 0

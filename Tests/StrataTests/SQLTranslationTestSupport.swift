@@ -40,9 +40,10 @@ final class SQLTestDataset {
     static let projectNames = ["Engine", "engine", "Apollo", "Ünder", "Zeta"]
 
     /// Builds a random data set for `seed`.
-    init(seed: UInt64, employees: Int = 24, departments: Int = 5, projects: Int = 5) throws {
+    init(seed: UInt64, employees: Int = 24, departments: Int = 5, projects: Int = 5,
+         layout: SnapshotSchema.Layout = .current) throws {
         model = ManagedObjectModel.employeesExample()
-        schema = try SnapshotSchema(model: model)
+        schema = try SnapshotSchema(model: model, layout: layout)
         guard let employee = model.entitiesByName["Employee"], let department = model.entitiesByName["Department"],
               let project = model.entitiesByName["Project"] else { throw StrataError(.invalidModel, "example model changed") }
         self.employee = employee
@@ -124,8 +125,12 @@ final class SQLTestDataset {
         try connection.transaction {
             for (key, record) in records.sorted(by: { $0.key < $1.key }) {
                 let table = schema.table(for: record.entity)
-                var columns = ["\"_pk\"", "\"_entity\""]
-                var values: [SQLiteValue] = [.integer(key), .integer(Int64(record.entity.index))]
+                var columns = ["\"_pk\""]
+                var values: [SQLiteValue] = [.integer(key)]
+                if table.hasEntityColumn {
+                    columns.append("\"_entity\"")
+                    values.append(.integer(Int64(record.entity.index)))
+                }
                 let storage = schema.storage(of: record.entity)
                 for (slot, name) in record.entity.slotNames.enumerated() {
                     switch storage[slot] {

@@ -70,7 +70,10 @@ package enum DocumentVerifier {
             report.problems.append("The document cannot be opened: \(error.message)")
             return report
         }
-        let checked = Result { try checkState(store, log: log, report: &report) }
+        let checked = Result {
+            try checkSnapshotLayout(store, report: &report)
+            return try checkState(store, log: log, report: &report)
+        }
         try? store.close()
         guardian.restoreHeaderIfUnchanged()
         let current = try checked.get()
@@ -85,6 +88,30 @@ package enum DocumentVerifier {
             checkReplay([], log: log, against: current, report: &report)
         }
         return report
+    }
+
+    /// Checks that every snapshot table has the columns the document's format lays out
+    /// (docs/FORMAT.md §11): a format 2 reader must not meet format 1 tables, or the reverse.
+    private static func checkSnapshotLayout(_ store: DocumentStore, report: inout VerificationReport) throws {
+        let schema = store.schema
+        var problems: [String] = []
+        try store.withOpenState { state in
+            for table in schema.tables.values.sorted(by: { $0.name < $1.name }) {
+                var expected = ["_pk"]
+                if table.hasEntityColumn { expected.append("_entity") }
+                if table.hasVersionColumn { expected.append("_version") }
+                expected += table.columns.map(\.name)
+                let actual = try state.connection.prepare("PRAGMA table_info(\(SnapshotSchema.quote(table.name)))").rows()
+                    .compactMap { row -> String? in if case .text(let name)? = row[safe: 1] { name } else { nil } }
+                if actual != expected {
+                    problems.append("Snapshot table \(table.name) has columns \(actual.joined(separator: ", ")); document format \(state.meta.formatVersion) lays out \(expected.joined(separator: ", ")).")
+                }
+            }
+        }
+        if problems.isEmpty {
+            report.passed.append("\(schema.tables.count) snapshot tables laid out as document format \(schema.layout.rawValue)")
+        }
+        report.problems += problems
     }
 
     /// Checks the current records; returns them by ID.
@@ -172,6 +199,7 @@ package enum DocumentVerifier {
                 report.problems.append("Replaying segment \(segment.sequence) failed: \(error)")
                 return
             }
+            for id in patch.deleted { rows[id] = nil }
             for (id, row) in patch.rows { rows[id] = row }
         }
         var problems: [String] = []

@@ -8,6 +8,7 @@ import Foundation
 ///   per save; `body` is one LZ4 frame (`lz4 -d` reads it).
 /// - `strata_group(seq, id, kind, reverts, action)`: each segment's undo groups.
 /// - `strata_entity(id, name)`: entity indexes as used in `_entity` columns.
+/// - the snapshot tables (`SnapshotSchema`), laid out as `formatVersion` says.
 enum DocumentFile {
     struct Meta {
         var identifier: String
@@ -27,7 +28,7 @@ enum DocumentFile {
     }
 
     static func create(on connection: SQLiteConnection, model: ManagedObjectModel, identifier: String) throws {
-        let schema = try SnapshotSchema(model: model)
+        let schema = try SnapshotSchema(model: model, layout: SnapshotSchema.Layout(documentFormat: DocumentStore.formatVersion))
         try connection.transaction(.exclusive) {
             try connection.execute("CREATE TABLE strata_meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID")
             try connection.execute("""

@@ -21,14 +21,20 @@ struct DocumentOverlay {
     }
 
     mutating func merge(_ patch: OverlayPatch) {
+        // The first save after open or compaction (a bulk import) takes the patch's tables
+        // as they are instead of hashing every record into empty ones again.
+        if isEmpty {
+            rows = patch.rows
+            deleted = patch.deleted
+            return
+        }
+        for id in patch.deleted {
+            rows[id] = nil
+            deleted.insert(id)
+        }
         for (id, row) in patch.rows {
-            if let row {
-                rows[id] = row
-                deleted.remove(id)
-            } else {
-                rows[id] = nil
-                deleted.insert(id)
-            }
+            rows[id] = row
+            if !deleted.isEmpty { deleted.remove(id) }
         }
     }
 
@@ -41,30 +47,53 @@ struct DocumentOverlay {
 /// Changes computed on top of the overlay before they are committed: applied to the
 /// overlay only once the transaction that records them succeeded.
 struct OverlayPatch {
-    /// New rows by ID; nil marks a delete.
-    private(set) var rows: [ManagedObjectID: [PropertyValue]?] = [:]
+    /// New rows by ID (disjoint from `deleted`).
+    private(set) var rows: [ManagedObjectID: [PropertyValue]] = [:]
+    /// Records the patch deleted.
+    private(set) var deleted: Set<ManagedObjectID> = []
+    /// The largest key inserted, by entity index (0: none). By entity rather than root
+    /// and in an array: a bulk save's inserts then neither hash nor walk to the root.
+    private var largestKeyByEntity: [Int64] = []
+
     /// Records inserted by the patch, per root entity index: the largest key.
-    private(set) var largestInsertedKey: [Int: Int64] = [:]
-    private(set) var touched: Set<ManagedObjectID> = []
+    func largestInsertedKey(in model: ManagedObjectModel) -> [Int: Int64] {
+        var result: [Int: Int64] = [:]
+        for (index, key) in largestKeyByEntity.enumerated() where key > 0 {
+            let root = model.entities[index].rootEntity.index
+            result[root] = max(result[root] ?? 0, key)
+        }
+        return result
+    }
+
+    /// Makes room for `count` more records, so a bulk save does not grow the table step by step.
+    mutating func reserveCapacity(_ count: Int) { rows.reserveCapacity(rows.count + count) }
+
+    /// Every record an operation of the patch named. Computed when asked (only catching
+    /// up on other processes' segments asks), so a save does not hash each record again.
+    var touched: Set<ManagedObjectID> { deleted.union(rows.keys) }
 
     /// Applies one operation. `base` gives the current row of a record not yet in the patch.
     /// - Throws: `.corruptDocument` when an operation changes a record that does not exist.
     mutating func apply(_ operation: Operation, base: (ManagedObjectID) throws -> [PropertyValue]?) throws {
         let id = operation.objectID
-        touched.insert(id)
         switch operation {
         case .insert(_, let values):
-            rows[id] = .some(RowTable.persistent(values, of: id.entity))
-            let root = id.entity.rootEntity.index
-            largestInsertedKey[root] = max(largestInsertedKey[root] ?? 0, id.primaryKey)
+            rows[id] = RowTable.persistent(values, of: id.entity)
+            if !deleted.isEmpty { deleted.remove(id) }
+            let index = id.entity.index
+            if index >= largestKeyByEntity.count {
+                largestKeyByEntity.append(contentsOf: repeatElement(0, count: index + 1 - largestKeyByEntity.count))
+            }
+            if largestKeyByEntity[index] < id.primaryKey { largestKeyByEntity[index] = id.primaryKey }
         case .delete:
-            rows[id] = .some(nil)
+            rows[id] = nil
+            deleted.insert(id)
         case .update(_, let changes):
             var row = try current(id, base)
             for change in changes where change.slot < row.count && !RowTable.isTransient(change.slot, of: id.entity) {
                 row[change.slot] = change.new
             }
-            rows[id] = .some(row)
+            rows[id] = row
         case .relate(_, let slot, let added, let removed):
             var row = try current(id, base)
             guard slot < row.count, !RowTable.isTransient(slot, of: id.entity) else { return }
@@ -73,16 +102,13 @@ struct OverlayPatch {
             for member in added { members.append(member) }
             if !Self.isOrdered(slot, of: id.entity) { members.sort() }
             row[slot] = .objects(members)
-            rows[id] = .some(row)
+            rows[id] = row
         }
     }
 
     private func current(_ id: ManagedObjectID, _ base: (ManagedObjectID) throws -> [PropertyValue]?) throws -> [PropertyValue] {
-        if let entry = rows[id] {
-            guard let row = entry else { throw Self.missing(id) }
-            return row
-        }
-        guard let row = try base(id) else { throw Self.missing(id) }
+        if let row = rows[id] { return row }
+        guard !deleted.contains(id), let row = try base(id) else { throw Self.missing(id) }
         return row
     }
 

@@ -88,7 +88,7 @@ struct SnapshotRowWriter {
     let schema: SnapshotSchema
     /// Statements owned by the writer: looking a statement up by its SQL text hashed the
     /// whole text once per record.
-    private var upserts: [Int: (statement: SQLiteStatement, slots: [Int])] = [:]
+    private var upserts: [Int: Upsert] = [:]
     private var joinStatements: [String: (delete: SQLiteStatement, insert: SQLiteStatement)] = [:]
 
     init(connection: SQLiteConnection, schema: SnapshotSchema) {
@@ -100,7 +100,8 @@ struct SnapshotRowWriter {
         let entity = id.entity
         let storage = schema.storage(of: entity)
         let statement = try upsert(for: entity, storage: storage)
-        var bindings: [SQLiteValue] = [.integer(id.primaryKey), .integer(Int64(entity.index))]
+        var bindings: [SQLiteValue] = [.integer(id.primaryKey)]
+        if statement.hasEntityColumn { bindings.append(.integer(Int64(entity.index))) }
         for slot in statement.slots {
             switch storage[slot] {
             case .column:
@@ -149,9 +150,18 @@ struct SnapshotRowWriter {
         return made
     }
 
-    private mutating func upsert(for entity: EntityDescription, storage: [SnapshotSchema.SlotStorage]) throws -> (statement: SQLiteStatement, slots: [Int]) {
+    private struct Upsert {
+        let statement: SQLiteStatement
+        /// The slots bound after the system columns, in column order.
+        let slots: [Int]
+        let hasEntityColumn: Bool
+    }
+
+    private mutating func upsert(for entity: EntityDescription, storage: [SnapshotSchema.SlotStorage]) throws -> Upsert {
         if let cached = upserts[entity.index] { return cached }
-        var columns = ["\"_pk\"", "\"_entity\""]
+        let table = schema.table(for: entity)
+        var columns = ["\"_pk\""]
+        if table.hasEntityColumn { columns.append("\"_entity\"") }
         var slots: [Int] = []
         for (slot, slotStorage) in storage.enumerated() {
             switch slotStorage {
@@ -166,10 +176,14 @@ struct SnapshotRowWriter {
                 continue
             }
         }
-        let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" } + ["\"_version\" = \"_version\" + 1"]
-        let sql = "INSERT INTO \(SnapshotSchema.quote(schema.table(for: entity).name)) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", "))) ON CONFLICT(\"_pk\") DO UPDATE SET \(updates.joined(separator: ", "))"
-        let statement = try connection.makeStatement(sql)
-        upserts[entity.index] = (statement, slots)
-        return (statement, slots)
+        let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" } + (table.hasVersionColumn ? ["\"_version\" = \"_version\" + 1"] : [])
+        let values = columns.map { _ in "?" }.joined(separator: ", ")
+        // A record of a hierarchy without `_entity` that has no stored properties has
+        // nothing to update: an existing row is already right.
+        let onConflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates.joined(separator: ", "))"
+        let sql = "INSERT INTO \(SnapshotSchema.quote(table.name)) (\(columns.joined(separator: ", "))) VALUES (\(values)) ON CONFLICT(\"_pk\") \(onConflict)"
+        let made = Upsert(statement: try connection.makeStatement(sql), slots: slots, hasEntityColumn: table.hasEntityColumn)
+        upserts[entity.index] = made
+        return made
     }
 }

@@ -22,6 +22,7 @@ extension DocumentState {
                         context: ["objects": clashes.sorted().map(\.description).joined(separator: " ")])
                 }
             }
+            patch.reserveCapacity(request.groups.reduce(0) { $0 + $1.operations.count })
             for group in request.groups {
                 for operation in group.operations {
                     try patch.apply(operation) { try self.currentValues($0, schema: schema) }
@@ -46,7 +47,7 @@ extension DocumentState {
                     group.revertsGroup.map { .integer(Int64($0)) } ?? .null, .text(group.actionName),
                 ])
             }
-            for (root, key) in patch.largestInsertedKey where key > (meta.keyCounters[model.entities[root].name] ?? 0) {
+            for (root, key) in patch.largestInsertedKey(in: model) where key > (meta.keyCounters[model.entities[root].name] ?? 0) {
                 try DocumentFile.writeMeta(connection, key: "keyCounter.\(model.entities[root].name)", .integer(key))
             }
         }
@@ -54,7 +55,7 @@ extension DocumentState {
         lastSequence = sequence
         uncompactedSegments += 1
         uncompactedBytes += bodySize
-        for (root, key) in patch.largestInsertedKey {
+        for (root, key) in patch.largestInsertedKey(in: model) {
             keyCounters[root] = max(keyCounters[root] ?? 0, key)
             meta.keyCounters[model.entities[root].name] = max(meta.keyCounters[model.entities[root].name] ?? 0, key)
         }

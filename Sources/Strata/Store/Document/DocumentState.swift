@@ -50,7 +50,7 @@ struct DocumentState: @unchecked Sendable {
             }
             overlay.merge(patch)
             touched.formUnion(patch.touched)
-            for (root, key) in patch.largestInsertedKey { keyCounters[root] = max(keyCounters[root] ?? 0, key) }
+            for (root, key) in patch.largestInsertedKey(in: model) { keyCounters[root] = max(keyCounters[root] ?? 0, key) }
             lastSequence = UInt64(seq)
             uncompactedSegments += 1
             uncompactedBytes += body.count
@@ -92,7 +92,8 @@ struct DocumentState: @unchecked Sendable {
 
     /// Whether the snapshot tables hold the record.
     func snapshotContains(_ id: ManagedObjectID, schema: SnapshotSchema) throws -> Bool {
-        let sql = "SELECT 1 FROM \(SnapshotSchema.quote(schema.table(for: id.entity).name)) WHERE \"_pk\" = ? AND \"_entity\" = ?"
+        let table = schema.table(for: id.entity)
+        let sql = "SELECT 1 FROM \(SnapshotSchema.quote(table.name)) WHERE \"_pk\" = ? AND \(table.entitySQL(alias: nil)) = ?"
         return try !connection.prepare(sql).rows([.integer(id.primaryKey), .integer(Int64(id.entity.index))]).isEmpty
     }
 
@@ -101,7 +102,7 @@ struct DocumentState: @unchecked Sendable {
         let entity = id.entity
         let table = schema.table(for: entity)
         let storage = schema.storage(of: entity)
-        var columns: [String] = ["\"_entity\""]
+        var columns: [String] = [table.entitySQL(alias: nil)]
         for case .column(let name) in storage { columns.append(SnapshotSchema.quote(name)) }
         for slotStorage in storage {
             if case .toOne(let column, let entityColumn, _) = slotStorage {
@@ -140,9 +141,10 @@ struct DocumentState: @unchecked Sendable {
         try statement.reset()
         for (slot, slotStorage) in storage.enumerated() {
             switch slotStorage {
-            case .inverseForeignKey(let tableName, let column, _):
+            case .inverseForeignKey(let tableName, let column, let destination):
+                let entitySQL = schema.table(for: destination).entitySQL(alias: nil)
                 let rows = try connection.prepare(
-                    "SELECT \"_pk\", \"_entity\" FROM \(SnapshotSchema.quote(tableName)) WHERE \(SnapshotSchema.quote(column)) = ?")
+                    "SELECT \"_pk\", \(entitySQL) FROM \(SnapshotSchema.quote(tableName)) WHERE \(SnapshotSchema.quote(column)) = ?")
                     .rows([.integer(id.primaryKey)])
                 values[slot] = .objects(OrderedSet(members(rows, schema: schema, fallback: nil, storeTag: id.storeTag).sorted()))
             case .join(let join, let reversed):
@@ -180,8 +182,10 @@ struct DocumentState: @unchecked Sendable {
         for (rootIndex, members) in byRoot {
             let root = schema.model.entities[rootIndex]
             let indexes = members.map { String($0.index) }.joined(separator: ", ")
+            let table = schema.table(for: root)
+            let entitySQL = table.entitySQL(alias: nil)
             let rows = try connection.prepare(
-                "SELECT \"_pk\", \"_entity\" FROM \(SnapshotSchema.quote(root.name)) WHERE \"_entity\" IN (\(indexes))").rows()
+                "SELECT \"_pk\", \(entitySQL) FROM \(SnapshotSchema.quote(table.name)) WHERE \(entitySQL) IN (\(indexes))").rows()
             for id in self.members(rows, schema: schema, fallback: nil, storeTag: storeTag) where !overlay.deleted.contains(id) {
                 result.insert(id)
             }

@@ -46,8 +46,12 @@ extension DocumentStore {
             var counts: [String: Int] = [:]
             for entity in model.entities where !entity.isAbstract { counts[entity.name] = 0 }
             for root in model.entities where root.superentity == nil {
+                let table = schema.table(for: root)
+                // Without `_entity` every row is the root (and GROUP BY a number would name a
+                // result column).
+                let grouping = table.hasEntityColumn ? " GROUP BY \"_entity\"" : ""
                 let rows = try connection.prepare(
-                    "SELECT \"_entity\", COUNT(*) FROM \(SnapshotSchema.quote(root.name)) GROUP BY \"_entity\"").rows()
+                    "SELECT \(table.entitySQL(alias: nil)), COUNT(*) FROM \(SnapshotSchema.quote(root.name))\(grouping)").rows()
                 for row in rows {
                     if case .integer(let index) = row[0], case .integer(let count) = row[1], let entity = model.entities[safe: Int(index)] {
                         counts[entity.name, default: 0] += Int(count)

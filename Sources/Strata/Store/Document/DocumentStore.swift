@@ -90,8 +90,10 @@ public final class DocumentStore: PersistentStore {
     let schema: SnapshotSchema
     let state: Mutex<DocumentState>
 
-    /// The current format version of the document file.
-    public static let formatVersion = 1
+    /// The current format version of the document file: 2 since the snapshot tables left
+    /// out `_entity` where the hierarchy has one entity and `_version` (docs/FORMAT.md,
+    /// "Snapshot tables"). Documents of format 1 keep their layout and open as before.
+    public static let formatVersion = 2
 
     // MARK: Opening
 
@@ -196,7 +198,7 @@ public final class DocumentStore: PersistentStore {
                 context: ["path": url.path])
         }
         identifier = meta.identifier
-        schema = try SnapshotSchema(model: model)
+        schema = try SnapshotSchema(model: model, layout: SnapshotSchema.Layout(documentFormat: meta.formatVersion))
         var initial = DocumentState(connection: connection, meta: meta)
         try initial.catchUp(schema: schema, model: model, storeTag: StoreRegistry.tag(for: meta.identifier),
                             maxSegmentSize: configuration.maxSegmentSize, from: meta.compactedThrough)

@@ -91,7 +91,7 @@ extension SQLTranslation {
 
     /// The object that is the row `alias`.
     func row(_ alias: String, _ entity: EntityDescription, nullable: Bool) -> SQLObjectRef {
-        SQLObjectRef(pk: "\(alias).\"_pk\"", entitySQL: "\(alias).\"_entity\"", entity: entity, alias: alias,
+        SQLObjectRef(pk: "\(alias).\"_pk\"", entitySQL: schema.table(for: entity).entitySQL(alias: alias), entity: entity, alias: alias,
                      via: nil, nullable: nullable)
     }
 

@@ -68,7 +68,7 @@ struct SQLPredicateTranslator {
             orderTerms.append(try translation.orderTerm(descriptor))
         }
         orderTerms.append("t.\"_pk\" ASC")
-        var sql = "SELECT t.\"_pk\", t.\"_entity\" FROM \(translation.renderFrom(translation.rootScope))\(whereClause)"
+        var sql = "SELECT t.\"_pk\", \(schema.table(for: request.entity).entitySQL(alias: "t")) FROM \(translation.renderFrom(translation.rootScope))\(whereClause)"
         sql += " ORDER BY " + orderTerms.joined(separator: ", ")
         if residual.isEmpty, request.fetchLimit > 0 || request.fetchOffset > 0 {
             let limit = translation.bind(.integer(request.fetchLimit > 0 ? Int64(request.fetchLimit) : -1))
@@ -89,6 +89,8 @@ struct SQLPredicateTranslator {
     private func entityFilter(_ entity: EntityDescription, includesSubentities: Bool) -> String? {
         let root = entity.rootEntity
         if includesSubentities && entity === root { return nil }
+        // Without `_entity` the hierarchy is the root alone: every row is the entity.
+        guard schema.table(for: root).hasEntityColumn else { return nil }
         let indexes = (includesSubentities ? entity.selfAndDescendants : [entity]).map(\.index).sorted()
         if indexes.count == 1 { return "t.\"_entity\" = \(indexes[0])" }
         return "t.\"_entity\" IN (\(indexes.map(String.init).joined(separator: ", ")))"
@@ -148,7 +150,7 @@ struct SQLTranslation {
     /// The environment of the outer query: SELF is the fetched row.
     var rootEnvironment: SQLEnvironment {
         SQLEnvironment(subject: .object(SQLObjectRef(
-            pk: "t.\"_pk\"", entitySQL: "t.\"_entity\"", entity: rootEntity, alias: "t", via: nil, nullable: false)))
+            pk: "t.\"_pk\"", entitySQL: schema.table(for: rootEntity).entitySQL(alias: "t"), entity: rootEntity, alias: "t", via: nil, nullable: false)))
     }
 
     /// Binds a value and returns its parameter (`?n`).

@@ -3,8 +3,9 @@ import Foundation
 /// How a document's snapshot tables store the model (docs/FORMAT.md, "Snapshot tables").
 ///
 /// - One table per root entity, named after it; sub-entities share it. System columns:
-///   `_pk` (primary key), `_entity` (entity index, see `strata_entity`), `_version` (row
-///   version for optimistic locking).
+///   `_pk` (primary key) and, when the hierarchy has several entities, `_entity` (entity
+///   index, see `strata_entity`). Layout 1 (documents of format 1) also gives every table
+///   `_entity` and a `_version` column; see ``Layout``.
 /// - A column per persistent attribute of every entity of the hierarchy, named after the
 ///   attribute (`Entity_attribute` when a sibling already uses the name).
 /// - A to-one is a foreign-key column named after the relationship holding the
@@ -16,11 +17,38 @@ import Foundation
 ///   `position` where needed). A many-to-many is stored once, by the side whose
 ///   `Entity.relationship` sorts first; the other side reads it reversed.
 struct SnapshotSchema {
+    /// Which system columns the root tables carry; recorded by the document's
+    /// `formatVersion` (docs/FORMAT.md, "Snapshot tables").
+    enum Layout: Int, Sendable {
+        /// Document format 1: `_entity` and `_version` on every root table.
+        case entityAndVersionOnEveryTable = 1
+        /// Document format 2: `_entity` only where the hierarchy has sub-entities, no
+        /// `_version` (nothing read it: conflicts are found in the log).
+        case entityWhereNeeded = 2
+
+        /// The layout new documents get.
+        static let current = Layout.entityWhereNeeded
+
+        /// The layout of a document of `formatVersion`.
+        init(documentFormat formatVersion: Int) {
+            self = formatVersion <= 1 ? .entityAndVersionOnEveryTable : .entityWhereNeeded
+        }
+    }
+
     struct Table {
         let name: String
         let root: EntityDescription
         var columns: [Column]
-        var hasEntityColumnNeeds: Bool
+        /// Whether rows record their entity in `_entity`; without it every row is `root`.
+        let hasEntityColumn: Bool
+        let hasVersionColumn: Bool
+
+        /// The SQL for the entity index of the row `alias`: its `_entity` column, or the
+        /// root's index when the table has none.
+        func entitySQL(alias: String?) -> String {
+            guard hasEntityColumn else { return String(root.index) }
+            return alias.map { "\($0).\"_entity\"" } ?? "\"_entity\""
+        }
     }
 
     struct Column {
@@ -56,20 +84,26 @@ struct SnapshotSchema {
     }
 
     let model: ManagedObjectModel
+    let layout: Layout
     private(set) var tables: [Int: Table] = [:]          // by root entity index
     private(set) var joinTables: [String: JoinTable] = [:]
     private(set) var slots: [Int: [SlotStorage]] = [:]   // by entity index
 
     /// Builds the schema of a model.
     /// - Throws: `.invalidModel` when an entity name collides with Strata's own tables.
-    init(model: ManagedObjectModel) throws {
+    init(model: ManagedObjectModel, layout: Layout = .current) throws {
         self.model = model
+        self.layout = layout
         for entity in model.entities where entity.name.lowercased().hasPrefix("strata_") {
             throw StrataError(.invalidModel, "Entity '\(entity.name)' collides with Strata's tables (names starting with strata_ are reserved).",
                               context: ["entity": entity.name])
         }
         for root in model.entities where root.superentity == nil {
-            var table = Table(name: root.name, root: root, columns: [], hasEntityColumnNeeds: root.subentities.count > 0)
+            let oldLayout = layout == .entityAndVersionOnEveryTable
+            var table = Table(name: root.name, root: root, columns: [],
+                              hasEntityColumn: oldLayout || !root.subentities.isEmpty, hasVersionColumn: oldLayout)
+            // The names stay reserved in every layout so that a model's columns are named
+            // the same whichever layout its document has.
             var used: Set<String> = ["_pk", "_entity", "_version"]
             for entity in root.selfAndDescendants {
                 var storage: [SlotStorage] = []
@@ -182,7 +216,9 @@ struct SnapshotSchema {
     func createStatements() -> [String] {
         var statements: [String] = []
         for table in tables.values.sorted(by: { $0.root.index < $1.root.index }) {
-            var columns = ["\"_pk\" INTEGER PRIMARY KEY", "\"_entity\" INTEGER NOT NULL", "\"_version\" INTEGER NOT NULL DEFAULT 1"]
+            var columns = ["\"_pk\" INTEGER PRIMARY KEY"]
+            if table.hasEntityColumn { columns.append("\"_entity\" INTEGER NOT NULL") }
+            if table.hasVersionColumn { columns.append("\"_version\" INTEGER NOT NULL DEFAULT 1") }
             for column in table.columns {
                 let type: String = switch column.kind {
                 case .attribute(let type): Self.sqlType(type)

@@ -18,10 +18,42 @@ package struct SegmentEncoder {
     private var writer = ByteWriter(capacity: 256)
     private let model: ManagedObjectModel
     private let sequence: UInt64
+    private let slotTable: SlotTable
 
     private init(model: ManagedObjectModel, sequence: UInt64) {
         self.model = model
         self.sequence = sequence
+        slotTable = SlotTable(model: model)
+    }
+
+    /// Each entity's slots as `SegmentFormat.slot` resolves them, resolved once per entity
+    /// and segment: resolving them for every value of a bulk save cost more than writing it.
+    private final class SlotTable {
+        struct Slots {
+            /// nil where the model cannot resolve the slot.
+            var shapes: [SegmentFormat.SlotShape?] = []
+            var isTransient: [Bool] = []
+        }
+        let model: ManagedObjectModel
+        private var byEntity: [Slots?]
+
+        init(model: ManagedObjectModel) {
+            self.model = model
+            byEntity = Array(repeating: nil, count: model.entities.count)
+        }
+
+        /// The slots of an entity of the model (checked by `checkedEntity`).
+        func slots(of entity: EntityDescription) -> Slots {
+            if let cached = byEntity[entity.index] { return cached }
+            var slots = Slots()
+            for slot in 0..<entity.slotKinds.count {
+                let info = SegmentFormat.slot(slot, of: entity, in: model)
+                slots.shapes.append(info?.shape)
+                slots.isTransient.append(info?.isTransient ?? false)
+            }
+            byEntity[entity.index] = slots
+            return slots
+        }
     }
 
     /// Encodes `segment` as a raw (uncompressed) body.
@@ -63,15 +95,36 @@ package struct SegmentEncoder {
             writer.writeByte(0)
         }
         writer.writeString(group.actionName)
-        // Operations are written to a side buffer first: dropping transient slots may leave
-        // some empty, and the count comes before them.
-        var body = ByteWriter()
+        // The count comes before the operations and dropping transient slots may leave some
+        // empty, so they are counted first; writing them straight after (no side buffer)
+        // spares copying a bulk save's whole body once more.
         var written = 0
-        for operation in group.operations {
-            if try writeOperation(operation, to: &body, group: group.id) { written += 1 }
-        }
+        for operation in group.operations where isWritten(operation) { written += 1 }
         writer.writeVarint(UInt64(written))
-        writer.writeRaw(body.bytes)
+        var out = ByteWriter()
+        swap(&out, &writer)
+        defer { swap(&out, &writer) }
+        var check = 0
+        for operation in group.operations {
+            if try writeOperation(operation, to: &out, group: group.id) { check += 1 }
+        }
+        assert(check == written, "isWritten disagrees with writeOperation")
+    }
+
+    /// Whether `writeOperation` writes the operation: everything but an update or relate
+    /// left with nothing persistent. A slot out of range counts as written, so that
+    /// `writeOperation` reports it.
+    private func isWritten(_ operation: Operation) -> Bool {
+        let entity = operation.objectID.entity
+        // An entity outside the model is reported by `writeOperation`.
+        guard entity.index >= 0, entity.index < model.entities.count, model.entities[entity.index] === entity else { return true }
+        let slots = slotTable.slots(of: entity)
+        func isTransient(_ slot: Int) -> Bool { slot >= 0 && slot < slots.isTransient.count && slots.isTransient[slot] }
+        switch operation {
+        case .insert, .delete: return true
+        case .update(_, let changes): return changes.contains { !isTransient($0.slot) }
+        case .relate(_, let slot, _, _): return !isTransient(slot)
+        }
     }
 
     // MARK: §4 operations
@@ -79,16 +132,17 @@ package struct SegmentEncoder {
     /// Writes one operation; false when nothing persistent was left to write.
     private func writeOperation(_ operation: Operation, to out: inout ByteWriter, group: UInt64) throws -> Bool {
         let entity = try checkedEntity(of: operation.objectID, group: group)
-        func slotInfo(_ slot: Int) throws -> (shape: SegmentFormat.SlotShape, isTransient: Bool, name: String) {
-            guard let info = SegmentFormat.slot(slot, of: entity, in: model) else {
+        let slots = slotTable.slots(of: entity)
+        func slotInfo(_ slot: Int) throws -> (shape: SegmentFormat.SlotShape, isTransient: Bool, slot: Int) {
+            guard slot >= 0, slot < slots.shapes.count, let shape = slots.shapes[slot] else {
                 throw invalid("slot \(slot) is out of range for \(entity.name) (\(entity.slotCount) slots)",
                               group: group, entity: entity.name)
             }
-            return info
+            return (shape, slots.isTransient[slot], slot)
         }
-        func checkFit(_ value: PropertyValue, _ info: (shape: SegmentFormat.SlotShape, isTransient: Bool, name: String)) throws {
+        func checkFit(_ value: PropertyValue, _ info: (shape: SegmentFormat.SlotShape, isTransient: Bool, slot: Int)) throws {
             if let reason = SegmentFormat.mismatch(value, info.shape) {
-                throw invalid("\(entity.name).\(info.name): \(reason)", group: group, entity: entity.name)
+                throw invalid("\(entity.name).\(entity.slotNames[info.slot]): \(reason)", group: group, entity: entity.name)
             }
         }
         switch operation {
@@ -97,49 +151,51 @@ package struct SegmentEncoder {
                 throw invalid("\(entity.name) has \(entity.slotCount) slots but the operation holds \(values.count) values",
                               group: group, entity: entity.name)
             }
-            var pairs = ByteWriter()
+            // Checked and counted first, then written straight to `out`: a side buffer per
+            // operation cost an allocation and a copy for every record of a bulk save.
             var count = 0
             for (slot, value) in values.enumerated() {
                 let info = try slotInfo(slot)
                 if info.isTransient { continue }
                 try checkFit(value, info)
-                pairs.writeVarint(UInt64(slot))
-                try writeValue(value, to: &pairs, group: group)
                 count += 1
             }
             if case .insert = operation { out.writeByte(SegmentFormat.OperationTag.insert.rawValue) }
             else { out.writeByte(SegmentFormat.OperationTag.delete.rawValue) }
             try writeObjectID(id, to: &out, group: group)
             out.writeVarint(UInt64(count))
-            out.writeRaw(pairs.bytes)
+            for (slot, value) in values.enumerated() where !slots.isTransient[slot] {
+                out.writeVarint(UInt64(slot))
+                try writeValue(value, to: &out, group: group)
+            }
             return true
         case .update(let id, let changes):
-            var body = ByteWriter()
             var count = 0
             for change in changes {
                 let info = try slotInfo(change.slot)
                 if info.isTransient { continue }
                 try checkFit(change.old, info)
                 try checkFit(change.new, info)
-                body.writeVarint(UInt64(change.slot))
-                try writeValue(change.old, to: &body, group: group)
-                try writeValue(change.new, to: &body, group: group)
                 count += 1
             }
             guard count > 0 else { return false }
             out.writeByte(SegmentFormat.OperationTag.update.rawValue)
             try writeObjectID(id, to: &out, group: group)
             out.writeVarint(UInt64(count))
-            out.writeRaw(body.bytes)
+            for change in changes where !slots.isTransient[change.slot] {
+                out.writeVarint(UInt64(change.slot))
+                try writeValue(change.old, to: &out, group: group)
+                try writeValue(change.new, to: &out, group: group)
+            }
             return true
         case .relate(let id, let slot, let added, let removed):
             let info = try slotInfo(slot)
             if info.isTransient { return false }
             guard case .toMany(let destination) = info.shape else {
-                throw invalid("\(entity.name).\(info.name) is not a to-many relationship", group: group, entity: entity.name)
+                throw invalid("\(entity.name).\(entity.slotNames[info.slot]) is not a to-many relationship", group: group, entity: entity.name)
             }
             for member in added + removed where !member.entity.isKind(of: destination) {
-                throw invalid("\(entity.name).\(info.name): a \(member.entity.name) object does not fit a to-many relationship to \(destination.name)",
+                throw invalid("\(entity.name).\(entity.slotNames[info.slot]): a \(member.entity.name) object does not fit a to-many relationship to \(destination.name)",
                               group: group, entity: entity.name)
             }
             out.writeByte(SegmentFormat.OperationTag.relate.rawValue)
