@@ -30,6 +30,7 @@ extension ManagedObjectContext {
             }
             if object.state.insertedSinceFlush {
                 operations.append(.insert(id, values: object.storage))
+                object.state.wasLogged = true
                 changes.inserted.insert(id)
                 continue
             }
@@ -60,9 +61,6 @@ extension ManagedObjectContext {
             }
         }
         guard !operations.isEmpty else { return }
-        for operation in operations {
-            if case .insert(let id, _) = operation { registeredObject(for: id)?.state.wasLogged = true }
-        }
         record(operations)
         postObjectsDidChange(changes)
         #if STRATA_INVARIANTS

@@ -48,7 +48,8 @@ extension ManagedObjectContext {
     }
 
     private func finishSave(assigned: [ManagedObjectID: ManagedObjectID], changes: SaveChanges) {
-        if !assigned.isEmpty { adoptPermanentIDs(assigned) }
+        // The unsaved log is cleared below: no need to rewrite its IDs first.
+        if !assigned.isEmpty { adoptPermanentIDs(assigned, remappingUnsavedLog: false) }
         let saved = Array(dirtySet.values)
         for object in saved {
             object.state.inDirtySet = false
@@ -72,9 +73,8 @@ extension ManagedObjectContext {
         var result: OrderedSet<ManagedObjectID> = []
         for batch in log.unsaved {
             for operation in batch.operations {
-                _ = operation.mapIDs { id in
+                operation.forEachID { id in
                     if id.isTemporaryID { result.append(id) }
-                    return id
                 }
             }
         }
@@ -85,6 +85,7 @@ extension ManagedObjectContext {
         var byRoot: [ObjectIdentifier: [ManagedObjectID]] = [:]
         for id in ids { byRoot[ObjectIdentifier(id.entity.rootEntity), default: []].append(id) }
         var assigned: [ManagedObjectID: ManagedObjectID] = [:]
+        assigned.reserveCapacity(ids.count)
         for (_, group) in byRoot.sorted(by: { $0.value[0].entity.name < $1.value[0].entity.name }) {
             let store = try coordinator.store(for: group[0].entity)
             let keys = try store.allocatePrimaryKeys(for: group[0].entity, count: group.count)
@@ -105,7 +106,7 @@ extension ManagedObjectContext {
 
     /// Replaces temporary IDs everywhere the context keeps them: registry, objects'
     /// values, the unsaved log and the undo stacks.
-    func adoptPermanentIDs(_ assigned: [ManagedObjectID: ManagedObjectID]) {
+    func adoptPermanentIDs(_ assigned: [ManagedObjectID: ManagedObjectID], remappingUnsavedLog: Bool = true) {
         let remap: (ManagedObjectID) -> ManagedObjectID = { assigned[$0] ?? $0 }
         func remapValue(_ value: PropertyValue) -> PropertyValue {
             switch value {
@@ -121,11 +122,15 @@ extension ManagedObjectContext {
             registry[new] = WeakObject(object)
         }
         for object in dirtySet.values {
-            object.storage = object.storage.map(remapValue)
-            object.committedOld = object.committedOld?.mapValues(remapValue)
-            object.flushOld = object.flushOld.mapValues(remapValue)
+            // In place, relationship slots only: only they hold IDs.
+            for relationship in object.entity.relationships where relationship.slot < object.storage.count {
+                let value = object.storage[relationship.slot]
+                if value.objectIDs.contains(where: \.isTemporaryID) { object.storage[relationship.slot] = remapValue(value) }
+            }
+            if object.committedOld != nil { object.committedOld = object.committedOld?.mapValues(remapValue) }
+            if !object.flushOld.isEmpty { object.flushOld = object.flushOld.mapValues(remapValue) }
         }
-        log.remapUnsaved(remap)
+        if remappingUnsavedLog { log.remapUnsaved(remap) }
         undoManager?.remapIDs(remap)
     }
 

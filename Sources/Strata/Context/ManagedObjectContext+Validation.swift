@@ -73,10 +73,13 @@ extension ManagedObject {
     /// per-key validation.
     func validationProblems() -> [StrataError.Problem] {
         var problems: [StrataError.Problem] = []
+        let hasCustomClass = type(of: self) != ManagedObject.self
         for slot in storage.indices {
             let found = constraintProblems(slot: slot, value: storage[slot])
             problems += found
             guard found.isEmpty else { continue }
+            // A plain ManagedObject has no custom validation: skip the call (and its key).
+            guard hasCustomClass else { continue }
             var value = storage[slot]
             do {
                 try validateValue(&value, forKey: entity.slotNames[slot])
@@ -96,8 +99,9 @@ extension ManagedObject {
     func constraintProblems(slot: Int, value: PropertyValue) -> [StrataError.Problem] {
         switch entity.slotKinds[slot] {
         case .attribute(let index):
-            let attribute = entity.attributes[index]
-            return AttributeConstraints.problems(of: value, for: attribute).map { problem(attribute.name, $0) }
+            // Borrowed from the entity, not copied: this runs for every slot of every saved object.
+            let found = AttributeConstraints.problems(of: value, for: entity.attributes[index])
+            return found.isEmpty ? [] : found.map { problem(entity.attributes[index].name, $0) }
         case .relationship(let index):
             let relationship = entity.relationships[index]
             let count = value.objectIDs.count

@@ -49,6 +49,33 @@ public enum Operation: Hashable, Sendable {
         }
     }
 
+    /// Calls `body` with every object ID the operation mentions (its object, and the IDs in
+    /// its values), without building anything.
+    public func forEachID(_ body: (ManagedObjectID) -> Void) {
+        func visit(_ value: PropertyValue) {
+            switch value {
+            case .object(let id): body(id)
+            case .objects(let ids): ids.forEach(body)
+            default: break
+            }
+        }
+        switch self {
+        case .insert(let id, let values), .delete(let id, let values):
+            body(id)
+            values.forEach(visit)
+        case .update(let id, let changes):
+            body(id)
+            for change in changes {
+                visit(change.old)
+                visit(change.new)
+            }
+        case .relate(let id, _, let added, let removed):
+            body(id)
+            added.forEach(body)
+            removed.forEach(body)
+        }
+    }
+
     /// The same operation with every object ID passed through `transform` (used when a save
     /// replaces temporary IDs with permanent ones).
     public func mapIDs(_ transform: (ManagedObjectID) -> ManagedObjectID) -> Operation {

@@ -85,6 +85,7 @@ enum BulkCreateWorkload {
             "W7.snapshot_bytes_per_object": Double(snapshotBytes) / Double(count),
             "W7.segment_bytes_per_object": Double(segmentBytes) / Double(count),
         ].merging(sizes.table.map { ["W7.table_bytes_per_object": Double($0) / Double(count)] } ?? [:]) { $1 }
+            .merging(sizes.data.map { ["W7.data_bytes_per_object": Double($0) / Double(count)] } ?? [:]) { $1 }
     }
 
     /// The compacted W1 document, built now when an earlier unit has not left one.

@@ -104,10 +104,14 @@ final class RawSQLite {
         }
     }
 
-    /// The sizes of a database after VACUUM (the copy is changed): the file, and the pages
-    /// of `table` alone without its indexes (from `dbstat`, nil when SQLite lacks it).
-    static func vacuumedSizes(of url: URL, table: String) throws -> (file: Int, table: Int?) {
+    /// The sizes of a database after VACUUM (the copy is changed): the file; the pages of
+    /// `table` alone without its indexes; and the pages of the data, every table and index
+    /// except SQLite's own and each engine's bookkeeping tables (`strata_*`: the log and
+    /// document metadata; `grdb_*`: migrations). The two page figures come from `dbstat`
+    /// (nil when SQLite lacks it).
+    static func vacuumedSizes(of url: URL, table: String) throws -> (file: Int, table: Int?, data: Int?) {
         var tableBytes: Int?
+        var dataBytes: Int?
         do {
             let connection = try RawSQLite(path: url.path)
             try connection.execute("PRAGMA journal_mode=DELETE")
@@ -116,7 +120,13 @@ final class RawSQLite {
                 statement.bind(1, table)
                 if try statement.step() { tableBytes = Int(statement.int64(0)) }
             }
+            let data = """
+                SELECT SUM(d.pgsize) FROM dbstat d JOIN sqlite_schema s ON s.name = d.name
+                WHERE s.tbl_name NOT LIKE 'strata\\_%' ESCAPE '\\' AND s.tbl_name NOT LIKE 'grdb\\_%' ESCAPE '\\'
+                  AND s.tbl_name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+                """
+            if let statement = try? connection.prepare(data), try statement.step() { dataBytes = Int(statement.int64(0)) }
         }
-        return (fileSize(url), tableBytes)
+        return (fileSize(url), tableBytes, dataBytes)
     }
 }

@@ -69,6 +69,7 @@ enum RawSQLitePeer {
         let sizes = try RawSQLite.vacuumedSizes(of: copy, table: "Employee")
         figures["W7.snapshot_bytes_per_object"] = Double(sizes.file) / Double(count)
         if let table = sizes.table { figures["W7.table_bytes_per_object"] = Double(table) / Double(count) }
+        if let data = sizes.data { figures["W7.data_bytes_per_object"] = Double(data) / Double(count) }
         try? FileManager.default.removeItem(at: copy)
         return figures
     }
