@@ -2,14 +2,19 @@ import Foundation
 
 /// The context's uniquing table: one entry per registered record.
 ///
-/// Permanent IDs are looked up in dense arrays indexed by primary key, one per store and
-/// root entity, reached by two array indexes (store tag, root entity index) without
-/// hashing: this lookup runs once per operation of every undo and redo. Temporary IDs,
-/// keys too sparse for an array, and stores with very large tags use a dictionary.
+/// IDs are looked up in dense arrays indexed by key, one per store and root entity,
+/// reached by two array indexes (store tag, root entity index) without hashing: this
+/// lookup runs once per operation of every undo and redo, and once per object inserted
+/// and saved. Temporary IDs use store tag 0 (no store has it) and are indexed from the
+/// first temporary number the table saw (the numbers are process-wide, so they start
+/// anywhere). Keys too sparse for an array, and stores with very large tags, use a
+/// dictionary.
 struct ObjectRegistry {
     private struct Table {
         var slots: ContiguousArray<WeakObject?> = []
         var count = 0
+        /// The key of `slots[0]`.
+        var base = 0
     }
 
     /// Store tags below this get dense tables (tags are small: one per store identifier
@@ -25,21 +30,27 @@ struct ObjectRegistry {
     /// is temporary or its key is not positive.
     @inline(__always)
     private static func position(_ id: ManagedObjectID) -> (store: Int, root: Int, key: Int)? {
-        guard !id.isTemporaryID, id.primaryKey > 0, id.primaryKey < Int64(Int32.max),
+        guard id.primaryKey > 0, id.primaryKey < Int64(Int.max / 2),
               Int(id.storeTag) < denseStoreTags, id.entity.rootEntityIndex >= 0 else { return nil }
         return (Int(id.storeTag), id.entity.rootEntityIndex, Int(id.primaryKey))
+    }
+
+    /// The table's index for a key, when the table exists and covers it.
+    @inline(__always)
+    private func index(store: Int, root: Int, key: Int) -> Int? {
+        guard store < tables.count, root < tables[store].count else { return nil }
+        let index = key &- tables[store][root].base
+        return index >= 0 && index < tables[store][root].slots.count ? index : nil
     }
 
     var count: Int { denseCount + sparse.count }
 
     subscript(id: ManagedObjectID) -> WeakObject? {
         get {
-            if let (store, root, key) = Self.position(id), store < tables.count, root < tables[store].count,
-               key < tables[store][root].slots.count
-            {
-                guard let entry = tables[store][root].slots[key], let object = entry.object,
+            if let (store, root, key) = Self.position(id), let index = index(store: store, root: root, key: key) {
+                guard let entry = tables[store][root].slots[index], let object = entry.object,
                       object.objectID.entity === id.entity, object.objectID.storeTag == id.storeTag,
-                      object.objectID.primaryKey == id.primaryKey, !object.objectID.isTemporaryID
+                      object.objectID.primaryKey == id.primaryKey, object.objectID.isTemporaryID == id.isTemporaryID
                 else { return sparse.isEmpty ? nil : sparse[id] }
                 return entry
             }
@@ -54,16 +65,22 @@ struct ObjectRegistry {
             if root >= tables[store].count {
                 tables[store].append(contentsOf: repeatElement(Table(), count: root + 1 - tables[store].count))
             }
+            // Permanent keys count from 0; temporary numbers from the first one seen.
+            if tables[store][root].slots.isEmpty { tables[store][root].base = store == 0 ? key : 0 }
+            let index = key - tables[store][root].base
             let length = tables[store][root].slots.count
-            if key >= length {
-                tables[store][root].slots.append(contentsOf: repeatElement(nil, count: max(key + 1, length * 2) - length))
+            if index >= length {
+                tables[store][root].slots.append(contentsOf: repeatElement(nil, count: max(index + 1, length * 2) - length))
             }
-            let had = tables[store][root].slots[key] != nil
-            tables[store][root].slots[key] = newValue
+            let had = tables[store][root].slots[index] != nil
+            tables[store][root].slots[index] = newValue
             let has = newValue != nil
             if had != has {
                 tables[store][root].count += has ? 1 : -1
                 denseCount += has ? 1 : -1
+                // Emptied (every inserted object saved, say): free it, and let the next key
+                // set a new base.
+                if tables[store][root].count == 0 { tables[store][root].slots = [] }
             }
             if !sparse.isEmpty { sparse[id] = nil }
         }
@@ -72,8 +89,11 @@ struct ObjectRegistry {
     /// Whether a key fits its dense table: not far beyond the keys already there, so that one
     /// huge key cannot allocate a huge array.
     private func fitsDense(store: Int, root: Int, key: Int) -> Bool {
-        let capacity = store < tables.count && root < tables[store].count ? tables[store][root].slots.count : 0
-        return key < max(capacity * 2, 4096)
+        guard store < tables.count, root < tables[store].count, !tables[store][root].slots.isEmpty else {
+            return store == 0 || key < 4096
+        }
+        let index = key - tables[store][root].base
+        return index >= 0 && index < max(tables[store][root].slots.count * 2, 4096)
     }
 
     /// Every entry.
