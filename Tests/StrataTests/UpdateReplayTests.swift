@@ -144,6 +144,25 @@ private final class LastChange: @unchecked Sendable {
         #expect(!employee.isUpdated)
     }
 
+    @Test func aRedoAfterASaveLogsThePermanentIDs() throws {
+        let stack = Stack()
+        let employee = try stack.employee("Ada", "Lovelace", salary: 1)
+        stack.context.processPendingChanges()
+        try employee.setValue(.integer(2), forKey: "salary")
+        stack.context.processPendingChanges()
+        try stack.undo.undo()  // one pass; its redo group knows the operations it will log
+        #expect(stack.context.directUpdateReplays == 1)
+        try stack.context.save()  // the employee's temporary ID becomes permanent
+        #expect(!employee.objectID.isTemporaryID)
+        try stack.undo.redo()
+        #expect(stack.context.directUpdateReplays == 2)
+        let logged = stack.context.log.unsaved.flatMap(\.operations)
+        #expect(logged == [.update(employee.objectID, changes: [SlotChange(slot: employee.entity.slot(forKey: "salary")!, old: .integer(1), new: .integer(2))])])
+        try stack.context.save()
+        let reread = try stack.newContext().existingObject(with: employee.objectID)
+        #expect(try reread.value(forKey: "salary") == .integer(2))
+    }
+
     private static func changes(_ note: Notification) -> ObjectChanges {
         var changes = ObjectChanges()
         let info = note.userInfo ?? [:]

@@ -43,7 +43,8 @@ public struct SaveChanges: Sendable, Hashable {
 extension ManagedObjectContext {
     /// Posted after each flush that changed something (object: the context; userInfo keys
     /// ``insertedObjectsKey``, ``updatedObjectsKey``, ``deletedObjectsKey`` hold
-    /// `Set<ManagedObjectID>`).
+    /// `Set<ManagedObjectID>`; as in Core Data, a key is present only when its set is not
+    /// empty).
     public static let objectsDidChangeNotification = Notification.Name("StrataManagedObjectContextObjectsDidChange")
     /// Posted after a successful save (same userInfo keys, permanent IDs).
     public static let didSaveNotification = Notification.Name("StrataManagedObjectContextDidSave")
@@ -77,11 +78,15 @@ extension ManagedObjectContext {
     }
 
     func postObjectsDidChange(_ changes: ObjectChanges) {
-        NotificationCenter.default.post(name: Self.objectsDidChangeNotification, object: self, userInfo: [
-            Self.insertedObjectsKey: changes.inserted, Self.updatedObjectsKey: changes.updated,
-            Self.deletedObjectsKey: changes.deleted, Self.refreshedObjectsKey: changes.refreshed,
-            Self.invalidatedObjectsKey: changes.invalidated,
-        ])
+        // As Core Data: a key only when its set is not empty (a flush after edits carries
+        // one set, not five).
+        var userInfo: [AnyHashable: Any] = [:]
+        if !changes.inserted.isEmpty { userInfo[Self.insertedObjectsKey] = changes.inserted }
+        if !changes.updated.isEmpty { userInfo[Self.updatedObjectsKey] = changes.updated }
+        if !changes.deleted.isEmpty { userInfo[Self.deletedObjectsKey] = changes.deleted }
+        if !changes.refreshed.isEmpty { userInfo[Self.refreshedObjectsKey] = changes.refreshed }
+        if !changes.invalidated.isEmpty { userInfo[Self.invalidatedObjectsKey] = changes.invalidated }
+        NotificationCenter.default.post(name: Self.objectsDidChangeNotification, object: self, userInfo: userInfo)
         for (key, continuation) in changeObservers {
             if case .terminated = continuation.yield(changes) { changeObservers[key] = nil }
         }

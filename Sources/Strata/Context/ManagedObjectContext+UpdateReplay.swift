@@ -10,17 +10,21 @@ extension ManagedObjectContext {
     /// coalesced and matches the current values, the result is known beforehand: the
     /// inverse of each operation, newest first. This is most undo and redo in an editor.
     ///
+    /// - Parameter knownInverse: the operations this replay logs, when the caller knows them
+    ///   (the group reverts a batch replayed this way); they are used instead of building
+    ///   the inverse again.
     /// - Returns: false, having changed nothing, when the batches are not one batch of updates
     ///   on loaded, distinct objects whose current values are the batch's new values (the
     ///   caller then takes the general path).
-    func replayInverseOfUpdates(_ batches: [ChangeBatch]) -> Bool {
+    func replayInverseOfUpdates(_ batches: [ChangeBatch], knownInverse: [Operation]? = nil) -> Bool {
         guard replaysUpdatesDirectly, batches.count == 1, flushSet.isEmpty else { return false }
         let operations = batches[0].operations
         guard let objects = updateTargets(of: operations) else { return false }
         directUpdateReplays += 1
 
-        var inverse: [Operation] = []
-        inverse.reserveCapacity(operations.count)
+        let reusesInverse = knownInverse?.count == operations.count
+        var inverse: [Operation] = reusesInverse ? knownInverse ?? [] : []
+        if !reusesInverse { inverse.reserveCapacity(operations.count) }
         var changes = ObjectChanges()
         changes.updated.reserveCapacity(operations.count)
         for index in operations.indices.reversed() {
@@ -30,12 +34,19 @@ extension ManagedObjectContext {
                 object.noteCommittedValue(slot: change.slot)
                 object.storage[change.slot] = change.old
             }
-            let inverted = slotChanges.map { SlotChange(slot: $0.slot, old: $0.new, new: $0.old) }
             let id = object.objectID
-            inverse.append(.update(id, changes: inverted))
+            if !reusesInverse {
+                inverse.append(.update(id, changes: slotChanges.map { SlotChange(slot: $0.slot, old: $0.new, new: $0.old) }))
+            }
             changes.updated.insert(id)
             updateDirtyMembership(object)
         }
+        #if STRATA_INVARIANTS
+        if reusesInverse {
+            let built = operations.reversed().map(\.inverse)
+            precondition(built == inverse, "a known inverse differs from the batch's inverse")
+        }
+        #endif
         guard !inverse.isEmpty else { return true }
         record(inverse)
         postObjectsDidChange(changes)

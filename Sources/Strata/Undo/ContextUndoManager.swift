@@ -157,7 +157,9 @@ public final class ContextUndoManager {
         }
         var failure: (any Error)?
         let batches = group.batches
-        if !context.replayInverseOfUpdates(batches) {
+        if context.replayInverseOfUpdates(batches, knownInverse: group.inverseOperations) {
+            result.inverseOperations = batches[0].operations
+        } else {
             do { try context.applyInverse(of: batches) } catch { failure = error }
             context.processPendingChanges()
         }

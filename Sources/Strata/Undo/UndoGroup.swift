@@ -14,6 +14,10 @@ final class UndoGroup {
     var items: [Item] = []
     /// Set when a batch is added; cleared once a save replaced temporary IDs.
     var mayHoldTemporaryIDs = false
+    /// The operations replaying this group logs, when known beforehand: a group recorded by
+    /// the one-pass replay of one batch reverts that batch, so replaying it logs that batch's
+    /// operations again (redo after undo, undo after redo), and they need not be rebuilt.
+    var inverseOperations: [Operation]?
 
     init(id: UInt64, kind: ChangeGroupKind, revertsGroup: UInt64? = nil, actionName: String = "") {
         self.id = id
@@ -58,6 +62,7 @@ final class UndoGroup {
                 return .group(group)
             }
         }
+        inverseOperations = inverseOperations?.map { $0.mapIDs(transform) }
         mayHoldTemporaryIDs = false
     }
 }
