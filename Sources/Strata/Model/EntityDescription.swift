@@ -59,7 +59,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// The number of storage slots (attributes plus relationships, inherited included).
     public var slotCount: Int { slotNames.count }
     @exclusivity(unchecked) internal var slotKinds: [SlotKind] = []
-    @exclusivity(unchecked) internal var slotsByName: [String: Int] = [:]
+    @exclusivity(unchecked) internal var slotNameTable = SlotNameTable()
     internal weak var _model: ManagedObjectModel?
 
     /// Creates an entity declaration.
@@ -122,7 +122,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     }
 
     /// The storage slot of an attribute or relationship, or nil.
-    public func slot(forKey key: String) -> Int? { slotsByName[key] }
+    public func slot(forKey key: String) -> Int? { slotNameTable.slot(key) }
 
     /// The attribute or relationship names in model order.
     public var propertyNames: [String] { slotNames }

@@ -173,7 +173,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
         entity.fetchedProperties = fetched
         entity.slotNames = slotNames
         entity.slotKinds = kinds
-        entity.slotsByName = Dictionary(uniqueKeysWithValues: slotNames.enumerated().map { ($1, $0) })
+        entity.slotNameTable = SlotNameTable(slotNames)
         entity.attributesByName = Dictionary(uniqueKeysWithValues: attributes.map { ($0.name, $0) })
     }
 
