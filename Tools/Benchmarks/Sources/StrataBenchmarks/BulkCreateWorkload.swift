@@ -68,12 +68,7 @@ enum BulkCreateWorkload {
         // W7: the snapshot alone (log dropped), vacuumed, in a copy.
         try store.compact(retention: .none)
         try store.close()
-        let sizeCopy = env.file("w7-strata-size.sqlite")
-        try? FileManager.default.removeItem(at: sizeCopy)
-        try FileManager.default.copyItem(at: url, to: sizeCopy)
-        let sizes = try RawSQLite.vacuumedSizes(of: sizeCopy, table: "Employee")
-        let snapshotBytes = sizes.file
-        try? FileManager.default.removeItem(at: sizeCopy)
+        let sizes = try RawSQLite.sizeFigures(of: url, copy: env.file("w7-strata-size.sqlite"), count: count)
 
         return [
             "W1.insert_s": insertSeconds,
@@ -82,10 +77,8 @@ enum BulkCreateWorkload {
             "W1.insert_save_s": insertSeconds + saveSeconds,
             "W1.peak_mib": peak,
             "W5.compact_ops_per_s": Double(report.rowsWritten) / compactSeconds,
-            "W7.snapshot_bytes_per_object": Double(snapshotBytes) / Double(count),
             "W7.segment_bytes_per_object": Double(segmentBytes) / Double(count),
-        ].merging(sizes.table.map { ["W7.table_bytes_per_object": Double($0) / Double(count)] } ?? [:]) { $1 }
-            .merging(sizes.data.map { ["W7.data_bytes_per_object": Double($0) / Double(count)] } ?? [:]) { $1 }
+        ].merging(sizes) { $1 }
     }
 
     /// The compacted W1 document, built now when an earlier unit has not left one.

@@ -88,14 +88,7 @@ enum GRDBPeer {
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
         }
         if records {
-            let copy = env.file("w7-grdb-size.sqlite")
-            try? FileManager.default.removeItem(at: copy)
-            try FileManager.default.copyItem(at: url, to: copy)
-            let sizes = try RawSQLite.vacuumedSizes(of: copy, table: "Employee")
-            figures["W7.snapshot_bytes_per_object"] = Double(sizes.file) / Double(count)
-            if let table = sizes.table { figures["W7.table_bytes_per_object"] = Double(table) / Double(count) }
-            if let data = sizes.data { figures["W7.data_bytes_per_object"] = Double(data) / Double(count) }
-            try? FileManager.default.removeItem(at: copy)
+            figures.merge(try RawSQLite.sizeFigures(of: url, copy: env.file("w7-grdb-size.sqlite"), count: count)) { $1 }
         }
         return figures
     }

@@ -104,6 +104,20 @@ final class RawSQLite {
         }
     }
 
+    /// W7's size figures of the database at `url` holding `count` objects, measured on a
+    /// vacuumed copy at `copy` (removed afterwards): `W7.snapshot_bytes_per_object` (the
+    /// file), `W7.table_bytes_per_object` and `W7.data_bytes_per_object` (see below).
+    static func sizeFigures(of url: URL, copy: URL, count: Int) throws -> [String: Double] {
+        try? FileManager.default.removeItem(at: copy)
+        try FileManager.default.copyItem(at: url, to: copy)
+        defer { try? FileManager.default.removeItem(at: copy) }
+        let sizes = try vacuumedSizes(of: copy, table: "Employee")
+        var figures = ["W7.snapshot_bytes_per_object": Double(sizes.file) / Double(count)]
+        if let table = sizes.table { figures["W7.table_bytes_per_object"] = Double(table) / Double(count) }
+        if let data = sizes.data { figures["W7.data_bytes_per_object"] = Double(data) / Double(count) }
+        return figures
+    }
+
     /// The sizes of a database after VACUUM (the copy is changed): the file; the pages of
     /// `table` alone without its indexes; and the pages of the data, every table and index
     /// except SQLite's own and each engine's bookkeeping tables (`strata_*`: the log and

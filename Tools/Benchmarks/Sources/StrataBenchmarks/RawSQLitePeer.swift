@@ -63,14 +63,7 @@ enum RawSQLitePeer {
             figures["W5.rows_per_s"] = Double(count) / (insertSeconds + commitSeconds)
             figures["W1.peak_mib"] = peakMemoryMiB()
         }
-        let copy = env.file("w7-raw-size.sqlite")
-        try? FileManager.default.removeItem(at: copy)
-        try FileManager.default.copyItem(at: url, to: copy)
-        let sizes = try RawSQLite.vacuumedSizes(of: copy, table: "Employee")
-        figures["W7.snapshot_bytes_per_object"] = Double(sizes.file) / Double(count)
-        if let table = sizes.table { figures["W7.table_bytes_per_object"] = Double(table) / Double(count) }
-        if let data = sizes.data { figures["W7.data_bytes_per_object"] = Double(data) / Double(count) }
-        try? FileManager.default.removeItem(at: copy)
+        figures.merge(try RawSQLite.sizeFigures(of: url, copy: env.file("w7-raw-size.sqlite"), count: count)) { $1 }
         return figures
     }
 
