@@ -30,9 +30,9 @@ extension ManagedObjectContext {
         for index in operations.indices.reversed() {
             guard case .update(_, let slotChanges) = operations[index] else { continue }
             let object = objects[index]
-            for change in slotChanges {
-                object.noteCommittedValue(slot: change.slot)
-                object.storage[change.slot] = change.old
+            for index in slotChanges.indices {
+                object.noteCommittedValue(slot: slotChanges[index].slot)
+                object.storage[slotChanges[index].slot] = slotChanges[index].old
             }
             let id = object.objectID
             if !reusesInverse {
@@ -70,13 +70,14 @@ extension ManagedObjectContext {
                   let object = registeredObject(for: id),
                   !object.state.isFault, !object.state.isDeleted, !object.state.inFlushSet
             else { return nil }
+            // By index: `for change in changes` copies each change (two values) per step.
             var previousSlot = -1
-            for change in changes {
-                guard change.slot > previousSlot, change.slot < object.storage.count,
-                      !object.entity.isUnorderedToMany(slot: change.slot),
-                      change.old != change.new, object.storage[change.slot] == change.new
+            for index in changes.indices {
+                let slot = changes[index].slot
+                guard slot > previousSlot, slot < object.storage.count, !object.entity.isUnorderedToMany(slot: slot),
+                      changes[index].old != changes[index].new, object.storage[slot] == changes[index].new
                 else { return nil }
-                previousSlot = change.slot
+                previousSlot = slot
             }
             object.state.inFlushSet = true
             objects.append(object)

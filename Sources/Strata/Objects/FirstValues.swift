@@ -52,7 +52,12 @@ struct FirstValues: Sequence {
     }
 
     /// Whether any entry differs from the current value of its slot.
-    func differs(from storage: [PropertyValue]) -> Bool {
+    ///
+    /// `mutating` though it changes nothing: called through optional chaining on an
+    /// object's stored property (`committedOld?.differs(from:)`), a mutating method works on
+    /// the value in place, where a non-mutating one gets a copy of it (with a retain and a
+    /// release of its values) on every call.
+    mutating func differs(from storage: [PropertyValue]) -> Bool {
         guard firstSlot >= 0 else { return false }
         if firstSlot < storage.count, storage[firstSlot] != firstValue { return true }
         return more.contains { $0.slot < storage.count && storage[$0.slot] != $0.value }
@@ -79,6 +84,15 @@ struct FirstValues: Sequence {
         } else {
             (firstSlot, firstValue) = more.removeFirst()
         }
+    }
+
+    /// No entries.
+    init() {}
+
+    /// One entry.
+    init(slot: Int, value: PropertyValue) {
+        firstSlot = slot
+        firstValue = value
     }
 
     mutating func removeAll(keepingCapacity: Bool = false) {

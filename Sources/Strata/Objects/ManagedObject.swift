@@ -193,7 +193,9 @@ extension ManagedObject {
     @inline(__always)
     func noteCommittedValue(slot: Int) {
         guard !state.isInserted else { return }
-        if committedOld == nil { committedOld = FirstValues() }
-        committedOld!.recordFirst(slot, storage[slot])
+        // In place through optional chaining (no copy of the entries); nil: not tracking yet.
+        if committedOld?.recordFirst(slot, storage[slot]) == nil {
+            committedOld = FirstValues(slot: slot, value: storage[slot])
+        }
     }
 }
