@@ -4,14 +4,28 @@ import OrderedCollections
 extension ManagedObjectContext {
     /// Puts an object in the changed-since-flush and changed-since-save sets.
     func noteChanged(_ object: ManagedObject) {
-        let key = ObjectIdentifier(object)
         if !object.state.inFlushSet {
             object.state.inFlushSet = true
-            flushSet[key] = object
+            flushSet[ObjectIdentifier(object)] = object
         }
+        noteDirty(object)
+    }
+
+    /// Puts an object in the changed-since-save set (held strongly until save).
+    func noteDirty(_ object: ManagedObject) {
         if !object.state.inDirtySet {
             object.state.inDirtySet = true
-            dirtySet[key] = object
+            dirtySet[ObjectIdentifier(object)] = object
+        }
+    }
+
+    /// Takes an object left with nothing to save out of the changed-since-save set (it stays
+    /// registered, weakly) and forgets its committed values.
+    func leaveDirtySet(_ object: ManagedObject) {
+        if !object.state.isInserted { object.committedOld = nil }
+        if object.state.inDirtySet {
+            object.state.inDirtySet = false
+            dirtySet[ObjectIdentifier(object)] = nil
         }
     }
 

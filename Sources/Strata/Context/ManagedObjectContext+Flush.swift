@@ -55,9 +55,7 @@ extension ManagedObjectContext {
             if object.state.isInserted && object.state.isDeleted && !object.state.wasLogged {
                 unregister(object)
             } else if (object.state.isInserted && object.state.isDeleted) || !object.hasChanges {
-                if !object.state.isInserted { object.committedSnapshot = nil }
-                object.state.inDirtySet = false
-                dirtySet[ObjectIdentifier(object)] = nil
+                leaveDirtySet(object)
             }
         }
         guard !operations.isEmpty else { return }

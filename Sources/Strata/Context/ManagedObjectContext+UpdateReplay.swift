@@ -39,7 +39,8 @@ extension ManagedObjectContext {
                 inverse.append(.update(id, changes: slotChanges.map { SlotChange(slot: $0.slot, old: $0.new, new: $0.old) }))
             }
             changes.updated.insert(id)
-            updateDirtyMembership(object)
+            // The flush's rule: changed objects stay in the changed set, reverted ones leave it.
+            if object.hasChanges { noteDirty(object) } else { leaveDirtySet(object) }
         }
         #if STRATA_INVARIANTS
         if reusesInverse {
@@ -83,22 +84,5 @@ extension ManagedObjectContext {
             objects.append(object)
         }
         return objects
-    }
-
-    /// Keeps an object in the changed-since-save set while it has changes, and takes it out
-    /// (forgetting its committed values) once it is back to them: the flush's rule.
-    private func updateDirtyMembership(_ object: ManagedObject) {
-        if object.hasChanges {
-            if !object.state.inDirtySet {
-                object.state.inDirtySet = true
-                dirtySet[ObjectIdentifier(object)] = object
-            }
-        } else {
-            if !object.state.isInserted { object.committedOld = nil }
-            if object.state.inDirtySet {
-                object.state.inDirtySet = false
-                dirtySet[ObjectIdentifier(object)] = nil
-            }
-        }
     }
 }
