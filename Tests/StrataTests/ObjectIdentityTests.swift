@@ -217,4 +217,25 @@ import Testing
         #expect(!loaded.hasFault(forRelationshipNamed: "projects"))
         #expect(members.count == 1)
     }
+
+    @Test func setsAndDictionariesOfIDsKeepEveryDistinctIDAndFindEqualOnes() throws {
+        // IDs use their own seeded hash in Set and Dictionary; check it against equality.
+        let employee = try sharedExampleModel.entity(named: "Employee")
+        let department = try sharedExampleModel.entity(named: "Department")
+        var ids: [ManagedObjectID] = []
+        for key in Int64(-50)..<2_000 {
+            ids.append(ManagedObjectID(entity: employee, storeTag: 1, primaryKey: key))
+            ids.append(ManagedObjectID(entity: department, storeTag: 1, primaryKey: key))
+            ids.append(ManagedObjectID(entity: employee, storeTag: 2, primaryKey: key))
+        }
+        let set = Set(ids)
+        #expect(set.count == ids.count)
+        let copies = ids.map { ManagedObjectID(entity: $0.entity, storeTag: $0.storeTag, primaryKey: $0.primaryKey) }
+        #expect(copies.allSatisfy(set.contains))
+        #expect(copies.map(\.hashValue) == ids.map(\.hashValue))
+        var byID: [ManagedObjectID: Int] = [:]
+        for (index, id) in ids.enumerated() { byID[id] = index }
+        #expect(copies.enumerated().allSatisfy { byID[$0.element] == $0.offset })
+        #expect(!set.contains(ManagedObjectID(entity: department, storeTag: 2, primaryKey: 0)))
+    }
 }

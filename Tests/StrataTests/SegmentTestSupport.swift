@@ -130,7 +130,7 @@ enum SegmentFixture {
             return .delete(id, values: values.enumerated().map { isTransient($0) ? placeholder($0) : $1 })
         case .update(let id, let changes):
             let kept = changes.filter { !isTransient($0.slot) }
-            return kept.isEmpty ? nil : .update(id, changes: kept)
+            return kept.isEmpty ? nil : .update(id, changes: SlotChanges(kept))
         case .relate(_, let slot, _, _):
             return isTransient(slot) ? nil : operation
         }

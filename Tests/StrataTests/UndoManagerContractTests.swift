@@ -355,4 +355,47 @@ import Testing
         #expect(recorder.names.contains(M.didOpenUndoGroupNotification))
         #expect(recorder.names.contains(M.didCloseUndoGroupNotification))
     }
+
+    // MARK: Lifetime
+
+    @Test func anUndoManagerThatOutlivesItsContextForgetsIt() throws {
+        let stack = Stack()
+        let manager = ContextUndoManager()
+        do {
+            let context = stack.newContext()
+            context.undoManager = manager
+            let employee = try context.insertObject(forEntityName: "Employee")
+            try employee.setValue(.integer(1), forKey: "salary")
+            context.processPendingChanges()
+            #expect(manager.canUndo)
+            #expect(manager.context === context)
+        }
+        // The manager holds its context unowned: the context's end must clear it.
+        #expect(manager.context == nil)
+        try manager.undo()   // nothing to replay into: a no-op, not a crash
+        #expect(!manager.isUndoing)
+    }
+
+    @Test func anUndoManagerHandedToAnotherContextStaysWithIt() throws {
+        let stack = Stack()
+        let manager = ContextUndoManager()
+        let second = stack.newContext()
+        do {
+            let first = stack.newContext()
+            first.undoManager = manager
+            second.undoManager = manager
+            #expect(manager.context === second)
+        }
+        // The first context's end leaves the manager with the second.
+        #expect(manager.context === second)
+        let employee = try second.insertObject(forEntityName: "Employee")
+        try employee.setValue(.integer(7), forKey: "salary")
+        second.processPendingChanges()
+        try manager.undo()
+        #expect(second.insertedObjects.isEmpty)   // the undo reached the second context
+
+        // Replacing the manager detaches the old one.
+        second.undoManager = ContextUndoManager()
+        #expect(manager.context == nil)
+    }
 }

@@ -100,7 +100,7 @@ extension ManagedObjectContext {
                 slotChanges.append(SlotChange(slot: slot, old: old, new: new))
             }
         }
-        if !slotChanges.isEmpty { operations.append(.update(object.objectID, changes: slotChanges)) }
+        if !slotChanges.isEmpty { operations.append(.update(object.objectID, changes: SlotChanges(slotChanges))) }
         if !relates.isEmpty { operations.append(contentsOf: relates) }
         return !slotChanges.isEmpty || !relates.isEmpty
     }

@@ -31,13 +31,12 @@ extension ManagedObjectContext {
             guard case .update(_, let slotChanges) = operations[index] else { continue }
             let object = objects[index]
             for index in slotChanges.indices {
-                object.noteCommittedValue(slot: slotChanges[index].slot)
-                object.storage[slotChanges[index].slot] = slotChanges[index].old
+                let slot = slotChanges.slot(at: index)
+                object.noteCommittedValue(slot: slot)
+                object.storage[slot] = slotChanges.old(at: index)
             }
             let id = object.objectID
-            if !reusesInverse {
-                inverse.append(.update(id, changes: slotChanges.map { SlotChange(slot: $0.slot, old: $0.new, new: $0.old) }))
-            }
+            if !reusesInverse { inverse.append(.update(id, changes: slotChanges.inverse)) }
             changes.updated.insert(id)
             // The flush's rule: changed objects stay in the changed set, reverted ones leave it.
             if object.hasChanges { noteDirty(object) } else { leaveDirtySet(object) }
@@ -71,12 +70,12 @@ extension ManagedObjectContext {
                   let object = registeredObject(for: id),
                   !object.state.isFault, !object.state.isDeleted, !object.state.inFlushSet
             else { return nil }
-            // By index: `for change in changes` copies each change (two values) per step.
+            // Field by field: `for change in changes` copies each change (two values) per step.
             var previousSlot = -1
             for index in changes.indices {
-                let slot = changes[index].slot
+                let slot = changes.slot(at: index)
                 guard slot > previousSlot, slot < object.storage.count, !object.entity.isUnorderedToMany(slot: slot),
-                      changes[index].old != changes[index].new, object.storage[slot] == changes[index].new
+                      changes.old(at: index) != changes.new(at: index), object.storage[slot] == changes.new(at: index)
                 else { return nil }
                 previousSlot = slot
             }

@@ -21,7 +21,7 @@ public final class ManagedObjectContext {
     /// The undo manager; nil turns undo (and its memory cost) off.
     public var undoManager: ContextUndoManager? {
         didSet {
-            oldValue?.context = nil
+            if oldValue?.context === self { oldValue?.context = nil }
             undoManager?.context = self
         }
     }
@@ -69,6 +69,7 @@ public final class ManagedObjectContext {
         // Objects hold their context unowned: clear it on every object that may outlive
         // this context (the app may still hold them).
         for entry in registry.values { entry.object?.context = nil }
+        if undoManager?.context === self { undoManager?.context = nil }
     }
 
     // MARK: Registration

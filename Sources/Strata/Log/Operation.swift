@@ -26,7 +26,7 @@ public enum Operation: Hashable, Sendable {
     /// An object was deleted; `values` are its values at the delete (one per slot).
     case delete(ManagedObjectID, values: [PropertyValue])
     /// Attributes, to-ones or ordered to-manys changed.
-    case update(ManagedObjectID, changes: [SlotChange])
+    case update(ManagedObjectID, changes: SlotChanges)
     /// Members were added to and removed from an unordered to-many.
     case relate(ManagedObjectID, slot: Int, added: [ManagedObjectID], removed: [ManagedObjectID])
 
@@ -43,7 +43,7 @@ public enum Operation: Hashable, Sendable {
         case .insert(let id, let values): return .delete(id, values: values)
         case .delete(let id, let values): return .insert(id, values: values)
         case .update(let id, let changes):
-            return .update(id, changes: changes.map { SlotChange(slot: $0.slot, old: $0.new, new: $0.old) })
+            return .update(id, changes: changes.inverse)
         case .relate(let id, let slot, let added, let removed):
             return .relate(id, slot: slot, added: removed, removed: added)
         }
@@ -90,9 +90,7 @@ public enum Operation: Hashable, Sendable {
         case .insert(let id, let values): return .insert(transform(id), values: values.map(mapValue))
         case .delete(let id, let values): return .delete(transform(id), values: values.map(mapValue))
         case .update(let id, let changes):
-            return .update(transform(id), changes: changes.map {
-                SlotChange(slot: $0.slot, old: mapValue($0.old), new: mapValue($0.new))
-            })
+            return .update(transform(id), changes: changes.mapValues(mapValue))
         case .relate(let id, let slot, let added, let removed):
             return .relate(transform(id), slot: slot, added: added.map(transform), removed: removed.map(transform))
         }

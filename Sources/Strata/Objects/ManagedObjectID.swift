@@ -67,9 +67,28 @@ public struct ManagedObjectID: Hashable, Sendable, Comparable, CustomStringConve
 
     /// Hashes the entity, store and key.
     public func hash(into hasher: inout Hasher) {
-        // One combine: IDs are hashed on every registry lookup.
-        hasher.combine(UInt64(bitPattern: primaryKey) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(storeTag) << 48
-            ^ UInt64(UInt(bitPattern: ObjectIdentifier(entity))))
+        hasher.combine(hashKey)
+    }
+
+    /// The hash `Set` and `Dictionary` use, seeded per table.
+    ///
+    /// Every flush, undo and redo puts each changed ID in a `Set` (ObjectsDidChange), and
+    /// `Hasher`'s SipHash finalization is most of that insert's cost. The key is already a
+    /// mix of the ID's fields; this XORs the table's seed in and runs a 64-bit finalizer
+    /// (MurmurHash3's fmix64), a bijection, so distinct keys never collide in full and a
+    /// table's bucket layout still depends on its seed. Consistent with `==` as
+    /// `hash(into:)` is.
+    public func _rawHashValue(seed: Int) -> Int {
+        var bits = hashKey ^ UInt64(UInt(bitPattern: seed))
+        bits = (bits ^ bits >> 33) &* 0xFF51_AFD7_ED55_8CCD
+        bits = (bits ^ bits >> 33) &* 0xC4CE_B9FE_1A85_EC53
+        return Int(truncatingIfNeeded: bits ^ bits >> 33)
+    }
+
+    /// The fields that take part in equality, folded into one word.
+    private var hashKey: UInt64 {
+        UInt64(bitPattern: primaryKey) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(storeTag) << 48
+            ^ UInt64(UInt(bitPattern: ObjectIdentifier(entity)))
     }
 
     /// Orders by entity name, then permanent before temporary, then key: a stable order for

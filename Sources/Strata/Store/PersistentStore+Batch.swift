@@ -110,7 +110,7 @@ struct StoreBatchPlanner {
                 slotChanges.append(SlotChange(slot: slot, old: row[slot], new: new))
             }
             guard !slotChanges.isEmpty else { continue }
-            operations.append(.update(id, changes: slotChanges))
+            operations.append(.update(id, changes: SlotChanges(slotChanges)))
             changes.updated.insert(id)
         }
         return StoreBatchOutcome(matched: matched, changes: changes, group: group(request, operations))
@@ -212,7 +212,7 @@ struct StoreBatchPlanner {
                 continue
             }
         }
-        if !slotChanges.isEmpty { operations.append(.update(owner, changes: slotChanges)) }
+        if !slotChanges.isEmpty { operations.append(.update(owner, changes: SlotChanges(slotChanges))) }
         operations.append(contentsOf: relates)
     }
 }

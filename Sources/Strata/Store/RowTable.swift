@@ -267,7 +267,7 @@ struct RowTable: Sendable {
     }
 
     /// Applies an update's changes (see ``apply(_:model:)``).
-    mutating func update(_ id: ManagedObjectID, _ changes: [SlotChange]) throws {
+    mutating func update(_ id: ManagedObjectID, _ changes: some Collection<SlotChange>) throws {
         if let (lane, key) = denseSlot(id), lanes[lane].rows[key] != nil {
             saveDense(lane, key)
             // Taken out so that each change checks one buffer for sharing, not three.

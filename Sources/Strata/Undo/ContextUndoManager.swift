@@ -23,7 +23,11 @@ public final class ContextUndoManager {
         didSet { trim() }
     }
 
-    weak var context: ManagedObjectContext?
+    /// The context it records for. Not `weak`: one weak reference moves the context's
+    /// reference count to a side table, which makes every retain of the context (each
+    /// `setValue` takes one) several times dearer. The context clears it when it goes away
+    /// or takes another undo manager.
+    unowned(unsafe) var context: ManagedObjectContext?
     var undoStack: [UndoGroup] = []
     var redoStack: [UndoGroup] = []
     var openGroups: [UndoGroup] = []

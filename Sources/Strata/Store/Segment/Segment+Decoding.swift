@@ -152,7 +152,7 @@ package struct SegmentDecoder {
         case .update:
             var changes: [SlotChange] = []
             try readChanges(of: plan, into: &changes)
-            return .update(id, changes: changes)
+            return .update(id, changes: SlotChanges(changes))
         case .relate:
             let slotOffset = reader.offset
             let (slot, _) = try readPersistentSlot(of: plan)
