@@ -6,7 +6,7 @@ import Testing
 /// SEMANTICS §3: `processPendingChanges()` coalesces the changes of one flush, per object.
 @Suite struct ChangeCoalescing {
     /// The operations of the one batch the last flush appended.
-    func onlyBatch(_ context: ManagedObjectContext) throws -> [Strata.Operation] {
+    func onlyBatch(_ context: ManagedObjectContext) throws -> [ChangeOperation] {
         try #require(context.log.unsaved.count == 1, "expected one batch, got \(context.log.unsaved.count)")
         return context.log.unsaved[0].operations
     }

@@ -13,7 +13,7 @@ import Testing
                                          sequenceHint: segment.sequence)
     }
 
-    func segment(_ operations: [Strata.Operation], sequence: UInt64 = 1) -> Segment {
+    func segment(_ operations: [ChangeOperation], sequence: UInt64 = 1) -> Segment {
         Segment(sequence: sequence, timestamp: Date(timeIntervalSince1970: 1_000), groups: [
             SegmentGroup(id: 10, kind: .user, revertsGroup: nil, actionName: "", operations: operations),
         ])
@@ -98,7 +98,7 @@ import Testing
         let bob = F.id(model, "Employee", Int64.max)
         let persistent = F.persistentPart(of: .insert(alice, values: F.employeeValues(model)))!
         guard case .insert(_, let values) = persistent else { return }
-        let operations: [Strata.Operation] = [
+        let operations: [ChangeOperation] = [
             .insert(alice, values: values),
             .delete(bob, values: values),
             .update(alice, changes: [SlotChange(slot: F.name, old: "a", new: "b"),
@@ -147,7 +147,7 @@ import Testing
     @Test func aTemporaryObjectIDCannotBeEncoded() throws {
         let temporary = ManagedObjectID.temporary(for: model.entitiesByName["Department"]!)
         let permanent = SegmentFixture.id(model, "Employee", 1)
-        for operation: Strata.Operation in [
+        for operation: ChangeOperation in [
             .relate(temporary, slot: SegmentFixture.employees, added: [], removed: []),
             .update(permanent, changes: [SlotChange(slot: SegmentFixture.department, old: .null, new: .object(temporary))]),
         ] {
@@ -166,7 +166,7 @@ import Testing
         let alice = F.id(model, "Employee", 1)
         let dept = F.id(model, "Department", 1)
         let other = try SegmentFixture.makeModel()
-        let bad: [(Strata.Operation, String)] = [
+        let bad: [(ChangeOperation, String)] = [
             (.update(alice, changes: [SlotChange(slot: 99, old: .null, new: .null)]), "slot 99 is out of range"),
             (.update(alice, changes: [SlotChange(slot: F.salary, old: .null, new: .string("x"))]), "does not fit the integer64 attribute"),
             (.update(alice, changes: [SlotChange(slot: F.department, old: .null, new: .object(alice))]), "does not fit a to-one"),

@@ -31,7 +31,7 @@ import Testing
         }
         var groups: [SegmentGroup] = []
         for groupIndex in 0..<Int.random(in: 1...4, using: &rng) {
-            var operations: [Strata.Operation] = []
+            var operations: [ChangeOperation] = []
             for _ in 0..<Int.random(in: 0...6, using: &rng) {
                 switch Int.random(in: 0...4, using: &rng) {
                 case 0: operations.append(.insert(employee(), values: employeeValues()))

@@ -114,7 +114,7 @@ enum SegmentFixture {
     }
 
     /// An operation as it reads back: transient slots cleared or dropped.
-    static func persistentPart(of operation: Strata.Operation) -> Strata.Operation? {
+    static func persistentPart(of operation: ChangeOperation) -> ChangeOperation? {
         let entity = operation.objectID.entity
         func isTransient(_ slot: Int) -> Bool {
             entity.attributesByName[entity.slotNames[slot]]?.isTransient

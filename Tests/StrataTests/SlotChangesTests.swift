@@ -32,7 +32,7 @@ import Testing
         let entity = try sharedExampleModel.entity(named: "Employee")
         let id = ManagedObjectID(entity: entity, storeTag: 1, primaryKey: 3)
         let other = ManagedObjectID(entity: entity, storeTag: 1, primaryKey: 4)
-        let operation = Operation.update(id, changes: [SlotChange(slot: 0, old: .object(id), new: .object(other))])
+        let operation = ChangeOperation.update(id, changes: [SlotChange(slot: 0, old: .object(id), new: .object(other))])
         #expect(operation.inverse.inverse == operation)
         let mapped = operation.inverse.mapIDs { $0 == other ? id : other }
         #expect(mapped == .update(other, changes: [SlotChange(slot: 0, old: .object(id), new: .object(other))]))

@@ -12,7 +12,9 @@ import Testing
                 let name = String((0..<length).map { _ in "abcdeéfXYZ_0123456789".randomElement(using: &random)! })
                 if seen.insert(name).inserted { names.append(name) }
             }
-            let table = SlotNameTable(names)
+            let storage = SlotNameStorage(names)
+            let table = storage.table
+            defer { withExtendedLifetime(storage) {} }
             for (slot, name) in names.enumerated() { #expect(table.slot(name) == slot, "\(count) names: \(name)") }
             for _ in 0..<200 {
                 let other = "k" + String(Int.random(in: 0...1_000_000, using: &random))

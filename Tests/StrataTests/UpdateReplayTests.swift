@@ -22,7 +22,7 @@ private final class IDNames {
         }
     }
 
-    func text(_ operation: Strata.Operation) -> String {
+    func text(_ operation: ChangeOperation) -> String {
         switch operation {
         case .insert(let id, let values): return "insert \(name(id)) \(values.map(text))"
         case .delete(let id, let values): return "delete \(name(id)) \(values.map(text))"

@@ -8,7 +8,7 @@ extension ManagedObjectContext {
     ///
     /// Used by undo, redo, rollback and merges. The changes are tracked like any others and
     /// form the next flush's batch.
-    func apply(_ operations: [Operation]) throws {
+    func apply(_ operations: [ChangeOperation]) throws {
         for case .insert(let id, let values) in operations { try applyInsert(id, values) }
         for operation in operations {
             switch operation {

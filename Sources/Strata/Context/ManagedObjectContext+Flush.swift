@@ -12,7 +12,8 @@ extension ManagedObjectContext {
     public func processPendingChanges() {
         guard !flushSet.isEmpty else { return }
         applyDeleteRules()
-        var operations: [Operation] = []
+        var operations: [ChangeOperation] = []
+        operations.reserveCapacity(flushSet.count)
         var changes = ObjectChanges()
         changes.updated.reserveCapacity(flushSet.count)
         for object in flushSet.values {
@@ -67,8 +68,8 @@ extension ManagedObjectContext {
     }
 
     /// The update and relate operations for one object's changed slots.
-    static func coalescedUpdates(of object: ManagedObject) -> [Operation] {
-        var operations: [Operation] = []
+    static func coalescedUpdates(of object: ManagedObject) -> [ChangeOperation] {
+        var operations: [ChangeOperation] = []
         appendCoalescedUpdates(of: object, to: &operations)
         return operations
     }
@@ -76,7 +77,7 @@ extension ManagedObjectContext {
     /// Appends the object's update (one for all attribute, to-one and ordered slots) and
     /// relate operations; returns whether it appended any.
     @discardableResult
-    static func appendCoalescedUpdates(of object: ManagedObject, to operations: inout [Operation]) -> Bool {
+    static func appendCoalescedUpdates(of object: ManagedObject, to operations: inout [ChangeOperation]) -> Bool {
         let entity = object.entity
         if let (slot, old) = object.flushOld.onlyEntry, !entity.isUnorderedToMany(slot: slot) {
             // One changed slot, not a set: the common case, without the general bookkeeping.
@@ -86,7 +87,7 @@ extension ManagedObjectContext {
             return true
         }
         var slotChanges: [SlotChange] = []
-        var relates: [Operation] = []
+        var relates: [ChangeOperation] = []
         for (slot, old) in object.flushOld {
             let new = object.storage[slot]
             if old == new { continue }  // set back to its old value: no change
@@ -106,7 +107,7 @@ extension ManagedObjectContext {
     }
 
     /// Appends a batch to the log and hands it to the undo manager.
-    func record(_ operations: [Operation]) {
+    func record(_ operations: [ChangeOperation]) {
         let kind = pendingFlushKind ?? .user
         if let undoManager, undoManager.isUndoRegistrationEnabled {
             let group = undoManager.groupForRegistration(kind: kind)

@@ -16,14 +16,14 @@ extension ManagedObjectContext {
     /// - Returns: false, having changed nothing, when the batches are not one batch of updates
     ///   on loaded, distinct objects whose current values are the batch's new values (the
     ///   caller then takes the general path).
-    func replayInverseOfUpdates(_ batches: [ChangeBatch], knownInverse: [Operation]? = nil) -> Bool {
+    func replayInverseOfUpdates(_ batches: [ChangeBatch], knownInverse: [ChangeOperation]? = nil) -> Bool {
         guard replaysUpdatesDirectly, batches.count == 1, flushSet.isEmpty else { return false }
         let operations = batches[0].operations
         guard let objects = updateTargets(of: operations) else { return false }
         directUpdateReplays += 1
 
         let reusesInverse = knownInverse?.count == operations.count
-        var inverse: [Operation] = reusesInverse ? knownInverse ?? [] : []
+        var inverse: [ChangeOperation] = reusesInverse ? knownInverse ?? [] : []
         if !reusesInverse { inverse.reserveCapacity(operations.count) }
         var changes = ObjectChanges()
         changes.updated.reserveCapacity(operations.count)
@@ -60,7 +60,7 @@ extension ManagedObjectContext {
     /// not apply: an operation other than an update, an object not registered, a fault, a
     /// deleted object, an object named twice, a change to an unordered to-many, changes out
     /// of slot order, or a current value other than the change's new value.
-    private func updateTargets(of operations: [Operation]) -> [ManagedObject]? {
+    private func updateTargets(of operations: [ChangeOperation]) -> [ManagedObject]? {
         var objects: [ManagedObject] = []
         objects.reserveCapacity(operations.count)
         // `inFlushSet` marks objects seen (the flush set is empty here, so the flag is free).

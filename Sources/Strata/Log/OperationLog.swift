@@ -39,7 +39,7 @@ final class OperationLog {
 
     /// Appends a batch, giving it the next sequence number.
     @discardableResult
-    func append(_ operations: [Operation], group: ChangeGroupInfo, isUndoable: Bool) -> ChangeBatch {
+    func append(_ operations: [ChangeOperation], group: ChangeGroupInfo, isUndoable: Bool) -> ChangeBatch {
         let batch = ChangeBatch(
             sequence: nextSequence, operations: operations, isUndoable: isUndoable, kind: group.kind,
             groupID: group.id)

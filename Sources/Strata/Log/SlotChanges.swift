@@ -1,6 +1,6 @@
 import Foundation
 
-/// The changed slots of one ``Operation/update(_:changes:)``, in slot order.
+/// The changed slots of one ``ChangeOperation/update(_:changes:)``, in slot order.
 ///
 /// A collection of ``SlotChange`` that shares its storage with its ``inverse``: inverting
 /// an update (every undo does) swaps old and new as the changes are read instead of

@@ -59,7 +59,11 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// The number of storage slots (attributes plus relationships, inherited included).
     public var slotCount: Int { slotNames.count }
     @exclusivity(unchecked) internal var slotKinds: [SlotKind] = []
-    @exclusivity(unchecked) internal var slotNameTable = SlotNameTable()
+    @exclusivity(unchecked) internal private(set) var slotNameTable = SlotNameTable.empty
+    /// Owns `slotNameTable`'s memory.
+    internal var slotNameStorage: SlotNameStorage? {
+        didSet { slotNameTable = slotNameStorage?.table ?? .empty }
+    }
     internal weak var _model: ManagedObjectModel?
 
     /// Creates an entity declaration.

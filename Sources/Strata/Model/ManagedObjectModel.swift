@@ -173,7 +173,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
         entity.fetchedProperties = fetched
         entity.slotNames = slotNames
         entity.slotKinds = kinds
-        entity.slotNameTable = SlotNameTable(slotNames)
+        entity.slotNameStorage = SlotNameStorage(slotNames)
         entity.attributesByName = Dictionary(uniqueKeysWithValues: attributes.map { ($0.name, $0) })
     }
 

@@ -90,7 +90,7 @@ struct StoreBatchPlanner {
         }
     }
 
-    private func group(_ request: StoreBatchRequest, _ operations: [Operation]) -> SegmentGroup? {
+    private func group(_ request: StoreBatchRequest, _ operations: [ChangeOperation]) -> SegmentGroup? {
         operations.isEmpty ? nil : SegmentGroup(
             id: request.groupID, kind: .batch, revertsGroup: nil, actionName: request.actionName, operations: operations)
     }
@@ -100,7 +100,7 @@ struct StoreBatchPlanner {
     private func planUpdate(_ request: StoreBatchRequest, matched: [ManagedObjectID],
                             assignments: [Int: PropertyValue]) throws -> StoreBatchOutcome {
         let slots = assignments.keys.sorted()
-        var operations: [Operation] = []
+        var operations: [ChangeOperation] = []
         var changes = SaveChanges()
         for id in matched {
             guard let row = try values(id) else { continue }
@@ -171,7 +171,7 @@ struct StoreBatchPlanner {
                 }
             }
         }
-        var operations: [Operation] = []
+        var operations: [ChangeOperation] = []
         var changes = SaveChanges()
         for destination in removals.keys.sorted() {
             guard let bySlot = removals[destination], let row = try values(destination) else { continue }
@@ -191,9 +191,9 @@ struct StoreBatchPlanner {
     /// The operations removing `members` from `owner`'s relationship slots: one update for
     /// to-ones and ordered to-manys, a relate per unordered to-many.
     private func appendRemovals(_ bySlot: [Int: Set<ManagedObjectID>], from owner: ManagedObjectID, row: [PropertyValue],
-                                to operations: inout [Operation]) {
+                                to operations: inout [ChangeOperation]) {
         var slotChanges: [SlotChange] = []
-        var relates: [Operation] = []
+        var relates: [ChangeOperation] = []
         for slot in bySlot.keys.sorted() where slot < row.count {
             guard let members = bySlot[slot], case .relationship(let index) = owner.entity.slotKinds[slot] else { continue }
             let relationship = owner.entity.relationships[index]

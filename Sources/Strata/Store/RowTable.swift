@@ -63,7 +63,7 @@ struct RowTable: Sendable {
 
     /// Applies one operation, dropping transient slots.
     /// - Throws: `.corruptDocument` when an update names a record that does not exist.
-    mutating func apply(_ operation: Operation, model: ManagedObjectModel) throws {
+    mutating func apply(_ operation: ChangeOperation, model: ManagedObjectModel) throws {
         switch operation {
         case .insert(let id, let values): insert(id, values)
         case .delete(let id, _): remove(id)
@@ -75,7 +75,7 @@ struct RowTable: Sendable {
     /// Applies operations all or nothing: on an error every record touched is put back.
     ///
     /// - Complexity: O(operations), whatever the size of the table.
-    mutating func applyAtomically(_ operations: [Operation], model: ManagedObjectModel) throws {
+    mutating func applyAtomically(_ operations: [ChangeOperation], model: ManagedObjectModel) throws {
         beginBatch()
         do {
             for operation in operations { try apply(operation, model: model) }

@@ -126,7 +126,7 @@ package enum ToolLogText {
     }
 
     /// The name of an operation: insert, delete, update, relate.
-    package static func operationName(_ operation: Operation) -> String {
+    package static func operationName(_ operation: ChangeOperation) -> String {
         switch operation {
         case .insert: return "insert"
         case .delete: return "delete"
@@ -170,7 +170,7 @@ package enum ToolLogText {
     }
 
     /// An operation as JSON.
-    package static func json(_ operation: Operation) -> ToolJSON {
+    package static func json(_ operation: ChangeOperation) -> ToolJSON {
         let id = operation.objectID
         var members = [
             ToolJSON.Member("op", .string(operationName(operation))),
@@ -206,7 +206,7 @@ package enum ToolLogText {
     }
 
     /// One line per operation: `insert Employee/p3 firstName="Ada" salary=150000`.
-    package static func line(_ operation: Operation) -> String {
+    package static func line(_ operation: ChangeOperation) -> String {
         let id = operation.objectID
         let reference = ToolRecordText.shortReference(id)
         switch operation {

@@ -17,7 +17,7 @@ final class UndoGroup {
     /// The operations replaying this group logs, when known beforehand: a group recorded by
     /// the one-pass replay of one batch reverts that batch, so replaying it logs that batch's
     /// operations again (redo after undo, undo after redo), and they need not be rebuilt.
-    var inverseOperations: [Operation]?
+    var inverseOperations: [ChangeOperation]?
 
     init(id: UInt64, kind: ChangeGroupKind, revertsGroup: UInt64? = nil, actionName: String = "") {
         self.id = id

@@ -74,7 +74,7 @@ struct OverlayPatch {
 
     /// Applies one operation. `base` gives the current row of a record not yet in the patch.
     /// - Throws: `.corruptDocument` when an operation changes a record that does not exist.
-    mutating func apply(_ operation: Operation, base: (ManagedObjectID) throws -> [PropertyValue]?) throws {
+    mutating func apply(_ operation: ChangeOperation, base: (ManagedObjectID) throws -> [PropertyValue]?) throws {
         let id = operation.objectID
         switch operation {
         case .insert(_, let values):

@@ -99,7 +99,7 @@ package struct SegmentDecoder {
 
     private mutating func readGroup() throws -> SegmentGroup {
         let (id, kind, reverts, actionName, count) = try readGroupHeader()
-        var operations: [Operation] = []
+        var operations: [ChangeOperation] = []
         operations.reserveCapacity(count)
         for _ in 0..<count { operations.append(try readOperation()) }
         return SegmentGroup(id: id, kind: kind, revertsGroup: reverts, actionName: actionName, operations: operations)
@@ -130,7 +130,7 @@ package struct SegmentDecoder {
 
     // MARK: §4 operations
 
-    mutating func readOperation() throws -> Operation {
+    mutating func readOperation() throws -> ChangeOperation {
         let tagOffset = reader.offset
         let tagByte = try reader.readByte()
         let tag: SegmentFormat.OperationTag

@@ -114,7 +114,7 @@ package struct SegmentEncoder {
     /// Whether `writeOperation` writes the operation: everything but an update or relate
     /// left with nothing persistent. A slot out of range counts as written, so that
     /// `writeOperation` reports it.
-    private func isWritten(_ operation: Operation) -> Bool {
+    private func isWritten(_ operation: ChangeOperation) -> Bool {
         let entity = operation.objectID.entity
         // An entity outside the model is reported by `writeOperation`.
         guard entity.index >= 0, entity.index < model.entities.count, model.entities[entity.index] === entity else { return true }
@@ -130,7 +130,7 @@ package struct SegmentEncoder {
     // MARK: §4 operations
 
     /// Writes one operation; false when nothing persistent was left to write.
-    private func writeOperation(_ operation: Operation, to out: inout ByteWriter, group: UInt64) throws -> Bool {
+    private func writeOperation(_ operation: ChangeOperation, to out: inout ByteWriter, group: UInt64) throws -> Bool {
         let entity = try checkedEntity(of: operation.objectID, group: group)
         let slots = slotTable.slots(of: entity)
         func slotInfo(_ slot: Int) throws -> (shape: SegmentFormat.SlotShape, isTransient: Bool, slot: Int) {

@@ -39,10 +39,10 @@ public struct SegmentGroup: Hashable, Sendable {
     /// The undo action name shown to users ("Typing", "Delete Employee"); may be empty.
     public var actionName: String
     /// The group's operations, in the order they were made.
-    public var operations: [Operation]
+    public var operations: [ChangeOperation]
 
     /// Creates a group.
-    public init(id: UInt64, kind: ChangeGroupKind, revertsGroup: UInt64?, actionName: String, operations: [Operation]) {
+    public init(id: UInt64, kind: ChangeGroupKind, revertsGroup: UInt64?, actionName: String, operations: [ChangeOperation]) {
         self.id = id
         self.kind = kind
         self.revertsGroup = revertsGroup

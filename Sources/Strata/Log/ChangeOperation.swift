@@ -1,7 +1,7 @@
 import OrderedCollections
 import Foundation
 
-/// One property's change inside an ``Operation/update(_:changes:)``.
+/// One property's change inside an ``ChangeOperation/update(_:changes:)``.
 public struct SlotChange: Hashable, Sendable {
     /// The property's storage slot in the object's entity.
     public var slot: Int
@@ -20,7 +20,7 @@ public struct SlotChange: Hashable, Sendable {
 
 /// One coalesced change to one object, carrying old and new values so that it can be
 /// inverted without looking anything up. Operations hold IDs and values, never objects.
-public enum Operation: Hashable, Sendable {
+public enum ChangeOperation: Hashable, Sendable {
     /// An object came into existence with these values (one per slot, in slot order).
     case insert(ManagedObjectID, values: [PropertyValue])
     /// An object was deleted; `values` are its values at the delete (one per slot).
@@ -38,7 +38,7 @@ public enum Operation: Hashable, Sendable {
     }
 
     /// The operation that undoes this one.
-    public var inverse: Operation {
+    public var inverse: ChangeOperation {
         switch self {
         case .insert(let id, let values): return .delete(id, values: values)
         case .delete(let id, let values): return .insert(id, values: values)
@@ -78,7 +78,7 @@ public enum Operation: Hashable, Sendable {
 
     /// The same operation with every object ID passed through `transform` (used when a save
     /// replaces temporary IDs with permanent ones).
-    public func mapIDs(_ transform: (ManagedObjectID) -> ManagedObjectID) -> Operation {
+    public func mapIDs(_ transform: (ManagedObjectID) -> ManagedObjectID) -> ChangeOperation {
         func mapValue(_ value: PropertyValue) -> PropertyValue {
             switch value {
             case .object(let id): return .object(transform(id))
@@ -118,7 +118,7 @@ public struct ChangeBatch: Hashable, Sendable {
     /// The batch's sequence number in its log, starting at 1.
     public var sequence: UInt64
     /// The coalesced operations, in the order they were made.
-    public var operations: [Operation]
+    public var operations: [ChangeOperation]
     /// Whether undo registration was enabled when the batch was flushed.
     public var isUndoable: Bool
     /// The kind of change the batch records.
@@ -127,7 +127,7 @@ public struct ChangeBatch: Hashable, Sendable {
     public var groupID: UInt64
 
     /// Creates a batch.
-    public init(sequence: UInt64, operations: [Operation], isUndoable: Bool, kind: ChangeGroupKind, groupID: UInt64) {
+    public init(sequence: UInt64, operations: [ChangeOperation], isUndoable: Bool, kind: ChangeGroupKind, groupID: UInt64) {
         self.sequence = sequence
         self.operations = operations
         self.isUndoable = isUndoable

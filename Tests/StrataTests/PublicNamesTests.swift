@@ -1,0 +1,95 @@
+import Foundation
+import Strata  // not @testable: the names users see
+import Testing
+
+/// The contract: a file that imports both Foundation and Strata compiles with every public
+/// name unqualified. This file is that file: each public top-level type is named here
+/// beside Foundation, so a clash (as `Operation` once was, with Foundation's) fails the
+/// build; the test fails when a public type is missing from the list.
+@Suite struct PublicNames {
+    static let topLevelTypes: [String: Any.Type] = [
+        "AttributeDescription": AttributeDescription.self,
+        "AttributeKey": AttributeKey<Int64>.self,
+        "AttributeType": AttributeType.self,
+        "BatchDeleteRequest": BatchDeleteRequest.self,
+        "BatchExecutingStore": (any BatchExecutingStore).self,
+        "BatchResult": BatchResult.self,
+        "BatchResultType": BatchResultType.self,
+        "BatchUpdateRequest": BatchUpdateRequest.self,
+        "ChangeBatch": ChangeBatch.self,
+        "ChangeGroupInfo": ChangeGroupInfo.self,
+        "ChangeGroupKind": ChangeGroupKind.self,
+        "ChangeOperation": ChangeOperation.self,
+        "CompactionReport": CompactionReport.self,
+        "ContextUndoManager": ContextUndoManager.self,
+        "DeleteRule": DeleteRule.self,
+        "DocumentInfo": DocumentInfo.self,
+        "DocumentStore": DocumentStore.self,
+        "EntityDescription": EntityDescription.self,
+        "FetchCollectionOperator": FetchCollectionOperator.self,
+        "FetchComparison": FetchComparison.self,
+        "FetchExpression": FetchExpression.self,
+        "FetchOperand": FetchOperand.self,
+        "FetchPredicate": FetchPredicate.self,
+        "FetchRequest": FetchRequest.self,
+        "FetchRequestTemplate": FetchRequestTemplate.self,
+        "FetchResults": FetchResults.self,
+        "FetchSortDescriptor": FetchSortDescriptor.self,
+        "FetchedPropertyDescription": FetchedPropertyDescription.self,
+        "GroupRecord": GroupRecord.self,
+        "InMemoryStore": InMemoryStore.self,
+        "KeyPathValue": KeyPathValue.self,
+        "ManagedObject": ManagedObject.self,
+        "ManagedObjectContext": ManagedObjectContext.self,
+        "ManagedObjectID": ManagedObjectID.self,
+        "ManagedObjectModel": ManagedObjectModel.self,
+        "ObjectChanges": ObjectChanges.self,
+        "PersistentStore": (any PersistentStore).self,
+        "PersistentStoreCoordinator": PersistentStoreCoordinator.self,
+        "PredicateArgument": PredicateArgument.self,
+        "PredicateResolved": PredicateResolved.self,
+        "PredicateRow": PredicateRow.self,
+        "PredicateSubject": (any PredicateSubject).self,
+        "PredicateText": PredicateText.self,
+        "PropertyValue": PropertyValue.self,
+        "PropertyValueConvertible": (any PropertyValueConvertible).self,
+        "RelationshipDescription": RelationshipDescription.self,
+        "RelationshipSet": RelationshipSet.self,
+        "RowSubject": RowSubject.self,
+        "SaveChanges": SaveChanges.self,
+        "Segment": Segment.self,
+        "SegmentGroup": SegmentGroup.self,
+        "SegmentRecord": SegmentRecord.self,
+        "SlotChange": SlotChange.self,
+        "SlotChanges": SlotChanges.self,
+        "StoreBatchOutcome": StoreBatchOutcome.self,
+        "StoreBatchRequest": StoreBatchRequest.self,
+        "StoreFetchMerge": StoreFetchMerge.self,
+        "StoreFetchRequest": StoreFetchRequest.self,
+        "StoreSaveRequest": StoreSaveRequest.self,
+        "StrataError": StrataError.self,
+        "ToManyKey": ToManyKey<ManagedObject>.self,
+        "ToOneKey": ToOneKey<ManagedObject>.self,
+        "Transformed": Transformed<String>.self,
+    ]
+
+    @Test func everyPublicTopLevelTypeIsNamedBesideFoundation() throws {
+        let sources = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/Strata")
+        let declaration = try Regex(#"^(?:@\w+ )*(?:public|open) (?:final |indirect )?(?:class|struct|enum|protocol|typealias|actor) (\w+)"#)
+        var declared: Set<String> = []
+        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)
+        while let file = files?.nextObject() as? URL {
+            guard file.pathExtension == "swift" else { continue }
+            for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") {
+                if let match = try declaration.prefixMatch(in: line), let name = match.output[1].substring {
+                    declared.insert(String(name))
+                }
+            }
+        }
+        #expect(declared.count > 50, "found the sources at \(sources.path)")
+        #expect(declared.subtracting(Self.topLevelTypes.keys).sorted() == [], "public types missing from this list")
+        #expect(Set(Self.topLevelTypes.keys).subtracting(declared).sorted() == [], "listed types no longer declared")
+    }
+}
