@@ -37,4 +37,26 @@ import Testing
         let mapped = operation.inverse.mapIDs { $0 == other ? id : other }
         #expect(mapped == .update(other, changes: [SlotChange(slot: 0, old: .object(id), new: .object(other))]))
     }
+
+    @Test func updatesWrittenIntoSharedBuffersReadOnlyTheirOwnChanges() throws {
+        let entity = try sharedExampleModel.entity(named: "Employee")
+        let count = 70_000  // past one 65,536-change buffer; starts with room for far fewer
+        var writer = SlotChangesWriter(expected: 10)
+        var written: [SlotChanges] = []
+        var expected: [[SlotChange]] = []
+        for index in 0..<count {
+            let changes = index % 3 == 0
+                ? [SlotChange(slot: 0, old: .null, new: .integer(Int64(index))), SlotChange(slot: 1, old: .string("\(index)"), new: .null)]
+                : [SlotChange(slot: 2, old: .null, new: .integer(Int64(index)))]
+            written.append(changes.count == 1 ? writer.write(changes[0]) : writer.write(changes))
+            expected.append(changes)
+        }
+        let mismatch = written.indices.first { Array(written[$0]) != expected[$0] }
+        #expect(mismatch == nil, "update \(mismatch ?? -1)")
+        let second = written[0]
+        #expect(second.count == 2 && second.slot(at: 1) == 1 && second.inverse.new(at: 1) == .string("0"))
+        #expect(second.mapValues { $0 } == second && second == SlotChanges(expected[0]))
+        let id = ManagedObjectID(entity: entity, storeTag: 1, primaryKey: 1)
+        #expect(ChangeOperation.update(id, changes: written[1]) == .update(id, changes: SlotChanges(expected[1])))
+    }
 }

@@ -14,6 +14,7 @@ extension ManagedObjectContext {
         applyDeleteRules()
         var operations: [ChangeOperation] = []
         operations.reserveCapacity(flushSet.count)
+        var updates = SlotChangesWriter(expected: flushSet.count)
         var changes = ObjectChanges()
         changes.updated.reserveCapacity(flushSet.count)
         for object in flushSet.values {
@@ -42,7 +43,7 @@ extension ManagedObjectContext {
                 changes.deleted.insert(id)
                 continue
             }
-            if Self.appendCoalescedUpdates(of: object, to: &operations) {
+            if Self.appendCoalescedUpdates(of: object, to: &operations, updates: &updates) {
                 changes.updated.insert(id)
             }
         }
@@ -70,20 +71,23 @@ extension ManagedObjectContext {
     /// The update and relate operations for one object's changed slots.
     static func coalescedUpdates(of object: ManagedObject) -> [ChangeOperation] {
         var operations: [ChangeOperation] = []
-        appendCoalescedUpdates(of: object, to: &operations)
+        var updates = SlotChangesWriter()
+        appendCoalescedUpdates(of: object, to: &operations, updates: &updates)
         return operations
     }
 
     /// Appends the object's update (one for all attribute, to-one and ordered slots) and
-    /// relate operations; returns whether it appended any.
+    /// relate operations; returns whether it appended any. The update's changes are
+    /// written with `updates`.
     @discardableResult
-    static func appendCoalescedUpdates(of object: ManagedObject, to operations: inout [ChangeOperation]) -> Bool {
+    static func appendCoalescedUpdates(of object: ManagedObject, to operations: inout [ChangeOperation],
+                                       updates: inout SlotChangesWriter) -> Bool {
         let entity = object.entity
         if let (slot, old) = object.flushOld.onlyEntry, !entity.isUnorderedToMany(slot: slot) {
             // One changed slot, not a set: the common case, without the general bookkeeping.
             let new = object.storage[slot]
             if old == new { return false }
-            operations.append(.update(object.objectID, changes: [SlotChange(slot: slot, old: old, new: new)]))
+            operations.append(.update(object.objectID, changes: updates.write(SlotChange(slot: slot, old: old, new: new))))
             return true
         }
         var slotChanges: [SlotChange] = []
@@ -101,7 +105,7 @@ extension ManagedObjectContext {
                 slotChanges.append(SlotChange(slot: slot, old: old, new: new))
             }
         }
-        if !slotChanges.isEmpty { operations.append(.update(object.objectID, changes: SlotChanges(slotChanges))) }
+        if !slotChanges.isEmpty { operations.append(.update(object.objectID, changes: updates.write(slotChanges))) }
         if !relates.isEmpty { operations.append(contentsOf: relates) }
         return !slotChanges.isEmpty || !relates.isEmpty
     }

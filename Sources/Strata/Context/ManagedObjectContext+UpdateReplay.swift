@@ -75,7 +75,7 @@ extension ManagedObjectContext {
             for index in changes.indices {
                 let slot = changes.slot(at: index)
                 guard slot > previousSlot, slot < object.storage.count, !object.entity.isUnorderedToMany(slot: slot),
-                      changes.old(at: index) != changes.new(at: index), object.storage[slot] == changes.new(at: index)
+                      changes.isChange(at: index), changes.new(at: index, equals: object.storage[slot])
                 else { return nil }
                 previousSlot = slot
             }
