@@ -19,6 +19,11 @@ package struct SegmentDecoder {
     var plans: SegmentModelPlan
     let storeTag: UInt32
     var sequenceLabel: String
+    /// Where decoded updates keep their changes: shared buffers (growing from 16 changes,
+    /// doubling), not an allocation each.
+    var changeWriter = SlotChangesWriter(expected: 16)
+    /// The changes of the update being read (reused between updates).
+    var changeScratch: [SlotChange] = []
 
     init(bytes: [UInt8], model: ManagedObjectModel, storeTag: UInt32, sequenceHint: UInt64?) {
         self.reader = ByteReader(bytes)
@@ -150,9 +155,13 @@ package struct SegmentDecoder {
             let values = try readSlotValues(of: plan)
             return tag == .insert ? .insert(id, values: values) : .delete(id, values: values)
         case .update:
+            // Taken out of `self` while `readChanges` (mutating) fills it, and put back.
             var changes: [SlotChange] = []
+            swap(&changes, &changeScratch)
+            defer { changeScratch = changes }
+            changes.removeAll(keepingCapacity: true)
             try readChanges(of: plan, into: &changes)
-            return .update(id, changes: SlotChanges(changes))
+            return .update(id, changes: changes.count == 1 ? changeWriter.write(changes[0]) : changeWriter.write(changes))
         case .relate:
             let slotOffset = reader.offset
             let (slot, _) = try readPersistentSlot(of: plan)
