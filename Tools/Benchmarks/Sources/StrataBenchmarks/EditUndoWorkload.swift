@@ -58,17 +58,23 @@ struct EditUndoWorkload {
         let context = ManagedObjectContext(coordinator: coordinator, undoManager: undoEnabled ? ContextUndoManager() : nil)
         context.undoManager?.levelsOfUndo = 0
         let employees = try Self.populate(context, objects: objects)
-
-        let (_, editSeconds) = try Clock.measure {
-            try Self.edit(employees, range: 0..<edits, objects: objects, editsPerGroup: editsPerGroup, context: context)
+        // The editor keeps its objects (on screen, in its own model) through undo and redo.
+        // Without this, an optimized build releases the array after the edit loop; the
+        // context then holds an object only while it has unsaved changes (as Core Data's
+        // does), so an object an undo makes clean is deallocated and the next group naming
+        // it fetches it again (a different workload: W2 measures edits on live objects).
+        return try withExtendedLifetime(employees) {
+            let (_, editSeconds) = try Clock.measure {
+                try Self.edit(employees, range: 0..<edits, objects: objects, editsPerGroup: editsPerGroup, context: context)
+            }
+            guard let undo = context.undoManager else {
+                return Result(editSeconds: editSeconds, undoSeconds: 0, redoSeconds: 0, groups: 0)
+            }
+            let groups = undo.undoCount
+            let (_, undoSeconds) = try Clock.measure { while undo.canUndo { try undo.undo() } }
+            let (_, redoSeconds) = try Clock.measure { while undo.canRedo { try undo.redo() } }
+            return Result(editSeconds: editSeconds, undoSeconds: undoSeconds, redoSeconds: redoSeconds, groups: groups)
         }
-        guard let undo = context.undoManager else {
-            return Result(editSeconds: editSeconds, undoSeconds: 0, redoSeconds: 0, groups: 0)
-        }
-        let groups = undo.undoCount
-        let (_, undoSeconds) = try Clock.measure { while undo.canUndo { try undo.undo() } }
-        let (_, redoSeconds) = try Clock.measure { while undo.canRedo { try undo.redo() } }
-        return Result(editSeconds: editSeconds, undoSeconds: undoSeconds, redoSeconds: redoSeconds, groups: groups)
     }
 
     static func runStrata(_ env: BenchEnvironment, undoEnabled: Bool) throws -> [String: Double] {
