@@ -15,7 +15,7 @@ import Testing
             SlotChange(slot: 1, old: .string("b"), new: .string("a")),
             SlotChange(slot: 4, old: .integer(9), new: .null),
         ])
-        #expect(inverse.old(at: 1) == .integer(9) && inverse.new(at: 1) == .null && inverse.slot(at: 1) == 4)
+        #expect(inverse.old(at: 1) == .integer(9) && inverse[1].new == .null && inverse.slot(at: 1) == 4)
         #expect(inverse.inverse == changes)
     }
 
@@ -54,7 +54,7 @@ import Testing
         let mismatch = written.indices.first { Array(written[$0]) != expected[$0] }
         #expect(mismatch == nil, "update \(mismatch ?? -1)")
         let second = written[0]
-        #expect(second.count == 2 && second.slot(at: 1) == 1 && second.inverse.new(at: 1) == .string("0"))
+        #expect(second.count == 2 && second.slot(at: 1) == 1 && second.inverse[1].new == .string("0"))
         #expect(second.mapValues { $0 } == second && second == SlotChanges(expected[0]))
         let id = ManagedObjectID(entity: entity, storeTag: 1, primaryKey: 1)
         #expect(ChangeOperation.update(id, changes: written[1]) == .update(id, changes: SlotChanges(expected[1])))

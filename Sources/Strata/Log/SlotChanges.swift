@@ -24,9 +24,8 @@ public struct SlotChanges: RandomAccessCollection, Hashable, Sendable, Expressib
 
     /// Creates the changes of an update.
     public init(_ changes: [SlotChange]) {
-        let storage = SlotChangeStorage.make(capacity: changes.count)
-        for change in changes { _ = storage.append(change) }
-        self.init(storage: storage, start: 0, length: changes.count)
+        let storage = SlotChangeStorage(capacity: changes.count)
+        self.init(storage: storage, start: storage.append(contentsOf: changes), length: changes.count)
     }
 
     /// Creates the changes of an update from a literal list.
@@ -72,13 +71,7 @@ public struct SlotChanges: RandomAccessCollection, Hashable, Sendable, Expressib
     /// The slot of the change at `position`.
     func slot(at position: Int) -> Int { storage.slot(Int(start) &+ position) }
     /// The old value of the change at `position`.
-    func old(at position: Int) -> PropertyValue {
-        isInverted ? storage.new(Int(start) &+ position) : storage.old(Int(start) &+ position)
-    }
-    /// The new value of the change at `position`.
-    func new(at position: Int) -> PropertyValue {
-        isInverted ? storage.old(Int(start) &+ position) : storage.new(Int(start) &+ position)
-    }
+    func old(at position: Int) -> PropertyValue { storage.value(Int(start) &+ position, isOld: !isInverted) }
 
     /// Whether the change at `position` changes anything (old differs from new), compared
     /// in place.
@@ -90,12 +83,8 @@ public struct SlotChanges: RandomAccessCollection, Hashable, Sendable, Expressib
 
     /// The same changes with both values of each passed through `transform`.
     public func mapValues(_ transform: (PropertyValue) -> PropertyValue) -> SlotChanges {
-        let mapped = SlotChangeStorage.make(capacity: count)
-        for position in Int(start) ..< Int(start) + count {
-            let change = storage.element(position)
-            _ = mapped.append(SlotChange(slot: change.slot, old: transform(change.old), new: transform(change.new)))
-        }
-        var result = SlotChanges(storage: mapped, start: 0, length: count)
+        let stored = (Int(start) ..< Int(start) + count).map(storage.element)
+        var result = SlotChanges(stored.map { SlotChange(slot: $0.slot, old: transform($0.old), new: transform($0.new)) })
         result.isInverted = isInverted
         return result
     }
@@ -133,14 +122,10 @@ final class SlotChangeStorage: @unchecked Sendable {
     /// The number of changes appended.
     @exclusivity(unchecked) private(set) var count = 0
 
-    private init(capacity: Int) {
-        self.capacity = capacity
-        elements = .allocate(capacity: capacity)
-    }
-
     /// An empty buffer with room for `capacity` changes.
-    static func make(capacity: Int) -> SlotChangeStorage {
-        SlotChangeStorage(capacity: max(capacity, 1))
+    init(capacity: Int) {
+        self.capacity = max(capacity, 1)
+        elements = .allocate(capacity: self.capacity)
     }
 
     /// Whether `extra` more changes fit.
@@ -154,6 +139,13 @@ final class SlotChangeStorage: @unchecked Sendable {
         return count - 1
     }
 
+    /// Appends changes (the caller checked ``hasRoom(for:)``); returns the first one's position.
+    func append(contentsOf changes: [SlotChange]) -> Int {
+        let start = count
+        for change in changes { _ = append(change) }
+        return start
+    }
+
     func element(_ position: Int) -> SlotChange {
         assert(position >= 0 && position < count, "slot change position out of range")
         return elements[position]
@@ -164,14 +156,9 @@ final class SlotChangeStorage: @unchecked Sendable {
         return elements[position].slot
     }
 
-    func old(_ position: Int) -> PropertyValue {
+    func value(_ position: Int, isOld: Bool) -> PropertyValue {
         assert(position >= 0 && position < count, "slot change position out of range")
-        return elements[position].old
-    }
-
-    func new(_ position: Int) -> PropertyValue {
-        assert(position >= 0 && position < count, "slot change position out of range")
-        return elements[position].new
+        return isOld ? elements[position].old : elements[position].new
     }
 
     func isChange(_ position: Int) -> Bool {

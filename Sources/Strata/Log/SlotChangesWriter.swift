@@ -15,25 +15,23 @@ struct SlotChangesWriter {
         nextCapacity = min(max(expected, 1), Self.largestBuffer)
     }
 
-    /// The changes of an update with one change.
+    /// The changes of an update with one change (the common edit: no array to build).
     mutating func write(_ change: consuming SlotChange) -> SlotChanges {
         let storage = room(for: 1)
         let position = storage.append(change)
         return SlotChanges(storage: storage, start: position, length: 1)
     }
 
-    /// The changes of an update with several changes.
+    /// The changes of an update with any number of changes.
     mutating func write(_ changes: [SlotChange]) -> SlotChanges {
         let storage = room(for: changes.count)
-        let start = storage.count
-        for change in changes { _ = storage.append(change) }
-        return SlotChanges(storage: storage, start: start, length: changes.count)
+        return SlotChanges(storage: storage, start: storage.append(contentsOf: changes), length: changes.count)
     }
 
     /// The current buffer, or a new one when it has no room for `count` more changes.
     private mutating func room(for count: Int) -> SlotChangeStorage {
         if let storage, storage.hasRoom(for: count) { return storage }
-        let fresh = SlotChangeStorage.make(capacity: max(count, nextCapacity))
+        let fresh = SlotChangeStorage(capacity: max(count, nextCapacity))
         storage = fresh
         nextCapacity = min(nextCapacity * 2, Self.largestBuffer)
         return fresh

@@ -161,7 +161,7 @@ package struct SegmentDecoder {
             defer { changeScratch = changes }
             changes.removeAll(keepingCapacity: true)
             try readChanges(of: plan, into: &changes)
-            return .update(id, changes: changes.count == 1 ? changeWriter.write(changes[0]) : changeWriter.write(changes))
+            return .update(id, changes: changeWriter.write(changes))
         case .relate:
             let slotOffset = reader.offset
             let (slot, _) = try readPersistentSlot(of: plan)
