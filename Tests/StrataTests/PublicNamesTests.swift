@@ -43,6 +43,8 @@ import Testing
         "ManagedObjectContext": ManagedObjectContext.self,
         "ManagedObjectID": ManagedObjectID.self,
         "ManagedObjectModel": ManagedObjectModel.self,
+        "MergeConflict": MergeConflict.self,
+        "MergePolicy": MergePolicy.self,
         "ObjectChanges": ObjectChanges.self,
         "PersistentStore": (any PersistentStore).self,
         "PersistentStoreCoordinator": PersistentStoreCoordinator.self,

@@ -134,6 +134,7 @@ extension ManagedObjectContext {
                 changes.updated.formUnion(outcome.changes.updated)
                 changes.deleted.formUnion(outcome.changes.deleted)
             }
+            coordinator.noteChanged(changes.updated.union(changes.deleted))
         }
         return BatchResult(resultType: resultType, count: matched.count,
                            objectIDs: resultType == .objectIDs ? matched : [], changes: changes)

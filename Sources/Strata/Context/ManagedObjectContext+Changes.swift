@@ -49,11 +49,13 @@ extension ManagedObjectContext {
     /// - Throws: `.objectNotFound` when the record is gone.
     func fireFault(_ object: ManagedObject) throws {
         guard object.state.isFault else { return }
+        let generation = coordinator.generation
         guard let values = try coordinator.values(for: object.objectID) else {
             throw StrataError(.objectNotFound, "The record \(object.objectID) does not exist in its store.",
                               context: ["object": object.objectID.description])
         }
         object.storage = Self.withTransientDefaults(values, of: object.entity)
+        object.loadGeneration = generation
         object.state.isFault = false
         object.state.existsInStore = true
         awakeFromFetchUntracked(object)

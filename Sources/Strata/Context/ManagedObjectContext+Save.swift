@@ -3,12 +3,17 @@ import OrderedCollections
 
 extension ManagedObjectContext {
     /// Saves the changes since the last save: flushes, validates every changed object
-    /// (one error listing every problem), assigns permanent IDs, hands the log's unsaved
-    /// groups to the stores in one atomic step each, and posts DidSave.
+    /// (one error listing every problem), assigns permanent IDs, finds conflicts with
+    /// changes saved since the context read its objects and resolves them by
+    /// ``mergePolicy``, hands the log's unsaved groups to the stores in one atomic step
+    /// each, and posts DidSave.
     ///
-    /// A failed save writes nothing and leaves the context as it was.
+    /// A failed save writes nothing. It leaves the context as it was, except that a merge
+    /// policy's resolution of conflicts stays merged in (as after
+    /// ``mergeChanges(fromContextDidSave:)``).
     ///
-    /// - Throws: `.validation` listing each object, key and reason; store errors.
+    /// - Throws: `.validation` listing each object, key and reason; `.mergeConflict` under
+    ///   ``MergePolicy/error`` with ``StrataError/mergeConflicts``; store errors.
     /// - Complexity: O(changes since the last save), not O(document).
     public func save() throws {
         processPendingChanges()
@@ -16,7 +21,7 @@ extension ManagedObjectContext {
         for object in changed where object.hasChanges { object.willSave() }
         processPendingChanges()
         guard !log.unsaved.isEmpty || dirtySet.values.contains(where: \.hasChanges) else {
-            finishSave(assigned: [:], changes: SaveChanges())
+            finishSave(assigned: [:], changes: SaveChanges(), generation: nil)
             return
         }
         try validateForSave()
@@ -25,14 +30,56 @@ extension ManagedObjectContext {
         let temporaryIDs = temporaryIDsInUnsavedLog()
         let assigned = try obtainPermanentIDs(for: temporaryIDs)
         let remap: (ManagedObjectID) -> ManagedObjectID = { assigned[$0] ?? $0 }
-        let groups = log.unsavedGroups(remapping: remap)
-        let timestamp = Date()
-        try coordinator.withSaveLock {
-            for (store, storeGroups) in try routeByStore(groups) {
-                try store.save(StoreSaveRequest(groups: storeGroups, timestamp: timestamp))
+        // Conflicts are looked for and the log written under one hold of the save lock, so
+        // no save of another context comes between. Resolving posts notifications, which
+        // must not run under the lock: it happens between attempts.
+        for attempt in 1...Self.saveAttempts {
+            let outcome: SaveAttempt = try coordinator.withSaveLock {
+                let (conflicts, generation) = try findConflicts()
+                if !conflicts.isEmpty { return .conflicts(conflicts, generation: generation) }
+                let groups = log.unsavedGroups(remapping: remap)
+                let timestamp = Date()
+                var wroteAny = false
+                do {
+                    for (store, storeGroups) in try routeByStore(groups) {
+                        try store.save(StoreSaveRequest(groups: storeGroups, timestamp: timestamp))
+                        wroteAny = true
+                    }
+                } catch let error as StrataError where error.code == .mergeConflict && !wroteAny && attempt < Self.saveAttempts {
+                    // Another process saved the same records after the catch-up: the next
+                    // attempt catches up again and sees them as conflicts.
+                    return .raced
+                }
+                let changes = savedChanges(remap)
+                return .saved(changes, generation: coordinator.noteChanged(changes.updated.union(changes.deleted)))
+            }
+            switch outcome {
+            case .saved(let changes, let generation):
+                finishSave(assigned: assigned, changes: changes, generation: generation)
+                return
+            case .conflicts(let conflicts, let generation):
+                guard mergePolicy != .error else { throw mergeConflictError(conflicts) }
+                resolve(conflicts, generation: generation)
+                try validateForSave()
+            case .raced:
+                continue
             }
         }
+        throw StrataError(.mergeConflict, "Other saves kept changing the records this save changes; tried \(Self.saveAttempts) times.")
+    }
 
+    /// How often a save looks for conflicts again after resolving them, or after another
+    /// process's save came between its catch-up and its write.
+    static let saveAttempts = 8
+
+    private enum SaveAttempt {
+        case saved(SaveChanges, generation: UInt64)
+        case conflicts([StoreConflict], generation: UInt64)
+        case raced
+    }
+
+    /// What this save inserted, updated and deleted, by permanent ID.
+    private func savedChanges(_ remap: (ManagedObjectID) -> ManagedObjectID) -> SaveChanges {
         var changes = SaveChanges()
         for object in dirtySet.values {
             let id = remap(object.objectID)
@@ -44,16 +91,17 @@ extension ManagedObjectContext {
                 changes.updated.insert(id)
             }
         }
-        finishSave(assigned: assigned, changes: changes)
+        return changes
     }
 
-    private func finishSave(assigned: [ManagedObjectID: ManagedObjectID], changes: SaveChanges) {
+    private func finishSave(assigned: [ManagedObjectID: ManagedObjectID], changes: SaveChanges, generation: UInt64?) {
         // The unsaved log is cleared below: no need to rewrite its IDs first.
         if !assigned.isEmpty { adoptPermanentIDs(assigned, remappingUnsavedLog: false) }
         let saved = Array(dirtySet.values)
         for object in saved {
             object.state.inDirtySet = false
             object.committedSnapshot = nil
+            if let generation { object.loadGeneration = generation }
             if object.state.isDeleted {
                 unregister(object)
             } else {
@@ -244,7 +292,9 @@ extension ManagedObjectContext {
             object.didTurnIntoFault()
             return
         }
+        let generation = coordinator.generation
         guard let stored = try? coordinator.values(for: object.objectID) else { return }
+        object.loadGeneration = generation
         let pending = object.changedValues()
         let transients = object.entity.attributes.filter(\.isTransient).map { ($0.slot, object.storage[$0.slot]) }
         object.storage = Self.withTransientDefaults(stored, of: object.entity)

@@ -29,6 +29,9 @@ public final class ManagedObjectContext {
     public var retainsRegisteredObjects = false {
         didSet { retainAll = retainsRegisteredObjects ? registeredObjects : [] }
     }
+    /// How a save resolves conflicts with changes saved since the context read its objects
+    /// (by another context, a batch request or another process). Default ``MergePolicy/error``.
+    public var mergePolicy: MergePolicy = .error
     /// How long cached row data may be used before it is refetched (seconds); negative
     /// means no limit (the default).
     public var stalenessInterval: TimeInterval = -1

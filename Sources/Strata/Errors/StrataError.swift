@@ -107,6 +107,10 @@ public struct StrataError: Error, Sendable, CustomStringConvertible, LocalizedEr
     public var problems: [Problem]
     /// Where the failure is: an entity, key, segment sequence and byte offset, file path...
     public var context: [String: String]
+    /// For `.mergeConflict` from a context's save: each record changed in the store since
+    /// the context read it (empty for other codes, and when another process's save clashed
+    /// with this one inside the store).
+    public var mergeConflicts: [MergeConflict] = []
 
     /// Creates an error.
     public init(_ code: Code, _ message: String, problems: [Problem] = [], context: [String: String] = [:]) {
@@ -116,8 +120,10 @@ public struct StrataError: Error, Sendable, CustomStringConvertible, LocalizedEr
         self.context = context
     }
 
-    /// One line for logs and the CLI; validation errors list every problem after it.
+    /// One line for logs and the CLI; validation errors list every problem, and merge
+    /// conflicts every record, after it.
     public var description: String {
+        if !mergeConflicts.isEmpty { return message + "\n" + mergeConflicts.map { "  - \($0)" }.joined(separator: "\n") }
         if problems.isEmpty { return message }
         return message + "\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
     }

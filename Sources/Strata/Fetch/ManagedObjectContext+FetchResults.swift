@@ -74,10 +74,12 @@ extension ManagedObjectContext {
     func loadFaults(_ objects: [ManagedObject]) throws {
         let faults = objects.filter { $0.state.isFault && !$0.state.isInvalid && !$0.objectID.isTemporaryID }
         guard !faults.isEmpty else { return }
+        let generation = coordinator.generation
         let values = try storeValues(for: faults.map(\.objectID))
         for object in faults where object.state.isFault {
             guard let stored = values[object.objectID] else { continue }
             object.storage = Self.withTransientDefaults(stored, of: object.entity)
+            object.loadGeneration = generation
             object.state.isFault = false
             object.state.existsInStore = true
             awakeFromFetchUntracked(object)

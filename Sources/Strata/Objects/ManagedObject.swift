@@ -41,6 +41,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// First old value per slot since the last `processPendingChanges()`.
     @exclusivity(unchecked) var flushOld = FirstValues()
     @exclusivity(unchecked) var state = ObjectState()
+    /// The coordinator's change generation when the values were last read from (or saved
+    /// to) the store: a save compares it with the record's last change to find conflicts.
+    @exclusivity(unchecked) var loadGeneration: UInt64 = 0
 
     /// Creates an object of `entity` and inserts it into `context` (Core Data's
     /// `init(entity:insertInto:)`); with a nil context the object is not registered.

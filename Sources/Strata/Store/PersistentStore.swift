@@ -49,6 +49,17 @@ public protocol PersistentStore: AnyObject, Sendable {
     func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ManagedObjectID]
     /// The number of records matching the request (limit and offset applied).
     func countObjects(_ request: StoreFetchRequest) throws -> Int
+
+    /// Takes in what other connections to the same file (other processes) saved since the
+    /// store last read it, and returns the records they changed or deleted since the last
+    /// call. A context's save calls it first, to find conflicts. Stores no one else writes
+    /// return an empty set (the default).
+    func catchUpWithOtherProcesses() throws -> Set<ManagedObjectID>
+}
+
+extension PersistentStore {
+    /// No other process writes this store: nothing to take in.
+    public func catchUpWithOtherProcesses() throws -> Set<ManagedObjectID> { [] }
 }
 
 extension PersistentStore {

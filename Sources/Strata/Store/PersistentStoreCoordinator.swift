@@ -20,6 +20,12 @@ public final class PersistentStoreCoordinator: Sendable {
     }
     private let state = Mutex(State())
     private let saveLock = Mutex(())
+    /// Grows by one with every save and batch request that changed or deleted records.
+    private let changeGeneration = Atomic<UInt64>(0)
+    /// The generation at which each record was last changed or deleted through this
+    /// coordinator (or seen changed by another process): what optimistic locking compares
+    /// an object's ``ManagedObject/loadGeneration`` with.
+    private let lastChanges = Mutex<[ManagedObjectID: UInt64]>([:])
 
     /// Creates a coordinator with no store.
     public init(model: ManagedObjectModel) {
@@ -115,6 +121,28 @@ public final class PersistentStoreCoordinator: Sendable {
     public func values(for objectID: ManagedObjectID) throws -> [PropertyValue]? {
         guard !objectID.isTemporaryID else { return nil }
         return try store(for: objectID.entity).values(for: objectID)
+    }
+
+    /// The current change generation. Read it before reading a record's values: an object
+    /// stamped with it is then never newer than its values.
+    var generation: UInt64 { changeGeneration.load(ordering: .acquiring) }
+
+    /// Records that these records were changed or deleted (by a save, a batch request, or
+    /// another process) and returns the new generation.
+    @discardableResult
+    func noteChanged(_ ids: some Sequence<ManagedObjectID>) -> UInt64 {
+        lastChanges.withLock { changes in
+            let generation = changeGeneration.add(1, ordering: .acquiringAndReleasing).newValue
+            for id in ids { changes[id] = generation }
+            return generation
+        }
+    }
+
+    /// Whether a record was changed after `generation` (the generation its object was
+    /// loaded at).
+    func hasChanged(_ id: ManagedObjectID, since generation: UInt64) -> Bool {
+        guard self.generation > generation else { return false }
+        return lastChanges.withLock { ($0[id] ?? 0) > generation }
     }
 
     /// Runs `body` while no other save of this coordinator runs.

@@ -16,6 +16,9 @@ struct DocumentState: @unchecked Sendable {
     /// The largest primary key handed out or seen, per root entity index.
     var keyCounters: [Int: Int64] = [:]
     var largestGroupID: UInt64 = 0
+    /// Records other connections changed, found by catch-ups since contexts last asked
+    /// (``DocumentStore/catchUpWithOtherProcesses()``).
+    var externalChanges: Set<ManagedObjectID> = []
 
     init(connection: SQLiteConnection, meta: DocumentFile.Meta) {
         self.connection = connection
@@ -50,6 +53,7 @@ struct DocumentState: @unchecked Sendable {
             }
             overlay.merge(patch)
             touched.formUnion(patch.touched)
+            externalChanges.formUnion(patch.touched)
             for (root, key) in patch.largestInsertedKey(in: model) { keyCounters[root] = max(keyCounters[root] ?? 0, key) }
             lastSequence = UInt64(seq)
             uncompactedSegments += 1

@@ -25,6 +25,17 @@ extension DocumentStore {
         }
     }
 
+    /// Reads the segments other connections appended since this one last read the log
+    /// into the overlay, and hands over the records every such catch-up (here, in a save,
+    /// a compaction or a history read) found changed since the last call.
+    public func catchUpWithOtherProcesses() throws -> Set<ManagedObjectID> {
+        try withOpenState { state in
+            try state.catchUp(schema: schema, model: model, storeTag: tag, maxSegmentSize: configuration.maxSegmentSize)
+            defer { state.externalChanges.removeAll() }
+            return state.externalChanges
+        }
+    }
+
     /// Compacts when the configured segment or byte threshold is passed (the save is
     /// already durable; a failed compaction is retried after the next save).
     func compactIfDue(_ state: inout DocumentState) {

@@ -202,6 +202,8 @@ public final class DocumentStore: PersistentStore {
         var initial = DocumentState(connection: connection, meta: meta)
         try initial.catchUp(schema: schema, model: model, storeTag: StoreRegistry.tag(for: meta.identifier),
                             maxSegmentSize: configuration.maxSegmentSize, from: meta.compactedThrough)
+        // Opening reads the document as it is: nothing in it is news to a context yet.
+        initial.externalChanges = []
         state = Mutex(initial)
     }
 

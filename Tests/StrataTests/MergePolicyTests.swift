@@ -1,0 +1,391 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// Two contexts on one coordinator that both read the batch graph before either saves.
+private struct TwoEditors {
+    let fixture: BatchFixture
+    let graph: BatchGraph
+    let first: ManagedObjectContext
+    let second: ManagedObjectContext
+
+    init(_ kind: BatchStoreKind) throws {
+        fixture = try BatchFixture(kind)
+        graph = try BatchGraph(in: fixture.context)
+        first = fixture.fresh()
+        second = fixture.fresh()
+    }
+
+    var store: any PersistentStore { fixture.store }
+
+    /// The employee's object in `context`, loaded.
+    func employee(_ name: String, in context: ManagedObjectContext) throws -> ManagedObject {
+        try context.existingObject(with: graph.employee(name))
+    }
+
+    func stored(_ name: String, _ key: String) throws -> PropertyValue? {
+        try storedValue(graph.employee(name), key, in: store)
+    }
+}
+
+@Suite struct OptimisticLocking {
+    @Test(arguments: BatchStoreKind.allCases)
+    func aSaveOverAnotherContextsSaveOfTheSameRecordIsRefusedWithEachConflict(kind: BatchStoreKind) throws {
+        let editors = try TwoEditors(kind)
+        let adaFirst = try editors.employee("Ada", in: editors.first)
+        let adaSecond = try editors.employee("Ada", in: editors.second)
+        try adaFirst.setValue(.integer(1), forKey: "salary")
+        try editors.first.save()
+        try adaSecond.setValue("Augusta", forKey: "firstName")
+
+        let error = strataError { try editors.second.save() }
+        #expect(error?.code == .mergeConflict, "\(String(describing: error))")
+        let conflict = try #require(error?.mergeConflicts.first)
+        #expect(error?.mergeConflicts.count == 1)
+        #expect(conflict.objectID == adaSecond.objectID)
+        #expect(conflict.storeChangedKeys == ["salary"])
+        #expect(conflict.committedSnapshot["salary"] == .integer(120_000))
+        #expect(conflict.persistedSnapshot?["salary"] == .integer(1))
+        #expect(conflict.objectSnapshot?["firstName"] == .string("Augusta"))
+        #expect(error?.description.contains("salary") == true)
+        // Nothing written, and the context keeps its change for the application.
+        #expect(try editors.stored("Ada", "firstName") == .string("Ada"))
+        #expect(adaSecond.hasChanges)
+        #expect(try adaSecond.string("firstName") == "Augusta")
+        #expect(try adaSecond.int("salary") == 120_000)
+    }
+
+    @Test(arguments: BatchStoreKind.allCases)
+    func noConflictAfterMergingTheOtherSaveOrWhenTheRecordsDiffer(kind: BatchStoreKind) throws {
+        let editors = try TwoEditors(kind)
+        let adaFirst = try editors.employee("Ada", in: editors.first)
+        let adaSecond = try editors.employee("Ada", in: editors.second)
+        let alanSecond = try editors.employee("Alan", in: editors.second)
+        try adaFirst.setValue(.integer(1), forKey: "salary")
+        try editors.first.save()
+        let saved = SaveChanges(updated: [adaFirst.objectID])
+
+        try alanSecond.setValue(.integer(2), forKey: "salary")   // another record: no conflict
+        try editors.second.save()
+        #expect(try editors.stored("Alan", "salary") == .integer(2))
+
+        editors.second.mergeChanges(fromContextDidSave: saved)
+        try adaSecond.setValue("Augusta", forKey: "firstName")
+        try editors.second.save()
+        #expect(try editors.stored("Ada", "salary") == .integer(1))
+        #expect(try editors.stored("Ada", "firstName") == .string("Augusta"))
+    }
+
+    @Test(arguments: BatchStoreKind.allCases)
+    func aRecordChangedAndChangedBackIsNoConflict(kind: BatchStoreKind) throws {
+        let editors = try TwoEditors(kind)
+        let adaFirst = try editors.employee("Ada", in: editors.first)
+        let adaSecond = try editors.employee("Ada", in: editors.second)
+        try adaFirst.setValue(.integer(1), forKey: "salary")
+        try editors.first.save()
+        try adaFirst.setValue(.integer(120_000), forKey: "salary")
+        try editors.first.save()
+        try adaSecond.setValue("Augusta", forKey: "firstName")
+        try editors.second.save()
+        #expect(try editors.stored("Ada", "firstName") == .string("Augusta"))
+    }
+
+    @Test(arguments: BatchStoreKind.allCases)
+    func aChangeUndoneBeforeSavingDoesNotWriteTheOldValueOverAnotherSave(kind: BatchStoreKind) throws {
+        let editors = try TwoEditors(kind)
+        let adaSecond = try editors.employee("Ada", in: editors.second)
+        try adaSecond.setValue(.integer(5), forKey: "salary")
+        editors.second.processPendingChanges()
+        try adaSecond.setValue(.integer(120_000), forKey: "salary")   // back: logged twice, nothing to save
+        editors.second.processPendingChanges()
+        #expect(!adaSecond.hasChanges)
+        let adaFirst = try editors.employee("Ada", in: editors.first)
+        try adaFirst.setValue(.integer(1), forKey: "salary")
+        try editors.first.save()
+
+        #expect(strataError { try editors.second.save() }?.code == .mergeConflict)
+        editors.second.mergePolicy = .mergeByPropertyObjectTrump
+        try editors.second.save()
+        #expect(try editors.stored("Ada", "salary") == .integer(1), "the first context's salary survives")
+        #expect(try adaSecond.int("salary") == 1)
+    }
+
+    @Test(arguments: BatchStoreKind.allCases)
+    func aBatchUpdateConflictsUntilItIsMerged(kind: BatchStoreKind) throws {
+        let editors = try TwoEditors(kind)
+        let adaSecond = try editors.employee("Ada", in: editors.second)
+        let result = try editors.first.executeBatch(BatchUpdateRequest(
+            entityName: "Employee", predicate: try FetchPredicate(format: "firstName == 'Ada'"), propertiesToUpdate: ["salary": 7]))
+        try adaSecond.setValue("Augusta", forKey: "firstName")
+        #expect(strataError { try editors.second.save() }?.mergeConflicts.map(\.objectID) == [adaSecond.objectID])
+        try ManagedObjectContext.mergeChanges(fromRemoteContextSave: result.remoteChanges, into: [editors.second])
+        try editors.second.save()
+        #expect(try editors.stored("Ada", "salary") == .integer(7))
+        #expect(try editors.stored("Ada", "firstName") == .string("Augusta"))
+    }
+}
+
+@Suite struct MergePolicies {
+    /// The first context saves salary 1 and lastName "Byron"; the second then saves salary
+    /// 2 and firstName "Augusta" under `policy`. Returns Ada's stored and in-context values.
+    private func bothEditAda(_ kind: BatchStoreKind, _ policy: MergePolicy) throws
+        -> (stored: [String: PropertyValue?], object: ManagedObject, recorder: NotificationRecorder)
+    {
+        let editors = try TwoEditors(kind)
+        let adaFirst = try editors.employee("Ada", in: editors.first)
+        let adaSecond = try editors.employee("Ada", in: editors.second)
+        try adaFirst.setValue(.integer(1), forKey: "salary")
+        try adaFirst.setValue("Byron", forKey: "lastName")
+        try editors.first.save()
+        try adaSecond.setValue(.integer(2), forKey: "salary")
+        try adaSecond.setValue("Augusta", forKey: "firstName")
+        editors.second.mergePolicy = policy
+        let recorder = NotificationRecorder([ManagedObjectContext.objectsDidChangeNotification], object: editors.second)
+        try editors.second.save()
+        #expect(!adaSecond.hasChanges, "saved")
+        var stored: [String: PropertyValue?] = [:]
+        for key in ["salary", "firstName", "lastName"] { stored[key] = try editors.stored("Ada", key) }
+        return (stored, adaSecond, recorder)
+    }
+
+    @Test(arguments: BatchStoreKind.allCases)
+    func storeTrumpKeepsTheStoresValueWhereBothChangedAndTheObjectsElsewhere(kind: BatchStoreKind) throws {
+        let (stored, ada, recorder) = try bothEditAda(kind, .mergeByPropertyStoreTrump)
+        #expect(stored == ["salary": .integer(1), "firstName": .string("Augusta"), "lastName": .string("Byron")])
+        #expect(try ada.int("salary") == 1 && ada.string("lastName") == "Byron" && ada.string("firstName") == "Augusta")
+        let refreshed = recorder.userInfos.compactMap { $0[ManagedObjectContext.refreshedObjectsKey] }
+        #expect(refreshed.contains([ada.objectID]), "the resolution is announced as a refresh")
+    }
+
+    @Test(arguments: BatchStoreKind.allCases)
+    func objectTrumpKeepsTheObjectsChangesAndTheStoresOtherChanges(kind: BatchStoreKind) throws {
+        let (stored, ada, _) = try bothEditAda(kind, .mergeByPropertyObjectTrump)
+        #expect(stored == ["salary": .integer(2), "firstName": .string("Augusta"), "lastName": .string("Byron")])
+        #expect(try ada.int("salary") == 2 && ada.string("lastName") == "Byron")
+    }
+
+    @Test(arguments: BatchStoreKind.allCases)
+    func overwriteWritesEveryAttributeAsTheObjectHoldsIt(kind: BatchStoreKind) throws {
+        let (stored, ada, _) = try bothEditAda(kind, .overwrite)
+        #expect(stored == ["salary": .integer(2), "firstName": .string("Augusta"), "lastName": .string("Adason")])
+        #expect(try ada.string("lastName") == "Adason")
+    }
+
+    @Test(arguments: BatchStoreKind.allCases)
+    func rollbackDiscardsTheConflictingObjectsChanges(kind: BatchStoreKind) throws {
+        let (stored, ada, _) = try bothEditAda(kind, .rollback)
+        #expect(stored == ["salary": .integer(1), "firstName": .string("Ada"), "lastName": .string("Byron")])
+        #expect(try ada.int("salary") == 1 && ada.string("firstName") == "Ada")
+    }
+
+    @Test(arguments: BatchStoreKind.allCases)
+    func rollbackLeavesObjectsWithoutConflictsAlone(kind: BatchStoreKind) throws {
+        let editors = try TwoEditors(kind)
+        let adaSecond = try editors.employee("Ada", in: editors.second)   // read before the first saves
+        try editors.employee("Ada", in: editors.first).setValue(.integer(1), forKey: "salary")
+        try editors.first.save()
+        try adaSecond.setValue(.integer(2), forKey: "salary")
+        try editors.employee("Alan", in: editors.second).setValue(.integer(3), forKey: "salary")
+        editors.second.mergePolicy = .rollback
+        try editors.second.save()
+        #expect(try editors.stored("Ada", "salary") == .integer(1))
+        #expect(try editors.stored("Alan", "salary") == .integer(3))
+    }
+
+    @Test(arguments: BatchStoreKind.allCases)
+    func aRecordDeletedInTheStoreStaysDeletedAndItsChangesAreDropped(kind: BatchStoreKind) throws {
+        let editors = try TwoEditors(kind)
+        let barbara = try editors.employee("Barbara", in: editors.second)
+        editors.first.delete(try editors.employee("Barbara", in: editors.first))
+        try editors.first.save()
+        try barbara.setValue(.integer(5), forKey: "salary")
+        try editors.employee("Alan", in: editors.second).setValue(.integer(3), forKey: "salary")
+
+        let error = strataError { try editors.second.save() }
+        #expect(error?.code == .mergeConflict)
+        #expect(error?.mergeConflicts.first?.persistedSnapshot == nil)
+        #expect(error?.mergeConflicts.first?.description.contains("deleted in the store") == true)
+
+        editors.second.mergePolicy = .mergeByPropertyObjectTrump
+        try editors.second.save()
+        #expect(barbara.isInvalid)
+        #expect(try editors.store.values(for: editors.graph.employee("Barbara")) == nil)
+        #expect(try editors.stored("Alan", "salary") == .integer(3))
+    }
+
+    @Test(arguments: BatchStoreKind.allCases)
+    func aDeleteInTheContextStandsOverAChangeInTheStore(kind: BatchStoreKind) throws {
+        let editors = try TwoEditors(kind)
+        let barbara = try editors.employee("Barbara", in: editors.second)
+        try editors.employee("Barbara", in: editors.first).setValue(.integer(5), forKey: "salary")
+        try editors.first.save()
+        editors.second.delete(barbara)
+
+        let error = strataError { try editors.second.save() }
+        #expect(error?.mergeConflicts.first?.objectSnapshot == nil)
+        #expect(error?.mergeConflicts.first?.persistedSnapshot?["salary"] == .integer(5))
+        editors.second.mergePolicy = .mergeByPropertyStoreTrump
+        try editors.second.save()
+        #expect(try editors.store.values(for: editors.graph.employee("Barbara")) == nil)
+    }
+
+    @Test(arguments: BatchStoreKind.allCases)
+    func storeTrumpOnAToOneKeepsBothEndsConsistent(kind: BatchStoreKind) throws {
+        let editors = try TwoEditors(kind)
+        let sales = editors.graph.departments["Sales"]!
+        let research = editors.graph.departments["R&D"]!
+        let alanSecond = try editors.employee("Alan", in: editors.second)
+        try editors.employee("Alan", in: editors.first).setObject(editors.first.existingObject(with: sales), forKey: "department")
+        try editors.first.save()
+        let ops = try editors.second.insertObject(forEntityName: "Department")
+        try ops.setValue("Ops", forKey: "name")
+        try alanSecond.setObject(ops, forKey: "department")
+        editors.second.mergePolicy = .mergeByPropertyStoreTrump
+        try editors.second.save()
+
+        #expect(try alanSecond.related("department")?.objectID == sales)
+        #expect(try ops.relatedSet("employees").isEmpty)
+        let reader = editors.fixture.fresh()
+        let alan = try reader.existingObject(with: editors.graph.employee("Alan"))
+        #expect(try alan.related("department")?.objectID == sales)
+        #expect(try reader.existingObject(with: sales).relatedSet("employees").contains(alan))
+        #expect(try !reader.existingObject(with: research).relatedSet("employees").contains(alan))
+        #expect(try reader.existingObject(with: ops.objectID).relatedSet("employees").isEmpty)
+    }
+
+    @Test(arguments: BatchStoreKind.allCases, MergePolicy.allCases.filter { $0 != .error })
+    func toManyMembersMergeUnderEveryPolicy(kind: BatchStoreKind, policy: MergePolicy) throws {
+        let editors = try TwoEditors(kind)
+        let engine = editors.graph.projects["Engine"]!
+        // Both change Engine's members (many-to-many): the first adds Barbara, the second
+        // adds Edsger and removes Alan.
+        let barbara = try editors.employee("Barbara", in: editors.first)
+        try barbara.mutableSetValue(forKey: "projects").add(editors.first.existingObject(with: engine))
+        try editors.first.save()
+        let engineSecond = try editors.second.existingObject(with: engine)
+        try engineSecond.mutableSetValue(forKey: "members").add(editors.employee("Edsger", in: editors.second))
+        try engineSecond.mutableSetValue(forKey: "members").remove(editors.employee("Alan", in: editors.second))
+        editors.second.mergePolicy = policy
+        try editors.second.save()
+
+        let expected: Set<ManagedObjectID> = Set(["Ada", "Barbara", "Edsger"].map(editors.graph.employee))
+        #expect(Set(try engineSecond.value(forKey: "members").objectIDs) == expected)
+        let reader = editors.fixture.fresh()
+        #expect(Set(try reader.existingObject(with: engine).value(forKey: "members").objectIDs) == expected)
+        let edsger = try reader.existingObject(with: editors.graph.employee("Edsger"))
+        #expect(try edsger.value(forKey: "projects").objectIDs == [engine])
+    }
+}
+
+@Suite struct MergePoliciesAcrossProcesses {
+    @Test func anotherConnectionsSaveIsMergedByPolicy() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file()
+        let uri: URL
+        do {
+            let stack = try DocumentStack.create(url)
+            let graph = try BatchGraph(in: stack.context)
+            uri = graph.employee("Ada").uriRepresentation()
+            try stack.store.close()
+        }
+        let first = try DocumentStack.open(url, configuration: manualCompaction())
+        let second = try DocumentStack.open(url, configuration: manualCompaction())
+        let adaFirst = try first.object(uri)
+        let adaSecond = try second.object(uri)
+        try adaFirst.setValue(.integer(1), forKey: "salary")
+        try first.context.save()
+        try adaSecond.setValue("Augusta", forKey: "firstName")
+
+        let error = strataError { try second.context.save() }
+        #expect(error?.mergeConflicts.first?.storeChangedKeys == ["salary"], "\(String(describing: error))")
+        second.context.mergePolicy = .mergeByPropertyObjectTrump
+        try second.context.save()
+        #expect(try adaSecond.int("salary") == 1)
+        try first.store.close()
+        try second.store.close()
+
+        let reopened = try DocumentStack.open(url)
+        let ada = try reopened.object(uri)
+        #expect(try ada.int("salary") == 1)
+        #expect(try ada.string("firstName") == "Augusta")
+        try reopened.store.close()
+    }
+}
+
+/// A store that plays another process: its first save finds that "another process" just
+/// saved a salary for `victim` (written into the store, reported by the next catch-up) and
+/// refuses, as a document store does when a foreign segment lands after the catch-up.
+private final class RacingStore: PersistentStore, @unchecked Sendable {
+    let inner: InMemoryStore
+    let victim: ManagedObjectID
+    private var raced = false
+    private var pending: Set<ManagedObjectID> = []
+    private(set) var catchUps = 0
+
+    init(model: ManagedObjectModel, victim: ManagedObjectID, inner: InMemoryStore) {
+        self.inner = inner
+        self.victim = victim
+    }
+
+    var identifier: String { inner.identifier }
+    var configurationName: String? { inner.configurationName }
+    var model: ManagedObjectModel { inner.model }
+    func values(for objectID: ManagedObjectID) throws -> [PropertyValue]? { try inner.values(for: objectID) }
+    func objectIDs(for entity: EntityDescription, includingSubentities: Bool) throws -> [ManagedObjectID] {
+        try inner.objectIDs(for: entity, includingSubentities: includingSubentities)
+    }
+    func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> ClosedRange<Int64> {
+        try inner.allocatePrimaryKeys(for: entity, count: count)
+    }
+    func largestGroupID() throws -> UInt64 { try inner.largestGroupID() }
+    func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ManagedObjectID] { try inner.fetchObjectIDs(request) }
+    func countObjects(_ request: StoreFetchRequest) throws -> Int { try inner.countObjects(request) }
+    func catchUpWithOtherProcesses() throws -> Set<ManagedObjectID> {
+        catchUps += 1
+        defer { pending = [] }
+        return pending
+    }
+
+    func save(_ request: StoreSaveRequest) throws {
+        if !raced {
+            raced = true
+            let slot = victim.entity.slot(forKey: "salary")!
+            let old = try inner.values(for: victim)![slot]
+            try inner.save(StoreSaveRequest(groups: [SegmentGroup(
+                id: 1_000_000, kind: .user, revertsGroup: nil, actionName: "Elsewhere",
+                operations: [.update(victim, changes: [SlotChange(slot: slot, old: old, new: .integer(42))])])]))
+            pending.insert(victim)
+            throw StrataError(.mergeConflict, "Another process changed \(victim).")
+        }
+        try inner.save(request)
+    }
+}
+
+@Suite struct SaveRaces {
+    @Test(arguments: [MergePolicy.error, .mergeByPropertyObjectTrump])
+    func aForeignSaveBetweenCatchUpAndWriteIsCaughtUpWithAndResolved(policy: MergePolicy) throws {
+        let model = sharedExampleModel
+        let inner = InMemoryStore(model: model)
+        let setup = PersistentStoreCoordinator(model: model)
+        try setup.addStore(inner)
+        let graph = try BatchGraph(in: ManagedObjectContext(coordinator: setup))
+        let store = RacingStore(model: model, victim: graph.employee("Ada"), inner: inner)
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addStore(store)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        context.mergePolicy = policy
+        let ada = try context.existingObject(with: graph.employee("Ada"))
+        try ada.setValue("Augusta", forKey: "firstName")
+
+        let error = strataError { try context.save() }
+        #expect(store.catchUps >= 2, "the save caught up again after the refused write")
+        if policy == .error {
+            #expect(error?.mergeConflicts.first?.storeChangedKeys == ["salary"], "\(String(describing: error))")
+            #expect(try storedValue(ada.objectID, "firstName", in: inner) == .string("Ada"))
+        } else {
+            #expect(error == nil, "\(String(describing: error))")
+            #expect(try storedValue(ada.objectID, "salary", in: inner) == .integer(42))
+            #expect(try storedValue(ada.objectID, "firstName", in: inner) == .string("Augusta"))
+        }
+    }
+}
