@@ -74,7 +74,7 @@ extension ManagedObjectContext {
         return error
     }
 
-    // MARK: Resolving conflicts (outside the lock: resolution posts notifications)
+    // MARK: Resolving conflicts (under the lock; its notices are posted after it)
 
     /// Brings each conflicting object to what ``mergePolicy`` decides, as a change the
     /// next store write carries: a non-undoable ``ChangeGroupKind/merge`` group.

@@ -10,6 +10,7 @@ extension ManagedObjectContext {
     ///
     /// - Complexity: O(objects changed since the last flush × their changed keys).
     public func processPendingChanges() {
+        checkQueue()
         guard !flushSet.isEmpty else { return }
         applyDeleteRules()
         var operations: [ChangeOperation] = []

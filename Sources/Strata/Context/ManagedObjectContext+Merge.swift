@@ -26,6 +26,7 @@ extension ManagedObjectContext {
     ///
     /// - Complexity: O(merged records + changed objects of the context).
     public func mergeChanges(fromContextDidSave changes: SaveChanges) {
+        checkQueue()
         processPendingChanges()
         var notice = ObjectChanges()
 
@@ -68,7 +69,7 @@ extension ManagedObjectContext {
     public static func mergeChanges(fromRemoteContextSave changes: [String: [ManagedObjectID]],
                                     into contexts: [ManagedObjectContext]) throws {
         let saved = try saveChanges(from: changes) { $0 }
-        for context in contexts { context.mergeChanges(fromContextDidSave: saved) }
+        for context in contexts { context.performAndWait { context.mergeChanges(fromContextDidSave: saved) } }
     }
 
     /// The same with object URIs (``ManagedObjectID/uriRepresentation()``), resolved by each
@@ -80,7 +81,7 @@ extension ManagedObjectContext {
         let resolved = try contexts.map { context in
             try saveChanges(from: changes) { try context.coordinator.managedObjectID(forURIRepresentation: $0) }
         }
-        for (context, saved) in zip(contexts, resolved) { context.mergeChanges(fromContextDidSave: saved) }
+        for (context, saved) in zip(contexts, resolved) { context.performAndWait { context.mergeChanges(fromContextDidSave: saved) } }
     }
 
     private static func saveChanges<Item>(from changes: [String: [Item]],

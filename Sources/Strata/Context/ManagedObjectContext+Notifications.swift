@@ -78,6 +78,10 @@ extension ManagedObjectContext {
     }
 
     func postObjectsDidChange(_ changes: ObjectChanges) {
+        if deferredChangeNotices != nil {
+            deferredChangeNotices?.append(changes)
+            return
+        }
         // As Core Data: a key only when its set is not empty (a flush after edits carries
         // one set, not five).
         var userInfo: [AnyHashable: Any] = [:]

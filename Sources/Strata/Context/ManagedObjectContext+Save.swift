@@ -16,6 +16,7 @@ extension ManagedObjectContext {
     ///   ``MergePolicy/error`` with ``StrataError/mergeConflicts``; store errors.
     /// - Complexity: O(changes since the last save), not O(document).
     public func save() throws {
+        checkQueue()
         processPendingChanges()
         let changed = Array(dirtySet.values)
         for object in changed where object.hasChanges { object.willSave() }
@@ -30,52 +31,62 @@ extension ManagedObjectContext {
         let temporaryIDs = temporaryIDsInUnsavedLog()
         let assigned = try obtainPermanentIDs(for: temporaryIDs)
         let remap: (ManagedObjectID) -> ManagedObjectID = { assigned[$0] ?? $0 }
-        // Conflicts are looked for and the log written under one hold of the save lock, so
-        // no save of another context comes between. Resolving posts notifications, which
-        // must not run under the lock: it happens between attempts.
+        // Conflicts are found, resolved and the log written under one hold of the save
+        // lock, so no save of another context comes between them and every save makes
+        // progress. Resolving flushes changes, whose ObjectsDidChange waits until the lock
+        // is released (an observer may save).
         for attempt in 1...Self.saveAttempts {
-            let outcome: SaveAttempt = try coordinator.withSaveLock {
-                let (conflicts, generation) = try findConflicts()
-                if !conflicts.isEmpty { return .conflicts(conflicts, generation: generation) }
-                let groups = log.unsavedGroups(remapping: remap)
-                let timestamp = Date()
-                var wroteAny = false
-                do {
-                    for (store, storeGroups) in try routeByStore(groups) {
-                        try store.save(StoreSaveRequest(groups: storeGroups, timestamp: timestamp))
-                        wroteAny = true
-                    }
-                } catch let error as StrataError where error.code == .mergeConflict && !wroteAny && attempt < Self.saveAttempts {
-                    // Another process saved the same records after the catch-up: the next
-                    // attempt catches up again and sees them as conflicts.
-                    return .raced
-                }
-                let changes = savedChanges(remap)
-                return .saved(changes, generation: coordinator.noteChanged(changes.updated.union(changes.deleted)))
+            deferredChangeNotices = []
+            let outcome: Result<SaveAttempt, any Error> = Result {
+                try coordinator.withSaveLock { try attemptSave(remap: remap, isLastAttempt: attempt == Self.saveAttempts) }
             }
-            switch outcome {
+            let notices = deferredChangeNotices ?? []
+            deferredChangeNotices = nil
+            for notice in notices { postObjectsDidChange(notice) }
+            switch try outcome.get() {
             case .saved(let changes, let generation):
                 finishSave(assigned: assigned, changes: changes, generation: generation)
                 return
-            case .conflicts(let conflicts, let generation):
-                guard mergePolicy != .error else { throw mergeConflictError(conflicts) }
-                resolve(conflicts, generation: generation)
-                try validateForSave()
             case .raced:
                 continue
             }
         }
-        throw StrataError(.mergeConflict, "Other saves kept changing the records this save changes; tried \(Self.saveAttempts) times.")
+        throw StrataError(.mergeConflict, "Other processes kept changing the records this save changes; tried \(Self.saveAttempts) times.")
     }
 
-    /// How often a save looks for conflicts again after resolving them, or after another
-    /// process's save came between its catch-up and its write.
+    /// How often a save tries again after another process's save came between its
+    /// catch-up and its write.
     static let saveAttempts = 8
 
     private enum SaveAttempt {
         case saved(SaveChanges, generation: UInt64)
-        case conflicts([StoreConflict], generation: UInt64)
         case raced
+    }
+
+    /// Under the save lock: finds conflicts, resolves them by ``mergePolicy`` (or throws),
+    /// and writes.
+    private func attemptSave(remap: (ManagedObjectID) -> ManagedObjectID, isLastAttempt: Bool) throws -> SaveAttempt {
+        let (conflicts, generation) = try findConflicts()
+        if !conflicts.isEmpty {
+            guard mergePolicy != .error else { throw mergeConflictError(conflicts) }
+            resolve(conflicts, generation: generation)
+            try validateForSave()
+        }
+        let groups = log.unsavedGroups(remapping: remap)
+        let timestamp = Date()
+        var wroteAny = false
+        do {
+            for (store, storeGroups) in try routeByStore(groups) {
+                try store.save(StoreSaveRequest(groups: storeGroups, timestamp: timestamp))
+                wroteAny = true
+            }
+        } catch let error as StrataError where error.code == .mergeConflict && !wroteAny && !isLastAttempt {
+            // Another process saved the same records after the catch-up: the next attempt
+            // catches up again and sees them as conflicts.
+            return .raced
+        }
+        let changes = savedChanges(remap)
+        return .saved(changes, generation: coordinator.noteChanged(changes.updated.union(changes.deleted)))
     }
 
     /// What this save inserted, updated and deleted, by permanent ID.
@@ -223,6 +234,7 @@ extension ManagedObjectContext {
     ///
     /// - Complexity: O(operations since the last save).
     public func rollback() {
+        checkQueue()
         let manager = undoManager
         manager?.disableUndoRegistration()
         processPendingChanges()
@@ -253,6 +265,7 @@ extension ManagedObjectContext {
 
     /// Forgets every registered object (they become invalid) and clears the undo stacks.
     public func reset() {
+        checkQueue()
         for entry in registry.values { entry.object.map(invalidate) }
         registry.removeAll()
         flushSet.removeAll()

@@ -4,8 +4,11 @@ import OrderedCollections
 /// A scratch pad of objects over a coordinator's stores: it registers objects (one per
 /// record), tracks their changes, logs them, undoes them, and saves them.
 ///
-/// A context is not `Sendable`: create it, and use it and its objects, in one isolation
-/// domain. Object IDs cross between contexts.
+/// A context is not thread-safe. A ``ConcurrencyType/confinement`` context (the default)
+/// belongs to the thread or task that uses it; a ``ConcurrencyType/privateQueue`` or
+/// ``ConcurrencyType/mainQueue`` context owns a queue, and is used only inside
+/// `perform` and ``performAndWait(_:)``, which any thread or task may call: that
+/// is why the type is `Sendable`. Its objects are not: object IDs cross between contexts.
 ///
 /// ```swift
 /// let context = ManagedObjectContext(coordinator: coordinator)
@@ -13,7 +16,7 @@ import OrderedCollections
 /// try department.setValue("Research", forKey: "name")
 /// try context.save()
 /// ```
-public final class ManagedObjectContext {
+public final class ManagedObjectContext: @unchecked Sendable {
     /// The coordinator the context reads from and saves to.
     public let coordinator: PersistentStoreCoordinator
     /// The model.
@@ -55,17 +58,35 @@ public final class ManagedObjectContext {
     /// How many undos and redos took the one-pass path (for tests).
     var directUpdateReplays = 0
     var changeObservers: [UUID: AsyncStream<ObjectChanges>.Continuation] = [:]
+    /// While a save holds the coordinator's lock: the ObjectsDidChange notices to post
+    /// once it is released (observers may save).
+    var deferredChangeNotices: [ObjectChanges]?
     var saveObservers: [UUID: AsyncStream<SaveChanges>.Continuation] = [:]
     var fetchedPropertyCache: [ObjectIdentifier: [String: [ManagedObject]]] = [:]
     /// The destinations the last prefetching fetch loaded, kept alive (the registry holds
     /// objects weakly) until the next prefetching fetch or `reset()`.
     var prefetchedObjects: [ManagedObject] = []
 
+    /// How the context is tied to threads.
+    public let concurrencyType: ConcurrencyType
+    /// The queue of a private-queue or main-queue context.
+    let workQueue: DispatchQueue?
+    /// Marks the private queue as this context's, so that nested calls run at once.
+    let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+
     /// Creates a context over a coordinator, with an undo manager.
-    public init(coordinator: PersistentStoreCoordinator, undoManager: ContextUndoManager? = ContextUndoManager()) {
+    ///
+    /// - Parameter concurrencyType: ``ConcurrencyType/confinement`` (the default) to use it
+    ///   directly from one thread or task; ``ConcurrencyType/privateQueue`` for a
+    ///   background context used through `perform`.
+    public init(coordinator: PersistentStoreCoordinator, concurrencyType: ConcurrencyType = .confinement,
+                undoManager: ContextUndoManager? = ContextUndoManager()) {
         self.coordinator = coordinator
+        self.concurrencyType = concurrencyType
+        self.workQueue = Self.makeWorkQueue(concurrencyType)
         self.undoManager = undoManager
         undoManager?.context = self
+        if concurrencyType == .privateQueue { workQueue?.setSpecific(key: queueKey, value: ObjectIdentifier(self)) }
     }
 
     deinit {
@@ -147,6 +168,7 @@ public final class ManagedObjectContext {
     /// - Throws: `.abstractEntity` when the entity is abstract.
     @discardableResult
     public func insertObject(of entity: EntityDescription) throws -> ManagedObject {
+        checkQueue()
         guard !entity.isAbstract else {
             throw StrataError(.abstractEntity, "Entity '\(entity.name)' is abstract and cannot be inserted.",
                               context: ["entity": entity.name])
@@ -189,6 +211,7 @@ public final class ManagedObjectContext {
 
     /// Marks an object deleted; delete rules run at the next `processPendingChanges()`.
     public func delete(_ object: ManagedObject) {
+        checkQueue()
         guard object.context === self, !object.state.isDeleted, !object.state.isInvalid else { return }
         if object.state.isFault { try? fireFault(object) }
         object.prepareForDeletion()

@@ -81,9 +81,9 @@ public struct MergeConflict: Sendable, Hashable, CustomStringConvertible {
         return committedSnapshot.keys.filter { persistedSnapshot[$0] != committedSnapshot[$0] }.sorted()
     }
 
-    /// `Employee p3: changed in the store (salary)`, or `deleted in the store`.
+    /// `x-strata://…/Employee/p3: changed in the store (salary)`, or `…: deleted in the store`.
     public var description: String {
-        let name = "\(objectID.entity.name) \(objectID)"
+        let name = objectID.description
         guard persistedSnapshot != nil else { return "\(name): deleted in the store" }
         let what = objectSnapshot == nil ? "deleted here, changed in the store" : "changed in the store"
         return "\(name): \(what) (\(storeChangedKeys.joined(separator: ", ")))"
