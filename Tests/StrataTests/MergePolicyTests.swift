@@ -253,6 +253,58 @@ private struct TwoEditors {
         #expect(try reader.existingObject(with: ops.objectID).relatedSet("employees").isEmpty)
     }
 
+    @Test(arguments: BatchStoreKind.allCases, [MergePolicy.mergeByPropertyObjectTrump, .overwrite])
+    func objectTrumpOnAToOneTakesTheRecordOutOfTheStoresNewDestination(kind: BatchStoreKind, policy: MergePolicy) throws {
+        let editors = try TwoEditors(kind)
+        let sales = editors.graph.departments["Sales"]!
+        let research = editors.graph.departments["R&D"]!
+        let alanSecond = try editors.employee("Alan", in: editors.second)
+        try editors.employee("Alan", in: editors.first).setObject(editors.first.existingObject(with: sales), forKey: "department")
+        try editors.first.save()
+        let ops = try editors.second.insertObject(forEntityName: "Department")
+        try ops.setValue("Ops", forKey: "name")
+        try alanSecond.setObject(ops, forKey: "department")
+        editors.second.mergePolicy = policy
+        try editors.second.save()
+
+        let reader = editors.fixture.fresh()
+        let alan = try reader.existingObject(with: editors.graph.employee("Alan"))
+        #expect(try alan.related("department")?.objectID == ops.objectID)
+        #expect(try reader.existingObject(with: ops.objectID).relatedSet("employees") == [alan])
+        #expect(try !reader.existingObject(with: sales).relatedSet("employees").contains(alan), "Sales no longer lists Alan")
+        #expect(try !reader.existingObject(with: research).relatedSet("employees").contains(alan))
+    }
+
+    @Test(arguments: BatchStoreKind.allCases)
+    func membersRemovedAndAddedBackDoNotComeBackOverTheStoresChange(kind: BatchStoreKind) throws {
+        let editors = try TwoEditors(kind)
+        let sales = editors.graph.departments["Sales"]!
+        let research = editors.graph.departments["R&D"]!
+        let researchSecond = try editors.second.existingObject(with: research)
+        let alanSecond = try editors.employee("Alan", in: editors.second)
+        try editors.employee("Alan", in: editors.first).setObject(editors.first.existingObject(with: sales), forKey: "department")
+        try editors.first.save()
+        // The second context takes Alan out of R&D and puts him back (two flushes: nothing
+        // to save for him), and renames R&D.
+        try researchSecond.mutableSetValue(forKey: "employees").remove(alanSecond)
+        editors.second.processPendingChanges()
+        try researchSecond.mutableSetValue(forKey: "employees").add(alanSecond)
+        editors.second.processPendingChanges()
+        try researchSecond.setValue("Research", forKey: "name")
+        #expect(!alanSecond.hasChanges)
+        editors.second.mergePolicy = .mergeByPropertyObjectTrump
+        try editors.second.save()
+
+        let reader = editors.fixture.fresh()
+        let alan = try reader.existingObject(with: editors.graph.employee("Alan"))
+        #expect(try alan.related("department")?.objectID == sales, "the first context's move stands")
+        #expect(try reader.existingObject(with: research).string("name") == "Research")
+        #expect(try !reader.existingObject(with: research).relatedSet("employees").contains(alan))
+        #expect(try reader.existingObject(with: sales).relatedSet("employees").contains(alan))
+        #expect(try alanSecond.related("department")?.objectID == sales, "the context took the store's value")
+        #expect(try !researchSecond.relatedSet("employees").contains(alanSecond))
+    }
+
     @Test(arguments: BatchStoreKind.allCases, MergePolicy.allCases.filter { $0 != .error })
     func toManyMembersMergeUnderEveryPolicy(kind: BatchStoreKind, policy: MergePolicy) throws {
         let editors = try TwoEditors(kind)

@@ -3,7 +3,10 @@ import OrderedCollections
 
 /// A record a save would write that changed in the store since the context read it.
 struct StoreConflict {
-    let object: ManagedObject
+    let objectID: ManagedObjectID
+    /// The registered object; nil for a record whose object was released after its changes
+    /// were undone (its logged operations would still write it).
+    let object: ManagedObject?
     /// What the context read (its committed values).
     let committed: [PropertyValue]
     /// The record in the store now; nil when it was deleted there.
@@ -40,15 +43,33 @@ extension ManagedObjectContext {
             } else if object.state.isDeleted {
                 return   // deleted on both sides: nothing to decide
             }
-            conflicts.append(StoreConflict(object: object, committed: committed, persisted: persisted))
+            conflicts.append(StoreConflict(objectID: id, object: object, committed: committed, persisted: persisted))
         }
         for object in dirtySet.values { try check(object) }
         // Objects back at their committed values left the dirty set, but their logged
-        // changes are still saved (they write the committed values back).
+        // changes are still saved: they write the committed values back. Their objects may
+        // even be gone (released once clean): then the log itself is compared with the store.
+        var released: OrderedSet<ManagedObjectID> = []
+        var inserted: Set<ManagedObjectID> = []
         for batch in log.unsaved {
             for operation in batch.operations {
-                if case .insert = operation { continue }
-                if let object = registeredObject(for: operation.objectID), !object.state.inDirtySet { try check(object) }
+                let id = operation.objectID
+                if case .insert = operation { inserted.insert(id); continue }
+                if let object = registeredObject(for: id) {
+                    if !object.state.inDirtySet { try check(object) }
+                } else if !id.isTemporaryID {
+                    released.append(id)
+                }
+            }
+        }
+        if !released.isEmpty {
+            let outcome = StoreOutcome(context: self)
+            for id in released where !inserted.contains(id) && coordinator.hasChanged(id, since: 0) && seen.insert(id).inserted {
+                guard let persisted = try coordinator.values(for: id).map({ Self.withTransientDefaults($0, of: id.entity) }),
+                      let written = try outcome.row(id), !Self.samePersistentValues(written, persisted, of: id.entity)
+                else { continue }
+                // The object was clean when released: what its log writes is what it had read.
+                conflicts.append(StoreConflict(objectID: id, object: nil, committed: written, persisted: persisted))
             }
         }
         return (conflicts, generation)
@@ -57,14 +78,16 @@ extension ManagedObjectContext {
     /// The error a save under ``MergePolicy/error`` throws.
     func mergeConflictError(_ conflicts: [StoreConflict]) -> StrataError {
         let reports = conflicts.map { conflict in
-            let entity = conflict.object.entity
+            let entity = conflict.objectID.entity
+            let now = conflict.object.map { $0.state.isDeleted ? nil : Self.snapshot($0.storage, of: entity) }
+                ?? Self.snapshot(conflict.committed, of: entity)
             return MergeConflict(
-                objectID: conflict.object.objectID,
-                objectSnapshot: conflict.object.state.isDeleted ? nil : Self.snapshot(conflict.object.storage, of: entity),
+                objectID: conflict.objectID,
+                objectSnapshot: now,
                 committedSnapshot: Self.snapshot(conflict.committed, of: entity),
                 persistedSnapshot: conflict.persisted.map { Self.snapshot($0, of: entity) })
         }
-        let ids = conflicts.map(\.object.objectID).sorted()
+        let ids = conflicts.map(\.objectID).sorted()
         let count = ids.count == 1 ? "1 record" : "\(ids.count) records"
         var error = StrataError(
             .mergeConflict,
@@ -72,116 +95,6 @@ extension ManagedObjectContext {
             context: ["objects": ids.map(\.description).joined(separator: " ")])
         error.mergeConflicts = reports
         return error
-    }
-
-    // MARK: Resolving conflicts (under the lock; its notices are posted after it)
-
-    /// Brings each conflicting object to what ``mergePolicy`` decides, as a change the
-    /// next store write carries: a non-undoable ``ChangeGroupKind/merge`` group.
-    ///
-    /// Each object first takes the store's values for the properties it did not change
-    /// (its committed values become the store's); the policy's choices that differ from
-    /// that are then set through the normal paths, so to-one inverses stay consistent.
-    func resolve(_ conflicts: [StoreConflict], generation: UInt64) {
-        let touched = slotsTouchedByUnsavedUpdates(of: Set(conflicts.map(\.object.objectID)))
-        var deletedInStore: Set<ManagedObjectID> = []
-        var notice = ObjectChanges()
-        let manager = undoManager
-        manager?.disableUndoRegistration()
-        for conflict in conflicts {
-            let object = conflict.object
-            guard let persisted = conflict.persisted else {
-                deletedInStore.insert(object.objectID)
-                continue
-            }
-            object.loadGeneration = generation
-            // The context's delete stands; the record's new values no longer matter.
-            guard !object.state.isDeleted else { continue }
-            let decided = settle(object, committed: conflict.committed, persisted: persisted,
-                                 touched: touched[object.objectID] ?? [])
-            for (slot, value, maintainsInverse) in decided {
-                if maintainsInverse {
-                    try? object.setValue(value, slot: slot)
-                } else {
-                    setPrimitive(object, slot: slot, value)
-                }
-            }
-            notice.refreshed.insert(object.objectID)
-        }
-        pendingFlushKind = .merge
-        processPendingChanges()
-        pendingFlushKind = nil
-        try? manager?.enableUndoRegistration()
-        if !deletedInStore.isEmpty { mergeChanges(fromContextDidSave: SaveChanges(deleted: deletedInStore)) }
-        if !notice.isEmpty { postObjectsDidChange(notice) }
-    }
-
-    /// Puts into the object, without logging, what the store will hold once the unsaved
-    /// log is applied to the persisted values: its own value for every slot the log's
-    /// updates write, the store's for the others, and unordered to-many members merged
-    /// (the log holds them as additions and removals). Returns the slots where the policy
-    /// decides otherwise, and whether setting them maintains inverses (to-ones do).
-    private func settle(_ object: ManagedObject, committed: [PropertyValue], persisted: [PropertyValue],
-                        touched: Set<Int>) -> [(slot: Int, value: PropertyValue, maintainsInverse: Bool)] {
-        let entity = object.entity
-        let current = object.storage
-        var settled = current
-        var decided: [(slot: Int, value: PropertyValue, maintainsInverse: Bool)] = []
-        for slot in 0..<min(entity.slotCount, current.count) where !RowTable.isTransient(slot, of: entity) {
-            var isAttribute = true
-            if case .relationship(let index) = entity.slotKinds[slot] {
-                isAttribute = false
-                let relationship = entity.relationships[index]
-                if relationship.isToMany {
-                    // Merged by membership under every policy; no inverse maintenance: each
-                    // member's own record says where it belongs.
-                    let merged = Self.mergedMembers(committed: committed[slot], object: current[slot],
-                                                    store: persisted[slot], ordered: relationship.isOrdered)
-                    if relationship.isOrdered {
-                        settled[slot] = touched.contains(slot) ? current[slot] : persisted[slot]
-                        if merged != settled[slot] { decided.append((slot, merged, false)) }
-                    } else {
-                        settled[slot] = merged
-                    }
-                    continue
-                }
-            }
-            settled[slot] = touched.contains(slot) ? current[slot] : persisted[slot]
-            let objectChanged = current[slot] != committed[slot]
-            let storeChanged = persisted[slot] != committed[slot]
-            let value: PropertyValue = switch mergePolicy {
-            case .error, .mergeByPropertyObjectTrump: objectChanged ? current[slot] : persisted[slot]
-            case .mergeByPropertyStoreTrump: storeChanged ? persisted[slot] : current[slot]
-            case .overwrite: isAttribute || objectChanged ? current[slot] : persisted[slot]
-            case .rollback: persisted[slot]
-            }
-            if value != settled[slot] { decided.append((slot, value, !isAttribute)) }
-        }
-        object.storage = settled
-        var read = persisted
-        for slot in 0..<min(read.count, settled.count) where RowTable.isTransient(slot, of: entity) { read[slot] = settled[slot] }
-        object.committedSnapshot = read
-        if object.isUpdated { noteDirty(object) }
-        return decided
-    }
-
-    /// The slots each record's unsaved update operations write (every slot for a record
-    /// the log inserts).
-    private func slotsTouchedByUnsavedUpdates(of ids: Set<ManagedObjectID>) -> [ManagedObjectID: Set<Int>] {
-        var touched: [ManagedObjectID: Set<Int>] = [:]
-        for batch in log.unsaved {
-            for operation in batch.operations where ids.contains(operation.objectID) {
-                switch operation {
-                case .update(let id, let changes):
-                    for change in changes { touched[id, default: []].insert(change.slot) }
-                case .insert(let id, let values):
-                    touched[id, default: []].formUnion(values.indices)
-                case .delete, .relate:
-                    break
-                }
-            }
-        }
-        return touched
     }
 
     // MARK: Values
@@ -202,14 +115,15 @@ extension ManagedObjectContext {
     /// as sets: the store keeps them sorted, a context in the order they were added).
     static func samePersistentValues(_ a: [PropertyValue], _ b: [PropertyValue], of entity: EntityDescription) -> Bool {
         for slot in 0..<min(entity.slotCount, a.count, b.count) where !RowTable.isTransient(slot, of: entity) {
-            if a[slot] == b[slot] { continue }
-            if case .relationship(let index) = entity.slotKinds[slot], entity.relationships[index].isToMany,
-               !entity.relationships[index].isOrdered, Set(a[slot].objectIDs) == Set(b[slot].objectIDs) {
-                continue
-            }
-            return false
+            if !sameStoredValue(a[slot], b[slot], slot: slot, of: entity) { return false }
         }
         return true
+    }
+
+    /// Whether two values of one slot are the same once stored.
+    static func sameStoredValue(_ a: PropertyValue, _ b: PropertyValue, slot: Int, of entity: EntityDescription) -> Bool {
+        if a == b { return true }
+        return entity.isUnorderedToMany(slot: slot) && Set(a.objectIDs) == Set(b.objectIDs)
     }
 
     /// Persistent values by property name.

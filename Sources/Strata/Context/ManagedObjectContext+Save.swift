@@ -69,7 +69,7 @@ extension ManagedObjectContext {
         let (conflicts, generation) = try findConflicts()
         if !conflicts.isEmpty {
             guard mergePolicy != .error else { throw mergeConflictError(conflicts) }
-            resolve(conflicts, generation: generation)
+            try resolve(conflicts, generation: generation)
             try validateForSave()
         }
         let groups = log.unsavedGroups(remapping: remap)
