@@ -58,6 +58,13 @@ import Testing
         ("Employee", "directReports.@count > 0 AND NOT (ANY directReports.salary > salary)"),
         ("Employee", "ALL directReports.salary < salary"),
         ("Employee", "manager.salary BETWEEN {salary, 100000}"),
+        // BEGINSWITH seeks an index range on its first ASCII character; a Kelvin sign is
+        // canonically a K, a q with an accent folds to q under [d].
+        ("Employee", "firstName BEGINSWITH[c] 'k'"), ("Employee", "firstName BEGINSWITH 'K'"),
+        ("Employee", "firstName BEGINSWITH 'k'"), ("Employee", "firstName BEGINSWITH[d] 'q'"),
+        ("Employee", "firstName BEGINSWITH[cd] 'E'"), ("Employee", "firstName BEGINSWITH '\u{7F}'"),
+        ("Employee", "firstName BEGINSWITH ''"), ("Employee", "NOT firstName BEGINSWITH[c] 'A'"),
+        ("Employee", "lastName BEGINSWITH[c] 'q' AND salary > 1000"),
     ]
 
     @Test(arguments: [UInt64(5), 6, 7, 8])

@@ -24,7 +24,8 @@ final class SQLTestDataset {
     let department: EntityDescription
     let project: EntityDescription
 
-    static let firstNames = ["Ada", "ada", "ADA", "Émile", "E\u{301}mile", "emile", "Zoë", "", "O'Brien", "Ångström", "quinn", "Ümit"]
+    static let firstNames = ["Ada", "ada", "ADA", "Émile", "E\u{301}mile", "emile", "Zoë", "", "O'Brien", "Ångström", "quinn", "Ümit",
+                             "\u{212A}elvin", "kelvin", "q\u{301}uill", "\u{7F}del"]
     static let lastNames = ["Lovelace", "lovelace", "Müller", "Muller", "MÜLLER", "Quinn", "quinn", "x'; DROP TABLE \"Person\"; --",
                             "100%_sure*?", "Zed", "zed", "Çelik"]
     static let salaries: [Int64?] = [nil, 0, 1000, 5000, 5000, 52000, 52000, 100_000, -5, 9_007_199_254_740_993]

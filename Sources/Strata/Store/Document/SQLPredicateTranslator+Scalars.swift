@@ -76,7 +76,12 @@ extension SQLTranslation {
                 _ = try PredicateText.matches("", pattern, options: options)  // rejects an invalid expression now
                 function = SQLFunctions.matches
             }
-            return "\(function)(\(a.sql), \(b.sql), \(options.rawValue))"
+            let call = "\(function)(\(a.sql), \(b.sql), \(options.rawValue))"
+            if op == .beginsWith, a.constant == nil, case .string(let prefix)? = b.constant,
+               let range = prefixRange(prefix, options: options, column: a.sql) {
+                return "(\(range) AND \(call))"
+            }
+            return call
         case .between, .in:
             throw StrataError(.predicateEvaluation, "\(op.rawValue) needs a collection on its right side", context: ["operator": op.rawValue])
         default:
@@ -113,6 +118,31 @@ extension SQLTranslation {
         default:
             throw mismatch(a.kind.name, b.kind.name, op: op)
         }
+    }
+
+    /// Byte ranges every string with the prefix lies in, so that an index on the column
+    /// serves `BEGINSWITH` (the exact test still follows). Only for a prefix whose first
+    /// character is ASCII, and only on that character: a match starts with it, with its
+    /// other case under `[c]`, or with a non-ASCII character (which may be canonically
+    /// equivalent to it, as the Kelvin sign is to K, or fold to it under `[c]` or `[d]`).
+    /// Those are three ranges of UTF-8 order, and the lowest start bounds them all, which
+    /// SQLite seeks to.
+    ///
+    /// `x BEGINSWITH[c] 'q'` → `x >= 'Q' AND ((x >= 'Q' AND x < 'R') OR (x >= 'q' AND x < 'r') OR x >= char(128))`
+    private mutating func prefixRange(_ prefix: String, options: FetchComparison.Options, column: String) -> String? {
+        guard let first = prefix.unicodeScalars.first, first.isASCII else { return nil }
+        var starts: Set<UInt8> = [UInt8(first.value)]
+        if options.contains(.caseInsensitive), first.properties.isAlphabetic {
+            starts.insert(UInt8(Character(first).uppercased().unicodeScalars.first!.value))
+            starts.insert(UInt8(Character(first).lowercased().unicodeScalars.first!.value))
+        }
+        let ordered = starts.sorted()
+        func text(_ byte: UInt8) -> String { String(UnicodeScalar(byte)) }
+        var ranges = ordered.map { byte in
+            "(\(column) >= \(bindText(text(byte))) AND \(column) < \(bindText(text(byte + 1))))"
+        }
+        ranges.append("\(column) >= \(bindText("\u{80}"))")
+        return "\(column) >= \(bindText(text(ordered[0]))) AND (\(ranges.joined(separator: " OR ")))"
     }
 
     /// A string folded for `[c]`/`[d]`: a constant is folded now and bound, a column
