@@ -22,7 +22,7 @@ extension ManagedObjectContext {
     ///   model's constraints; predicate and store errors.
     /// - Complexity: the store's fetch, plus O(matched records) row reads and operations.
     public func executeBatch(_ request: BatchUpdateRequest) throws -> BatchResult {
-        checkQueue()
+        enter()
         let entity = try batchEntity(named: request.entityName, role: "batch update")
         guard !request.propertiesToUpdate.isEmpty else {
             throw StrataError(.invalidArgument, "The batch update of '\(entity.name)' sets no property.",
@@ -53,7 +53,7 @@ extension ManagedObjectContext {
     ///   refuses the delete (nothing is deleted then); predicate and store errors.
     /// - Complexity: the store's fetch, plus O(deleted records + their relationships).
     public func executeBatch(_ request: BatchDeleteRequest) throws -> BatchResult {
-        checkQueue()
+        enter()
         let entity = try batchEntity(named: request.entityName, role: "batch delete")
         for (name, value) in [("fetchLimit", request.fetchLimit), ("fetchOffset", request.fetchOffset)] where value < 0 {
             throw StrataError(.invalidArgument, "The batch delete's \(name) is \(value); it must not be negative.",
@@ -138,6 +138,7 @@ extension ManagedObjectContext {
             }
             coordinator.noteChanged(changes.updated.union(changes.deleted))
         }
+        coordinator.announce(changes, from: nil)
         return BatchResult(resultType: resultType, count: matched.count,
                            objectIDs: resultType == .objectIDs ? matched : [], changes: changes)
     }

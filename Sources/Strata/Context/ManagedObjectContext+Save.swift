@@ -16,7 +16,7 @@ extension ManagedObjectContext {
     ///   ``MergePolicy/error`` with ``StrataError/mergeConflicts``; store errors.
     /// - Complexity: O(changes since the last save), not O(document).
     public func save() throws {
-        checkQueue()
+        enter()
         processPendingChanges()
         let changed = Array(dirtySet.values)
         for object in changed where object.hasChanges { object.willSave() }
@@ -46,6 +46,7 @@ extension ManagedObjectContext {
             switch try outcome.get() {
             case .saved(let changes, let generation):
                 finishSave(assigned: assigned, changes: changes, generation: generation)
+                coordinator.announce(changes, from: self)
                 return
             case .raced:
                 continue

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import OrderedCollections
 
 /// A scratch pad of objects over a coordinator's stores: it registers objects (one per
@@ -73,6 +74,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let workQueue: DispatchQueue?
     /// Marks the private queue as this context's, so that nested calls run at once.
     let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+    /// Other contexts' saves waiting for a confinement context that merges automatically.
+    let mailbox = Mutex<[SaveChanges]>([])
+    let hasMail = Atomic<Bool>(false)
 
     /// Creates a context over a coordinator, with an undo manager.
     ///
@@ -168,7 +172,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// - Throws: `.abstractEntity` when the entity is abstract.
     @discardableResult
     public func insertObject(of entity: EntityDescription) throws -> ManagedObject {
-        checkQueue()
+        enter()
         guard !entity.isAbstract else {
             throw StrataError(.abstractEntity, "Entity '\(entity.name)' is abstract and cannot be inserted.",
                               context: ["entity": entity.name])
@@ -211,7 +215,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Marks an object deleted; delete rules run at the next `processPendingChanges()`.
     public func delete(_ object: ManagedObject) {
-        checkQueue()
+        enter()
         guard object.context === self, !object.state.isDeleted, !object.state.isInvalid else { return }
         if object.state.isFault { try? fireFault(object) }
         object.prepareForDeletion()

@@ -20,7 +20,7 @@ extension ManagedObjectContext {
     ///   errors, store errors.
     /// - Complexity: the store's query, plus O(k log n) for k pending objects of the entity.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
-        checkQueue()
+        enter()
         let resolved = try request.resolve(in: model)
         let objects = try matchingIDs(resolved, windowed: true).map { object(with: $0) }
         try load(objects, for: resolved)
@@ -46,7 +46,7 @@ extension ManagedObjectContext {
     /// The IDs of the records matching a request, in its order and window. Loads no object.
     /// - Throws: as ``fetch(_:)``.
     public func fetchObjectIDs(_ request: FetchRequest) throws -> [ManagedObjectID] {
-        checkQueue()
+        enter()
         return try matchingIDs(try request.resolve(in: model), windowed: true)
     }
 
@@ -55,7 +55,7 @@ extension ManagedObjectContext {
     /// - Throws: as ``fetch(_:)``.
     /// - Complexity: the store's count when no pending object of the entity exists.
     public func count(for request: FetchRequest) throws -> Int {
-        checkQueue()
+        enter()
         let resolved = try request.resolve(in: model)
         if request.includesPendingChanges { processPendingChanges() }
         let stores = try self.stores(serving: resolved)

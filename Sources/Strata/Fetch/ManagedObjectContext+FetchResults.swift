@@ -20,7 +20,7 @@ extension ManagedObjectContext {
     /// `returnsDistinctResults`, duplicates are dropped before the offset and limit apply.
     /// - Throws: as ``fetch(_:)``.
     public func fetchDictionaries(_ request: FetchRequest) throws -> [[String: PropertyValue]] {
-        checkQueue()
+        enter()
         let resolved = try request.resolve(in: model)
         let distinct = request.returnsDistinctResults
         let ids = try matchingIDs(resolved, windowed: !distinct)

@@ -26,6 +26,12 @@ public final class PersistentStoreCoordinator: Sendable {
     /// coordinator (or seen changed by another process): what optimistic locking compares
     /// an object's ``ManagedObject/loadGeneration`` with.
     private let lastChanges = Mutex<[ManagedObjectID: UInt64]>([:])
+    /// The contexts that merge others' saves on their own, held weakly.
+    private let mergers = Mutex<[ObjectIdentifier: WeakContext]>([:])
+
+    private struct WeakContext: Sendable {
+        weak var context: ManagedObjectContext?
+    }
 
     /// Creates a coordinator with no store.
     public init(model: ManagedObjectModel) {
@@ -143,6 +149,21 @@ public final class PersistentStoreCoordinator: Sendable {
     func hasChanged(_ id: ManagedObjectID, since generation: UInt64) -> Bool {
         guard self.generation > generation else { return false }
         return lastChanges.withLock { ($0[id] ?? 0) > generation }
+    }
+
+    func mergesAutomatically(_ context: ManagedObjectContext) -> Bool {
+        mergers.withLock { $0[ObjectIdentifier(context)]?.context === context }
+    }
+
+    func setMergesAutomatically(_ context: ManagedObjectContext, _ merges: Bool) {
+        mergers.withLock { mergers in
+            mergers = mergers.filter { $0.value.context != nil }
+            mergers[ObjectIdentifier(context)] = merges ? WeakContext(context: context) : nil
+        }
+    }
+
+    func automaticMergers() -> [ManagedObjectContext] {
+        mergers.withLock { $0.values.compactMap(\.context) }
     }
 
     /// Runs `body` while no other save of this coordinator runs.

@@ -1,0 +1,63 @@
+import Foundation
+import Synchronization
+
+extension ManagedObjectContext {
+    /// Whether the context takes in what other contexts of its coordinator save, and what
+    /// batch requests change, on its own (Core Data's property of the same name; here the
+    /// parent is always the coordinator). Default `false`.
+    ///
+    /// ```swift
+    /// let ui = ManagedObjectContext(coordinator: coordinator, concurrencyType: .mainQueue)
+    /// ui.automaticallyMergesChangesFromParent = true   // background saves show up in the UI
+    /// ```
+    ///
+    /// Each change is merged as by ``mergeChanges(fromContextDidSave:)``: records others
+    /// deleted leave the context, loaded objects of updated records are refreshed and keep
+    /// their pending changes, and ObjectsDidChange says so. A private-queue or main-queue
+    /// context merges on its queue, right after the save. A confinement context has no
+    /// queue another thread could use, so it merges when it next saves, fetches, counts,
+    /// inserts, deletes or runs a batch request.
+    ///
+    /// Unlike Core Data's, batch requests are merged too.
+    public var automaticallyMergesChangesFromParent: Bool {
+        get { coordinator.mergesAutomatically(self) }
+        set { coordinator.setMergesAutomatically(self, newValue) }
+    }
+
+    /// Called by the coordinator, on the saving thread, with another save's changes.
+    func receive(_ changes: SaveChanges) {
+        switch concurrencyType {
+        case .confinement:
+            mailbox.withLock { $0.append(changes) }
+            hasMail.store(true, ordering: .releasing)
+        case .privateQueue, .mainQueue:
+            workQueue?.async { [weak self] in self?.mergeChanges(fromContextDidSave: changes) }
+        }
+    }
+
+    /// The start of a public operation: checks the queue (debug builds) and takes in saves
+    /// that arrived for a confinement context.
+    @inline(__always)
+    func enter(_ function: StaticString = #function) {
+        checkQueue(function)
+        if hasMail.load(ordering: .acquiring) { takeInArrivedSaves() }
+    }
+
+    private func takeInArrivedSaves() {
+        hasMail.store(false, ordering: .relaxed)
+        let arrived = mailbox.withLock { mail in
+            defer { mail.removeAll() }
+            return mail
+        }
+        for changes in arrived { mergeChanges(fromContextDidSave: changes) }
+    }
+}
+
+extension PersistentStoreCoordinator {
+    /// Hands a save's (or a batch request's) changes to every automatically merging
+    /// context but the one that made them.
+    func announce(_ changes: SaveChanges, from origin: ManagedObjectContext?) {
+        guard !changes.isEmpty else { return }
+        for context in automaticMergers() where context !== origin { context.receive(changes) }
+    }
+}
