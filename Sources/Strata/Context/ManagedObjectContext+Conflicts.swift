@@ -50,11 +50,10 @@ extension ManagedObjectContext {
         // changes are still saved: they write the committed values back. Their objects may
         // even be gone (released once clean): then the log itself is compared with the store.
         var released: OrderedSet<ManagedObjectID> = []
-        var inserted: Set<ManagedObjectID> = []
         for batch in log.unsaved {
             for operation in batch.operations {
+                if case .insert = operation { continue }   // a bulk import's save looks no further
                 let id = operation.objectID
-                if case .insert = operation { inserted.insert(id); continue }
                 if let object = registeredObject(for: id) {
                     if !object.state.inDirtySet { try check(object) }
                 } else if !id.isTemporaryID {
@@ -63,6 +62,10 @@ extension ManagedObjectContext {
             }
         }
         if !released.isEmpty {
+            var inserted: Set<ManagedObjectID> = []
+            for batch in log.unsaved {
+                for case .insert(let id, _) in batch.operations where released.contains(id) { inserted.insert(id) }
+            }
             let outcome = StoreOutcome(context: self)
             for id in released where !inserted.contains(id) && coordinator.hasChanged(id, since: 0) && seen.insert(id).inserted {
                 guard let persisted = try coordinator.values(for: id).map({ Self.withTransientDefaults($0, of: id.entity) }),
