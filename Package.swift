@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "strata", targets: ["strata"]),
         .executable(name: "strata-log", targets: ["strata-log"]),
         .executable(name: "employees-example", targets: ["EmployeesExample"]),
+        .executable(name: "background-import-example", targets: ["BackgroundImportExample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -37,6 +38,8 @@ let package = Package(
             path: "Tools/strata-log"),
         .executableTarget(
             name: "EmployeesExample", dependencies: ["Strata"], path: "Examples/Employees"),
+        .executableTarget(
+            name: "BackgroundImportExample", dependencies: ["Strata"], path: "Examples/BackgroundImport"),
         .executableTarget(name: "strata-crash-writer", dependencies: ["Strata"], path: "Tests/CrashWriter"),
         .testTarget(name: "StrataTests", dependencies: ["Strata"],
                     resources: [.copy("Fixtures")]),
