@@ -69,6 +69,7 @@ extension ManagedObjectContext {
             affected[operation.objectID, default: []].insert(slot)
         }
         var notice = ObjectChanges()
+        var committedValues: [ManagedObjectID: [PropertyValue]] = [:]
         for conflict in conflicts {
             guard let persisted = conflict.persisted, conflict.object?.state.isDeleted != true else { continue }
             let id = conflict.objectID
@@ -93,25 +94,23 @@ extension ManagedObjectContext {
                 try reconcileInverse(of: id, slot: slot, inverseSlot: inverseSlot, earlier: earlier, decided: decided[slot],
                                      outcome: outcome, fix: fix)
             }
-            notice.refreshed.insert(id)
             if let object = conflict.object {
-                object.loadGeneration = generation
+                // What the context now knows the store holds: its committed values.
                 var read = persisted
                 for slot in 0..<min(read.count, object.storage.count) where RowTable.isTransient(slot, of: entity) {
                     read[slot] = object.storage[slot]
                 }
-                for slot in 0..<min(decided.count, object.storage.count) where !RowTable.isTransient(slot, of: entity) {
-                    object.storage[slot] = decided[slot]
-                }
-                object.committedSnapshot = read
-                if object.isUpdated { noteDirty(object) }
+                committedValues[id] = read
+                object.loadGeneration = generation
             }
         }
-        // Registered objects the fixes touched take the store's outcome (their inverses).
+        // Every registered object a decision or fix touched takes the outcome, after all of
+        // them (a later conflict's inverse fix may touch an earlier one's record).
         for (id, slots) in affected {
-            guard let object = registeredObject(for: id), !object.state.isFault, !notice.refreshed.contains(id),
-                  let row = try outcome.row(id) else { continue }
-            for slot in slots where slot < object.storage.count { object.storage[slot] = row[slot] }
+            guard let object = registeredObject(for: id), !object.state.isFault, let row = try outcome.row(id) else { continue }
+            let committed = committedValues[id] ?? object.committedSnapshot
+            for slot in slots where slot < object.storage.count && slot < row.count { object.storage[slot] = row[slot] }
+            if committedValues[id] != nil || object.committedOld != nil { object.committedSnapshot = committed }
             if object.isUpdated { noteDirty(object) }
             notice.refreshed.insert(id)
         }
