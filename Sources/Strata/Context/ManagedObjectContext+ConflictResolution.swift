@@ -78,13 +78,31 @@ extension ManagedObjectContext {
             let decided = decide(conflict, persisted: persisted)
             for slot in 0..<min(entity.slotCount, decided.count) where !RowTable.isTransient(slot, of: entity) {
                 affected[id, default: []].insert(slot)
+                var mirror: Int?
+                if case .relationship(let index) = entity.slotKinds[slot], entity.relationships[index].isToMany {
+                    let relationship = entity.relationships[index]
+                    // A to-many whose inverse is a to-one follows its members' to-ones, which
+                    // are decided and reconciled below; deciding it too could contradict them.
+                    if let inverseSlot = relationship.inverseSlot,
+                       case .relationship(let back) = entity.destination(of: relationship).slotKinds[inverseSlot],
+                       !entity.destination(of: relationship).relationships[back].isToMany { continue }
+                    mirror = relationship.inverseSlot
+                }
                 guard !Self.sameStoredValue(written[slot], decided[slot], slot: slot, of: entity) else { continue }
+                let now = OrderedSet(written[slot].objectIDs), wanted = OrderedSet(decided[slot].objectIDs)
                 if entity.isUnorderedToMany(slot: slot) {
-                    let now = OrderedSet(written[slot].objectIDs), wanted = OrderedSet(decided[slot].objectIDs)
                     try fix(.relate(id, slot: slot, added: Array(wanted.subtracting(now)), removed: Array(now.subtracting(wanted))),
                             slot: slot)
                 } else {
                     try fix(.update(id, changes: [SlotChange(slot: slot, old: written[slot], new: decided[slot])]), slot: slot)
+                }
+                // A many-to-many membership is written on both ends.
+                guard let mirror else { continue }
+                for member in wanted.subtracting(now) where try outcome.row(member) != nil {
+                    try fix(.relate(member, slot: mirror, added: [id], removed: []), slot: mirror)
+                }
+                for member in now.subtracting(wanted) where try outcome.row(member) != nil {
+                    try fix(.relate(member, slot: mirror, added: [], removed: [id]), slot: mirror)
                 }
             }
             for relationship in entity.relationships where !relationship.isToMany && !relationship.isTransient {

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// Two contexts make random, overlapping edits to the batch graph; the second saves under
+/// each resolving policy. Whatever the policy decides, the store's graph must stay
+/// consistent: every to-one's destination lists the record in its inverse and the other
+/// way round, many-to-many memberships are symmetric.
+@Suite struct MergePolicyRandomEdits {
+    private struct Random: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    private func edit(_ context: ManagedObjectContext, _ graph: BatchGraph, _ random: inout Random, steps: Int) throws {
+        let employees = graph.employees.keys.sorted()
+        let departments = graph.departments.values.sorted()
+        let projects = graph.projects.values.sorted()
+        for _ in 0..<steps {
+            let employee = try context.existingObject(with: graph.employee(employees.randomElement(using: &random)!))
+            switch Int.random(in: 0..<6, using: &random) {
+            case 0:
+                try employee.setValue(.integer(Int64.random(in: 1...9, using: &random)), forKey: "salary")
+            case 1:
+                let department = Bool.random(using: &random) ? context.object(with: departments.randomElement(using: &random)!) : nil
+                try employee.setObject(department, forKey: "department")
+            case 2:
+                let project = context.object(with: projects.randomElement(using: &random)!)
+                let members = try project.mutableSetValue(forKey: "members")
+                if try members.contains(employee) { try members.remove(employee) } else { try members.add(employee) }
+            case 3:
+                let other = try context.existingObject(with: graph.employee(employees.randomElement(using: &random)!))
+                try employee.setObject(other == employee ? nil : other, forKey: "manager")
+            case 4:
+                context.processPendingChanges()   // later changes flush separately
+            default:
+                try context.existingObject(with: departments.randomElement(using: &random)!)
+                    .setValue(.string("D\(Int.random(in: 0..<5, using: &random))"), forKey: "name")
+            }
+        }
+    }
+
+    private func expectConsistent(_ fixture: BatchFixture, _ graph: BatchGraph, _ label: String) throws {
+        let reader = fixture.fresh()
+        for id in graph.employees.values {
+            let employee = try reader.existingObject(with: id)
+            if let department = try employee.related("department") {
+                #expect(try department.relatedSet("employees").contains(employee), "\(label): department lists its employee")
+            }
+            for report in try employee.relatedSet("directReports") {
+                #expect(try report.related("manager") == employee, "\(label): a direct report's manager")
+            }
+            if let manager = try employee.related("manager") {
+                #expect(try manager.relatedSet("directReports").contains(employee), "\(label): manager lists the report")
+            }
+            for project in try employee.relatedSet("projects") {
+                #expect(try project.relatedSet("members").contains(employee), "\(label): project lists its member")
+            }
+        }
+        for id in graph.departments.values {
+            let department = try reader.existingObject(with: id)
+            for employee in try department.relatedSet("employees") {
+                #expect(try employee.related("department") == department, "\(label): member points back")
+            }
+        }
+        for id in graph.projects.values {
+            let project = try reader.existingObject(with: id)
+            for member in try project.relatedSet("members") {
+                #expect(try member.relatedSet("projects").contains(project), "\(label): member lists the project")
+            }
+        }
+    }
+
+    @Test(arguments: BatchStoreKind.allCases)
+    func resolvedSavesKeepTheStoresGraphConsistent(kind: BatchStoreKind) throws {
+        for seed in UInt64(1)...12 {
+            for policy in MergePolicy.allCases where policy != .error {
+                var random = Random(state: seed)
+                let fixture = try BatchFixture(kind)
+                let graph = try BatchGraph(in: fixture.context)
+                let first = fixture.fresh(), second = fixture.fresh()
+                first.retainsRegisteredObjects = true
+                second.retainsRegisteredObjects = true
+                for id in graph.employees.values { _ = try first.existingObject(with: id); _ = try second.existingObject(with: id) }
+                for id in Array(graph.departments.values) + Array(graph.projects.values) {
+                    _ = try first.existingObject(with: id)
+                    _ = try second.existingObject(with: id)
+                }
+                try edit(first, graph, &random, steps: 8)
+                try first.save()
+                try edit(second, graph, &random, steps: 8)
+                second.mergePolicy = policy
+                let label = "seed \(seed), \(policy)"
+                let saves = NotificationRecorder([ManagedObjectContext.didSaveNotification], object: second)
+                do {
+                    try second.save()
+                } catch let error as StrataError where error.code == .validation {
+                    continue   // a decided graph a validation rule refuses: nothing written
+                }
+                #expect(!second.hasChanges, "\(label)")
+                // What the context saved, it holds as the store does.
+                for id in saves.userInfos.last?[ManagedObjectContext.updatedObjectsKey] ?? [] {
+                    guard let object = second.registeredObject(for: id), let stored = try fixture.store.values(for: id) else { continue }
+                    #expect(ManagedObjectContext.samePersistentValues(object.storage, stored, of: id.entity),
+                            "\(label): \(id) in the context and in the store")
+                }
+                try expectConsistent(fixture, graph, label)
+            }
+        }
+    }
+}
