@@ -71,11 +71,22 @@ extension ManagedObjectContext {
         var notice = ObjectChanges()
         var committedValues: [ManagedObjectID: [PropertyValue]] = [:]
         for conflict in conflicts {
-            guard let persisted = conflict.persisted, conflict.object?.state.isDeleted != true else { continue }
+            guard let persisted = conflict.persisted else { continue }
             let id = conflict.objectID
             let entity = id.entity
+            if conflict.object?.state.isDeleted == true {
+                try detachDeleted(id, persisted: persisted, outcome: outcome, fix: fix)
+                continue
+            }
             guard let written = try outcome.row(id) else { continue }
-            let decided = decide(conflict, persisted: persisted)
+            var decided = decide(conflict, persisted: persisted)
+            // Never a reference to a record this save or the store deleted.
+            for relationship in entity.relationships where !relationship.isTransient && relationship.slot < decided.count {
+                let targets = decided[relationship.slot].objectIDs
+                let alive = try targets.filter { try outcome.row($0) != nil }
+                guard alive.count != targets.count else { continue }
+                decided[relationship.slot] = relationship.isToMany ? .objects(OrderedSet(alive)) : .null
+            }
             for slot in 0..<min(entity.slotCount, decided.count) where !RowTable.isTransient(slot, of: entity) {
                 affected[id, default: []].insert(slot)
                 var mirror: Int?
@@ -136,6 +147,28 @@ extension ManagedObjectContext {
             log.append(fixes, group: ChangeGroupInfo(id: coordinator.allocateGroupID(), kind: .merge), isUndoable: false)
         }
         if !notice.isEmpty { postObjectsDidChange(notice) }
+    }
+
+    /// The context deletes a record whose relationships changed in the store: records the
+    /// store related it to since the context read it would still point at it. They are
+    /// nullified, whatever the delete rule. The context never saw them, so its delete
+    /// neither cascades to them nor is refused by them.
+    private func detachDeleted(_ id: ManagedObjectID, persisted: [PropertyValue], outcome: StoreOutcome,
+                               fix: (ChangeOperation, Int) throws -> Void) throws {
+        for relationship in id.entity.relationships where !relationship.isTransient {
+            guard let inverseSlot = relationship.inverseSlot, relationship.slot < persisted.count else { continue }
+            for member in persisted[relationship.slot].objectIDs {
+                guard let row = try outcome.row(member), inverseSlot < row.count else { continue }
+                switch row[inverseSlot] {
+                case .object(id):
+                    try fix(.update(member, changes: [SlotChange(slot: inverseSlot, old: .object(id), new: .null)]), inverseSlot)
+                case .objects(let members) where members.contains(id):
+                    try fix(.relate(member, slot: inverseSlot, added: [], removed: [id]), inverseSlot)
+                default:
+                    break
+                }
+            }
+        }
     }
 
     /// The values the policy decides for a record still in the store (persistent slots).

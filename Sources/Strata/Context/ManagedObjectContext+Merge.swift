@@ -122,7 +122,9 @@ extension ManagedObjectContext {
     /// pending values may point at them), as a non-undoable merge batch.
     private func detachPendingReferences(to deleted: Set<ManagedObjectID>) {
         var touched = false
-        for object in Array(dirtySet.values) where !object.state.isInvalid && !object.state.isFault {
+        // Not deleted objects: their records go with this save, and a change logged after
+        // their delete would name a record that no longer exists.
+        for object in Array(dirtySet.values) where !object.state.isInvalid && !object.state.isFault && !object.state.isDeleted {
             for relationship in object.entity.relationships where relationship.slot < object.storage.count {
                 for id in object.storage[relationship.slot].objectIDs where deleted.contains(id) {
                     try? detach(id, from: object, slot: relationship.slot)

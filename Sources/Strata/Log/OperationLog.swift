@@ -85,15 +85,17 @@ final class OperationLog {
     /// records are gone from the store, so a save must not write them). Batches left empty
     /// are dropped and the later ones renumbered, so sequence numbers stay consecutive.
     func removeUnsavedOperations(on ids: Set<ManagedObjectID>) {
-        guard !ids.isEmpty else { return }
+        guard !ids.isEmpty, let first = unsaved.first?.sequence else { return }
         var kept: [ChangeBatch] = []
         for var batch in unsaved {
             batch.operations.removeAll { ids.contains($0.objectID) }
             guard !batch.operations.isEmpty else { continue }
-            if let last = kept.last { batch.sequence = last.sequence + 1 }
+            batch.sequence = (kept.last?.sequence ?? first - 1) + 1
             kept.append(batch)
         }
         unsaved = kept
+        // The next batch follows the last one kept, with no gap.
+        nextSequence = (kept.last?.sequence ?? first - 1) + 1
     }
 
     /// Forgets the unsaved batches: after a save wrote them, or a rollback reverted them.
