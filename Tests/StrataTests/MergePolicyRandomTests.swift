@@ -51,8 +51,7 @@ import Testing
         }
     }
 
-    private func expectConsistent(_ fixture: BatchFixture, _ graph: BatchGraph, _ label: String) throws {
-        let reader = fixture.fresh()
+    private func expectConsistent(_ reader: ManagedObjectContext, _ graph: BatchGraph, _ label: String) throws {
         for id in graph.employees.values {
             guard let employee = try? reader.existingObject(with: id) else { continue }   // deleted
             if let department = try employee.related("department") {
@@ -82,42 +81,69 @@ import Testing
         }
     }
 
+    /// Loads the graph in both contexts, edits in the first and saves, edits in the second
+    /// and saves under `policy`, then checks the store through `reader`.
+    private func exercise(seed: UInt64, policy: MergePolicy, graph: BatchGraph, first: ManagedObjectContext,
+                          second: ManagedObjectContext, store: any PersistentStore, reader: () -> ManagedObjectContext) throws {
+        var random = Random(state: seed)
+        for context in [first, second] {
+            context.retainsRegisteredObjects = true
+            for id in Array(graph.employees.values) + Array(graph.departments.values) + Array(graph.projects.values) {
+                _ = try context.existingObject(with: id)
+            }
+        }
+        try edit(first, graph, &random, steps: 8)
+        try first.save()
+        try edit(second, graph, &random, steps: 8)
+        second.mergePolicy = policy
+        let label = "seed \(seed), \(policy)"
+        let saves = NotificationRecorder([ManagedObjectContext.didSaveNotification], object: second)
+        do {
+            try second.save()
+        } catch let error as StrataError where error.code == .validation {
+            return   // a decided graph a validation rule refuses: nothing written
+        }
+        #expect(!second.hasChanges, "\(label)")
+        // What the context saved, it holds as the store does.
+        for id in saves.userInfos.last?[ManagedObjectContext.updatedObjectsKey] ?? [] {
+            guard let object = second.registeredObject(for: id), let stored = try store.values(for: id) else { continue }
+            #expect(ManagedObjectContext.samePersistentValues(object.storage, stored, of: id.entity),
+                    "\(label): \(id) in the context and in the store")
+        }
+        // A reference to a deleted record would throw here (its fault cannot fire).
+        do { try expectConsistent(reader(), graph, label) } catch { Issue.record("\(label): \(error)") }
+    }
+
     @Test(arguments: BatchStoreKind.allCases)
     func resolvedSavesKeepTheStoresGraphConsistent(kind: BatchStoreKind) throws {
         for seed in UInt64(1)...16 {
             for policy in MergePolicy.allCases where policy != .error {
-                var random = Random(state: seed)
                 let fixture = try BatchFixture(kind)
                 let graph = try BatchGraph(in: fixture.context)
-                let first = fixture.fresh(), second = fixture.fresh()
-                first.retainsRegisteredObjects = true
-                second.retainsRegisteredObjects = true
-                for id in graph.employees.values { _ = try first.existingObject(with: id); _ = try second.existingObject(with: id) }
-                for id in Array(graph.departments.values) + Array(graph.projects.values) {
-                    _ = try first.existingObject(with: id)
-                    _ = try second.existingObject(with: id)
-                }
-                try edit(first, graph, &random, steps: 8)
-                try first.save()
-                try edit(second, graph, &random, steps: 8)
-                second.mergePolicy = policy
-                let label = "seed \(seed), \(policy)"
-                let saves = NotificationRecorder([ManagedObjectContext.didSaveNotification], object: second)
+                try exercise(seed: seed, policy: policy, graph: graph, first: fixture.fresh(), second: fixture.fresh(),
+                             store: fixture.store, reader: fixture.fresh)
+            }
+        }
+    }
 
+    @Test func resolvedSavesAcrossTwoConnectionsKeepTheDocumentConsistent() throws {
+        for seed in UInt64(1)...8 {
+            for policy in MergePolicy.allCases where policy != .error {
+                let directory = try TemporaryDirectory()
+                let url = directory.file()
+                let graph: BatchGraph
                 do {
-                    try second.save()
-                } catch let error as StrataError where error.code == .validation {
-                    continue   // a decided graph a validation rule refuses: nothing written
+                    let stack = try DocumentStack.create(url)
+                    graph = try BatchGraph(in: stack.context)
+                    try stack.store.close()
                 }
-                #expect(!second.hasChanges, "\(label)")
-                // What the context saved, it holds as the store does.
-                for id in saves.userInfos.last?[ManagedObjectContext.updatedObjectsKey] ?? [] {
-                    guard let object = second.registeredObject(for: id), let stored = try fixture.store.values(for: id) else { continue }
-                    #expect(ManagedObjectContext.samePersistentValues(object.storage, stored, of: id.entity),
-                            "\(label): \(id) in the context and in the store")
-                }
-                // A reference to a deleted record would throw here (its fault cannot fire).
-                do { try expectConsistent(fixture, graph, label) } catch { Issue.record("\(label): \(error)") }
+                // Two connections to one file, as two processes have.
+                let one = try DocumentStack.open(url, configuration: manualCompaction())
+                let other = try DocumentStack.open(url, configuration: manualCompaction())
+                try exercise(seed: seed, policy: policy, graph: graph, first: one.context, second: other.context,
+                             store: other.store, reader: { ManagedObjectContext(coordinator: other.coordinator) })
+                try one.store.close()
+                try other.store.close()
             }
         }
     }
