@@ -9,18 +9,7 @@ import Testing
 /// many-to-many memberships are symmetric, nothing points at a deleted record, and the
 /// context holds what it saved as the store does. (Run locally with 250 seeds.)
 @Suite struct MergePolicyRandomEdits {
-    private struct Random: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    private func edit(_ context: ManagedObjectContext, _ graph: BatchGraph, _ random: inout Random, steps: Int) throws {
+    private func edit(_ context: ManagedObjectContext, _ graph: BatchGraph, _ random: inout SeededGenerator, steps: Int) throws {
         let employees = graph.employees.keys.sorted()
         let departments = graph.departments.values.sorted()
         let projects = graph.projects.values.sorted()
@@ -85,7 +74,7 @@ import Testing
     /// and saves under `policy`, then checks the store through `reader`.
     private func exercise(seed: UInt64, policy: MergePolicy, graph: BatchGraph, first: ManagedObjectContext,
                           second: ManagedObjectContext, store: any PersistentStore, reader: () -> ManagedObjectContext) throws {
-        var random = Random(state: seed)
+        var random = SeededGenerator(seed: seed)
         for context in [first, second] {
             context.retainsRegisteredObjects = true
             for id in Array(graph.employees.values) + Array(graph.departments.values) + Array(graph.projects.values) {

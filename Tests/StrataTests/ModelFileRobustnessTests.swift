@@ -2,22 +2,10 @@ import Foundation
 import Testing
 @testable import Strata
 
-/// A small seeded generator (SplitMix64) so a failing mutation can be replayed.
-struct ModelTestRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite struct ModelFileRobustness {
     static let interestingBytes: [UInt8] = Array("{}[]\",:0-1e.\\ntruefalsenull<>/=\" \n".utf8) + [0x00, 0xFF, 0xC3]
 
-    static func mutate(_ bytes: [UInt8], _ random: inout ModelTestRandom) -> [UInt8] {
+    static func mutate(_ bytes: [UInt8], _ random: inout SeededGenerator) -> [UInt8] {
         var copy = bytes
         for _ in 0..<Int.random(in: 1...4, using: &random) where !copy.isEmpty {
             let index = Int.random(in: 0..<copy.count, using: &random)
@@ -32,7 +20,7 @@ struct ModelTestRandom: RandomNumberGenerator {
 
     @Test func mutatedJSONIsEitherReadOrRejectedWithAStrataError() throws {
         let original = Array(try ModelFixtures.employeeModel().jsonRepresentation())
-        var random = ModelTestRandom(state: 20_240_601)
+        var random = SeededGenerator(seed: 20_240_601)
         var rejected = 0
         for round in 0..<400 {
             let mutated = Self.mutate(original, &random)
@@ -54,7 +42,7 @@ struct ModelTestRandom: RandomNumberGenerator {
         let directory = try ModelFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("contents")
-        var random = ModelTestRandom(state: 7)
+        var random = SeededGenerator(seed: 7)
         for round in 0..<400 {
             try Data(Self.mutate(original, &random)).write(to: file)
             do {
