@@ -145,16 +145,11 @@ private func newEmployee(_ first: String, in context: ManagedObjectContext) thro
     @Test func twoStoresChangingTheSameRecordMakeTheLaterSaveAMergeConflict() throws {
         let directory = try TemporaryDirectory()
         let url = directory.file()
-        var uri: URL
-        do {
-            let stack = try DocumentStack.create(url)
+        let (uri, first, second) = try DocumentStack.twoConnections(url) { stack in
             let ada = try newEmployee("Ada", in: stack.context)
             try stack.context.save()
-            uri = ada.objectID.uriRepresentation()
-            try stack.store.close()
+            return ada.objectID.uriRepresentation()
         }
-        let first = try DocumentStack.open(url, configuration: manualCompaction())
-        let second = try DocumentStack.open(url, configuration: manualCompaction())
         let adaFirst = try first.object(uri)
         let adaSecond = try second.object(uri)
         try adaFirst.setValue(.integer(100), forKey: "salary")

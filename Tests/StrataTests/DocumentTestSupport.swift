@@ -47,6 +47,17 @@ struct DocumentStack {
         try DocumentStack(store: DocumentStore(openingAt: url, model: model, configuration: configuration))
     }
 
+    /// Creates a document at `url`, fills it with `setUp` and closes it, then opens it twice,
+    /// as two processes do (two connections, manual compaction).
+    static func twoConnections<Value>(_ url: URL, setUp: (DocumentStack) throws -> Value) throws
+        -> (value: Value, one: DocumentStack, other: DocumentStack)
+    {
+        let stack = try create(url)
+        let value = try setUp(stack)
+        try stack.store.close()
+        return (value, try open(url, configuration: manualCompaction()), try open(url, configuration: manualCompaction()))
+    }
+
     /// The object for a URI saved before, loaded through this stack's context.
     func object(_ uri: URL) throws -> ManagedObject {
         try context.existingObject(with: try coordinator.managedObjectID(forURIRepresentation: uri))

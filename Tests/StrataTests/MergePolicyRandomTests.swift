@@ -120,15 +120,8 @@ import Testing
             for policy in MergePolicy.allCases where policy != .error {
                 let directory = try TemporaryDirectory()
                 let url = directory.file()
-                let graph: BatchGraph
-                do {
-                    let stack = try DocumentStack.create(url)
-                    graph = try BatchGraph(in: stack.context)
-                    try stack.store.close()
-                }
                 // Two connections to one file, as two processes have.
-                let one = try DocumentStack.open(url, configuration: manualCompaction())
-                let other = try DocumentStack.open(url, configuration: manualCompaction())
+                let (graph, one, other) = try DocumentStack.twoConnections(url) { try BatchGraph(in: $0.context) }
                 try exercise(seed: seed, policy: policy, graph: graph, first: one.context, second: other.context,
                              store: other.store, reader: { ManagedObjectContext(coordinator: other.coordinator) })
                 try one.store.close()

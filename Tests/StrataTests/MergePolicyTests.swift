@@ -126,56 +126,42 @@ private struct TwoEditors {
 }
 
 @Suite struct MergePolicies {
-    /// The first context saves salary 1 and lastName "Byron"; the second then saves salary
-    /// 2 and firstName "Augusta" under `policy`. Returns Ada's stored and in-context values.
-    private func bothEditAda(_ kind: BatchStoreKind, _ policy: MergePolicy) throws
-        -> (stored: [String: PropertyValue?], object: ManagedObject, recorder: NotificationRecorder)
-    {
+    /// What Ada's salary, firstName and lastName end as when the first context saves
+    /// salary 1 and lastName "Byron" and the second then saves salary 2 and firstName
+    /// "Augusta" under the policy (she started as 120000, "Ada", "Adason").
+    static let bothEditAda: [(MergePolicy, [String: PropertyValue])] = [
+        // Store trump: the store's value where both changed, the object's elsewhere.
+        (.mergeByPropertyStoreTrump, ["salary": .integer(1), "firstName": .string("Augusta"), "lastName": .string("Byron")]),
+        // Object trump: the object's changes, and the store's other changes.
+        (.mergeByPropertyObjectTrump, ["salary": .integer(2), "firstName": .string("Augusta"), "lastName": .string("Byron")]),
+        // Overwrite: every attribute as the object holds it.
+        (.overwrite, ["salary": .integer(2), "firstName": .string("Augusta"), "lastName": .string("Adason")]),
+        // Rollback: the conflicting object's changes are discarded.
+        (.rollback, ["salary": .integer(1), "firstName": .string("Ada"), "lastName": .string("Byron")]),
+    ]
+
+    @Test(arguments: BatchStoreKind.allCases, bothEditAda.indices)
+    func eachPolicyDecidesBothContextsChangesToOneRecord(kind: BatchStoreKind, index: Int) throws {
+        let (policy, expected) = Self.bothEditAda[index]
         let editors = try TwoEditors(kind)
         let adaFirst = try editors.employee("Ada", in: editors.first)
-        let adaSecond = try editors.employee("Ada", in: editors.second)
+        let ada = try editors.employee("Ada", in: editors.second)
         try adaFirst.setValue(.integer(1), forKey: "salary")
         try adaFirst.setValue("Byron", forKey: "lastName")
         try editors.first.save()
-        try adaSecond.setValue(.integer(2), forKey: "salary")
-        try adaSecond.setValue("Augusta", forKey: "firstName")
+        try ada.setValue(.integer(2), forKey: "salary")
+        try ada.setValue("Augusta", forKey: "firstName")
         editors.second.mergePolicy = policy
         let recorder = NotificationRecorder([ManagedObjectContext.objectsDidChangeNotification], object: editors.second)
         try editors.second.save()
-        #expect(!adaSecond.hasChanges, "saved")
-        var stored: [String: PropertyValue?] = [:]
-        for key in ["salary", "firstName", "lastName"] { stored[key] = try editors.stored("Ada", key) }
-        return (stored, adaSecond, recorder)
-    }
 
-    @Test(arguments: BatchStoreKind.allCases)
-    func storeTrumpKeepsTheStoresValueWhereBothChangedAndTheObjectsElsewhere(kind: BatchStoreKind) throws {
-        let (stored, ada, recorder) = try bothEditAda(kind, .mergeByPropertyStoreTrump)
-        #expect(stored == ["salary": .integer(1), "firstName": .string("Augusta"), "lastName": .string("Byron")])
-        #expect(try ada.int("salary") == 1 && ada.string("lastName") == "Byron" && ada.string("firstName") == "Augusta")
+        #expect(!ada.hasChanges, "\(policy): saved")
+        for (key, value) in expected {
+            #expect(try editors.stored("Ada", key) == value, "\(policy): \(key) in the store")
+            #expect(try ada.value(forKey: key) == value, "\(policy): \(key) in the context")
+        }
         let refreshed = recorder.userInfos.compactMap { $0[ManagedObjectContext.refreshedObjectsKey] }
-        #expect(refreshed.contains([ada.objectID]), "the resolution is announced as a refresh")
-    }
-
-    @Test(arguments: BatchStoreKind.allCases)
-    func objectTrumpKeepsTheObjectsChangesAndTheStoresOtherChanges(kind: BatchStoreKind) throws {
-        let (stored, ada, _) = try bothEditAda(kind, .mergeByPropertyObjectTrump)
-        #expect(stored == ["salary": .integer(2), "firstName": .string("Augusta"), "lastName": .string("Byron")])
-        #expect(try ada.int("salary") == 2 && ada.string("lastName") == "Byron")
-    }
-
-    @Test(arguments: BatchStoreKind.allCases)
-    func overwriteWritesEveryAttributeAsTheObjectHoldsIt(kind: BatchStoreKind) throws {
-        let (stored, ada, _) = try bothEditAda(kind, .overwrite)
-        #expect(stored == ["salary": .integer(2), "firstName": .string("Augusta"), "lastName": .string("Adason")])
-        #expect(try ada.string("lastName") == "Adason")
-    }
-
-    @Test(arguments: BatchStoreKind.allCases)
-    func rollbackDiscardsTheConflictingObjectsChanges(kind: BatchStoreKind) throws {
-        let (stored, ada, _) = try bothEditAda(kind, .rollback)
-        #expect(stored == ["salary": .integer(1), "firstName": .string("Ada"), "lastName": .string("Byron")])
-        #expect(try ada.int("salary") == 1 && ada.string("firstName") == "Ada")
+        #expect(refreshed.contains([ada.objectID]), "\(policy): the resolution is announced as a refresh")
     }
 
     @Test(arguments: BatchStoreKind.allCases)
@@ -333,15 +319,9 @@ private struct TwoEditors {
     @Test func anotherConnectionsSaveIsMergedByPolicy() throws {
         let directory = try TemporaryDirectory()
         let url = directory.file()
-        let uri: URL
-        do {
-            let stack = try DocumentStack.create(url)
-            let graph = try BatchGraph(in: stack.context)
-            uri = graph.employee("Ada").uriRepresentation()
-            try stack.store.close()
+        let (uri, first, second) = try DocumentStack.twoConnections(url) { stack in
+            try BatchGraph(in: stack.context).employee("Ada").uriRepresentation()
         }
-        let first = try DocumentStack.open(url, configuration: manualCompaction())
-        let second = try DocumentStack.open(url, configuration: manualCompaction())
         let adaFirst = try first.object(uri)
         let adaSecond = try second.object(uri)
         try adaFirst.setValue(.integer(1), forKey: "salary")

@@ -54,11 +54,9 @@ extension ManagedObjectContext {
     func resolve(_ conflicts: [StoreConflict], generation: UInt64) throws {
         let deletedInStore = Set(conflicts.filter { $0.persisted == nil && $0.object?.state.isDeleted != true }.map(\.objectID))
         if !deletedInStore.isEmpty {
-            // First, so that the fixes below never point at them.
-            let manager = undoManager
-            manager?.disableUndoRegistration()
+            // First, so that the fixes below never point at them. (The merge logs its
+            // detachments unregistered itself.)
             mergeChanges(fromContextDidSave: SaveChanges(deleted: deletedInStore))
-            try? manager?.enableUndoRegistration()
         }
         let outcome = StoreOutcome(context: self)
         var fixes: [ChangeOperation] = []

@@ -130,13 +130,10 @@ extension SQLTranslation {
     ///
     /// `x BEGINSWITH[c] 'q'` → `x >= 'Q' AND ((x >= 'Q' AND x < 'R') OR (x >= 'q' AND x < 'r') OR x >= char(128))`
     private mutating func prefixRange(_ prefix: String, options: FetchComparison.Options, column: String) -> String? {
-        guard let first = prefix.unicodeScalars.first, first.isASCII else { return nil }
-        var starts: Set<UInt8> = [UInt8(first.value)]
-        if options.contains(.caseInsensitive), first.properties.isAlphabetic {
-            starts.insert(UInt8(Character(first).uppercased().unicodeScalars.first!.value))
-            starts.insert(UInt8(Character(first).lowercased().unicodeScalars.first!.value))
-        }
-        let ordered = starts.sorted()
+        guard let first = prefix.utf8.first, first < 0x80 else { return nil }
+        let isLetter = (0x41...0x5A).contains(first) || (0x61...0x7A).contains(first)
+        // An ASCII letter's cases differ by one bit: upper (0x20 clear) sorts first.
+        let ordered: [UInt8] = options.contains(.caseInsensitive) && isLetter ? [first & ~0x20, first | 0x20] : [first]
         func text(_ byte: UInt8) -> String { String(UnicodeScalar(byte)) }
         var ranges = ordered.map { byte in
             "(\(column) >= \(bindText(text(byte))) AND \(column) < \(bindText(text(byte + 1))))"
