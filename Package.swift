@@ -41,6 +41,7 @@ let package = Package(
         .executableTarget(
             name: "BackgroundImportExample", dependencies: ["Strata"], path: "Examples/BackgroundImport"),
         .executableTarget(name: "strata-crash-writer", dependencies: ["Strata"], path: "Tests/CrashWriter"),
+        .executableTarget(name: "strata-stress-writer", dependencies: ["Strata"], path: "Tests/StressWriter"),
         .testTarget(name: "StrataTests", dependencies: ["Strata"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "StrataCLITests", dependencies: ["Strata"]),

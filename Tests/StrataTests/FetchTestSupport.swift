@@ -33,7 +33,7 @@ final class CountingStore: PersistentStore {
     func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> ClosedRange<Int64> {
         try base.allocatePrimaryKeys(for: entity, count: count)
     }
-    func save(_ request: StoreSaveRequest) throws { try base.save(request) }
+    func save(_ request: StoreSaveRequest) throws -> StoreSaveResult { try base.save(request) }
     func largestGroupID() throws -> UInt64 { try base.largestGroupID() }
     func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ManagedObjectID] {
         counters.withLock { $0.fetches += 1 }

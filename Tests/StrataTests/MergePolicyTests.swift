@@ -378,7 +378,7 @@ private final class RacingStore: PersistentStore, @unchecked Sendable {
         return pending
     }
 
-    func save(_ request: StoreSaveRequest) throws {
+    func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
         if !raced {
             raced = true
             let slot = victim.entity.slot(forKey: "salary")!
@@ -389,7 +389,7 @@ private final class RacingStore: PersistentStore, @unchecked Sendable {
             pending.insert(victim)
             throw StrataError(.mergeConflict, "Another process changed \(victim).")
         }
-        try inner.save(request)
+        return try inner.save(request)
     }
 }
 

@@ -69,6 +69,8 @@ import Testing
         "StoreFetchMerge": StoreFetchMerge.self,
         "StoreFetchRequest": StoreFetchRequest.self,
         "StoreSaveRequest": StoreSaveRequest.self,
+        "StoreSaveResult": StoreSaveResult.self,
+        "UndoGroupIDs": UndoGroupIDs.self,
         "StrataError": StrataError.self,
         "ToManyKey": ToManyKey<ManagedObject>.self,
         "ToOneKey": ToOneKey<ManagedObject>.self,

@@ -109,11 +109,14 @@ import Testing
         let department = try model.entity(named: "Department")
         let nameSlot = try #require(department.slot(forKey: "name"))
         let values = RowTable.persistent(Array(repeating: .null, count: department.slotCount), of: department)
-        // Small keys go to a lane; a huge key, a negative one and a temporary ID do not.
-        let ids = [1, 2, 5000, 1 << 40, -3].map { store.objectID(for: department, primaryKey: Int64($0)) }
+        // Small keys go to a lane; a huge key and a negative one do not. A temporary ID gets
+        // a key from the store, above every key the request inserts.
+        var ids = [1, 2, 5000, 1 << 40, -3].map { store.objectID(for: department, primaryKey: Int64($0)) }
             + [ManagedObjectID.temporary(for: department)]
-        try store.save(StoreSaveRequest(groups: [SegmentGroup(id: 1, kind: .user, revertsGroup: nil, actionName: "",
-                                                              operations: ids.map { .insert($0, values: values) })]))
+        let saved = try store.save(StoreSaveRequest(groups: [SegmentGroup(id: 1, kind: .user, revertsGroup: nil, actionName: "",
+                                                                          operations: ids.map { .insert($0, values: values) })]))
+        ids = ids.map { saved.permanentIDs[$0] ?? $0 }
+        #expect(ids.last.map(\.primaryKey) == Int64(1 << 40) + 1)
         try store.save(StoreSaveRequest(groups: [SegmentGroup(id: 2, kind: .user, revertsGroup: nil, actionName: "",
             operations: ids.map { .update($0, changes: [SlotChange(slot: nameSlot, old: .null, new: .string("\($0.primaryKey)"))]) })]))
         for id in ids { #expect(try store.values(for: id)?[nameSlot] == .string("\(id.primaryKey)")) }

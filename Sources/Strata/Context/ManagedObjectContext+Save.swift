@@ -22,29 +22,27 @@ extension ManagedObjectContext {
         for object in changed where object.hasChanges { object.willSave() }
         processPendingChanges()
         guard !log.unsaved.isEmpty || dirtySet.values.contains(where: \.hasChanges) else {
-            finishSave(assigned: [:], changes: SaveChanges(), generation: nil)
+            finishSave(assigned: StoreSaveResult(), changes: SaveChanges(), generation: nil)
             return
         }
         try validateForSave()
         try crossStoreCheck()
 
-        let temporaryIDs = temporaryIDsInUnsavedLog()
-        let assigned = try obtainPermanentIDs(for: temporaryIDs)
-        let remap: (ManagedObjectID) -> ManagedObjectID = { assigned[$0] ?? $0 }
         // Conflicts are found, resolved and the log written under one hold of the save
         // lock, so no save of another context comes between them and every save makes
         // progress. Resolving flushes changes, whose ObjectsDidChange waits until the lock
-        // is released (an observer may save).
+        // is released (an observer may save). New objects get their permanent IDs from the
+        // stores inside the write, never before it: two writers can never be given one key.
         for attempt in 1...Self.saveAttempts {
             deferredChangeNotices = []
             let outcome: Result<SaveAttempt, any Error> = Result {
-                try coordinator.withSaveLock { try attemptSave(remap: remap, isLastAttempt: attempt == Self.saveAttempts) }
+                try coordinator.withSaveLock { try attemptSave(isLastAttempt: attempt == Self.saveAttempts) }
             }
             let notices = deferredChangeNotices ?? []
             deferredChangeNotices = nil
             for notice in notices { postObjectsDidChange(notice) }
             switch try outcome.get() {
-            case .saved(let changes, let generation):
+            case .saved(let changes, let generation, let assigned):
                 finishSave(assigned: assigned, changes: changes, generation: generation)
                 coordinator.announce(changes, from: self)
                 return
@@ -60,25 +58,28 @@ extension ManagedObjectContext {
     static let saveAttempts = 8
 
     private enum SaveAttempt {
-        case saved(SaveChanges, generation: UInt64)
+        case saved(SaveChanges, generation: UInt64, assigned: StoreSaveResult)
         case raced
     }
 
     /// Under the save lock: finds conflicts, resolves them by ``mergePolicy`` (or throws),
     /// and writes.
-    private func attemptSave(remap: (ManagedObjectID) -> ManagedObjectID, isLastAttempt: Bool) throws -> SaveAttempt {
+    private func attemptSave(isLastAttempt: Bool) throws -> SaveAttempt {
         let (conflicts, generation) = try findConflicts()
         if !conflicts.isEmpty {
             guard mergePolicy != .error else { throw mergeConflictError(conflicts) }
             try resolve(conflicts, generation: generation)
             try validateForSave()
         }
-        let groups = log.unsavedGroups(remapping: remap)
+        let groups = log.unsavedGroups()
         let timestamp = Date()
+        var assigned = StoreSaveResult()
         var wroteAny = false
         do {
             for (store, storeGroups) in try routeByStore(groups) {
-                try store.save(StoreSaveRequest(groups: storeGroups, timestamp: timestamp))
+                // A group saved into an earlier store keeps the id that store gave it.
+                let request = StoreSaveRequest(groups: storeGroups.map { assigned.renamingGroups(in: $0) }, timestamp: timestamp)
+                assigned.merge(try store.save(request))
                 wroteAny = true
             }
         } catch let error as StrataError where error.code == .mergeConflict && !wroteAny && !isLastAttempt {
@@ -86,15 +87,15 @@ extension ManagedObjectContext {
             // catches up again and sees them as conflicts.
             return .raced
         }
-        let changes = savedChanges(remap)
-        return .saved(changes, generation: coordinator.noteChanged(changes.updated.union(changes.deleted)))
+        let changes = savedChanges(assigned.permanentIDs)
+        return .saved(changes, generation: coordinator.noteChanged(changes.updated.union(changes.deleted)), assigned: assigned)
     }
 
     /// What this save inserted, updated and deleted, by permanent ID.
-    private func savedChanges(_ remap: (ManagedObjectID) -> ManagedObjectID) -> SaveChanges {
+    private func savedChanges(_ assigned: [ManagedObjectID: ManagedObjectID]) -> SaveChanges {
         var changes = SaveChanges()
         for object in dirtySet.values {
-            let id = remap(object.objectID)
+            let id = assigned[object.objectID] ?? object.objectID
             if object.state.isDeleted {
                 if object.state.existsInStore { changes.deleted.insert(id) }
             } else if object.state.isInserted {
@@ -106,9 +107,10 @@ extension ManagedObjectContext {
         return changes
     }
 
-    private func finishSave(assigned: [ManagedObjectID: ManagedObjectID], changes: SaveChanges, generation: UInt64?) {
+    private func finishSave(assigned: StoreSaveResult, changes: SaveChanges, generation: UInt64?) {
         // The unsaved log is cleared below: no need to rewrite its IDs first.
-        if !assigned.isEmpty { adoptPermanentIDs(assigned, remappingUnsavedLog: false) }
+        if !assigned.permanentIDs.isEmpty { adoptPermanentIDs(assigned.permanentIDs, remappingUnsavedLog: false) }
+        if !assigned.groupIDs.isEmpty { undoManager?.remapGroupIDs(assigned.groupIDs) }
         let saved = Array(dirtySet.values)
         for object in saved {
             object.state.inDirtySet = false
@@ -125,20 +127,6 @@ extension ManagedObjectContext {
         log.clearUnsaved()
         for object in saved where !object.state.isInvalid || object.state.isDeleted { object.didSave() }
         if !changes.isEmpty { postDidSave(changes) }
-    }
-
-    /// Every temporary ID the unsaved log mentions (inserted objects, and destinations
-    /// recorded in values).
-    private func temporaryIDsInUnsavedLog() -> OrderedSet<ManagedObjectID> {
-        var result: OrderedSet<ManagedObjectID> = []
-        for batch in log.unsaved {
-            for operation in batch.operations {
-                operation.forEachID { id in
-                    if id.isTemporaryID { result.append(id) }
-                }
-            }
-        }
-        return result
     }
 
     private func obtainPermanentIDs(for ids: OrderedSet<ManagedObjectID>) throws -> [ManagedObjectID: ManagedObjectID] {
@@ -212,20 +200,35 @@ extension ManagedObjectContext {
         }
     }
 
+    /// Splits the groups by the store each operation's record belongs to. A permanent ID
+    /// names its store; a temporary one goes to its entity's store, which gives it a key.
+    /// - Throws: `.noStore` when no store serves the entity of a new object.
     private func routeByStore(_ groups: [SegmentGroup]) throws -> [(any PersistentStore, [SegmentGroup])] {
         let stores = coordinator.persistentStores
-        if stores.count == 1 { return [(stores[0], groups)] }
-        var result: [(any PersistentStore, [SegmentGroup])] = []
-        for store in stores {
-            let tag = store.tag
-            let filtered = groups.compactMap { group -> SegmentGroup? in
-                var copy = group
-                copy.operations = group.operations.filter { $0.objectID.storeTag == tag }
-                return copy.operations.isEmpty ? nil : copy
-            }
-            if !filtered.isEmpty { result.append((store, filtered)) }
+        if stores.count == 1, stores[0].configurationName == nil { return [(stores[0], groups)] }
+        var storeByEntity: [ObjectIdentifier: Int] = [:]
+        func position(of id: ManagedObjectID) throws -> Int? {
+            guard id.isTemporaryID else { return stores.firstIndex { $0.tag == id.storeTag } }
+            if let known = storeByEntity[ObjectIdentifier(id.entity)] { return known }
+            let store = try coordinator.store(for: id.entity)
+            let found = stores.firstIndex { $0 === store }
+            storeByEntity[ObjectIdentifier(id.entity)] = found
+            return found
         }
-        return result
+        var routed = Array(repeating: [SegmentGroup](), count: stores.count)
+        for group in groups {
+            var parts = Array(repeating: [ChangeOperation](), count: stores.count)
+            for operation in group.operations {
+                guard let index = try position(of: operation.objectID) else { continue }
+                parts[index].append(operation)
+            }
+            for (index, operations) in parts.enumerated() where !operations.isEmpty {
+                var copy = group
+                copy.operations = operations
+                routed[index].append(copy)
+            }
+        }
+        return zip(stores, routed).filter { !$0.1.isEmpty }
     }
 
     // MARK: Rollback, reset, refresh

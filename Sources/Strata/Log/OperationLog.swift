@@ -57,11 +57,11 @@ final class OperationLog {
     }
 
     /// The unsaved batches arranged as segment groups: consecutive batches of one group
-    /// form one group.
-    func unsavedGroups(remapping transform: (ManagedObjectID) -> ManagedObjectID) -> [SegmentGroup] {
+    /// form one group. Temporary IDs stay: the store replaces them inside its write.
+    func unsavedGroups() -> [SegmentGroup] {
         var result: [SegmentGroup] = []
         for batch in unsaved {
-            let operations = batch.operations.map { $0.mapIDs(transform) }
+            let operations = batch.operations
             if let last = result.last, last.id == batch.groupID {
                 result[result.count - 1].operations.append(contentsOf: operations)
             } else {

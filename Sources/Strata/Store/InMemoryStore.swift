@@ -45,21 +45,36 @@ public final class InMemoryStore: PersistentStore {
 
     /// Reserves primary keys from the root entity's counter.
     public func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> ClosedRange<Int64> {
-        state.withLock { state in
-            let root = entity.rootEntity.index
-            let first = (state.keyCounters[root] ?? 0) + 1
-            state.keyCounters[root] = first + Int64(max(count, 1)) - 1
-            return first...(first + Int64(max(count, 1)) - 1)
-        }
+        state.withLock { $0.keyCounters.reserveKeys(root: entity.rootEntity.index, count: count) }
     }
 
-    /// Replays the request's operations onto the rows.
-    public func save(_ request: StoreSaveRequest) throws {
+    /// Gives the request's temporary IDs and group ids permanent ones, then replays its
+    /// operations onto the rows, all under the store's lock.
+    @discardableResult
+    public func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
         try state.withLock { state in
+            var request = request
+            var counters = state.keyCounters
+            var largestGroup = state.largestGroupID
+            let result = try request.assignPermanentIdentities(
+                storeTag: tag, keys: { counters.reserveKeys(root: $0.index, count: $1, above: $2) },
+                groupID: {
+                    largestGroup += 1
+                    return largestGroup
+                })
             // Not a copy of the whole table per save: changes are undone on failure instead.
             try state.rows.applyAtomically(groups: request.groups, model: model)
-            for group in request.groups { state.largestGroupID = max(state.largestGroupID, group.id) }
+            for group in request.groups {
+                // Records saved with keys of their own (a replayed log) move the counters too.
+                for case .insert(let id, _) in group.operations where id.primaryKey > (counters[id.entity.rootEntity.index] ?? 0) {
+                    counters[id.entity.rootEntity.index] = id.primaryKey
+                }
+                if !UndoGroupIDs.isTemporary(group.id) { largestGroup = max(largestGroup, group.id) }
+            }
+            state.keyCounters = counters
+            state.largestGroupID = largestGroup
             state.savedSegments += 1
+            return result
         }
     }
 

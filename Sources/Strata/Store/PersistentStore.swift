@@ -1,7 +1,8 @@
 import Foundation
 
-/// What a context asks a store to make durable: the groups saved since the last save, with
-/// permanent IDs, in one atomic step.
+/// What a context asks a store to make durable: the groups saved since the last save, in
+/// one atomic step. New objects still have temporary IDs and new groups temporary ids: the
+/// store gives them permanent ones inside its write (``StoreSaveResult``).
 public struct StoreSaveRequest: Sendable {
     /// The groups, oldest first.
     public var groups: [SegmentGroup]
@@ -35,14 +36,24 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// The IDs of every record of `entity` (and its sub-entities when asked), in key order.
     func objectIDs(for entity: EntityDescription, includingSubentities: Bool) throws -> [ManagedObjectID]
 
-    /// Reserves `count` permanent primary keys for records of `entity`'s hierarchy. Keys
-    /// are not reused even if the save that asked for them fails.
+    /// Reserves `count` permanent primary keys for records of `entity`'s hierarchy, for
+    /// ``ManagedObjectContext/obtainPermanentIDs(for:)``. The reservation is durable and
+    /// seen by every other writer of the store: keys are never handed out twice, even if
+    /// the save that asked for them fails.
     func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> ClosedRange<Int64>
 
     /// Applies and records the request atomically: all of it, or (by throwing) nothing.
-    func save(_ request: StoreSaveRequest) throws
+    ///
+    /// Inside the same atomic step, after taking in every other writer's saves, the store
+    /// replaces the request's temporary object IDs and temporary group ids
+    /// (``UndoGroupIDs/isTemporary(_:)``) with permanent ones
+    /// (`StoreSaveRequest.assignPermanentIdentities`), so two writers never get the same
+    /// key or group id, and returns them.
+    /// - Throws: `.corruptDocument` when the request inserts a record that already exists.
+    @discardableResult
+    func save(_ request: StoreSaveRequest) throws -> StoreSaveResult
 
-    /// The largest undo group id the store has recorded (0 when none).
+    /// The largest permanent undo group id the store has recorded (0 when none).
     func largestGroupID() throws -> UInt64
 
     /// The IDs of the records matching the request, in its order, within its window.

@@ -16,7 +16,6 @@ public final class PersistentStoreCoordinator: Sendable {
     private struct State {
         var stores: [any PersistentStore] = []
         var storeByEntity: [Int: Int] = [:]
-        var nextGroupID: UInt64 = 1
     }
     private let state = Mutex(State())
     private let saveLock = Mutex(())
@@ -49,7 +48,6 @@ public final class PersistentStoreCoordinator: Sendable {
             throw StrataError(.modelIncompatible, "The store's model is not the coordinator's model.")
         }
         let entities = model.entities(forConfiguration: store.configurationName)
-        let largestGroup = try store.largestGroupID()
         try state.withLock { state in
             let position = state.stores.count
             for entity in entities {
@@ -63,7 +61,6 @@ public final class PersistentStoreCoordinator: Sendable {
                 state.storeByEntity[entity.index] = position
             }
             state.stores.append(store)
-            state.nextGroupID = max(state.nextGroupID, largestGroup + 1)
         }
     }
 
@@ -115,12 +112,10 @@ public final class PersistentStoreCoordinator: Sendable {
         return store.objectID(for: entity, primaryKey: key)
     }
 
-    /// A new undo group id, unique across this coordinator's contexts and its stores.
+    /// A new temporary undo group id, unique in the process; the save that writes the
+    /// group replaces it with a permanent one (``UndoGroupIDs``).
     func allocateGroupID() -> UInt64 {
-        state.withLock { state in
-            defer { state.nextGroupID += 1 }
-            return state.nextGroupID
-        }
+        UndoGroupIDs.temporary()
     }
 
     /// The persistent values of a record, or nil when it does not exist.

@@ -62,10 +62,11 @@ struct RowTable: Sendable {
     }
 
     /// Applies one operation, dropping transient slots.
-    /// - Throws: `.corruptDocument` when an update names a record that does not exist.
+    /// - Throws: `.corruptDocument` when an update names a record that does not exist, or
+    ///   an insert names one that exists.
     mutating func apply(_ operation: ChangeOperation, model: ManagedObjectModel) throws {
         switch operation {
-        case .insert(let id, let values): insert(id, values)
+        case .insert(let id, let values): try insert(id, values)
         case .delete(let id, _): remove(id)
         case .update(let id, let changes): try update(id, changes)
         case .relate(let id, let slot, let added, let removed): try relate(id, slot: slot, added: added, removed: removed)
@@ -225,7 +226,10 @@ struct RowTable: Sendable {
 
     // MARK: Operations
 
-    private mutating func insert(_ id: ManagedObjectID, _ values: [PropertyValue]) {
+    private mutating func insert(_ id: ManagedObjectID, _ values: [PropertyValue]) throws {
+        // An insert of a record that exists (with no delete between) means two writers were
+        // given one key: refused, never a silent replacement of the first record.
+        if self.values(for: id) != nil { throw OverlayPatch.duplicate(id) }
         let row = Self.persistent(values, of: id.entity)
         if let (lane, key) = denseSlotForInsert(id) {
             saveDense(lane, key)

@@ -184,16 +184,25 @@ package enum DocumentVerifier {
     private static func checkReplay(_ segments: [Segment], log: ToolLogFile, against current: [ManagedObjectID: [PropertyValue]],
                                     report: inout VerificationReport) {
         var rows: [ManagedObjectID: [PropertyValue]] = [:]
+        // The segment that last inserted each record, to name both sides of a duplicate.
+        var insertedBy: [ManagedObjectID: UInt64] = [:]
         for segment in segments {
             var patch = OverlayPatch()
             do {
                 for group in segment.groups {
                     for operation in group.operations {
                         try patch.apply(operation) { rows[$0] }
+                        if case .insert(let id, _) = operation { insertedBy[id] = segment.sequence }
                     }
                 }
             } catch let error as StrataError {
-                report.problems.append("Replaying segment \(segment.sequence) failed: \(error.message)")
+                if let id = error.context["duplicateInsert"],
+                   let first = insertedBy.first(where: { $0.key.description == id })?.value {
+                    report.problems.append(
+                        "Segments \(first) and \(segment.sequence) both insert \(id) (no delete between): two writers were given the same key.")
+                } else {
+                    report.problems.append("Replaying segment \(segment.sequence) failed: \(error.message)")
+                }
                 return
             } catch {
                 report.problems.append("Replaying segment \(segment.sequence) failed: \(error)")

@@ -34,7 +34,6 @@ public final class ContextUndoManager {
     private var recording: UndoGroup?
     private var pendingAutoGroup: UndoGroup?
     private var disableCount = 0
-    private var localGroupCounter: UInt64 = 0
 
     /// Whether an undo is running.
     public private(set) var isUndoing = false
@@ -238,9 +237,26 @@ public final class ContextUndoManager {
     }
 
     private func allocateGroupID() -> UInt64 {
-        if let context { return context.coordinator.allocateGroupID() }
-        localGroupCounter += 1
-        return localGroupCounter
+        UndoGroupIDs.temporary()
+    }
+
+    /// Gives groups the permanent ids a save assigned. Groups made since the last save are
+    /// the only ones with temporary ids, and every push since then went on top of a stack,
+    /// so each stack is walked from the top only while its ids are temporary.
+    func remapGroupIDs(_ assigned: [UInt64: UInt64]) {
+        func rename(_ group: UndoGroup) {
+            if let id = assigned[group.id] { group.id = id }
+            if let reverts = group.revertsGroup, let id = assigned[reverts] { group.revertsGroup = id }
+        }
+        for stack in [undoStack, redoStack] {
+            for group in stack.reversed() {
+                guard UndoGroupIDs.isTemporary(group.id) else { break }
+                rename(group)
+            }
+        }
+        openGroups.forEach(rename)
+        pendingAutoGroup.map(rename)
+        recording.map(rename)
     }
 
     func remapIDs(_ transform: (ManagedObjectID) -> ManagedObjectID) {

@@ -7,9 +7,10 @@ final class UndoGroup {
         case group(UndoGroup)
     }
 
-    let id: UInt64
+    /// Temporary until the save that writes the group gives it a permanent id.
+    var id: UInt64
     let kind: ChangeGroupKind
-    let revertsGroup: UInt64?
+    var revertsGroup: UInt64?
     var actionName: String
     var items: [Item] = []
     /// Set when a batch is added; cleared once a save replaced temporary IDs.

@@ -3,7 +3,7 @@ import Foundation
 /// The document's own tables (docs/FORMAT.md, "The document file"):
 ///
 /// - `strata_meta(key, value)`: format, formatVersion, storeIdentifier, model (JSON),
-///   modelHash, compactedThrough, createdAt, and `keyCounter.<RootEntity>`.
+///   modelHash, compactedThrough, createdAt, `keyCounter.<RootEntity>` and `groupCounter`.
 /// - `strata_segment(seq, time, groups, operations, raw_size, body)`: the log, one row
 ///   per save; `body` is one LZ4 frame (`lz4 -d` reads it).
 /// - `strata_group(seq, id, kind, reverts, action)`: each segment's undo groups.
@@ -87,6 +87,25 @@ enum DocumentFile {
         }
         return Meta(identifier: identifier, formatVersion: Int(version), modelJSON: Data(json.utf8), modelHash: hash,
                     compactedThrough: UInt64(compacted), keyCounters: counters)
+    }
+
+    /// The counters saved in `strata_meta`: the largest key handed out per root entity
+    /// name (`keyCounter.<Root>`), and the largest group id of segments that compaction
+    /// dropped (`groupCounter`). A save reads them inside its write transaction.
+    static func readCounters(_ connection: SQLiteConnection) throws -> (keys: [String: Int64], groups: UInt64) {
+        let rows = try connection.prepare(
+            "SELECT key, value FROM strata_meta WHERE (key >= 'keyCounter.' AND key < 'keyCounter/') OR key = 'groupCounter'").rows()
+        var keys: [String: Int64] = [:]
+        var groups: UInt64 = 0
+        for row in rows where row.count == 2 {
+            guard case .text(let key) = row[0], case .integer(let value) = row[1] else { continue }
+            if key == "groupCounter" {
+                groups = UInt64(max(value, 0))
+            } else {
+                keys[String(key.dropFirst("keyCounter.".count))] = value
+            }
+        }
+        return (keys, groups)
     }
 
     static func writeMeta(_ connection: SQLiteConnection, key: String, _ value: SQLiteValue) throws {

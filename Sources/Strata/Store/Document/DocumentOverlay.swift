@@ -54,6 +54,19 @@ struct OverlayPatch {
     /// The largest key inserted, by entity index (0: none). By entity rather than root
     /// and in an array: a bulk save's inserts then neither hash nor walk to the root.
     private var largestKeyByEntity: [Int64] = []
+    /// By entity index, the largest key of its hierarchy that existed before the patch:
+    /// an insert above it cannot name an existing record, so only inserts at or below it
+    /// (a log re-inserting a deleted record) look the record up. Empty: look every one up.
+    private var knownKeyByEntity: [Int64] = []
+
+    /// A patch that looks every inserted record up to refuse inserting one that exists.
+    init() {}
+
+    /// A patch over records whose keys are at most `knownKeys` (by root entity index): an
+    /// insert of a larger key is known to be new without a lookup.
+    init(knownKeys: [Int: Int64], model: ManagedObjectModel) {
+        knownKeyByEntity = model.entities.map { knownKeys[$0.rootEntity.index] ?? 0 }
+    }
 
     /// Records inserted by the patch, per root entity index: the largest key.
     func largestInsertedKey(in model: ManagedObjectModel) -> [Int: Int64] {
@@ -73,13 +86,15 @@ struct OverlayPatch {
     var touched: Set<ManagedObjectID> { deleted.union(rows.keys) }
 
     /// Applies one operation. `base` gives the current row of a record not yet in the patch.
-    /// - Throws: `.corruptDocument` when an operation changes a record that does not exist.
+    /// - Throws: `.corruptDocument` when an operation changes a record that does not exist,
+    ///   or inserts one that exists (no delete between: two writers given one key).
     mutating func apply(_ operation: ChangeOperation, base: (ManagedObjectID) throws -> [PropertyValue]?) throws {
         let id = operation.objectID
         switch operation {
         case .insert(_, let values):
-            rows[id] = RowTable.persistent(values, of: id.entity)
-            if !deleted.isEmpty { deleted.remove(id) }
+            if rows.updateValue(RowTable.persistent(values, of: id.entity), forKey: id) != nil { throw Self.duplicate(id) }
+            let reinserted = !deleted.isEmpty && deleted.remove(id) != nil
+            if !reinserted, !isKnownNew(id), try base(id) != nil { throw Self.duplicate(id) }
             let index = id.entity.index
             if index >= largestKeyByEntity.count {
                 largestKeyByEntity.append(contentsOf: repeatElement(0, count: index + 1 - largestKeyByEntity.count))
@@ -106,6 +121,11 @@ struct OverlayPatch {
         }
     }
 
+    private func isKnownNew(_ id: ManagedObjectID) -> Bool {
+        let index = id.entity.index
+        return index < knownKeyByEntity.count && id.primaryKey > knownKeyByEntity[index]
+    }
+
     private func current(_ id: ManagedObjectID, _ base: (ManagedObjectID) throws -> [PropertyValue]?) throws -> [PropertyValue] {
         if let row = rows[id] { return row }
         guard !deleted.contains(id), let row = try base(id) else { throw Self.missing(id) }
@@ -115,6 +135,14 @@ struct OverlayPatch {
     static func isOrdered(_ slot: Int, of entity: EntityDescription) -> Bool {
         guard case .relationship(let index) = entity.slotKinds[slot] else { return false }
         return entity.relationships[index].isOrdered
+    }
+
+    /// The error for an insert of a record that exists. `context["duplicateInsert"]`
+    /// lets a reader that knows which segment inserted it first name both.
+    static func duplicate(_ id: ManagedObjectID) -> StrataError {
+        StrataError(.corruptDocument,
+                    "The log inserts \(id), which already exists in the document (inserted again with no delete between).",
+                    context: ["object": id.description, "duplicateInsert": id.description])
     }
 
     private static func missing(_ id: ManagedObjectID) -> StrataError {

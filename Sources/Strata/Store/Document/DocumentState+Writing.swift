@@ -2,14 +2,20 @@ import Foundation
 
 extension DocumentState {
     /// Appends one segment for the request in one transaction, after taking in other
-    /// processes' saves; the overlay changes only once the transaction committed.
+    /// processes' saves and giving its temporary IDs and group ids permanent ones; the
+    /// overlay changes only once the transaction committed.
     /// - Throws: `.mergeConflict` when another process changed the same records since this
-    ///   store last read the log; `.documentBusy`; SQLite errors. Nothing is written then.
+    ///   store last read the log; `.corruptDocument` when it inserts a record that exists;
+    ///   `.documentBusy`; SQLite errors. Nothing is written then.
     mutating func save(_ request: StoreSaveRequest, schema: SnapshotSchema, model: ManagedObjectModel, storeTag: UInt32,
-                       maxSegmentSize: Int) throws {
+                       maxSegmentSize: Int) throws -> StoreSaveResult {
+        var request = request
+        var result = StoreSaveResult()
         var patch = OverlayPatch()
         var sequence: UInt64 = 0
         var bodySize = 0
+        var counters = keyCounters
+        var largestGroup = largestGroupID
         try connection.transaction(.immediate) {
             let foreign = try catchUp(schema: schema, model: model, storeTag: storeTag, maxSegmentSize: maxSegmentSize)
             if !foreign.isEmpty {
@@ -22,11 +28,28 @@ extension DocumentState {
                         context: ["objects": clashes.sorted().map(\.description).joined(separator: " ")])
                 }
             }
+            // Keys and group ids are handed out here, inside the write transaction and after
+            // the catch-up: every other writer's saves and reservations are visible, and no
+            // other writer can hand out anything until this transaction ends.
+            let stored = try DocumentFile.readCounters(connection)
+            counters = keyCounters
+            largestGroup = max(largestGroupID, stored.groups)
+            for root in model.entities where root.superentity == nil {
+                if let saved = stored.keys[root.name], saved > counters[root.index] ?? 0 { counters[root.index] = saved }
+            }
+            patch = OverlayPatch(knownKeys: counters, model: model)
+            result = try request.assignPermanentIdentities(
+                storeTag: storeTag, keys: { counters.reserveKeys(root: $0.index, count: $1, above: $2) },
+                groupID: {
+                    largestGroup += 1
+                    return largestGroup
+                })
             patch.reserveCapacity(request.groups.reduce(0) { $0 + $1.operations.count })
             for group in request.groups {
                 for operation in group.operations {
                     try patch.apply(operation) { try self.currentValues($0, schema: schema) }
                 }
+                largestGroup = max(largestGroup, group.id)
             }
             sequence = lastSequence + 1
             let segment = Segment(sequence: sequence, timestamp: request.timestamp, groups: request.groups)
@@ -47,30 +70,38 @@ extension DocumentState {
                     group.revertsGroup.map { .integer(Int64($0)) } ?? .null, .text(group.actionName),
                 ])
             }
-            for (root, key) in patch.largestInsertedKey(in: model) where key > (meta.keyCounters[model.entities[root].name] ?? 0) {
-                try DocumentFile.writeMeta(connection, key: "keyCounter.\(model.entities[root].name)", .integer(key))
+            for (root, key) in patch.largestInsertedKey(in: model) where key > counters[root] ?? 0 { counters[root] = key }
+            for root in model.entities where root.superentity == nil {
+                guard let key = counters[root.index], key > (stored.keys[root.name] ?? 0) else { continue }
+                try DocumentFile.writeMeta(connection, key: "keyCounter.\(root.name)", .integer(key))
             }
         }
         overlay.merge(patch)
         lastSequence = sequence
         uncompactedSegments += 1
         uncompactedBytes += bodySize
-        for (root, key) in patch.largestInsertedKey(in: model) {
-            keyCounters[root] = max(keyCounters[root] ?? 0, key)
-            meta.keyCounters[model.entities[root].name] = max(meta.keyCounters[model.entities[root].name] ?? 0, key)
+        keyCounters = counters
+        largestGroupID = largestGroup
+        for root in model.entities where root.superentity == nil {
+            if let key = counters[root.index] { meta.keyCounters[root.name] = max(meta.keyCounters[root.name] ?? 0, key) }
         }
-        for group in request.groups { largestGroupID = max(largestGroupID, group.id) }
+        return result
     }
 
-    /// Reserves keys above every key handed out or seen, including keys other connections
-    /// to the file saved since this one last read the log (their saves record the largest
-    /// key in `strata_meta`).
+    /// Reserves keys above every key handed out or seen by any writer of the file, durably:
+    /// in one write transaction it reads the counter saved in `strata_meta` (which every
+    /// save and reservation moves) and writes it past the reserved keys, so no other
+    /// connection or process can be given them (``ManagedObjectContext/obtainPermanentIDs(for:)``).
     mutating func allocateKeys(root: Int, name: String, count: Int) throws -> ClosedRange<Int64> {
-        let saved = try connection.prepare("SELECT value FROM strata_meta WHERE key = ?").rows([.text("keyCounter.\(name)")])
-        if case .integer(let largest)? = saved.first?.first { keyCounters[root] = max(keyCounters[root] ?? 0, largest) }
-        let first = (keyCounters[root] ?? 0) + 1
-        let last = first + Int64(max(count, 1)) - 1
-        keyCounters[root] = last
-        return first...last
+        var counters = keyCounters
+        var range: ClosedRange<Int64> = 1...1
+        try connection.transaction(.immediate) {
+            if let saved = try DocumentFile.readCounters(connection).keys[name], saved > counters[root] ?? 0 { counters[root] = saved }
+            range = counters.reserveKeys(root: root, count: count)
+            try DocumentFile.writeMeta(connection, key: "keyCounter.\(name)", .integer(range.upperBound))
+        }
+        keyCounters = counters
+        meta.keyCounters[name] = range.upperBound
+        return range
     }
 }

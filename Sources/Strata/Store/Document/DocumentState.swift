@@ -34,17 +34,32 @@ struct DocumentState: @unchecked Sendable {
     mutating func catchUp(schema: SnapshotSchema, model: ManagedObjectModel, storeTag: UInt32, maxSegmentSize: Int,
                           from sequence: UInt64? = nil) throws -> Set<ManagedObjectID> {
         if keyCounters.isEmpty { try loadCounters(model: model) }
+        var touched: Set<ManagedObjectID> = []
+        if sequence == nil, let compacted = try storedCompactionMark(), compacted > lastSequence {
+            // Another connection compacted segments this one never read and its retention
+            // dropped them: they are only in the snapshot now. The overlay may hold older rows
+            // of the records they changed, which would hide the snapshot's (and a compaction
+            // from here would write them back over it), so it starts again from the snapshot.
+            touched = Set(overlay.rows.keys).union(overlay.deleted)
+            externalChanges.formUnion(touched)
+            overlay.removeAll()
+            keyCounters = [:]
+            try loadCounters(model: model)
+            lastSequence = compacted
+            meta.compactedThrough = compacted
+            uncompactedSegments = 0
+            uncompactedBytes = 0
+        }
         let start = sequence ?? lastSequence
         let statement = try connection.prepare("SELECT seq, body FROM strata_segment WHERE seq > ? ORDER BY seq")
         let rows = try statement.rows([.integer(Int64(start))])
-        var touched: Set<ManagedObjectID> = []
         for row in rows {
             guard case .integer(let seq) = row[0], case .blob(let body) = row[1] else {
                 throw StrataError(.corruptSegment, "A segment row after \(start) is malformed.", context: ["segment": "\(row[0])"])
             }
             let segment = try SegmentCodec.decodeCompressed(
                 body, model: model, storeTag: storeTag, sequenceHint: UInt64(seq), maxContentSize: maxSegmentSize)
-            var patch = OverlayPatch()
+            var patch = OverlayPatch(knownKeys: keyCounters, model: model)
             for group in segment.groups {
                 largestGroupID = max(largestGroupID, group.id)
                 for operation in group.operations {
@@ -62,6 +77,13 @@ struct DocumentState: @unchecked Sendable {
         return touched
     }
 
+    /// The compaction mark as the file holds it now (another connection may have moved it).
+    private func storedCompactionMark() throws -> UInt64? {
+        let rows = try connection.prepare("SELECT value FROM strata_meta WHERE key = 'compactedThrough'").rows()
+        guard case .integer(let value)? = rows.first?.first, value >= 0 else { return nil }
+        return UInt64(value)
+    }
+
     private mutating func loadCounters(model: ManagedObjectModel) throws {
         for root in model.entities where root.superentity == nil {
             let stored = meta.keyCounters[root.name] ?? 0
@@ -71,8 +93,9 @@ struct DocumentState: @unchecked Sendable {
             keyCounters[root.index] = value
         }
         if case .integer(let group)? = try connection.prepare("SELECT MAX(id) FROM strata_group").rows().first?.first {
-            largestGroupID = UInt64(max(group, 0))
+            largestGroupID = max(largestGroupID, UInt64(max(group, 0)))
         }
+        largestGroupID = max(largestGroupID, try DocumentFile.readCounters(connection).groups)
     }
 
     // MARK: Reading records

@@ -19,7 +19,7 @@ extension DocumentStore: BatchExecutingStore {
             let outcome = try StoreBatchPlanner(values: { [schema] in try snapshot.currentValues($0, schema: schema) })
                 .plan(request, matched: matched)
             guard let group = outcome.group else { return outcome }
-            try state.save(StoreSaveRequest(groups: [group], timestamp: request.timestamp), schema: schema, model: model,
+            _ = try state.save(StoreSaveRequest(groups: [group], timestamp: request.timestamp), schema: schema, model: model,
                            storeTag: tag, maxSegmentSize: configuration.maxSegmentSize)
             compactIfDue(&state)
             return outcome

@@ -12,16 +12,21 @@ extension DocumentStore {
         return try withOpenState { try $0.objectIDs(for: entities, schema: schema, storeTag: tag) }
     }
 
-    /// Reserves keys above every key the document has used.
+    /// Reserves keys above every key any writer of the document has used or reserved,
+    /// durably (one small write transaction).
     public func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> ClosedRange<Int64> {
         try withOpenState { try $0.allocateKeys(root: entity.rootEntity.index, name: entity.rootEntity.name, count: count) }
     }
 
-    /// Appends one segment for the save; compacts afterwards when a threshold is passed.
-    public func save(_ request: StoreSaveRequest) throws {
+    /// Appends one segment for the save, giving its temporary IDs and group ids permanent
+    /// ones inside the write transaction; compacts afterwards when a threshold is passed.
+    @discardableResult
+    public func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
         try withOpenState { state in
-            try state.save(request, schema: schema, model: model, storeTag: tag, maxSegmentSize: configuration.maxSegmentSize)
+            let result = try state.save(request, schema: schema, model: model, storeTag: tag,
+                                        maxSegmentSize: configuration.maxSegmentSize)
             compactIfDue(&state)
+            return result
         }
     }
 

@@ -1,0 +1,128 @@
+import Foundation
+import OrderedCollections
+import Synchronization
+
+/// What a store assigned while it saved a request: the permanent ID of every temporary
+/// object ID and the permanent id of every temporary undo group id in it.
+///
+/// Stores assign both inside their write, after taking in every other writer's saves
+/// (for a document: inside the SQLite write transaction, after catching up), so that no
+/// two writers of one store — contexts, coordinators, connections or processes — can ever
+/// be given the same key or group id (docs/RELIABILITY.md, "Writers never collide").
+public struct StoreSaveResult: Sendable, Hashable {
+    /// Temporary object ID → the permanent ID the store gave it.
+    public var permanentIDs: [ManagedObjectID: ManagedObjectID]
+    /// Temporary undo group id → the permanent id the store recorded it under.
+    public var groupIDs: [UInt64: UInt64]
+
+    /// Creates a result.
+    public init(permanentIDs: [ManagedObjectID: ManagedObjectID] = [:], groupIDs: [UInt64: UInt64] = [:]) {
+        self.permanentIDs = permanentIDs
+        self.groupIDs = groupIDs
+    }
+
+    /// The group with the ids this result gave (its own and the one it reverts).
+    func renamingGroups(in group: SegmentGroup) -> SegmentGroup {
+        guard !groupIDs.isEmpty else { return group }
+        var renamed = group
+        if let id = groupIDs[group.id] { renamed.id = id }
+        if let reverts = group.revertsGroup, let id = groupIDs[reverts] { renamed.revertsGroup = id }
+        return renamed
+    }
+
+    /// Adds what another store assigned.
+    mutating func merge(_ other: StoreSaveResult) {
+        permanentIDs.merge(other.permanentIDs) { first, _ in first }
+        groupIDs.merge(other.groupIDs) { first, _ in first }
+    }
+}
+
+/// Undo group ids. Contexts label their groups with *temporary* ids (the high flag bit
+/// set, unique in the process); a store replaces them with permanent ones, unique in the
+/// document, inside its write. Permanent ids are what segments, `strata_group` rows and
+/// restored undo stacks carry.
+public enum UndoGroupIDs {
+    /// The bit that marks a temporary id. Permanent ids stay far below it.
+    public static let temporaryFlag: UInt64 = 1 << 62
+
+    /// Whether `id` is a temporary id that a save has yet to replace.
+    public static func isTemporary(_ id: UInt64) -> Bool { id & temporaryFlag != 0 }
+
+    private static let counter = Atomic<UInt64>(0)
+
+    /// A new temporary id, unique in this process.
+    static func temporary() -> UInt64 {
+        temporaryFlag | counter.add(1, ordering: .relaxed).newValue
+    }
+}
+
+extension StoreSaveRequest {
+    /// Gives every temporary object ID and temporary group id in the request a permanent
+    /// one and rewrites the request with them; returns the assignments.
+    ///
+    /// Keys are handed out per root entity in the order the IDs first appear (roots in
+    /// name order), so the same request gets the same keys from the same counters.
+    ///
+    /// - Parameters:
+    ///   - storeTag: the tag of the store's permanent IDs.
+    ///   - keys: reserves `count` consecutive keys for a root entity, above the given key
+    ///     (the largest the request itself inserts a record of that hierarchy under, or 0).
+    ///   - groupID: the next permanent group id.
+    /// - Complexity: O(operations) when there is something to assign; one pass that
+    ///   allocates nothing when there is not.
+    mutating func assignPermanentIdentities(
+        storeTag: UInt32, keys: (EntityDescription, Int, Int64) throws -> ClosedRange<Int64>, groupID: () throws -> UInt64
+    ) throws -> StoreSaveResult {
+        var result = StoreSaveResult()
+        for group in groups where UndoGroupIDs.isTemporary(group.id) && result.groupIDs[group.id] == nil {
+            result.groupIDs[group.id] = try groupID()
+        }
+        var temporaries: OrderedSet<ManagedObjectID> = []
+        // Records the request itself inserts under keys of its own (a replayed log): new keys
+        // go above them too.
+        var ownKeys: [ObjectIdentifier: Int64] = [:]
+        for group in groups {
+            for operation in group.operations {
+                if case .insert(let id, _) = operation, !id.isTemporaryID {
+                    let root = ObjectIdentifier(id.entity.rootEntity)
+                    ownKeys[root] = max(ownKeys[root] ?? 0, id.primaryKey)
+                }
+                operation.forEachID { id in
+                    if id.isTemporaryID { temporaries.append(id) }
+                }
+            }
+        }
+        if !temporaries.isEmpty {
+            var byRoot: [ObjectIdentifier: [ManagedObjectID]] = [:]
+            for id in temporaries { byRoot[ObjectIdentifier(id.entity.rootEntity), default: []].append(id) }
+            result.permanentIDs.reserveCapacity(temporaries.count)
+            for members in byRoot.values.sorted(by: { $0[0].entity.rootEntity.name < $1[0].entity.rootEntity.name }) {
+                let root = members[0].entity.rootEntity
+                let range = try keys(root, members.count, ownKeys[ObjectIdentifier(root)] ?? 0)
+                for (id, key) in zip(members, range) {
+                    result.permanentIDs[id] = ManagedObjectID(entity: id.entity, storeTag: storeTag, primaryKey: key)
+                }
+            }
+        }
+        guard !result.permanentIDs.isEmpty || !result.groupIDs.isEmpty else { return result }
+        let assigned = result.permanentIDs
+        for index in groups.indices {
+            groups[index] = result.renamingGroups(in: groups[index])
+            if !assigned.isEmpty {
+                groups[index].operations = groups[index].operations.map { $0.mapIDs { assigned[$0] ?? $0 } }
+            }
+        }
+        return result
+    }
+}
+
+extension Dictionary where Key == Int, Value == Int64 {
+    /// Reserves `count` keys (at least one) above the counter of a root entity index (and
+    /// above `floor`) and moves the counter past them.
+    mutating func reserveKeys(root: Int, count: Int, above floor: Int64 = 0) -> ClosedRange<Int64> {
+        let first = Swift.max(self[root] ?? 0, floor) + 1
+        let last = first + Int64(Swift.max(count, 1)) - 1
+        self[root] = last
+        return first...last
+    }
+}
