@@ -3,7 +3,7 @@ import OrderedCollections
 import Testing
 @testable import Strata
 
-/// SEMANTICS §3: `processPendingChanges()` coalesces the changes of one flush, per object.
+/// docs/SEMANTICS.md §3: `processPendingChanges()` coalesces the changes of one flush, per object.
 @Suite struct ChangeCoalescing {
     /// The operations of the one batch the last flush appended.
     func onlyBatch(_ context: ManagedObjectContext) throws -> [ChangeOperation] {

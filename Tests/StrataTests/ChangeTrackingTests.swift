@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Strata
 
-/// SEMANTICS §3: change sets, per-object changed and committed values, ObjectsDidChange.
+/// docs/SEMANTICS.md §3: change sets, per-object changed and committed values, ObjectsDidChange.
 @Suite struct ChangeTracking {
     // MARK: Change sets
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Strata
 
-/// SEMANTICS §3: delete rules run at `processPendingChanges()`.
+/// docs/SEMANTICS.md §3: delete rules run at `processPendingChanges()`.
 @Suite struct DeleteRules {
     /// A company with two departments of two employees each, saved.
     func savedCompany(_ stack: Stack) throws -> (company: ManagedObject, departments: [ManagedObject], employees: [ManagedObject]) {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Strata
 
-/// SEMANTICS §3: key-value coding, key paths and collection operators; errors.
+/// docs/SEMANTICS.md §3: key-value coding, key paths and collection operators; errors.
 @Suite struct KeyValueCoding {
     @Test func valueForKeyAndSetValueForKeyRoundTripEveryAttributeType() throws {
         let stack = Stack()

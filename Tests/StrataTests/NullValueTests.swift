@@ -12,7 +12,7 @@ let nullModel: ManagedObjectModel = {
     return try! ManagedObjectModel(entities: [record])
 }()
 
-/// SEMANTICS §1/§3: NULL is not 0 and not "" — in storage, in changes, after a reload.
+/// docs/SEMANTICS.md §1/§3: NULL is not 0 and not "" — in storage, in changes, after a reload.
 @Suite struct NullValues {
     /// One record with NULLs and one with 0, "" and empty data, both saved.
     func savedPair(_ stack: Stack) throws -> (none: ManagedObject, zero: ManagedObject) {

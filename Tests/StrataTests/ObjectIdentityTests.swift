@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Strata
 
-/// SEMANTICS §2: object IDs, uniquing, faults.
+/// docs/SEMANTICS.md §2: object IDs, uniquing, faults.
 @Suite struct ObjectIdentity {
     // MARK: Object IDs
 

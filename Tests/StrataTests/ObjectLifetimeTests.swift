@@ -21,7 +21,7 @@ let hookModel: ManagedObjectModel = {
     return model
 }()
 
-/// SEMANTICS §2: lifetime (weak registry, strong changed objects) and lifecycle hooks.
+/// docs/SEMANTICS.md §2: lifetime (weak registry, strong changed objects) and lifecycle hooks.
 @Suite struct ObjectLifetime {
     @Test func unchangedRegisteredObjectsAreHeldWeakly() throws {
         let stack = Stack()

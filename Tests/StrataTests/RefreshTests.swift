@@ -19,7 +19,7 @@ let fullNameModel: ManagedObjectModel = {
     return model
 }()
 
-/// SEMANTICS §5: `refresh(_:mergeChanges:)`.
+/// docs/SEMANTICS.md §5: `refresh(_:mergeChanges:)`.
 @Suite struct Refresh {
     @Test func refreshWithoutMergingTurnsTheObjectIntoAFaultAndDiscardsPendingChanges() throws {
         let stack = Stack()

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Strata
 
-/// SEMANTICS §3: setting a relationship updates its inverse at once, whichever way it is
+/// docs/SEMANTICS.md §3: setting a relationship updates its inverse at once, whichever way it is
 /// set (setValue, setObject, mutableSetValue add/remove/set).
 @Suite struct RelationshipInverses {
     // MARK: One-to-one

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Strata
 
-/// SEMANTICS §5: save, rollback and reset.
+/// docs/SEMANTICS.md §5: save, rollback and reset.
 @Suite struct SaveRollbackReset {
     // MARK: Save
 

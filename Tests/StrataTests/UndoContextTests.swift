@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Strata
 
-/// SEMANTICS §4: undo applied to a context — after saves, of transient attributes, with
+/// docs/SEMANTICS.md §4: undo applied to a context — after saves, of transient attributes, with
 /// registration disabled, and without an undo manager.
 @Suite struct UndoWithContext {
     @Test func undoAfterSaveMakesTheContextDirtyAndASecondSavePersistsTheUndo() throws {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Strata
 
-/// SEMANTICS §4: the `NSUndoManager` contract, including the edge rules open
+/// docs/SEMANTICS.md §4: the `NSUndoManager` contract, including the edge rules open
 /// implementations' test suites assert.
 @Suite struct UndoManagerContract {
     func salary(_ object: ManagedObject) throws -> Int64? { try object.int("salary") }

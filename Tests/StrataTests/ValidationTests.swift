@@ -43,7 +43,7 @@ let validationModel: ManagedObjectModel = {
     return model
 }()
 
-/// SEMANTICS §5: validation at save collects every problem in one error.
+/// docs/SEMANTICS.md §5: validation at save collects every problem in one error.
 @Suite struct Validation {
     /// A valid item (title, one owner, no tags).
     func validItem(_ context: ManagedObjectContext) throws -> ManagedObject {

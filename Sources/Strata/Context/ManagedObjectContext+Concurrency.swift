@@ -51,7 +51,7 @@ extension ManagedObjectContext {
     /// ```
     ///
     /// There is no fire-and-forget variant: a save nobody awaits could still be running
-    /// when the process exits, and be lost (SEMANTICS §7). Wrap the call in a `Task` and
+    /// when the process exits, and be lost (docs/SEMANTICS.md §7). Wrap the call in a `Task` and
     /// keep the task to await it if the caller must not wait.
     public func perform<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         guard let queue = workQueue, !isOnWorkQueue else { return try body() }

@@ -80,9 +80,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Creates a context over a coordinator, with an undo manager.
     ///
-    /// - Parameter concurrencyType: ``ConcurrencyType/confinement`` (the default) to use it
-    ///   directly from one thread or task; ``ConcurrencyType/privateQueue`` for a
-    ///   background context used through `perform`.
+    /// - Parameters:
+    ///   - coordinator: The coordinator whose stores the context reads and saves to.
+    ///   - concurrencyType: ``ConcurrencyType/confinement`` (the default) to use it
+    ///     directly from one thread or task; ``ConcurrencyType/privateQueue`` for a
+    ///     background context used through `perform`.
+    ///   - undoManager: The context's undo manager; nil turns undo off and keeps no undo
+    ///     history.
     public init(coordinator: PersistentStoreCoordinator, concurrencyType: ConcurrencyType = .confinement,
                 undoManager: ContextUndoManager? = ContextUndoManager()) {
         self.coordinator = coordinator

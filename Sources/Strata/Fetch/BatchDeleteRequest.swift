@@ -21,7 +21,7 @@ import Foundation
 /// "Batch Delete <Entity>", so history, replay and compaction see it.
 ///
 /// The context's unsaved changes are not taken into account; registered objects stay until
-/// the changes are merged (``ManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)``).
+/// the changes are merged (``ManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)-([String:[ManagedObjectID]],_)``).
 public final class BatchDeleteRequest {
     /// The name of the entity whose records are deleted.
     public var entityName: String

@@ -29,7 +29,7 @@ public enum BatchResultType: String, Hashable, Sendable, CaseIterable {
 /// document's log see them) and saves them as one segment group of kind
 /// ``ChangeGroupKind/batch`` named "Batch Update <Entity>". The context's unsaved changes
 /// are not taken into account, and registered objects keep their values until the changes
-/// are merged (``ManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)``).
+/// are merged (``ManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)-([String:[ManagedObjectID]],_)``).
 public final class BatchUpdateRequest {
     /// The name of the entity whose records are updated.
     public var entityName: String
@@ -86,7 +86,7 @@ public struct BatchResult: Sendable, Hashable {
         self.changes = changes
     }
 
-    /// ``changes`` in the form ``ManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)``
+    /// ``changes`` in the form ``ManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)-([String:[ManagedObjectID]],_)``
     /// takes (keys ``ManagedObjectContext/insertedObjectsKey``, `updatedObjectsKey`,
     /// `deletedObjectsKey`).
     public var remoteChanges: [String: [ManagedObjectID]] {

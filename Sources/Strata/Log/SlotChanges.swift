@@ -6,7 +6,7 @@ import Foundation
 /// an update (every undo does) swaps old and new as the changes are read instead of
 /// building them again, so an undo allocates nothing per operation and the log holds each
 /// change's values once for an edit and all its undos and redos. The updates of one flush
-/// share one buffer too (see ``SlotChangesWriter``), so a flush of n edits allocates once.
+/// share one buffer too (see `SlotChangesWriter`), so a flush of n edits allocates once.
 ///
 /// ```swift
 /// let changes: SlotChanges = [SlotChange(slot: 3, old: 50, new: 55)]
