@@ -68,6 +68,10 @@ package enum DocumentVerifier {
         } catch let error as StrataError {
             guardian.restoreAfterFailedOpen()
             report.problems.append("The document cannot be opened: \(error.message)")
+            // The log can still say which segments are at fault (a duplicate insert names both).
+            if let first = records.first, first.sequence == 1, damaged == 0, contiguous {
+                checkReplay(segments, log: log, against: nil, report: &report)
+            }
             return report
         }
         let checked = Result {
@@ -180,8 +184,9 @@ package enum DocumentVerifier {
         return current
     }
 
-    /// Replays every segment from empty and compares the result with the current records.
-    private static func checkReplay(_ segments: [Segment], log: ToolLogFile, against current: [ManagedObjectID: [PropertyValue]],
+    /// Replays every segment from empty and compares the result with the current records
+    /// (or, when the document cannot be opened, only reports where replaying fails).
+    private static func checkReplay(_ segments: [Segment], log: ToolLogFile, against current: [ManagedObjectID: [PropertyValue]]?,
                                     report: inout VerificationReport) {
         var rows: [ManagedObjectID: [PropertyValue]] = [:]
         // The segment that last inserted each record, to name both sides of a duplicate.
@@ -211,6 +216,7 @@ package enum DocumentVerifier {
             for id in patch.deleted { rows[id] = nil }
             for (id, row) in patch.rows { rows[id] = row }
         }
+        guard let current else { return }
         var problems: [String] = []
         for (id, row) in rows where current[id] == nil {
             _ = row
