@@ -46,7 +46,14 @@ import Testing
         }
         #expect(acknowledged >= writers * Self.operations / 2, "too few saves succeeded (seed \(seed))")
 
+        let saves = results.dropLast().map { $0.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("ack 1 ") }.count }
+        let failures = results.dropLast().map { $0.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("failed:") }.count }
+        let compactions = results.last?.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("compacted") }.count ?? 0
         let actual = try Self.employees(in: document)
+        print("ManyWriters: \(writers) writers × \(Self.operations) changes: \(saves.reduce(0, +)) saves acknowledged, "
+              + "\(failures.reduce(0, +)) refused and rolled back, \(compactions) compactions beside them; "
+              + "\(expected.values.reduce(0) { $0 + $1.count }) employees checked, "
+              + "\(actual.values.reduce(0) { $0 + $1.values.reduce(0) { $0 + $1.count } }) in the document")
         for (name, numbers) in expected {
             for (number, state) in numbers {
                 let found = actual[name]?[number] ?? []

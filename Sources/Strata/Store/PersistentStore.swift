@@ -66,11 +66,20 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// call. A context's save calls it first, to find conflicts. Stores no one else writes
     /// return an empty set (the default).
     func catchUpWithOtherProcesses() throws -> Set<ManagedObjectID>
+
+    /// Runs `body` — a context's whole save or a batch request — holding the store's write
+    /// lock, so no other writer (connection, process) writes between the catch-up at its
+    /// start and the write at its end; what `body` saves commits when it returns and is
+    /// rolled back when it throws. Stores no one else writes just run `body` (the default).
+    func performWrite<T>(_ body: () throws -> T) throws -> T
 }
 
 extension PersistentStore {
     /// No other process writes this store: nothing to take in.
     public func catchUpWithOtherProcesses() throws -> Set<ManagedObjectID> { [] }
+
+    /// No other writer: runs `body`.
+    public func performWrite<T>(_ body: () throws -> T) throws -> T { try body() }
 }
 
 extension PersistentStore {

@@ -161,8 +161,18 @@ public final class PersistentStoreCoordinator: Sendable {
         mergers.withLock { $0.values.compactMap(\.context) }
     }
 
-    /// Runs `body` while no other save of this coordinator runs.
-    func withSaveLock<T>(_ body: () throws -> T) rethrows -> T {
-        try saveLock.withLock { _ in try body() }
+    /// Runs `body` while no other save of this coordinator runs, holding every store's
+    /// write lock (``PersistentStore/performWrite(_:)``, in identifier order so that two
+    /// coordinators over the same stores never wait for each other), so that no other
+    /// writer comes between a save's catch-up and its write.
+    func withSaveLock<T>(_ body: () throws -> T) throws -> T {
+        let stores = persistentStores.sorted { $0.identifier < $1.identifier }
+        func holding(_ remaining: ArraySlice<any PersistentStore>) throws -> T {
+            guard let first = remaining.first else { return try body() }
+            return try first.performWrite { try holding(remaining.dropFirst()) }
+        }
+        var outcome: Result<T, any Error>?
+        saveLock.withLock { _ in outcome = Result { try holding(stores[...]) } }
+        return try outcome!.get()
     }
 }

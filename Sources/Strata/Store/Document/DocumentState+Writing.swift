@@ -16,7 +16,7 @@ extension DocumentState {
         var bodySize = 0
         var counters = keyCounters
         var largestGroup = largestGroupID
-        try connection.transaction(.immediate) {
+        func write() throws {
             let foreign = try catchUp(schema: schema, model: model, storeTag: storeTag, maxSegmentSize: maxSegmentSize)
             if !foreign.isEmpty {
                 let mine = Set(request.groups.flatMap { $0.operations.map(\.objectID) })
@@ -76,16 +76,40 @@ extension DocumentState {
                 try DocumentFile.writeMeta(connection, key: "keyCounter.\(root.name)", .integer(key))
             }
         }
-        overlay.merge(patch)
-        lastSequence = sequence
-        uncompactedSegments += 1
-        uncompactedBytes += bodySize
-        keyCounters = counters
-        largestGroupID = largestGroup
-        for root in model.entities where root.superentity == nil {
-            if let key = counters[root.index] { meta.keyCounters[root.name] = max(meta.keyCounters[root.name] ?? 0, key) }
+        try Self.inWriteTransaction(connection, held: heldWrite != nil, write)
+        let committed: (inout DocumentState) -> Void = { [patch, sequence, bodySize, counters, largestGroup] state in
+            state.overlay.merge(patch)
+            state.lastSequence = max(state.lastSequence, sequence)
+            state.uncompactedSegments += 1
+            state.uncompactedBytes += bodySize
+            for (root, key) in counters { state.keyCounters[root] = max(state.keyCounters[root] ?? 0, key) }
+            state.largestGroupID = max(state.largestGroupID, largestGroup)
+            for root in model.entities where root.superentity == nil {
+                if let key = counters[root.index] { state.meta.keyCounters[root.name] = max(state.meta.keyCounters[root.name] ?? 0, key) }
+            }
+        }
+        // Under a held write the overlay changes only once the context's whole save commits.
+        if heldWrite != nil {
+            // A catch-up before the commit must not take this segment for another's.
+            let before = heldWrite?.sequenceBeforeOwnWrite ?? lastSequence
+            heldWrite?.sequenceBeforeOwnWrite = before
+            lastSequence = sequence
+            heldWrite?.afterCommit.append(committed)
+        } else {
+            committed(&self)
         }
         return result
+    }
+
+    /// Runs `write` in the write transaction a context's save holds (``DocumentStore/performWrite(_:)``),
+    /// else in a transaction of its own.
+    static func inWriteTransaction(_ connection: SQLiteConnection, held: Bool, _ write: () throws -> Void) throws {
+        if held {
+            // Within the held transaction: a failure undoes only this write's statements.
+            try connection.savepoint(write)
+        } else {
+            try connection.transaction(.immediate, write)
+        }
     }
 
     /// Reserves keys above every key handed out or seen by any writer of the file, durably:
@@ -95,7 +119,7 @@ extension DocumentState {
     mutating func allocateKeys(root: Int, name: String, count: Int) throws -> ClosedRange<Int64> {
         var counters = keyCounters
         var range: ClosedRange<Int64> = 1...1
-        try connection.transaction(.immediate) {
+        try Self.inWriteTransaction(connection, held: heldWrite != nil) {
             if let saved = try DocumentFile.readCounters(connection).keys[name], saved > counters[root] ?? 0 { counters[root] = saved }
             range = counters.reserveKeys(root: root, count: count)
             try DocumentFile.writeMeta(connection, key: "keyCounter.\(name)", .integer(range.upperBound))

@@ -19,6 +19,16 @@ struct DocumentState: @unchecked Sendable {
     /// Records other connections changed, found by catch-ups since contexts last asked
     /// (``DocumentStore/catchUpWithOtherProcesses()``).
     var externalChanges: Set<ManagedObjectID> = []
+    /// The write transaction a context's save holds from its catch-up to its write
+    /// (``DocumentStore/performWrite(_:)``), with what to apply once it commits.
+    var heldWrite: HeldWrite?
+
+    struct HeldWrite {
+        /// The overlay and counter updates of the writes made in it, applied after COMMIT.
+        var afterCommit: [(inout DocumentState) -> Void] = []
+        /// `lastSequence` before this transaction appended its own segment.
+        var sequenceBeforeOwnWrite: UInt64?
+    }
 
     init(connection: SQLiteConnection, meta: DocumentFile.Meta) {
         self.connection = connection

@@ -12,6 +12,10 @@ extension DocumentStore: BatchExecutingStore {
     ///   written when it throws.
     /// - Complexity: the fetch's SQL, plus one row read and one operation per changed record.
     public func executeBatch(_ request: StoreBatchRequest) throws -> StoreBatchOutcome {
+        try writing { try executeBatchWriting(request) }
+    }
+
+    private func executeBatchWriting(_ request: StoreBatchRequest) throws -> StoreBatchOutcome {
         try withOpenState { state in
             try state.catchUp(schema: schema, model: model, storeTag: tag, maxSegmentSize: configuration.maxSegmentSize)
             let matched = try DocumentFetch(state: state, schema: schema, storeTag: tag, request: request.fetch).objectIDs()

@@ -15,19 +15,28 @@ extension DocumentStore {
     /// Reserves keys above every key any writer of the document has used or reserved,
     /// durably (one small write transaction).
     public func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> ClosedRange<Int64> {
-        try withOpenState { try $0.allocateKeys(root: entity.rootEntity.index, name: entity.rootEntity.name, count: count) }
+        try writing { try withOpenState { try $0.allocateKeys(root: entity.rootEntity.index, name: entity.rootEntity.name, count: count) } }
     }
 
     /// Appends one segment for the save, giving its temporary IDs and group ids permanent
     /// ones inside the write transaction; compacts afterwards when a threshold is passed.
     @discardableResult
     public func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
-        try withOpenState { state in
-            let result = try state.save(request, schema: schema, model: model, storeTag: tag,
-                                        maxSegmentSize: configuration.maxSegmentSize)
-            compactIfDue(&state)
-            return result
+        try writing {
+            try withOpenState { state in
+                let result = try state.save(request, schema: schema, model: model, storeTag: tag,
+                                            maxSegmentSize: configuration.maxSegmentSize)
+                compactIfDue(&state)
+                return result
+            }
         }
+    }
+
+    /// Runs a write while no other thread writes through this store.
+    func writing<T>(_ body: () throws -> T) rethrows -> T {
+        writer.lock()
+        defer { writer.unlock() }
+        return try body()
     }
 
     /// Reads the segments other connections appended since this one last read the log
@@ -44,6 +53,8 @@ extension DocumentStore {
     /// Compacts when the configured segment or byte threshold is passed (the save is
     /// already durable; a failed compaction is retried after the next save).
     func compactIfDue(_ state: inout DocumentState) {
+        // Inside a held write the save is not committed yet: compaction waits for the commit.
+        guard state.heldWrite == nil else { return }
         let bySegments = configuration.compactionSegmentThreshold > 0
             && state.uncompactedSegments >= configuration.compactionSegmentThreshold
         let byBytes = configuration.compactionByteThreshold > 0
@@ -64,8 +75,10 @@ extension DocumentStore {
     /// - Complexity: O(records changed since the last compaction).
     @discardableResult
     public func compact(progress: ((Int, Int) -> Void)? = nil) throws -> CompactionReport {
-        try withOpenState { state in
-            try state.compact(schema: schema, model: model, storeTag: tag, configuration: configuration, progress: progress)
+        try writing {
+            try withOpenState { state in
+                try state.compact(schema: schema, model: model, storeTag: tag, configuration: configuration, progress: progress)
+            }
         }
     }
 
@@ -74,8 +87,10 @@ extension DocumentStore {
     public func compact(retention: HistoryRetention, progress: ((Int, Int) -> Void)? = nil) throws -> CompactionReport {
         var settings = configuration
         settings.retention = retention
-        return try withOpenState { state in
-            try state.compact(schema: schema, model: model, storeTag: tag, configuration: settings, progress: progress)
+        return try writing {
+            try withOpenState { state in
+                try state.compact(schema: schema, model: model, storeTag: tag, configuration: settings, progress: progress)
+            }
         }
     }
 }

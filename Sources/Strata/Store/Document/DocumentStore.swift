@@ -89,6 +89,11 @@ public final class DocumentStore: PersistentStore {
 
     let schema: SnapshotSchema
     let state: Mutex<DocumentState>
+    /// Held by whatever writes through this store — a context's whole save
+    /// (``performWrite(_:)``), a direct save, a compaction, a batch request, closing — so
+    /// that no thread's write lands inside another's transaction. Recursive: a save inside
+    /// ``performWrite(_:)`` takes it again on the same thread.
+    let writer = NSRecursiveLock()
 
     /// The current format version of the document file: 2 since the snapshot tables left
     /// out `_entity` where the hierarchy has one entity and `_version` (docs/FORMAT.md,
@@ -236,6 +241,8 @@ public final class DocumentStore: PersistentStore {
     /// Compacts (when configured) and closes the document, leaving a single file.
     /// Further use throws `.invalidArgument`.
     public func close() throws {
+        writer.lock()
+        defer { writer.unlock() }
         try state.withLock { state in
             guard state.isOpen else { return }
             if configuration.compactsOnClose, !state.overlay.isEmpty {
