@@ -41,7 +41,7 @@ package enum SegmentCodec {
     }
 
     /// Decompresses a stored body; errors name the segment and `context["layer"] == "lz4"`.
-    static func rawBody(_ frame: [UInt8], sequenceHint: UInt64?, maxContentSize: Int) throws -> [UInt8] {
+    package static func rawBody(_ frame: [UInt8], sequenceHint: UInt64?, maxContentSize: Int) throws -> [UInt8] {
         do {
             return try LZ4Frame.decompress(frame, maxContentSize: maxContentSize)
         } catch var error as StrataError {
