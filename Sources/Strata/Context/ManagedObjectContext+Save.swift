@@ -29,10 +29,11 @@ extension ManagedObjectContext {
         try crossStoreCheck()
 
         // Conflicts are found, resolved and the log written under one hold of the save
-        // lock, so no save of another context comes between them and every save makes
-        // progress. Resolving flushes changes, whose ObjectsDidChange waits until the lock
-        // is released (an observer may save). New objects get their permanent IDs from the
-        // stores inside the write, never before it: two writers can never be given one key.
+        // lock and of every store's write lock, so no other save — of another context or
+        // another process — comes between them and every save makes progress. Resolving
+        // flushes changes, whose ObjectsDidChange waits until the lock is released (an
+        // observer may save). New objects get their permanent IDs from the stores inside
+        // the write, never before it: two writers can never be given one key.
         for attempt in 1...Self.saveAttempts {
             deferredChangeNotices = []
             let outcome: Result<SaveAttempt, any Error> = Result {
@@ -54,7 +55,8 @@ extension ManagedObjectContext {
     }
 
     /// How often a save tries again after another process's save came between its
-    /// catch-up and its write.
+    /// catch-up and its write: only with a store that cannot hold its write lock for the
+    /// whole save (``PersistentStore/performWrite(_:)``'s default); a document never races.
     static let saveAttempts = 8
 
     private enum SaveAttempt {
