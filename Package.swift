@@ -32,7 +32,8 @@ let package = Package(
             swiftSettings: [.define("STRATA_INVARIANTS", .when(configuration: .debug))]),
         .executableTarget(
             name: "strata",
-            dependencies: ["Strata", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: ["Strata", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tools/strata"),
         .executableTarget(
             name: "strata-log",
             dependencies: ["Strata", .product(name: "ArgumentParser", package: "swift-argument-parser")],
