@@ -166,7 +166,7 @@ package enum DocumentVerifier {
                         problems.append("\(name) points to a \(target.entity.name); it holds \(destination.name) objects.")
                     }
                     if let inverse = relationship.inverseSlot, inverse < targetValues.count,
-                       !targetValues[inverse].objectIDs.contains(id) {
+                       !targetValues[inverse].holds(id) {
                         let inverseName = ToolLogText.slotName(inverse, of: target.entity)
                         problems.append("\(name) points to \(ToolRecordText.shortReference(target)), but its inverse \(inverseName) does not point back.")
                     }
