@@ -76,8 +76,13 @@ struct OverlayPatch {
     var touched: Set<ManagedObjectID> { deleted.union(rows.keys) }
 
     /// Applies one operation. `base` gives the current row of a record not yet in the patch.
+    ///
+    /// A caller that owns its rows (a replay from empty) may let `base` remove the row it
+    /// returns, so that changing a large to-many does not copy it; `giveBack` then receives
+    /// each row taken that the patch did not keep (a relate of a transient slot, a throw).
     /// - Throws: `.corruptDocument` when an operation changes a record that does not exist.
-    mutating func apply(_ operation: ChangeOperation, base: (ManagedObjectID) throws -> [PropertyValue]?) throws {
+    mutating func apply(_ operation: ChangeOperation, base: (ManagedObjectID) throws -> [PropertyValue]?,
+                        giveBack: (ManagedObjectID, [PropertyValue]) -> Void = { _, _ in }) throws {
         let id = operation.objectID
         if !sortedSlots.isEmpty { forgetSortedSlots(replacedBy: operation) }
         switch operation {
@@ -106,8 +111,15 @@ struct OverlayPatch {
                 _ = try Self.relate(&rows.values[index], id, slot: slot, added: added, removed: removed, sortedSlots: &sortedSlots)
             } else {
                 var row = try current(id, base)
-                if try Self.relate(&row, id, slot: slot, added: added, removed: removed, sortedSlots: &sortedSlots) {
-                    rows[id] = row
+                do {
+                    if try Self.relate(&row, id, slot: slot, added: added, removed: removed, sortedSlots: &sortedSlots) {
+                        rows[id] = row
+                    } else {
+                        giveBack(id, row)
+                    }
+                } catch {
+                    giveBack(id, row)
+                    throw error
                 }
             }
         }
