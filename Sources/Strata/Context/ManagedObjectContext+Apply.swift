@@ -19,11 +19,9 @@ extension ManagedObjectContext {
                 }
             case .relate(let id, let slot, let added, let removed):
                 let object = try loadedObject(id)
-                guard slot < object.storage.count, case .objects(var members) = object.storage[slot] else { continue }
+                guard slot < object.storage.count, case .objects = object.storage[slot] else { continue }
                 willChange(object, slot: slot)
-                for member in removed { members.remove(member) }
-                for member in added { members.append(member) }
-                object.storage[slot] = .objects(members)
+                object.mutateMembers(slot: slot) { $0.relate(adding: added, removing: removed) }
             case .insert, .delete:
                 continue
             }
@@ -86,11 +84,9 @@ extension ManagedObjectContext {
                     }
                 case .relate(let id, let slot, let added, let removed):
                     let object = try loadedObject(id)
-                    guard slot < object.storage.count, case .objects(var members) = object.storage[slot] else { continue }
+                    guard slot < object.storage.count, case .objects = object.storage[slot] else { continue }
                     willChange(object, slot: slot)
-                    for member in added { members.remove(member) }
-                    for member in removed { members.append(member) }
-                    object.storage[slot] = .objects(members)
+                    object.mutateMembers(slot: slot) { $0.relate(adding: removed, removing: added) }
                 case .insert, .delete:
                     continue
                 }

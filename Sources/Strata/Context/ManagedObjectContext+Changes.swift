@@ -117,7 +117,9 @@ extension ManagedObjectContext {
 
     /// Adds one destination to a to-many, keeping the inverse consistent.
     func addToMany(_ object: ManagedObject, _ relationship: RelationshipDescription, _ member: ManagedObjectID) throws {
-        guard case .objects(let current) = object.storage[relationship.slot], !current.contains(member) else { return }
+        // `holds` rather than binding the members here: a binding alive during the edit
+        // made each added member copy the whole set (quadratic imports).
+        guard case .objects = object.storage[relationship.slot], !object.storage[relationship.slot].holds(member) else { return }
         willChange(object, slot: relationship.slot)
         object.mutateMembers(slot: relationship.slot) { $0.append(member) }
         if let inverseSlot = relationship.inverseSlot {
@@ -127,7 +129,7 @@ extension ManagedObjectContext {
 
     /// Removes one destination from a to-many, keeping the inverse consistent.
     func removeFromToMany(_ object: ManagedObject, _ relationship: RelationshipDescription, _ member: ManagedObjectID) throws {
-        guard case .objects(let current) = object.storage[relationship.slot], current.contains(member) else { return }
+        guard case .objects = object.storage[relationship.slot], object.storage[relationship.slot].holds(member) else { return }
         willChange(object, slot: relationship.slot)
         object.mutateMembers(slot: relationship.slot) { $0.remove(member) }
         if let inverseSlot = relationship.inverseSlot {
@@ -157,7 +159,7 @@ extension ManagedObjectContext {
         guard case .relationship(let index) = destination.entity.slotKinds[inverseSlot] else { return }
         let inverse = destination.entity.relationships[index]
         if inverse.isToMany {
-            guard case .objects(let current) = destination.storage[inverseSlot], !current.contains(source.objectID) else { return }
+            guard case .objects = destination.storage[inverseSlot], !destination.storage[inverseSlot].holds(source.objectID) else { return }
             willChange(destination, slot: inverseSlot)
             destination.mutateMembers(slot: inverseSlot) { $0.append(source.objectID) }
         } else {
@@ -182,14 +184,12 @@ extension ManagedObjectContext {
 
     /// Removes `member` from `owner`'s relationship slot without touching inverses.
     func detach(_ member: ManagedObjectID, from owner: ManagedObject, slot: Int) throws {
-        switch owner.storage[slot] {
-        case .object(let id) where id == member:
+        guard owner.storage[slot].holds(member) else { return }
+        if case .object = owner.storage[slot] {
             setPrimitive(owner, slot: slot, .null)
-        case .objects(let members) where members.contains(member):
+        } else {
             willChange(owner, slot: slot)
             owner.mutateMembers(slot: slot) { $0.remove(member) }
-        default:
-            break
         }
     }
 }

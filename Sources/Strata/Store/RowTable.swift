@@ -298,8 +298,7 @@ struct RowTable: Sendable {
         func change(_ values: inout [PropertyValue]) {
             guard case .objects(var members) = values[slot] else { return }
             values[slot] = .null  // so that `members` is not shared
-            for member in removed { members.remove(member) }
-            for member in added { members.append(member) }
+            members.relate(adding: added, removing: removed)
             values[slot] = .objects(members)
         }
         if let (lane, key) = denseSlot(id), var values = lanes[lane].rows[key] {
