@@ -215,14 +215,14 @@ struct ExportCommand: ParsableCommand {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             var count = 0
             for record in try log.segmentRecords() {
-                try Data(record.body).write(to: folder.appendingPathComponent("\(record.sequence).lz4"))
+                try ToolFileWriter.write(Data(record.body), to: folder.appendingPathComponent("\(record.sequence).lz4"))
                 let json: ToolJSON
                 do {
                     json = ToolLogText.json(try log.decode(record), record: record)
                 } catch {
                     json = .fields(["sequence": .int(record.sequence), "error": .string("\(error)")])
                 }
-                try Data((json.rendered(pretty: true) + "\n").utf8).write(to: folder.appendingPathComponent("\(record.sequence).json"))
+                try ToolFileWriter.write(Data((json.rendered(pretty: true) + "\n").utf8), to: folder.appendingPathComponent("\(record.sequence).json"))
                 count += 1
             }
             print("Wrote \(count) segment\(count == 1 ? "" : "s") to \(folder.path) (SEQ.lz4 and SEQ.json).")

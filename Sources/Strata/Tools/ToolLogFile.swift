@@ -21,6 +21,9 @@ package final class ToolLogFile {
     package let compactedThrough: UInt64
     /// The key counters of the document's metadata, by root entity name.
     package let keyCounters: [String: Int64]
+    /// Whether the identity fields match their checksum (nil: an older document without one).
+    package let identityIntact: Bool?
+    let meta: DocumentFile.Meta
     let connection: SQLiteConnection
     let storeTag: UInt32
 
@@ -30,10 +33,14 @@ package final class ToolLogFile {
         try ToolDocumentGuard.probe(url)
         self.url = url
         connection = writable
-            ? try SQLiteConnection(path: url.path, flags: [.readWrite], busyTimeout: 5)
+            ? try SQLiteConnection.openExisting(path: url.path, flags: [.readWrite], busyTimeout: DocumentStore.Configuration().busyTimeout,
+                                                probe: "SELECT value FROM strata_meta WHERE key = 'format'")
             : try SQLiteConnection.openForReading(url.path)
         do {
-            let meta = try DocumentFile.readMeta(connection, path: url.path)
+            // The identity is reported (verify) or repaired (recover), not refused here.
+            let meta = try DocumentFile.readMeta(connection, path: url.path, checksIdentity: false)
+            self.meta = meta
+            identityIntact = meta.identityIntact
             model = try meta.model()
             identifier = meta.identifier
             compactedThrough = meta.compactedThrough

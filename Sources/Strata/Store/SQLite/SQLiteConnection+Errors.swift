@@ -24,6 +24,13 @@ extension StrataError {
         }
         var context = ["resultCode": String(primary), "extendedCode": String(extended)]
         if let sql { context["sql"] = sql }
+        let systemErrno = database.map { sqlite3_system_errno($0) } ?? 0
+        if systemErrno != 0 { context["errno"] = String(systemErrno) }
+        let cause = SQLiteFailureCause(primary: primary, systemErrno: systemErrno)
+        if let cause {
+            context["cause"] = cause.rawValue
+            detail += " — " + cause.explanation
+        }
         let suffix = sql.map { " (SQL: \($0))" } ?? ""
         if primary == SQLITE_BUSY || primary == SQLITE_LOCKED {
             return StrataError(
