@@ -90,6 +90,7 @@ struct VerifyCommand: ParsableCommand {
     func run() throws {
         let report = try DocumentVerifier.verify(URL(fileURLWithPath: document))
         for line in report.passed { print("ok  \(line)") }
+        for line in report.notes { print("note  \(line)") }
         if report.isValid {
             print("\(document): verified")
             return

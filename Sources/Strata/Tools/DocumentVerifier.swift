@@ -6,6 +6,8 @@ package struct VerificationReport: Sendable {
     package var problems: [String] = []
     /// What was checked and held, one line each.
     package var passed: [String] = []
+    /// Remarks that are not failures (an older document without an identity checksum).
+    package var notes: [String] = []
     /// Whether every check held.
     package var isValid: Bool { problems.isEmpty }
 }
@@ -57,6 +59,8 @@ package enum DocumentVerifier {
         }
         let contiguous = zip(records, records.dropFirst()).allSatisfy { $0.sequence + 1 == $1.sequence }
         if !contiguous { report.problems.append("The stored segments are not contiguous (a segment is missing).") }
+        try DocumentIntegrity.check(log, report: &report)
+        log.close()
 
         let store: DocumentStore
         do {

@@ -54,6 +54,11 @@ package final class ToolLogFile {
 
     deinit { connection.close() }
 
+    /// Closes the file; later reads fail. A reader on a full disk holds the document
+    /// exclusively (``SQLiteConnection/openExisting(path:flags:busyTimeout:probe:)``), so
+    /// a tool closes it before opening a store on the same document.
+    package func close() { connection.close() }
+
     /// The stored segments with sequence in `range`, oldest first, not decoded.
     package func segmentRecords(in range: ClosedRange<UInt64> = 0...UInt64(Int64.max)) throws -> [SegmentRecord] {
         let rows = try connection.prepare(
