@@ -19,6 +19,10 @@ enum DocumentIntegrity {
         switch log.identityIntact {
         case true?:
             report.passed.append("identity checksum matches (store identifier \(log.identifier), model, format, creation date)")
+            if log.meta.values[DocumentIdentity.copyKey] != nil,
+               DocumentIdentity.fields(fromCopy: log.meta.values[DocumentIdentity.copyKey], expected: log.meta.identityChecksum ?? "") == nil {
+                report.problems.append("The identity copy in strata_meta is damaged (the identity itself is intact; `strata-log recover` rewrites the copy).")
+            }
         case false?:
             var problem = "The identity checksum does not match: the store identifier, model, format or creation date is damaged"
             if let repair = DocumentIdentity.singleByteRepair(log.meta.values, expected: log.meta.identityChecksum ?? "") {

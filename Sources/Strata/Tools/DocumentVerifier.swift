@@ -80,7 +80,14 @@ package enum DocumentVerifier {
         }
         try? store.close()
         guardian.restoreHeaderIfUnchanged()
-        let current = try checked.get()
+        let current: [ManagedObjectID: [PropertyValue]]
+        do {
+            current = try checked.get()
+        } catch let error as StrataError where error.code != .documentBusy {
+            // SQLite failing inside a table (a damaged page) is a finding, not a crash.
+            report.problems.append("Reading the current records failed: \(error.message)")
+            return report
+        }
 
         if let first = records.first, first.sequence == 1, damaged == 0, contiguous {
             checkReplay(segments, log: log, against: current, report: &report)

@@ -41,7 +41,11 @@ package final class ToolLogFile {
             let meta = try DocumentFile.readMeta(connection, path: url.path, checksIdentity: false)
             self.meta = meta
             identityIntact = meta.identityIntact
-            model = try meta.model()
+            do {
+                model = try meta.model()
+            } catch let error as StrataError {
+                throw DocumentOpenFailure.damaged(url.path, error.message.trimmingCharacters(in: CharacterSet(charactersIn: ".")))
+            }
             identifier = meta.identifier
             compactedThrough = meta.compactedThrough
             keyCounters = meta.keyCounters
@@ -94,6 +98,12 @@ package final class ToolLogFile {
     /// checks it against its row (sequence, counts, raw size).
     /// - Throws: `.corruptSegment` naming the segment and what is wrong.
     package func decode(_ record: SegmentRecord) throws -> Segment {
+        try Self.decode(record, model: model, storeTag: storeTag)
+    }
+
+    /// Decodes a stored segment with a given model and store tag, checking it against its
+    /// row (recovery decodes before it trusts the file's own metadata).
+    static func decode(_ record: SegmentRecord, model: ManagedObjectModel, storeTag: UInt32) throws -> Segment {
         func corrupt(_ why: String) -> StrataError {
             StrataError(.corruptSegment, "Segment \(record.sequence) is corrupt: \(why).", context: ["segment": String(record.sequence)])
         }

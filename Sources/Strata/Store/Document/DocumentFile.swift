@@ -36,19 +36,25 @@ enum DocumentFile {
         }
     }
 
+    /// The document's own tables, in creation order (so they are the first four rows of
+    /// `sqlite_schema`, which recovery relies on to repair a damaged schema entry).
+    static let ownTables: [(name: String, sql: String)] = [
+        ("strata_meta", "CREATE TABLE strata_meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID"),
+        ("strata_segment", """
+            CREATE TABLE strata_segment (seq INTEGER PRIMARY KEY, time REAL NOT NULL, groups INTEGER NOT NULL,
+            operations INTEGER NOT NULL, raw_size INTEGER NOT NULL, body BLOB NOT NULL)
+            """),
+        ("strata_group", """
+            CREATE TABLE strata_group (seq INTEGER NOT NULL, id INTEGER NOT NULL, kind INTEGER NOT NULL,
+            reverts INTEGER, action TEXT NOT NULL, PRIMARY KEY (seq, id)) WITHOUT ROWID
+            """),
+        ("strata_entity", "CREATE TABLE strata_entity (id INTEGER PRIMARY KEY, name TEXT NOT NULL)"),
+    ]
+
     static func create(on connection: SQLiteConnection, model: ManagedObjectModel, identifier: String, createdAt: String? = nil) throws {
         let schema = try SnapshotSchema(model: model, layout: SnapshotSchema.Layout(documentFormat: DocumentStore.formatVersion))
         try connection.transaction(.exclusive) {
-            try connection.execute("CREATE TABLE strata_meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID")
-            try connection.execute("""
-                CREATE TABLE strata_segment (seq INTEGER PRIMARY KEY, time REAL NOT NULL, groups INTEGER NOT NULL,
-                operations INTEGER NOT NULL, raw_size INTEGER NOT NULL, body BLOB NOT NULL)
-                """)
-            try connection.execute("""
-                CREATE TABLE strata_group (seq INTEGER NOT NULL, id INTEGER NOT NULL, kind INTEGER NOT NULL,
-                reverts INTEGER, action TEXT NOT NULL, PRIMARY KEY (seq, id)) WITHOUT ROWID
-                """)
-            try connection.execute("CREATE TABLE strata_entity (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
+            for (_, sql) in ownTables { try connection.execute(sql) }
             for statement in schema.createStatements() { try connection.execute(statement) }
             let entityInsert = try connection.prepare("INSERT INTO strata_entity (id, name) VALUES (?, ?)")
             for entity in model.entities { try entityInsert.run([.integer(Int64(entity.index)), .text(entity.name)]) }
@@ -60,6 +66,7 @@ enum DocumentFile {
                 "compactedThrough": .integer(0), "createdAt": .text(createdAt ?? Date().formatted(.iso8601)),
             ]
             values[DocumentIdentity.key] = .text(DocumentIdentity.checksum(values))
+            values[DocumentIdentity.copyKey] = .text(DocumentIdentity.copy(values))
             for (key, value) in values.sorted(by: { $0.key < $1.key }) {
                 try meta.run([.text(key), value])
             }
@@ -112,6 +119,10 @@ enum DocumentFile {
         if checksIdentity, meta.identityIntact == false {
             throw DocumentOpenFailure.damaged(path, "its identity (store identifier, model, format or creation date) does not match its identity checksum")
         }
+        if checksIdentity, let checksum = meta.identityChecksum, values[DocumentIdentity.copyKey] != nil,
+           DocumentIdentity.fields(fromCopy: values[DocumentIdentity.copyKey], expected: checksum) == nil {
+            throw DocumentOpenFailure.damaged(path, "the copy of its identity kept for repairs is damaged")
+        }
         return meta
     }
 
@@ -122,7 +133,7 @@ enum DocumentFile {
 }
 
 extension DocumentFile {
-    /// Writes the identity checksum of the stored identity fields (documents created
+    /// Writes the identity checksum and copy of the stored identity fields (documents created
     /// before it existed get one on their next write).
     static func writeIdentityChecksum(_ connection: SQLiteConnection) throws {
         var values: [String: SQLiteValue] = [:]
@@ -130,5 +141,6 @@ extension DocumentFile {
             if case .text(let key) = row[0] { values[key] = row[1] }
         }
         try writeMeta(connection, key: DocumentIdentity.key, .text(DocumentIdentity.checksum(values)))
+        try writeMeta(connection, key: DocumentIdentity.copyKey, .text(DocumentIdentity.copy(values)))
     }
 }

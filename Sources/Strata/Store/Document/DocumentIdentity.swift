@@ -15,6 +15,31 @@ enum DocumentIdentity {
     static let fields = ["format", "formatVersion", "storeIdentifier", "model", "modelHash", "createdAt"]
     /// The meta key holding the checksum.
     static let key = "identityChecksum"
+    /// The meta key holding a second copy of the covered fields (a JSON object of their
+    /// texts), from which recovery restores a field a damaged byte changed — the model
+    /// above all, which nothing else in the file could give back.
+    static let copyKey = "identityCopy"
+
+    /// The copy of the covered fields of `values`, as stored under ``copyKey``.
+    static func copy(_ values: [String: SQLiteValue]) -> String {
+        var object: [String: String] = [:]
+        for field in fields { object[field] = text(values[field]) }
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The fields of a stored copy whose checksum is `expected`, or nil when the copy is
+    /// missing, unreadable or damaged too.
+    static func fields(fromCopy value: SQLiteValue?, expected: String) -> [String: SQLiteValue]? {
+        guard case .text(let text)? = value,
+              let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: String] else { return nil }
+        var values: [String: SQLiteValue] = [:]
+        for field in fields {
+            guard let fieldText = object[field] else { return nil }
+            values[field] = field == "formatVersion" ? (Int64(fieldText).map { .integer($0) } ?? .text(fieldText)) : .text(fieldText)
+        }
+        return checksum(values) == expected ? values : nil
+    }
 
     /// The text of a meta value as the checksum reads it.
     static func text(_ value: SQLiteValue?) -> String {

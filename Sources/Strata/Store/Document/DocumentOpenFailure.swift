@@ -12,8 +12,8 @@ enum DocumentOpenFailure {
     static let advice = "run `strata-log verify` to see the damage, then `strata-log recover` to repair it"
 
     /// The error for a document that is recognisably Strata's but damaged.
-    static func damaged(_ path: String, _ why: String, context: [String: String] = [:]) -> StrataError {
-        StrataError(.corruptDocument, "\(path) is a damaged Strata document: \(why); \(advice).",
+    static func damaged(_ path: String, _ why: String, advice: Bool = true, context: [String: String] = [:]) -> StrataError {
+        StrataError(.corruptDocument, "\(path) is a damaged Strata document: \(why)" + (advice ? "; \(Self.advice)." : "."),
                     context: context.merging(["path": path, "kind": "damaged"]) { $1 })
     }
 
