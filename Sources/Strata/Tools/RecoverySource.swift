@@ -95,7 +95,17 @@ struct RecoverySource {
     }
 
     private static func readMeta(_ connection: SQLiteConnection) -> [String: SQLiteValue]? {
-        guard let rows = try? connection.prepare("SELECT key, value FROM strata_meta").rows() else { return nil }
+        guard let rows = try? connection.prepare("SELECT key, value FROM strata_meta").rows() else {
+            // A damaged page of the table: look each needed key up alone, so rows on
+            // intact pages are still found (key counters are rebuilt from the log).
+            var values: [String: SQLiteValue] = [:]
+            for key in DocumentIdentity.fields + [DocumentIdentity.key, DocumentIdentity.copyKey, "compactedThrough"] {
+                if let value = (try? connection.prepare("SELECT value FROM strata_meta WHERE key = ?").rows([.text(key)]))?.first?.first {
+                    values[key] = value
+                }
+            }
+            return values.isEmpty ? nil : values
+        }
         var values: [String: SQLiteValue] = [:]
         for row in rows where row.count == 2 {
             if case .text(let key) = row[0] { values[key] = row[1] }
