@@ -41,34 +41,46 @@ struct RecoverySource {
     ///   cannot read its metadata at all.
     init(_ url: URL) throws {
         self.url = url
-        let opened = try Self.open(url.path)
-        var connection = opened
-        var meta = Self.readMeta(connection)
-        if meta == nil || meta?.isEmpty == true, DocumentOpenFailure.kind(of: url.path) == .strata {
-            // The schema entry of a Strata table is damaged: repair it in a scratch copy.
-            connection.close()
-            let scratch = ToolFileWriter.temporaryName(for: url, purpose: "reading")
-            try ToolFileWriter.copy(from: url, to: scratch)
-            self.scratch = scratch
-            for forcingRootPages in [false, true] {
-                Self.repairOwnSchema(scratch.path, forcingRootPages: forcingRootPages)
-                connection = try Self.open(scratch.path)
-                meta = Self.readMeta(connection)
-                if meta?.isEmpty == false { break }
-                connection.close()
-            }
-        }
-        self.connection = connection
-        guard let meta, meta["format"] != nil || meta["storeIdentifier"] != nil else {
-            connection.close()
-            removeScratch()
-            if DocumentOpenFailure.kind(of: url.path) == .strata {
-                throw DocumentOpenFailure.damaged(url.path, "SQLite cannot read its metadata, and recovery needs the model and store identifier stored there. Nothing was changed; restore the document from a backup of your own", advice: false)
-            }
+        let isStrata = DocumentOpenFailure.kind(of: url.path) == .strata
+        var opened: (connection: SQLiteConnection, meta: [String: SQLiteValue])?
+        do {
+            let connection = try Self.open(url.path)
+            if let meta = Self.readMeta(connection), !meta.isEmpty { opened = (connection, meta) } else { connection.close() }
+        } catch where !isStrata {
+            throw error
+        } catch {}
+        if opened == nil, !isStrata {
             throw StrataError(.corruptDocument, "\(url.path) is not a Strata document: it is an SQLite database without Strata metadata.",
                               context: ["path": url.path, "kind": "notStrata"])
         }
-        values = meta
+        if opened == nil {
+            // SQLite trips over its own structures: repair them, step by step, in a scratch
+            // copy, until the metadata reads (the document itself is not touched).
+            let scratch = ToolFileWriter.temporaryName(for: url, purpose: "reading")
+            try ToolFileWriter.copy(from: url, to: scratch)
+            self.scratch = scratch
+            for step in 0..<4 {
+                switch step {
+                case 0: Self.repairHeader(scratch.path)
+                case 1: Self.repairOwnSchema(scratch.path, forcingRootPages: false)
+                case 2: Self.repairOwnSchema(scratch.path, forcingRootPages: true)
+                default: Self.replaceSchemaPage(scratch.path)
+                }
+                guard let connection = try? Self.open(scratch.path) else { continue }
+                if let meta = Self.readMeta(connection), !meta.isEmpty {
+                    opened = (connection, meta)
+                    break
+                }
+                connection.close()
+            }
+        }
+        guard let opened, opened.meta["format"] != nil || opened.meta["storeIdentifier"] != nil else {
+            opened?.connection.close()
+            if let scratch { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(scratch.path + suffix) } }
+            throw DocumentOpenFailure.damaged(url.path, "SQLite cannot read its metadata even after repairing its file header and schema, and recovery needs the model and store identifier stored there. Nothing was changed; restore the document from a backup of your own", advice: false)
+        }
+        connection = opened.connection
+        values = opened.meta
         readSegments()
     }
 
@@ -111,6 +123,59 @@ struct RecoverySource {
             if case .text(let key) = row[0] { values[key] = row[1] }
         }
         return values
+    }
+
+    /// The last resort for a damaged first page (the schema's): replaces it with the first
+    /// page of a fresh database holding only Strata's own four tables, at root pages 2–5
+    /// as in every document. The log and the metadata read again; the snapshot tables are
+    /// rebuilt from the log.
+    private static func replaceSchemaPage(_ path: String) {
+        guard let handle = FileHandle(forUpdatingAtPath: path),
+              let header = try? handle.read(upToCount: 100), header.count == 100 else { return }
+        defer { try? handle.close() }
+        let raw = Int(header[16]) << 8 | Int(header[17])
+        let pageSize = raw == 1 ? 65536 : raw
+        let fresh = path + "-fresh"
+        defer { unlink(fresh) }
+        do {
+            let connection = try SQLiteConnection(path: fresh, flags: [.readWrite, .create], busyTimeout: 1)
+            try connection.execute("PRAGMA page_size=\(pageSize)")
+            for table in DocumentFile.ownTables { try connection.execute(table.sql) }
+            connection.close()
+        } catch {
+            return
+        }
+        guard let page = FileManager.default.contents(atPath: fresh), page.count >= pageSize else { return }
+        try? handle.seek(toOffset: 100)
+        try? handle.write(contentsOf: page.subdata(in: 100..<pageSize))
+    }
+
+    /// Puts back the fields of SQLite's 100-byte file header that every document has the
+    /// same way (magic text, payload fractions, reserved bytes) and replaces values SQLite
+    /// would refuse (page size, file format versions, schema format, text encoding) by the
+    /// ones Strata writes.
+    private static func repairHeader(_ path: String) {
+        guard let handle = FileHandle(forUpdatingAtPath: path) else { return }
+        defer { try? handle.close() }
+        guard var header = try? handle.read(upToCount: 100).map(Array.init), header.count == 100 else { return }
+        header.replaceSubrange(0..<16, with: Array("SQLite format 3\0".utf8))
+        let pageSize = Int(header[16]) << 8 | Int(header[17])
+        let fileSize = (try? handle.seekToEnd()).map(Int.init) ?? 0
+        let valid = pageSize == 1 || (pageSize >= 512 && pageSize <= 32768 && pageSize & (pageSize - 1) == 0)
+        if !valid || (pageSize > 1 && fileSize % pageSize != 0) {
+            let size = [4096, 1024, 2048, 8192, 16384, 32768, 65536, 512].first { fileSize % $0 == 0 } ?? 4096
+            header[16] = size == 65536 ? 0 : UInt8(size >> 8)
+            header[17] = size == 65536 ? 1 : UInt8(size & 0xFF)
+        }
+        for index in [18, 19] where header[index] != 1 && header[index] != 2 { header[index] = 2 }
+        header[20] = 0
+        header[21] = 64
+        header[22] = 32
+        header[23] = 32
+        if !(1...4).contains(header[47]) || header[44] != 0 || header[45] != 0 || header[46] != 0 { header.replaceSubrange(44..<48, with: [0, 0, 0, 4]) }
+        if !(1...3).contains(header[59]) || header[56] != 0 || header[57] != 0 || header[58] != 0 { header.replaceSubrange(56..<60, with: [0, 0, 0, 1]) }
+        try? handle.seek(toOffset: 0)
+        try? handle.write(contentsOf: Data(header))
     }
 
     /// Rewrites the first four `sqlite_schema` rows, which every document creates for its

@@ -120,7 +120,7 @@ enum DocumentOpenFailure {
             holder = "process \(pid) holds a lock on it"
             context["pid"] = String(pid)
         }
-        let waited = busyTimeout.map { " (waited \(String(format: "%g", $0)) s; STRATA_BUSY_TIMEOUT or --busy-timeout waits longer)" } ?? ""
+        let waited = busyTimeout.map { " (waited \(String(format: "%g", $0)) s; the tools wait longer with STRATA_BUSY_TIMEOUT=SECONDS)" } ?? ""
         return StrataError(.documentBusy, "\(path) is busy: \(holder)\(waited).", context: context)
     }
 }
