@@ -41,8 +41,8 @@ package enum DocumentRecovery {
         let verification: VerificationReport
         do {
             verification = try DocumentVerifier.verify(url)
-        } catch let error as StrataError
-                    where error.context["kind"] != "damaged" && SQLiteFailureCause.of(error) != .corrupt && error.code != .corruptSegment {
+        } catch let error as StrataError where ["notSQLite", "notStrata", "busy", "diskFull", "permission"].contains(error.context["kind"] ?? "")
+                    || error.code == .io || error.code == .documentBusy || SQLiteFailureCause.of(error) == .diskFull {
             throw error   // no file, not a Strata document, busy, disk full...
         } catch let error as StrataError {
             verification = VerificationReport(problems: [error.message])

@@ -34,7 +34,14 @@ package enum DocumentVerifier {
         var report = VerificationReport()
         let guardian = try ToolDocumentGuard(url)
         let log = try ToolLogFile(url)
-        let records = try log.segmentRecords()
+        let records: [SegmentRecord]
+        do {
+            records = try log.segmentRecords()
+        } catch let error as StrataError where error.code == .sqlite || error.code == .corruptDocument {
+            // A damaged log table (its pages, or its schema entry) is a finding.
+            report.problems.append("The log table cannot be read: \(error.message)")
+            return report
+        }
         var segments: [Segment] = []
         var damaged = 0
         for record in records {

@@ -45,7 +45,11 @@ struct RecoverySource {
         var opened: (connection: SQLiteConnection, meta: [String: SQLiteValue])?
         do {
             let connection = try Self.open(url.path)
-            if let meta = Self.readMeta(connection), !meta.isEmpty { opened = (connection, meta) } else { connection.close() }
+            if let meta = Self.readMeta(connection), !meta.isEmpty, Self.ownSchemaIsIntact(connection) {
+                opened = (connection, meta)
+            } else {
+                connection.close()
+            }
         } catch where !isStrata {
             throw error
         } catch {}
@@ -104,6 +108,14 @@ struct RecoverySource {
         } catch {
             throw DocumentOpenFailure.describe(error, path: path)
         }
+    }
+
+    /// Whether the schema entries of Strata's own tables read as they were written (a
+    /// damaged byte in one can rename a column without making the schema unreadable).
+    private static func ownSchemaIsIntact(_ connection: SQLiteConnection) -> Bool {
+        guard let rows = try? connection.prepare("SELECT name, sql FROM sqlite_schema WHERE rowid <= 4 ORDER BY rowid").rows() else { return false }
+        let expected = DocumentFile.ownTables.map { [SQLiteValue.text($0.name), .text($0.sql)] }
+        return rows == expected
     }
 
     private static func readMeta(_ connection: SQLiteConnection) -> [String: SQLiteValue]? {

@@ -52,7 +52,7 @@ package struct ToolDocumentGuard: Sendable {
     package func restoreAfterFailedOpen() {
         let now = Self.readHeader(url)
         if now.count == 100, header.count == 100, now[18] != header[18] || now[19] != header[19],
-           let connection = try? SQLiteConnection(path: url.path, flags: [.readWrite], busyTimeout: 5) {
+           let connection = try? SQLiteConnection(path: url.path, flags: [.readWrite], busyTimeout: ToolSettings.busyTimeout) {
             try? connection.execute("PRAGMA journal_mode=\(header[18] == 2 ? "WAL" : "DELETE")")
             connection.close()
         }
@@ -91,7 +91,7 @@ extension SQLiteConnection {
     /// `-wal` and `-shm` files when it closes, and would leave them beside the document.
     /// Works on a full disk (``openExisting(path:flags:busyTimeout:probe:)``).
     /// - Throws: the errors of ``DocumentOpenFailure``, naming the cause.
-    package static func openForReading(_ path: String, busyTimeout: TimeInterval = DocumentStore.Configuration().busyTimeout) throws -> SQLiteConnection {
+    package static func openForReading(_ path: String, busyTimeout: TimeInterval = ToolSettings.busyTimeout) throws -> SQLiteConnection {
         let flags: OpenFlags = FileManager.default.isWritableFile(atPath: path) ? [.readWrite] : [.readOnly]
         do {
             return try openExisting(path: path, flags: flags, busyTimeout: busyTimeout, probe: "SELECT value FROM strata_meta WHERE key = 'format'")

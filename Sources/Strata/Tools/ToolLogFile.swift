@@ -33,7 +33,7 @@ package final class ToolLogFile {
         try ToolDocumentGuard.probe(url)
         self.url = url
         connection = writable
-            ? try SQLiteConnection.openExisting(path: url.path, flags: [.readWrite], busyTimeout: DocumentStore.Configuration().busyTimeout,
+            ? try SQLiteConnection.openExisting(path: url.path, flags: [.readWrite], busyTimeout: ToolSettings.busyTimeout,
                                                 probe: "SELECT value FROM strata_meta WHERE key = 'format'")
             : try SQLiteConnection.openForReading(url.path)
         do {
