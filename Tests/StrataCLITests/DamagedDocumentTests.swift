@@ -74,12 +74,15 @@ struct DamagedDocumentTests {
             #expect(!verified.stderr.contains("not a Strata document"), "\(where_): \(verified.stderr)")
             let refuses = quickCheckFails(document)
             let write = try CLI.strata("insert", document, "Department", "name=Written")
+            counts["verify failed", default: 0] += 1
             if refuses {
-                counts["write refused", default: 0] += 1
+                counts["write refused: quick check", default: 0] += 1
                 #expect(write.status != 0, "\(where_): a write to a damaged document succeeded")
                 #expect(write.stderr.contains("damaged") && write.stderr.contains("strata-log recover"), "\(where_): \(write.stderr)")
             } else if write.status == 0 {
-                counts["written (damage below SQLite's quick check)", default: 0] += 1
+                counts["written: damage below SQLite's quick check", default: 0] += 1
+            } else {
+                counts["write refused: other damage found at open", default: 0] += 1
             }
             let recovered = try CLI.strataLog("recover", document)
             #expect(recovered.status == 0, "\(where_): recover failed: \(recovered.stdout)\(recovered.stderr)")
