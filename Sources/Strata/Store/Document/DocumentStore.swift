@@ -167,9 +167,15 @@ public final class DocumentStore: PersistentStore {
     }
 
     /// Opens an existing document with the application's model.
-    /// - Throws: `.corruptDocument` when the file is not a Strata document,
-    ///   `.modelIncompatible` when the model differs from the one that created it,
-    ///   `.corruptSegment` naming the segment and offset when the log is damaged.
+    /// - Throws: `.io` "There is no document" only when the file does not exist, `.io`
+    ///   naming a full disk or a permission problem; `.documentBusy` after
+    ///   `busyTimeout`, naming the holding process when the system says;
+    ///   `.corruptDocument` when the file is not a Strata document, or is one that is
+    ///   damaged (SQLite cannot read it, its identity fails its checksum, or
+    ///   `checksIntegrityOnOpen` found damaged pages; the message advises
+    ///   `strata-log verify`, then `strata-log recover`); `.modelIncompatible` when the
+    ///   model differs from the one that created it; `.corruptSegment` naming the segment
+    ///   and offset when the log is damaged.
     public convenience init(openingAt url: URL, model: ManagedObjectModel,
                             configuration: Configuration = Configuration()) throws {
         try DocumentOpenFailure.requireFile(url.path)
