@@ -66,3 +66,28 @@ struct BusyDocumentTests {
         #expect(try CLI.strata("fetch", document, "Department", "--count").stdout == "1\n")
     }
 }
+
+/// Errors that name a permission problem as such (docs/RELIABILITY.md, "Busy documents").
+@Suite("Permission errors", .serialized)
+struct PermissionErrorTests {
+    @Test("a document another user may not open is reported as 'permission denied', not as missing or damaged")
+    func permissionDenied() throws {
+        let setpriv = "/usr/bin/setpriv"
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: setpriv) else {
+            print("skipped: needs root and \(setpriv) to run a command as another user")
+            return
+        }
+        // A world-readable directory outside the sandbox's parent permissions.
+        let folder = URL(fileURLWithPath: "/tmp/strata-permission-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tool = folder.appendingPathComponent("strata").path
+        try FileManager.default.copyItem(atPath: CLI.binary("strata").path, toPath: tool)
+        let document = folder.appendingPathComponent("d.strata").path
+        #expect(try CLI.strata("new", document, "--example", "employees").status == 0)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: document)
+        let result = try CLI.run(setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", tool, "info", document])
+        expectFailure(result, mentions: ["permission denied", document])
+        #expect(!result.stderr.contains("no document") && !result.stderr.contains("not a Strata document"))
+    }
+}

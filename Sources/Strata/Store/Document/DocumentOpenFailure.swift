@@ -77,10 +77,10 @@ enum DocumentOpenFailure {
         }
         switch SQLiteFailureCause.of(error) {
         case .diskFull?:
-            return StrataError(.io, "Cannot use \(path): the disk is full (no space left on the device); free some space and try again. (\(sqliteDetail))",
+            return StrataError(.io, "Cannot use \(path): the disk is full (no space left on the device); free some space and try again.",
                                context: context.merging(["kind": "diskFull"]) { $1 })
         case .permission?:
-            return StrataError(.io, "Cannot open \(path): permission denied (the file or its directory is not readable or writable by this user). (\(sqliteDetail))",
+            return StrataError(.io, "Cannot open \(path): permission denied (the file or its directory is not readable or writable by this user; SQLite error \(context["resultCode"] ?? "?"), errno \(context["errno"] ?? "-")).",
                                context: context.merging(["kind": "permission"]) { $1 })
         case .corrupt?:
             return fromKind(path, detail: sqliteDetail, context: context)
