@@ -211,7 +211,7 @@ final class SQLiteScratch {
             try other.transaction(.immediate) { try other.execute("INSERT INTO item(name) VALUES ('x')") }
         } throws: { error in
             let error = error as? StrataError
-            return error?.code == .documentBusy && error?.message.contains("The document is busy") == true
+            return error?.code == .documentBusy && error?.message.contains("is busy") == true
                 && error?.context["resultCode"] == "5"
         }
         #expect(other.isAutocommit)

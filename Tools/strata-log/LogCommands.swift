@@ -90,6 +90,7 @@ struct VerifyCommand: ParsableCommand {
     func run() throws {
         let report = try DocumentVerifier.verify(URL(fileURLWithPath: document))
         for line in report.passed { print("ok  \(line)") }
+        for line in report.notes { print("note  \(line)") }
         if report.isValid {
             print("\(document): verified")
             return
@@ -215,14 +216,14 @@ struct ExportCommand: ParsableCommand {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             var count = 0
             for record in try log.segmentRecords() {
-                try Data(record.body).write(to: folder.appendingPathComponent("\(record.sequence).lz4"))
+                try ToolFileWriter.write(Data(record.body), to: folder.appendingPathComponent("\(record.sequence).lz4"))
                 let json: ToolJSON
                 do {
                     json = ToolLogText.json(try log.decode(record), record: record)
                 } catch {
                     json = .fields(["sequence": .int(record.sequence), "error": .string("\(error)")])
                 }
-                try Data((json.rendered(pretty: true) + "\n").utf8).write(to: folder.appendingPathComponent("\(record.sequence).json"))
+                try ToolFileWriter.write(Data((json.rendered(pretty: true) + "\n").utf8), to: folder.appendingPathComponent("\(record.sequence).json"))
                 count += 1
             }
             print("Wrote \(count) segment\(count == 1 ? "" : "s") to \(folder.path) (SEQ.lz4 and SEQ.json).")
@@ -238,14 +239,22 @@ struct ExportCommand: ParsableCommand {
 struct RecoverCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recover",
-        abstract: "Drop damaged segments so that the document opens and verifies again.",
+        abstract: "Repair a damaged document: rebuild it from its log, or salvage what can be read.",
         discussion: """
-            Finds segments that fail their checksum or decoding. Before changing anything it \
-            copies the file to DOC.bak-<timestamp>. A damaged segment that is not compacted yet \
-            is dropped with every segment saved after it (the tail), restoring the document as \
-            it was before the damage; a damaged segment already in the snapshot is dropped \
-            with the history before it (no data is lost). Prints what was dropped. Does \
-            nothing when no segment is damaged.
+            Runs the checks of `verify` first and changes nothing when they hold. Otherwise it \
+            copies the file to DOC.bak-<timestamp> and writes the repaired document beside it, \
+            renamed into place when complete:
+
+            - a damaged identity (store identifier, model, format, creation date) is restored \
+              from a backup beside the document with an intact identity, or by the one \
+              single-byte repair its identity checksum confirms; if neither exists, recover \
+              says so and changes nothing;
+            - when the log is complete (history from segment 1, every segment intact) the \
+              snapshot tables are rebuilt from it;
+            - otherwise a damaged segment that is not compacted yet is dropped with every \
+              segment saved after it (the document as it was before the damage), a damaged \
+              compacted segment with the history before it, and every snapshot row SQLite \
+              can still read is kept. What was lost is listed.
 
             Examples:
               strata-log recover staff.strata
@@ -258,11 +267,14 @@ struct RecoverCommand: ParsableCommand {
     func run() throws {
         let report = try DocumentRecovery.recover(URL(fileURLWithPath: document))
         guard let backup = report.backup else {
-            print("Nothing to recover: every segment of \(document) is intact.")
+            print("Nothing to recover: \(document) verifies (every segment, the snapshot and the identity are intact).")
             return
         }
+        for problem in report.damage { print("damage: \(problem)") }
         print("Backup: \(backup.path)")
+        for repair in report.repairs { print("repaired: \(repair)") }
         for (sequence, reason) in report.dropped { print("dropped segment \(sequence): \(reason)") }
-        print("Dropped \(report.dropped.count) segment\(report.dropped.count == 1 ? "" : "s").")
+        for loss in report.losses { print("lost: \(loss)") }
+        print("Dropped \(report.dropped.count) segment\(report.dropped.count == 1 ? "" : "s"). Run `strata-log verify \(document)` to check the result.")
     }
 }

@@ -49,11 +49,9 @@ struct StrataLogCommand: ParsableCommand {
 /// Opens a document's store for a command and closes it, leaving the bytes unchanged when
 /// nothing was written.
 enum LogSession {
-    static func withStore<T>(_ path: String, writes: Bool, configuration: DocumentStore.Configuration = {
-        var configuration = DocumentStore.Configuration()
-        configuration.compactsOnClose = false
-        return configuration
-    }(), _ body: (DocumentStore) throws -> T) throws -> T {
+    static func withStore<T>(_ path: String, writes: Bool, configuration: DocumentStore.Configuration? = nil,
+                             _ body: (DocumentStore) throws -> T) throws -> T {
+        let configuration = configuration ?? ToolSettings.configuration(writes: writes)
         let url = URL(fileURLWithPath: path)
         let guardian = try ToolDocumentGuard(url)
         let store: DocumentStore
@@ -71,7 +69,13 @@ enum LogSession {
             guardian.restoreHeaderIfUnchanged()
             throw error
         }
-        try store.close()
+        do {
+            try store.close()
+        } catch {
+            // The work committed; only folding the WAL back failed (a full disk).
+            guard let warning = ToolSettings.closeWarning(error) else { throw error }
+            FileHandle.standardError.write(Data(("strata-log: warning: " + warning + "\n").utf8))
+        }
         if !writes { guardian.restoreHeaderIfUnchanged() }
         return result
     }

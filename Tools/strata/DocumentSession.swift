@@ -18,18 +18,15 @@ final class DocumentSession {
 
     var model: ManagedObjectModel { store.model }
 
-    /// How the CLI opens documents: no compaction on close, default thresholds otherwise.
-    static var configuration: DocumentStore.Configuration {
-        var configuration = DocumentStore.Configuration()
-        configuration.compactsOnClose = false
-        return configuration
-    }
+    /// How the CLI opens documents: no compaction on close, default thresholds otherwise,
+    /// `STRATA_BUSY_TIMEOUT` honoured.
+    static var configuration: DocumentStore.Configuration { ToolSettings.configuration(writes: false) }
 
-    private init(path: String) throws {
+    private init(path: String, writes: Bool) throws {
         url = URL(fileURLWithPath: path)
         guardian = try ToolDocumentGuard(url)
         do {
-            store = try DocumentStore(openingAt: url, configuration: Self.configuration)
+            store = try DocumentStore(openingAt: url, configuration: ToolSettings.configuration(writes: writes))
         } catch {
             guardian.restoreAfterFailedOpen()
             throw error
@@ -46,8 +43,11 @@ final class DocumentSession {
     }
 
     /// Opens the document at `path`, runs `body`, and closes it whatever happens.
-    static func with<T>(_ path: String, _ body: (DocumentSession) throws -> T) throws -> T {
-        let session = try DocumentSession(path: path)
+    ///
+    /// With `writes`, a document whose pages SQLite's quick check finds damaged is refused
+    /// before anything is written (advice: `strata-log verify`, then `recover`).
+    static func with<T>(_ path: String, writes: Bool = false, _ body: (DocumentSession) throws -> T) throws -> T {
+        let session = try DocumentSession(path: path, writes: writes)
         let result: T
         do {
             result = try body(session)
@@ -75,10 +75,19 @@ final class DocumentSession {
     }
 
     /// Closes the store; without a save, puts the header counters back.
+    ///
+    /// When the saves committed but the file could not be made whole again (a full disk
+    /// stopped the checkpoint), this prints a warning and the command still succeeds: the
+    /// change is durable in `DOC-wal`, and a script that retried on a non-zero status
+    /// would save it twice (docs/RELIABILITY.md, "Full disks").
     func close() {
         guard !isClosed else { return }
         isClosed = true
-        try? store.close()
+        do {
+            try store.close()
+        } catch {
+            if let warning = ToolSettings.closeWarning(error) { CommandOutput.note("strata: warning: " + warning) }
+        }
         if !didSave { guardian.restoreHeaderIfUnchanged() }
     }
 

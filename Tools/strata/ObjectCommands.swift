@@ -31,7 +31,7 @@ struct InsertCommand: ParsableCommand {
 
     func run() throws {
         let parsed = try assignments.map(Assignment.init)
-        let uri = try DocumentSession.with(document) { session in
+        let uri = try DocumentSession.with(document, writes: true) { session in
             let entityDescription = try session.entity(named: entity)
             let object = try session.context.insertObject(of: entityDescription)
             for assignment in parsed { try assignment.apply(to: object, in: session) }
@@ -67,7 +67,7 @@ struct UpdateCommand: ParsableCommand {
 
     func run() throws {
         let parsed = try assignments.map(Assignment.init)
-        try DocumentSession.with(document) { session in
+        try DocumentSession.with(document, writes: true) { session in
             let object = try session.object(uri)
             for assignment in parsed { try assignment.apply(to: object, in: session) }
             try session.save(action: "Update \(object.entity.name)")
@@ -95,7 +95,7 @@ struct DeleteCommand: ParsableCommand {
     var uri: String
 
     func run() throws {
-        try DocumentSession.with(document) { session in
+        try DocumentSession.with(document, writes: true) { session in
             let object = try session.object(uri)
             session.context.delete(object)
             try session.save(action: "Delete \(object.entity.name)")

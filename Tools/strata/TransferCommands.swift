@@ -45,11 +45,8 @@ struct ExportCommand: ParsableCommand {
             return ToolJSON.array(records).rendered(pretty: true) + "\n"
         }
         if let output {
-            do {
-                try Data(text.utf8).write(to: URL(fileURLWithPath: output))
-            } catch {
-                throw StrataError(.io, "Cannot write \(output): \(error.localizedDescription)", context: ["path": output])
-            }
+            // A temporary file renamed into place: a failed export keeps the old file.
+            try ToolFileWriter.write(Data(text.utf8), to: URL(fileURLWithPath: output))
         } else {
             print(text, terminator: "")
         }
@@ -102,7 +99,7 @@ struct ImportCommand: ParsableCommand {
         let chosen = format ?? (url.pathExtension.lowercased() == "csv" ? .csv
             : (url.pathExtension.lowercased() == "json" || data.first(where: { !" \n\r\t".utf8.contains($0) }) == UInt8(ascii: "[") ? .json : .csv))
         let rows = chosen == .json ? try ImportRows.json(data) : try ImportRows.csv(data)
-        let summary = try DocumentSession.with(document) { session in
+        let summary = try DocumentSession.with(document, writes: true) { session in
             try ImportRows.importRows(rows, defaultEntity: entity, into: session)
         }
         print(summary)

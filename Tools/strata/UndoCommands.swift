@@ -62,7 +62,7 @@ struct RedoCommand: ParsableCommand {
 enum UndoRedo {
     static func run(_ document: String, steps: Int, redo: Bool) throws {
         let verb = redo ? "redo" : "undo"
-        let names = try DocumentSession.with(document) { session -> [String] in
+        let names = try DocumentSession.with(document, writes: true) { session -> [String] in
             try session.restoreUndoHistory()
             guard let undoManager = session.context.undoManager else { return [] }
             let available = redo ? undoManager.redoCount : undoManager.undoCount

@@ -6,72 +6,87 @@ package struct RecoveryReport: Sendable {
     package var backup: URL?
     /// Each dropped segment with the reason: damaged, or after a damaged segment.
     package var dropped: [(sequence: UInt64, reason: String)] = []
+    /// What was rebuilt or salvaged, one sentence each.
+    package var repairs: [String] = []
+    /// What could not be restored, one sentence each.
+    package var losses: [String] = []
+    /// What verification found before the repair (empty when nothing was wrong).
+    package var damage: [String] = []
 }
 
-/// Repairs a document whose log is damaged (`strata-log recover`).
+/// Repairs a damaged document (`strata-log recover`); docs/RELIABILITY.md, "Damaged documents".
 ///
-/// Damaged segments (bad LZ4 frame or checksum, undecodable body, body disagreeing with
-/// its row) are found without opening the store. A damaged segment not yet compacted is
-/// dropped with every later segment (they were saved on top of it), so the document opens
-/// again as it was before the damage. A damaged segment already in the snapshot loses no
-/// data: it and the segments before it are dropped, as the retention policy would. The
-/// file is copied to `DOC.bak-<timestamp>` first; nothing is changed when nothing is damaged.
+/// 1. Nothing changes when `strata-log verify` finds nothing wrong.
+/// 2. The identity (store identifier, model, format, creation date) is checked against
+///    its checksum and, when damaged, restored from a backup beside the document
+///    (`DOC.bak*`) whose identity is intact, or by the single-byte repair the checksum
+///    confirms; a damaged checksum over intact fields is rewritten.
+/// 3. When the log is complete (history from segment 1, every segment decodes), the
+///    document is rebuilt from it: a fresh file with the same identity, the segments'
+///    stored bytes as they are, and snapshot tables compacted from them. Whatever was
+///    damaged in the snapshot, indexes, group rows or counters is gone.
+/// 4. Otherwise damaged segments are dropped (a damaged uncompacted segment with every
+///    later one; a damaged compacted one with the history before it), and when SQLite
+///    itself finds damage, every readable row is salvaged into a fresh file.
+///
+/// The file is copied to `DOC.bak-<timestamp>` (by rename, never partially) before it
+/// changes; the repaired document replaces it by rename.
 package enum DocumentRecovery {
     /// Recovers the document at `url`.
-    /// - Throws: `.io` / `.corruptDocument` when it is not a document; SQLite errors.
+    /// - Throws: `.io` when there is no file; `.corruptDocument` when it is not a Strata
+    ///   document, or is one that cannot be repaired (the message says what is missing).
     package static func recover(_ url: URL, now: Date = Date()) throws -> RecoveryReport {
         var report = RecoveryReport()
-        var damaged: [UInt64: String] = [:]
-        let records: [SegmentRecord]
-        let compactedThrough: UInt64
+        try DocumentOpenFailure.requireFile(url.path)
+        let verification: VerificationReport
         do {
-            let log = try ToolLogFile(url)
-            records = try log.segmentRecords()
-            compactedThrough = log.compactedThrough
-            for record in records {
-                do { _ = try log.decode(record) } catch let error as StrataError { damaged[record.sequence] = error.message }
-            }
+            verification = try DocumentVerifier.verify(url)
+        } catch let error as StrataError where ["notSQLite", "notStrata", "busy", "diskFull", "permission"].contains(error.context["kind"] ?? "")
+                    || error.code == .io || error.code == .documentBusy || SQLiteFailureCause.of(error) == .diskFull {
+            throw error   // no file, not a Strata document, busy, disk full...
+        } catch let error as StrataError {
+            verification = VerificationReport(problems: [error.message])
         }
-        guard !damaged.isEmpty else { return report }
+        guard !verification.isValid else { return report }
+        report.damage = verification.problems
 
-        var drop: [(UInt64, String)] = []
-        let damagedCompacted = damaged.keys.filter { $0 <= compactedThrough }
-        if let through = damagedCompacted.max() {
-            for record in records where record.sequence <= through {
-                drop.append((record.sequence, damaged[record.sequence].map { "damaged: \($0)" }
-                    ?? "already in the snapshot, before damaged segment \(through) (history before it dropped)"))
-            }
+        var source = try RecoverySource(url)
+        defer {
+            source.connection.close()
+            source.removeScratch()
         }
-        if let first = damaged.keys.filter({ $0 > compactedThrough }).min() {
-            for record in records where record.sequence >= first {
-                drop.append((record.sequence, damaged[record.sequence].map { "damaged: \($0)" }
-                    ?? "saved after damaged segment \(first)"))
+        try source.restoreIdentity(besides: url, report: &report)
+        let backup = try makeBackup(url, now: now)
+        report.backup = backup
+        let building = ToolFileWriter.temporaryName(for: url, purpose: "recovering")
+        do {
+            if source.logIsComplete {
+                try source.rebuild(into: building, report: &report)
+            } else {
+                try source.salvage(into: building, report: &report)
             }
+            // The old WAL (its content is in the backup and in what was read) must not be
+            // applied to the new file.
+            for suffix in ["-wal", "-shm"] { unlink(url.path + suffix) }
+            try ToolFileWriter.moveIntoPlace(building, url)
+        } catch {
+            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(building.path + suffix) }
+            throw error
         }
+        return report
+    }
 
+    /// Copies the document (and an uncheckpointed `-wal`) to `DOC.bak-<timestamp>`.
+    private static func makeBackup(_ url: URL, now: Date) throws -> URL {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMdd-HHmmss"
         let backup = URL(fileURLWithPath: url.path + ".bak-" + formatter.string(from: now))
-        do {
-            if FileManager.default.fileExists(atPath: backup.path) { try FileManager.default.removeItem(at: backup) }
-            try FileManager.default.copyItem(at: url, to: backup)
-        } catch {
-            throw StrataError(.io, "Cannot make the backup \(backup.path): \(error.localizedDescription)", context: ["path": backup.path])
+        try ToolFileWriter.copy(from: url, to: backup)
+        if DocumentCheckpoint.walBytes(url.path) > 0 {
+            try ToolFileWriter.copy(from: URL(fileURLWithPath: url.path + "-wal"), to: URL(fileURLWithPath: backup.path + "-wal"))
         }
-        report.backup = backup
-
-        let connection = try SQLiteConnection(path: url.path, flags: [.readWrite], busyTimeout: 5)
-        defer { connection.close() }
-        try connection.transaction(.immediate) {
-            let deleteSegment = try connection.prepare("DELETE FROM strata_segment WHERE seq = ?")
-            let deleteGroups = try connection.prepare("DELETE FROM strata_group WHERE seq = ?")
-            for (sequence, _) in drop {
-                try deleteSegment.run([.integer(Int64(sequence))])
-                try deleteGroups.run([.integer(Int64(sequence))])
-            }
-        }
-        report.dropped = drop.sorted { $0.0 < $1.0 }.map { (sequence: $0.0, reason: $0.1) }
-        return report
+        return backup
     }
 }

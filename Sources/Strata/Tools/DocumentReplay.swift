@@ -45,9 +45,15 @@ package enum DocumentReplay {
         guard source.standardizedFileURL.path != destination.standardizedFileURL.path else {
             throw StrataError(.invalidArgument, "The output must be another file than the document.", context: ["path": destination.path])
         }
+        if FileManager.default.fileExists(atPath: destination.path), !overwrite {
+            throw StrataError(.io, "\(destination.path) already exists (pass overwrite to replace it).", context: ["path": destination.path])
+        }
+        // Built under a hidden name and renamed over the target only when complete: a
+        // failure (a full disk) never destroys an existing file at `destination`.
+        let building = ToolFileWriter.temporaryName(for: destination, purpose: "replaying")
         var configuration = DocumentStore.Configuration()
         configuration.compactsOnClose = false
-        let store = try DocumentStore(creatingAt: destination, model: log.model, overwrite: overwrite, configuration: configuration)
+        let store = try DocumentStore(creatingAt: building, model: log.model, configuration: configuration)
         do {
             let tag = store.tag
             for (index, segment) in segments.enumerated() {
@@ -59,9 +65,10 @@ package enum DocumentReplay {
                 progress?(index + 1, segments.count)
             }
             try store.close()
+            try ToolFileWriter.moveIntoPlace(building, destination)
         } catch {
             try? store.close()
-            for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: destination.path + suffix) }
+            for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: building.path + suffix) }
             throw error
         }
         return segments.count

@@ -6,6 +6,8 @@ package struct VerificationReport: Sendable {
     package var problems: [String] = []
     /// What was checked and held, one line each.
     package var passed: [String] = []
+    /// Remarks that are not failures (an older document without an identity checksum).
+    package var notes: [String] = []
     /// Whether every check held.
     package var isValid: Bool { problems.isEmpty }
 }
@@ -32,7 +34,14 @@ package enum DocumentVerifier {
         var report = VerificationReport()
         let guardian = try ToolDocumentGuard(url)
         let log = try ToolLogFile(url)
-        let records = try log.segmentRecords()
+        let records: [SegmentRecord]
+        do {
+            records = try log.segmentRecords()
+        } catch let error as StrataError where error.code == .sqlite || error.code == .corruptDocument {
+            // A damaged log table (its pages, or its schema entry) is a finding.
+            report.problems.append("The log table cannot be read: \(error.message)")
+            return report
+        }
         var segments: [Segment] = []
         var damaged = 0
         for record in records {
@@ -57,6 +66,8 @@ package enum DocumentVerifier {
         }
         let contiguous = zip(records, records.dropFirst()).allSatisfy { $0.sequence + 1 == $1.sequence }
         if !contiguous { report.problems.append("The stored segments are not contiguous (a segment is missing).") }
+        try DocumentIntegrity.check(log, report: &report)
+        log.close()
 
         let store: DocumentStore
         do {
@@ -80,7 +91,14 @@ package enum DocumentVerifier {
         }
         try? store.close()
         guardian.restoreHeaderIfUnchanged()
-        let current = try checked.get()
+        let current: [ManagedObjectID: [PropertyValue]]
+        do {
+            current = try checked.get()
+        } catch let error as StrataError where error.code != .documentBusy {
+            // SQLite failing inside a table (a damaged page) is a finding, not a crash.
+            report.problems.append("Reading the current records failed: \(error.message)")
+            return report
+        }
 
         if let first = records.first, first.sequence == 1, damaged == 0, contiguous {
             checkReplay(segments, log: log, against: current, report: &report)

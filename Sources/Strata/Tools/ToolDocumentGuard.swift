@@ -37,25 +37,14 @@ package struct ToolDocumentGuard: Sendable {
     /// - Throws: `.io` when there is no file, `.corruptDocument` when it is not an SQLite
     ///   file or has no Strata metadata.
     package static func probe(_ url: URL) throws {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw StrataError(.io, "There is no document at \(url.path).", context: ["path": url.path])
-        }
-        guard !isDirectory.boolValue else {
-            throw StrataError(.corruptDocument, "\(url.path) is a directory, not a Strata document.", context: ["path": url.path])
-        }
-        guard readHeader(url).starts(with: Array("SQLite format 3\0".utf8)) else {
+        try DocumentOpenFailure.requireFile(url.path)
+        if DocumentOpenFailure.kind(of: url.path) == .notSQLite {
             throw StrataError(.corruptDocument, "\(url.path) is not a Strata document: it is not an SQLite file.",
-                              context: ["path": url.path])
+                              context: ["path": url.path, "kind": "notSQLite"])
         }
-        let connection: SQLiteConnection
-        do {
-            connection = try SQLiteConnection.openForReading(url.path)
-        } catch let error as StrataError {
-            throw StrataError(.corruptDocument, "\(url.path) cannot be opened as a document: \(error.message)", context: ["path": url.path])
-        }
+        let connection = try SQLiteConnection.openForReading(url.path)
         defer { connection.close() }
-        _ = try DocumentFile.readMeta(connection, path: url.path)
+        _ = try DocumentFile.readMeta(connection, path: url.path, checksIdentity: false)
     }
 
     /// After a ``DocumentStore`` failed to open the document: switches the journal back
@@ -63,7 +52,7 @@ package struct ToolDocumentGuard: Sendable {
     package func restoreAfterFailedOpen() {
         let now = Self.readHeader(url)
         if now.count == 100, header.count == 100, now[18] != header[18] || now[19] != header[19],
-           let connection = try? SQLiteConnection(path: url.path, flags: [.readWrite], busyTimeout: 5) {
+           let connection = try? SQLiteConnection(path: url.path, flags: [.readWrite], busyTimeout: ToolSettings.busyTimeout) {
             try? connection.execute("PRAGMA journal_mode=\(header[18] == 2 ? "WAL" : "DELETE")")
             connection.close()
         }
@@ -97,14 +86,17 @@ package struct ToolDocumentGuard: Sendable {
 }
 
 extension SQLiteConnection {
-    /// Opens a file to read it. Read-write when the file allows it, although nothing is
-    /// written: a read-only connection to a WAL document cannot remove the `-wal` and
-    /// `-shm` files when it closes, and would leave them beside the document.
-    package static func openForReading(_ path: String) throws -> SQLiteConnection {
-        if FileManager.default.isWritableFile(atPath: path),
-           let connection = try? SQLiteConnection(path: path, flags: [.readWrite], busyTimeout: 5) {
-            return connection
+    /// Opens a document's file to read it. Read-write when the file allows it, although
+    /// nothing is written: a read-only connection to a WAL document cannot remove the
+    /// `-wal` and `-shm` files when it closes, and would leave them beside the document.
+    /// Works on a full disk (``openExisting(path:flags:busyTimeout:probe:)``).
+    /// - Throws: the errors of ``DocumentOpenFailure``, naming the cause.
+    package static func openForReading(_ path: String, busyTimeout: TimeInterval = ToolSettings.busyTimeout) throws -> SQLiteConnection {
+        let flags: OpenFlags = FileManager.default.isWritableFile(atPath: path) ? [.readWrite] : [.readOnly]
+        do {
+            return try openExisting(path: path, flags: flags, busyTimeout: busyTimeout, probe: "SELECT value FROM strata_meta WHERE key = 'format'")
+        } catch {
+            throw DocumentOpenFailure.describe(error, path: path, busyTimeout: busyTimeout)
         }
-        return try SQLiteConnection(path: path, flags: [.readOnly], busyTimeout: 5)
     }
 }

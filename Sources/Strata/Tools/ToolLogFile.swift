@@ -21,6 +21,9 @@ package final class ToolLogFile {
     package let compactedThrough: UInt64
     /// The key counters of the document's metadata, by root entity name.
     package let keyCounters: [String: Int64]
+    /// Whether the identity fields match their checksum (nil: an older document without one).
+    package let identityIntact: Bool?
+    let meta: DocumentFile.Meta
     let connection: SQLiteConnection
     let storeTag: UInt32
 
@@ -30,11 +33,19 @@ package final class ToolLogFile {
         try ToolDocumentGuard.probe(url)
         self.url = url
         connection = writable
-            ? try SQLiteConnection(path: url.path, flags: [.readWrite], busyTimeout: 5)
+            ? try SQLiteConnection.openExisting(path: url.path, flags: [.readWrite], busyTimeout: ToolSettings.busyTimeout,
+                                                probe: "SELECT value FROM strata_meta WHERE key = 'format'")
             : try SQLiteConnection.openForReading(url.path)
         do {
-            let meta = try DocumentFile.readMeta(connection, path: url.path)
-            model = try meta.model()
+            // The identity is reported (verify) or repaired (recover), not refused here.
+            let meta = try DocumentFile.readMeta(connection, path: url.path, checksIdentity: false)
+            self.meta = meta
+            identityIntact = meta.identityIntact
+            do {
+                model = try meta.model()
+            } catch let error as StrataError {
+                throw DocumentOpenFailure.damaged(url.path, error.message.trimmingCharacters(in: CharacterSet(charactersIn: ".")))
+            }
             identifier = meta.identifier
             compactedThrough = meta.compactedThrough
             keyCounters = meta.keyCounters
@@ -46,6 +57,11 @@ package final class ToolLogFile {
     }
 
     deinit { connection.close() }
+
+    /// Closes the file; later reads fail. A reader on a full disk holds the document
+    /// exclusively (``SQLiteConnection/openExisting(path:flags:busyTimeout:probe:)``), so
+    /// a tool closes it before opening a store on the same document.
+    package func close() { connection.close() }
 
     /// The stored segments with sequence in `range`, oldest first, not decoded.
     package func segmentRecords(in range: ClosedRange<UInt64> = 0...UInt64(Int64.max)) throws -> [SegmentRecord] {
@@ -82,6 +98,12 @@ package final class ToolLogFile {
     /// checks it against its row (sequence, counts, raw size).
     /// - Throws: `.corruptSegment` naming the segment and what is wrong.
     package func decode(_ record: SegmentRecord) throws -> Segment {
+        try Self.decode(record, model: model, storeTag: storeTag)
+    }
+
+    /// Decodes a stored segment with a given model and store tag, checking it against its
+    /// row (recovery decodes before it trusts the file's own metadata).
+    static func decode(_ record: SegmentRecord, model: ManagedObjectModel, storeTag: UInt32) throws -> Segment {
         func corrupt(_ why: String) -> StrataError {
             StrataError(.corruptSegment, "Segment \(record.sequence) is corrupt: \(why).", context: ["segment": String(record.sequence)])
         }

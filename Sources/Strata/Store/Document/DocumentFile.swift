@@ -17,6 +17,15 @@ enum DocumentFile {
         var modelHash: String
         var compactedThrough: UInt64
         var keyCounters: [String: Int64]
+        /// Every meta row as stored (for the identity checksum and repairs).
+        var values: [String: SQLiteValue] = [:]
+        /// The stored identity checksum; nil in documents written before it existed.
+        var identityChecksum: String? {
+            if case .text(let text)? = values[DocumentIdentity.key] { return text }
+            return nil
+        }
+        /// Whether the identity fields match the stored checksum (nil when there is none).
+        var identityIntact: Bool? { identityChecksum.map { $0 == DocumentIdentity.checksum(values) } }
 
         func model() throws -> ManagedObjectModel {
             do {
@@ -27,56 +36,76 @@ enum DocumentFile {
         }
     }
 
-    static func create(on connection: SQLiteConnection, model: ManagedObjectModel, identifier: String) throws {
+    /// The document's own tables, in creation order (so they are the first four rows of
+    /// `sqlite_schema`, which recovery relies on to repair a damaged schema entry).
+    static let ownTables: [(name: String, sql: String)] = [
+        ("strata_meta", "CREATE TABLE strata_meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID"),
+        ("strata_segment", """
+            CREATE TABLE strata_segment (seq INTEGER PRIMARY KEY, time REAL NOT NULL, groups INTEGER NOT NULL,
+            operations INTEGER NOT NULL, raw_size INTEGER NOT NULL, body BLOB NOT NULL)
+            """),
+        ("strata_group", """
+            CREATE TABLE strata_group (seq INTEGER NOT NULL, id INTEGER NOT NULL, kind INTEGER NOT NULL,
+            reverts INTEGER, action TEXT NOT NULL, PRIMARY KEY (seq, id)) WITHOUT ROWID
+            """),
+        ("strata_entity", "CREATE TABLE strata_entity (id INTEGER PRIMARY KEY, name TEXT NOT NULL)"),
+    ]
+
+    static func create(on connection: SQLiteConnection, model: ManagedObjectModel, identifier: String, createdAt: String? = nil) throws {
         let schema = try SnapshotSchema(model: model, layout: SnapshotSchema.Layout(documentFormat: DocumentStore.formatVersion))
         try connection.transaction(.exclusive) {
-            try connection.execute("CREATE TABLE strata_meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID")
-            try connection.execute("""
-                CREATE TABLE strata_segment (seq INTEGER PRIMARY KEY, time REAL NOT NULL, groups INTEGER NOT NULL,
-                operations INTEGER NOT NULL, raw_size INTEGER NOT NULL, body BLOB NOT NULL)
-                """)
-            try connection.execute("""
-                CREATE TABLE strata_group (seq INTEGER NOT NULL, id INTEGER NOT NULL, kind INTEGER NOT NULL,
-                reverts INTEGER, action TEXT NOT NULL, PRIMARY KEY (seq, id)) WITHOUT ROWID
-                """)
-            try connection.execute("CREATE TABLE strata_entity (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
+            for (_, sql) in ownTables { try connection.execute(sql) }
             for statement in schema.createStatements() { try connection.execute(statement) }
             let entityInsert = try connection.prepare("INSERT INTO strata_entity (id, name) VALUES (?, ?)")
             for entity in model.entities { try entityInsert.run([.integer(Int64(entity.index)), .text(entity.name)]) }
             let meta = try connection.prepare("INSERT INTO strata_meta (key, value) VALUES (?, ?)")
             let json = String(decoding: model.jsonRepresentation(), as: UTF8.self)
-            for (key, value): (String, SQLiteValue) in [
-                ("format", .text("strata-document")), ("formatVersion", .integer(Int64(DocumentStore.formatVersion))),
-                ("storeIdentifier", .text(identifier)), ("model", .text(json)), ("modelHash", .text(model.versionHash)),
-                ("compactedThrough", .integer(0)), ("createdAt", .text(Date().formatted(.iso8601))),
-            ] {
+            var values: [String: SQLiteValue] = [
+                "format": .text("strata-document"), "formatVersion": .integer(Int64(DocumentStore.formatVersion)),
+                "storeIdentifier": .text(identifier), "model": .text(json), "modelHash": .text(model.versionHash),
+                "compactedThrough": .integer(0), "createdAt": .text(createdAt ?? Date().formatted(.iso8601)),
+            ]
+            values[DocumentIdentity.key] = .text(DocumentIdentity.checksum(values))
+            values[DocumentIdentity.copyKey] = .text(DocumentIdentity.copy(values))
+            for (key, value) in values.sorted(by: { $0.key < $1.key }) {
                 try meta.run([.text(key), value])
             }
         }
     }
 
-    static func readMeta(_ connection: SQLiteConnection, path: String) throws -> Meta {
+    /// Reads and checks `strata_meta`.
+    /// - Parameter checksIdentity: Refuse a document whose identity fields do not match
+    ///   their checksum (off for the tools that report or repair it).
+    /// - Throws: `.corruptDocument`: "not a Strata document" when the file has no Strata
+    ///   metadata, "damaged" when it has but a field is missing, malformed or fails the
+    ///   identity checksum; the open errors of ``DocumentOpenFailure`` when SQLite fails.
+    static func readMeta(_ connection: SQLiteConnection, path: String, checksIdentity: Bool = true) throws -> Meta {
         func notADocument(_ why: String) -> StrataError {
-            StrataError(.corruptDocument, "\(path) is not a Strata document: \(why).", context: ["path": path])
+            DocumentOpenFailure.damaged(path, "its metadata has \(why)")
         }
         let rows: [[SQLiteValue]]
         do {
             rows = try connection.prepare("SELECT key, value FROM strata_meta").rows()
-        } catch let error as StrataError where error.code == .sqlite || error.code == .corruptDocument {
-            throw notADocument(error.message)
+        } catch let error as StrataError where error.code != .corruptDocument {
+            throw DocumentOpenFailure.describe(error, path: path)
         }
         var values: [String: SQLiteValue] = [:]
         for row in rows where row.count == 2 {
             if case .text(let key) = row[0] { values[key] = row[1] }
         }
-        guard case .text("strata-document")? = values["format"] else { throw notADocument("no strata-document format marker") }
+        guard case .text("strata-document")? = values["format"] else {
+            // A flipped byte in the marker of a file that is otherwise a document is damage.
+            if values["storeIdentifier"] != nil, values["model"] != nil { throw notADocument("a damaged format marker") }
+            throw StrataError(.corruptDocument, "\(path) is not a Strata document: it is an SQLite database without a strata-document format marker.",
+                              context: ["path": path, "kind": "notStrata"])
+        }
         guard case .integer(let version)? = values["formatVersion"] else { throw notADocument("no format version") }
         guard version <= Int64(DocumentStore.formatVersion) else {
             throw StrataError(.corruptDocument, "\(path) has document format \(version); this Strata reads up to \(DocumentStore.formatVersion).",
                               context: ["path": path])
         }
         guard case .text(let identifier)? = values["storeIdentifier"], UUID(uuidString: identifier) != nil else {
-            throw notADocument("no store identifier")
+            throw notADocument("no valid store identifier")
         }
         guard case .text(let json)? = values["model"] else { throw notADocument("no stored model") }
         guard case .text(let hash)? = values["modelHash"] else { throw notADocument("no model hash") }
@@ -85,8 +114,16 @@ enum DocumentFile {
         for (key, value) in values where key.hasPrefix("keyCounter.") {
             if case .integer(let counter) = value { counters[String(key.dropFirst("keyCounter.".count))] = counter }
         }
-        return Meta(identifier: identifier, formatVersion: Int(version), modelJSON: Data(json.utf8), modelHash: hash,
-                    compactedThrough: UInt64(compacted), keyCounters: counters)
+        let meta = Meta(identifier: identifier, formatVersion: Int(version), modelJSON: Data(json.utf8), modelHash: hash,
+                        compactedThrough: UInt64(compacted), keyCounters: counters, values: values)
+        if checksIdentity, meta.identityIntact == false {
+            throw DocumentOpenFailure.damaged(path, "its identity (store identifier, model, format or creation date) does not match its identity checksum")
+        }
+        if checksIdentity, let checksum = meta.identityChecksum, values[DocumentIdentity.copyKey] != nil,
+           DocumentIdentity.fields(fromCopy: values[DocumentIdentity.copyKey], expected: checksum) == nil {
+            throw DocumentOpenFailure.damaged(path, "the copy of its identity kept for repairs is damaged")
+        }
+        return meta
     }
 
     /// The counters saved in `strata_meta`: the largest key handed out per root entity
@@ -111,5 +148,18 @@ enum DocumentFile {
     static func writeMeta(_ connection: SQLiteConnection, key: String, _ value: SQLiteValue) throws {
         try connection.prepare("INSERT INTO strata_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
             .run([.text(key), value])
+    }
+}
+
+extension DocumentFile {
+    /// Writes the identity checksum and copy of the stored identity fields (documents created
+    /// before it existed get one on their next write).
+    static func writeIdentityChecksum(_ connection: SQLiteConnection) throws {
+        var values: [String: SQLiteValue] = [:]
+        for row in try connection.prepare("SELECT key, value FROM strata_meta").rows() where row.count == 2 {
+            if case .text(let key) = row[0] { values[key] = row[1] }
+        }
+        try writeMeta(connection, key: DocumentIdentity.key, .text(DocumentIdentity.checksum(values)))
+        try writeMeta(connection, key: DocumentIdentity.copyKey, .text(DocumentIdentity.copy(values)))
     }
 }

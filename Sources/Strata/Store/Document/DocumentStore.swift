@@ -29,8 +29,9 @@ public final class DocumentStore: PersistentStore {
         public var compactsOnClose = true
         /// Which segments are kept after compaction (default `.all`: full history).
         public var retention: HistoryRetention = .all
-        /// How long a save waits for another process's write before failing with
-        /// `.documentBusy` (default 5 s).
+        /// How long opening, reading and saving wait for another process's lock before
+        /// failing with `.documentBusy`, which names the holding process when the system
+        /// says (default 5 s).
         public var busyTimeout: TimeInterval = 5
         /// SQLite's `synchronous` setting: `FULL` (the default) survives power loss,
         /// `NORMAL` survives process crashes.
@@ -41,6 +42,11 @@ public final class DocumentStore: PersistentStore {
         /// only as pages are read). Fetches over a large snapshot re-read pages through
         /// system calls when it is small (SQLite's own default is 2 MiB).
         public var pageCacheSize = 64 << 20
+
+        /// Run SQLite's `PRAGMA quick_check` when the document opens and refuse a damaged
+        /// file with `.corruptDocument` (default `false`). Costs one pass over the file's
+        /// pages; the command-line tools turn it on whenever they open a document to write.
+        public var checksIntegrityOnOpen = false
 
         /// The defaults.
         public init() {}
@@ -94,6 +100,9 @@ public final class DocumentStore: PersistentStore {
     /// that no thread's write lands inside another's transaction. Recursive: a save inside
     /// ``performWrite(_:)`` takes it again on the same thread.
     let writer = NSRecursiveLock()
+    /// The log position and compaction mark at open: a close after either moved writes
+    /// the identity checksum into a document that predates it.
+    let openedAt: (sequence: UInt64, compactedThrough: UInt64)
 
     /// The current format version of the document file: 2 since the snapshot tables left
     /// out `_entity` where the hierarchy has one entity and `_version` (docs/FORMAT.md,
@@ -109,6 +118,14 @@ public final class DocumentStore: PersistentStore {
     /// process killed while creating it never leaves a half-made file at `url`.
     public convenience init(creatingAt url: URL, model: ManagedObjectModel, overwrite: Bool = false,
                             configuration: Configuration = Configuration()) throws {
+        try self.init(creatingAt: url, model: model, overwrite: overwrite, configuration: configuration,
+                      identity: (UUID().uuidString, nil))
+    }
+
+    /// Creates a new document with a given identity (recovery rebuilds a document under
+    /// its old store identifier and creation date, so every URI stays valid).
+    convenience init(creatingAt url: URL, model: ManagedObjectModel, overwrite: Bool, configuration: Configuration,
+                     identity: (identifier: String, createdAt: String?)) throws {
         let manager = FileManager.default
         func exists() -> StrataError {
             StrataError(.io, "\(url.path) already exists (pass overwrite to replace it).", context: ["path": url.path])
@@ -121,7 +138,7 @@ public final class DocumentStore: PersistentStore {
         do {
             let connection = try Self.connect(building, configuration: configuration, create: true)
             defer { connection.close() }
-            try DocumentFile.create(on: connection, model: model, identifier: UUID().uuidString)
+            try DocumentFile.create(on: connection, model: model, identifier: identity.identifier, createdAt: identity.createdAt)
             try connection.execute("PRAGMA journal_mode=DELETE")   // one complete file to move
             // WAL is recorded in the file header, so opening never has to switch modes (a
             // switch would change the bytes of a document that is only read).
@@ -155,14 +172,18 @@ public final class DocumentStore: PersistentStore {
     }
 
     /// Opens an existing document with the application's model.
-    /// - Throws: `.corruptDocument` when the file is not a Strata document,
-    ///   `.modelIncompatible` when the model differs from the one that created it,
-    ///   `.corruptSegment` naming the segment and offset when the log is damaged.
+    /// - Throws: `.io` "There is no document" only when the file does not exist, `.io`
+    ///   naming a full disk or a permission problem; `.documentBusy` after
+    ///   `busyTimeout`, naming the holding process when the system says;
+    ///   `.corruptDocument` when the file is not a Strata document, or is one that is
+    ///   damaged (SQLite cannot read it, its identity fails its checksum, or
+    ///   `checksIntegrityOnOpen` found damaged pages; the message advises
+    ///   `strata-log verify`, then `strata-log recover`); `.modelIncompatible` when the
+    ///   model differs from the one that created it; `.corruptSegment` naming the segment
+    ///   and offset when the log is damaged.
     public convenience init(openingAt url: URL, model: ManagedObjectModel,
                             configuration: Configuration = Configuration()) throws {
-        guard FileManager.default.fileExists(atPath: url.path) else {
-            throw StrataError(.io, "There is no document at \(url.path).", context: ["path": url.path])
-        }
+        try DocumentOpenFailure.requireFile(url.path)
         let connection = try Self.connect(url, configuration: configuration, create: false)
         do {
             try self.init(url: url, model: model, connection: connection, configuration: configuration)
@@ -175,17 +196,17 @@ public final class DocumentStore: PersistentStore {
     /// Opens an existing document with the model stored inside it (for tools that have no
     /// application model).
     public convenience init(openingAt url: URL, configuration: Configuration = Configuration()) throws {
-        let model = try Self.storedModel(at: url)
+        let model = try Self.storedModel(at: url, configuration: configuration)
         try self.init(openingAt: url, model: model, configuration: configuration)
     }
 
     /// The model stored in a document.
     /// - Throws: `.corruptDocument` when the file is not a Strata document.
-    public static func storedModel(at url: URL) throws -> ManagedObjectModel {
-        guard FileManager.default.fileExists(atPath: url.path) else {
-            throw StrataError(.io, "There is no document at \(url.path).", context: ["path": url.path])
-        }
-        let connection = try connect(url, configuration: Configuration(), create: false)
+    public static func storedModel(at url: URL, configuration: Configuration = Configuration()) throws -> ManagedObjectModel {
+        try DocumentOpenFailure.requireFile(url.path)
+        var probing = configuration
+        probing.checksIntegrityOnOpen = false   // the open that follows checks
+        let connection = try connect(url, configuration: probing, create: false)
         defer { connection.close() }
         let meta = try DocumentFile.readMeta(connection, path: url.path)
         return try meta.model()
@@ -209,37 +230,15 @@ public final class DocumentStore: PersistentStore {
                             maxSegmentSize: configuration.maxSegmentSize, from: meta.compactedThrough)
         // Opening reads the document as it is: nothing in it is news to a context yet.
         initial.externalChanges = []
+        openedAt = (initial.lastSequence, meta.compactedThrough)
         state = Mutex(initial)
-    }
-
-    static func connect(_ url: URL, configuration: Configuration, create: Bool) throws -> SQLiteConnection {
-        let connection: SQLiteConnection
-        do {
-            connection = try SQLiteConnection(
-                path: url.path, flags: create ? [.readWrite, .create] : [.readWrite], busyTimeout: configuration.busyTimeout)
-        } catch let error as StrataError {
-            throw StrataError(.corruptDocument, "\(url.path) is not a Strata document (SQLite cannot open it): \(error.message)",
-                              context: ["path": url.path])
-        }
-        do {
-            if !create {
-                // Read before anything writes: switching a plain database or an empty file to
-                // WAL would change a file this store then refuses.
-                _ = try connection.prepare("SELECT value FROM strata_meta WHERE key = 'format'").rows()
-            }
-            try connection.execute("PRAGMA synchronous=\(configuration.synchronous == "NORMAL" ? "NORMAL" : "FULL")")
-            try connection.execute("PRAGMA foreign_keys=OFF")
-            try connection.execute("PRAGMA cache_size=-\(max(configuration.pageCacheSize / 1024, 1))")
-            try SQLFunctions.register(on: connection)
-        } catch let error as StrataError where error.code == .sqlite {
-            connection.close()
-            throw StrataError(.corruptDocument, "\(url.path) is not a Strata document: \(error.message)", context: ["path": url.path])
-        }
-        return connection
     }
 
     /// Compacts (when configured) and closes the document, leaving a single file.
     /// Further use throws `.invalidArgument`.
+    /// - Throws: `.io` with `context["kind"] == "checkpointIncomplete"` when every save
+    ///   committed but the log could not be folded back into the main file (a full disk):
+    ///   the changes are safe in `DOC-wal`, and the next open or close finishes the job.
     public func close() throws {
         writer.lock()
         defer { writer.unlock() }
@@ -248,9 +247,14 @@ public final class DocumentStore: PersistentStore {
             if configuration.compactsOnClose, !state.overlay.isEmpty {
                 _ = try state.compact(schema: schema, model: model, storeTag: tag, configuration: configuration)
             }
-            try? state.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            if state.meta.identityChecksum == nil,
+               state.lastSequence != openedAt.sequence || state.meta.compactedThrough != openedAt.compactedThrough {
+                try? DocumentFile.writeIdentityChecksum(state.connection)
+            }
+            let unfinished = DocumentCheckpoint.finish(state.connection, path: url.path)
             state.connection.close()
             state.isOpen = false
+            if let unfinished { throw unfinished }
         }
     }
 

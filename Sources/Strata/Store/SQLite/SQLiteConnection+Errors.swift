@@ -24,12 +24,28 @@ extension StrataError {
         }
         var context = ["resultCode": String(primary), "extendedCode": String(extended)]
         if let sql { context["sql"] = sql }
+        let systemErrno = database.map { sqlite3_system_errno($0) } ?? 0
+        if systemErrno != 0 { context["errno"] = String(systemErrno) }
+        let cause = SQLiteFailureCause(primary: primary, systemErrno: systemErrno)
+        if let cause {
+            context["cause"] = cause.rawValue
+            detail += " — " + cause.explanation
+        }
         let suffix = sql.map { " (SQL: \($0))" } ?? ""
         if primary == SQLITE_BUSY || primary == SQLITE_LOCKED {
-            return StrataError(
-                .documentBusy,
-                "The document is busy: another connection holds a lock on it (SQLite: \(detail))\(suffix).",
-                context: context)
+            // Name the file and, when the system says, the process holding it.
+            var document = "The document"
+            var holder = "another connection holds a lock on it"
+            if let database, let name = sqlite3_db_filename(database, "main"), name.pointee != 0 {
+                let path = String(cString: name)
+                document = "The document \(path)"
+                context["path"] = path
+                if let pid = DocumentLockHolder.holder(of: path) {
+                    holder = "process \(pid) holds a lock on it"
+                    context["pid"] = String(pid)
+                }
+            }
+            return StrataError(.documentBusy, "\(document) is busy: \(holder) (SQLite: \(detail))\(suffix).", context: context)
         }
         return StrataError(.sqlite, "SQLite error \(primary): \(detail)\(suffix).", context: context)
     }
