@@ -30,13 +30,16 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             swiftSettings: [.define("STRATA_INVARIANTS", .when(configuration: .debug))]),
+        .target(
+            name: "StrataToolSupport",
+            dependencies: ["Strata", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(
             name: "strata",
-            dependencies: ["Strata", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Strata", "StrataToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tools/strata"),
         .executableTarget(
             name: "strata-log",
-            dependencies: ["Strata", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Strata", "StrataToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tools/strata-log"),
         .executableTarget(
             name: "EmployeesExample", dependencies: ["Strata"], path: "Examples/Employees"),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataToolSupport
 
 /// `strata-log dump DOC [--from SEQ] [--to SEQ] [--json]`.
 struct DumpCommand: ParsableCommand {
@@ -21,14 +22,14 @@ struct DumpCommand: ParsableCommand {
               strata-log dump staff.strata --json | jq '.[].groups[].action'
             """)
 
-    @Argument(help: "The document.")
-    var document: String
+    @OptionGroup var target: DocumentArgument
+    var document: String { target.document }
     @Option(help: "The first segment to show.")
     var from: UInt64 = 0
     @Option(help: "The last segment to show.")
     var to: UInt64 = UInt64(Int64.max)
-    @Flag(help: "Print JSON.")
-    var json = false
+    @OptionGroup var output: JSONFlag
+    var json: Bool { output.json }
 
     func validate() throws {
         guard from <= to else { throw ValidationError("--from must not be after --to.") }
@@ -84,8 +85,8 @@ struct VerifyCommand: ParsableCommand {
               strata-log verify staff.strata || strata-log recover staff.strata
             """)
 
-    @Argument(help: "The document.")
-    var document: String
+    @OptionGroup var target: DocumentArgument
+    var document: String { target.document }
 
     func run() throws {
         let report = try DocumentVerifier.verify(URL(fileURLWithPath: document))
@@ -117,8 +118,8 @@ struct CompactCommand: ParsableCommand {
               strata-log compact staff.strata --retain none
             """)
 
-    @Argument(help: "The document.")
-    var document: String
+    @OptionGroup var target: DocumentArgument
+    var document: String { target.document }
     @Option(help: "Segments kept afterwards: all, none or a number.")
     var retain = "all"
 
@@ -151,8 +152,8 @@ struct ReplayCommand: ParsableCommand {
               strata-log replay staff.strata --at 2024-03-01T12:00:00Z --out noon.strata
             """)
 
-    @Argument(help: "The document.")
-    var document: String
+    @OptionGroup var target: DocumentArgument
+    var document: String { target.document }
     @Option(help: "The last segment to replay.")
     var to: UInt64?
     @Option(help: "Replay up to the last segment saved at or before this ISO-8601 date.")
@@ -204,8 +205,8 @@ struct ExportCommand: ParsableCommand {
               lz4 -d segments/1.lz4 segments/1.bin
             """)
 
-    @Argument(help: "The document.")
-    var document: String
+    @OptionGroup var target: DocumentArgument
+    var document: String { target.document }
     @Option(help: "The directory to write into (created if needed).")
     var out: String
 
@@ -261,8 +262,8 @@ struct RecoverCommand: ParsableCommand {
               strata-log verify staff.strata || strata-log recover staff.strata
             """)
 
-    @Argument(help: "The document.")
-    var document: String
+    @OptionGroup var target: DocumentArgument
+    var document: String { target.document }
 
     func run() throws {
         let report = try DocumentRecovery.recover(URL(fileURLWithPath: document))

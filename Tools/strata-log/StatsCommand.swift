@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataToolSupport
 
 /// `strata-log stats DOC [--json]`.
 struct StatsCommand: ParsableCommand {
@@ -17,10 +18,10 @@ struct StatsCommand: ParsableCommand {
               strata-log stats staff.strata --json | jq .ratio
             """)
 
-    @Argument(help: "The document.")
-    var document: String
-    @Flag(help: "Print JSON.")
-    var json = false
+    @OptionGroup var target: DocumentArgument
+    var document: String { target.document }
+    @OptionGroup var output: JSONFlag
+    var json: Bool { output.json }
 
     struct EntityCounts {
         var insert = 0, update = 0, delete = 0, relate = 0

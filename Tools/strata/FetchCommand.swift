@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataToolSupport
 
 /// `strata fetch DOC ENTITY [--where P] [--sort KEY[:desc]]... [--limit N] [--offset N] [--format F] [--count]`.
 struct FetchCommand: ParsableCommand {
@@ -33,8 +34,8 @@ struct FetchCommand: ParsableCommand {
               strata fetch staff.strata Employee --format csv > employees.csv
             """)
 
-    @Argument(help: "The document.")
-    var document: String
+    @OptionGroup var target: DocumentArgument
+    var document: String { target.document }
     @Argument(help: "The entity.")
     var entity: String
     @Option(name: .customLong("where"), help: "A predicate, e.g. 'salary > 100000'.")

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataToolSupport
 
 /// One object to import: its entity, its old URI, and its property values.
 struct ImportRow {

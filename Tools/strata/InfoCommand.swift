@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataToolSupport
 
 /// `strata info DOC [--json]`.
 struct InfoCommand: ParsableCommand {
@@ -18,11 +19,11 @@ struct InfoCommand: ParsableCommand {
               strata info staff.strata --json | jq '.entities[].objects'
             """)
 
-    @Argument(help: "The document.")
-    var document: String
+    @OptionGroup var target: DocumentArgument
+    var document: String { target.document }
 
-    @Flag(help: "Print JSON.")
-    var json = false
+    @OptionGroup var output: JSONFlag
+    var json: Bool { output.json }
 
     func run() throws {
         try DocumentSession.with(document) { session in

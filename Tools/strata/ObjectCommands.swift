@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataToolSupport
 
 /// `strata insert DOC ENTITY key=value ...`.
 struct InsertCommand: ParsableCommand {
@@ -22,8 +23,8 @@ struct InsertCommand: ParsableCommand {
                   members=@Employee/p1,@Employee/p2
             """)
 
-    @Argument(help: "The document.")
-    var document: String
+    @OptionGroup var target: DocumentArgument
+    var document: String { target.document }
     @Argument(help: "The entity to insert.")
     var entity: String
     @Argument(help: "key=value assignments.")
@@ -58,8 +59,8 @@ struct UpdateCommand: ParsableCommand {
               strata update staff.strata Project/p1 members+=@Employee/p3 members-=@Employee/p2
             """)
 
-    @Argument(help: "The document.")
-    var document: String
+    @OptionGroup var target: DocumentArgument
+    var document: String { target.document }
     @Argument(help: "The object's URI (or Entity/pKEY).")
     var uri: String
     @Argument(help: "key=value, key+=@URI or key-=@URI assignments.")
@@ -89,8 +90,8 @@ struct DeleteCommand: ParsableCommand {
               strata delete staff.strata Department/p1     # cascades to its employees
             """)
 
-    @Argument(help: "The document.")
-    var document: String
+    @OptionGroup var target: DocumentArgument
+    var document: String { target.document }
     @Argument(help: "The object's URI (or Entity/pKEY).")
     var uri: String
 
@@ -118,12 +119,12 @@ struct GetCommand: ParsableCommand {
               strata get staff.strata Employee/p1 --json | jq .salary
             """)
 
-    @Argument(help: "The document.")
-    var document: String
+    @OptionGroup var target: DocumentArgument
+    var document: String { target.document }
     @Argument(help: "The object's URI (or Entity/pKEY).")
     var uri: String
-    @Flag(help: "Print JSON.")
-    var json = false
+    @OptionGroup var output: JSONFlag
+    var json: Bool { output.json }
 
     func run() throws {
         try DocumentSession.with(document) { session in

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataToolSupport
 
 /// `strata export DOC [--format json] [--output FILE]`.
 struct ExportCommand: ParsableCommand {
@@ -26,8 +27,8 @@ struct ExportCommand: ParsableCommand {
 
     enum Format: String, ExpressibleByArgument { case json }
 
-    @Argument(help: "The document.")
-    var document: String
+    @OptionGroup var target: DocumentArgument
+    var document: String { target.document }
     @Option(help: "json (the only format).")
     var format: Format = .json
     @Option(name: [.short, .long], help: "Write to this file instead of standard output.")
@@ -79,8 +80,8 @@ struct ImportCommand: ParsableCommand {
 
     enum Format: String, ExpressibleByArgument { case json, csv }
 
-    @Argument(help: "The document.")
-    var document: String
+    @OptionGroup var target: DocumentArgument
+    var document: String { target.document }
     @Argument(help: "The JSON or CSV file.")
     var file: String
     @Option(help: "The entity of objects that do not name one with _entity.")

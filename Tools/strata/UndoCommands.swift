@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataToolSupport
 
 /// `strata undo DOC [--steps N]`.
 struct UndoCommand: ParsableCommand {
@@ -17,8 +18,8 @@ struct UndoCommand: ParsableCommand {
               strata undo staff.strata --steps 3
             """)
 
-    @Argument(help: "The document.")
-    var document: String
+    @OptionGroup var target: DocumentArgument
+    var document: String { target.document }
     @Option(help: "How many groups to undo.")
     var steps = 1
 
@@ -45,8 +46,8 @@ struct RedoCommand: ParsableCommand {
               strata redo staff.strata --steps 2
             """)
 
-    @Argument(help: "The document.")
-    var document: String
+    @OptionGroup var target: DocumentArgument
+    var document: String { target.document }
     @Option(help: "How many groups to redo.")
     var steps = 1
 
@@ -98,10 +99,10 @@ struct HistoryCommand: ParsableCommand {
               strata history staff.strata --json | jq '.[] | select(.undone)'
             """)
 
-    @Argument(help: "The document.")
-    var document: String
-    @Flag(help: "Print JSON.")
-    var json = false
+    @OptionGroup var target: DocumentArgument
+    var document: String { target.document }
+    @OptionGroup var output: JSONFlag
+    var json: Bool { output.json }
 
     func run() throws {
         try DocumentSession.with(document) { session in
