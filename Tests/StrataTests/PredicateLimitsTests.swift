@@ -180,6 +180,27 @@ import Testing
         #expect(try FetchPredicate(format: "name MATCHES 'a+'").evaluate(with: PredicateRow(["name": "aaa"])))
     }
 
+    @Test func aDocumentHoldsFetchesToItsConfiguredLimits() throws {
+        let directory = try TemporaryDirectory()
+        var configuration = DocumentStore.Configuration()
+        configuration.limits.maxPredicateTerms = 10
+        let stack = try DocumentStack.create(directory.file(), configuration: configuration)
+        defer { try? stack.store.close() }
+        let employee = try stack.model.entity(named: "Employee")
+        func fetch(_ format: String) throws -> [ManagedObjectID] {
+            try stack.store.fetchObjectIDs(StoreFetchRequest(
+                entity: employee, predicate: try FetchPredicate(format: format), sortDescriptors: [], fetchLimit: 0, fetchOffset: 0))
+        }
+        _ = try fetch("salary == 1 OR salary == 2")
+        let wide = (0..<20).map { "salary == \($0)" }.joined(separator: " OR ")
+        let error = try #require(throws: StrataError.self) { try fetch(wide) }
+        #expect(error.message == "predicate too complex: 21 terms (limit 10) — split the query")
+        #expect(throws: StrataError.self) {
+            try stack.store.countObjects(StoreFetchRequest(
+                entity: employee, predicate: try FetchPredicate(format: wide), sortDescriptors: [], fetchLimit: 0, fetchOffset: 0))
+        }
+    }
+
     @Test func theDefaultsAreTheDocumentedOnes() {
         let limits = StrataLimits()
         #expect(limits.maxPredicateDepth == 64 && limits.maxPredicateTerms == 20_000 && limits.maxKeyPathComponents == 16)
