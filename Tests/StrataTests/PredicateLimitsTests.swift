@@ -180,6 +180,42 @@ import Testing
         #expect(try FetchPredicate(format: "name MATCHES 'a+'").evaluate(with: PredicateRow(["name": "aaa"])))
     }
 
+    @Test func anOrOfEqualitiesOnOneKeyBecomesOneInList() throws {
+        func plan(_ count: Int, also extra: String = "") throws -> SQLFetchPlan {
+            let format = (0..<count).map { "salary == \($0 * 13)" }.joined(separator: " OR ") + extra
+            return try translator.plan(for: request(try FetchPredicate(format: format)))
+        }
+        let wide = try plan(5_000, also: " OR rating == 2")
+        #expect(wide.select.sql.contains("t.\"salary\" IN (?1, ?2, "))
+        #expect(!wide.select.sql.contains(" OR t.\"salary\" ="))
+        let narrow = try plan(8)
+        let explained = try dataset.connection.prepare("EXPLAIN QUERY PLAN " + narrow.select.sql).rows(narrow.select.bindings)
+            .compactMap { row in if case .text(let detail)? = row.last { return detail } else { return nil } }
+            .joined(separator: "\n")
+        #expect(explained.contains("Person_salary_index"), "\(explained)")
+        // Equalities to NULL (IS NULL), with a quantifier or on other keys stay as written.
+        _ = try expectSameAsMemory(try FetchPredicate(format: "salary == 5000 OR salary == nil OR salary == 0 OR rating == 3"))
+        _ = try expectSameAsMemory(try FetchPredicate(format: "firstName ==[c] 'ada' OR firstName ==[c] 'ZOË' OR firstName == 'emile'"))
+        _ = try expectSameAsMemory(try FetchPredicate(format: "ANY projects.name == 'Engine' OR ANY projects.name == 'Zeta'"))
+        _ = try expectSameAsMemory(try FetchPredicate(format: "NOT (manager.salary == 5000 OR manager.salary == 52000)"))
+        let mismatch = try #require(throws: StrataError.self) {
+            try translator.plan(for: request(try FetchPredicate(format: "firstName == 1 OR firstName == 2")))
+        }
+        #expect(mismatch.code == .predicateEvaluation && mismatch.message.contains("=="))
+    }
+
+    @Test func aContextFetchChecksAPredicateBuiltInCode() throws {
+        let directory = try TemporaryDirectory()
+        let stack = try DocumentStack.create(directory.file())
+        defer { try? stack.store.close() }
+        var deep = try FetchPredicate(format: "salary > 5")
+        for _ in 0..<500 { deep = .not(deep) }
+        let request = FetchRequest(entityName: "Employee")
+        request.predicate = deep
+        let error = try #require(throws: StrataError.self) { try stack.context.fetch(request) }
+        #expect(error.message == "predicate nested 502 levels deep (limit 64) — simplify the predicate")
+    }
+
     @Test func aDocumentHoldsFetchesToItsConfiguredLimits() throws {
         let directory = try TemporaryDirectory()
         var configuration = DocumentStore.Configuration()

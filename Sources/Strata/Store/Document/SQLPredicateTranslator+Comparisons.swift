@@ -15,6 +15,16 @@ extension SQLTranslation {
             return Self.balanced(try terms.map { "(\(try condition($0, in: environment)))" }, "AND")
         case .or(let terms):
             if terms.isEmpty { return "0" }
+            if let merged = Self.mergingEqualities(terms) {
+                // One `col IN (…)` per key serves an index; if the merged form cannot be
+                // translated, the terms as written give the error (or residual) they would.
+                let saved = self
+                do {
+                    return Self.balanced(try merged.map { "(\(try condition($0, in: environment)))" }, "OR")
+                } catch {
+                    self = saved
+                }
+            }
             return Self.balanced(try terms.map { "(\(try condition($0, in: environment)))" }, "OR")
         case .comparison(let comparison):
             do {

@@ -64,4 +64,49 @@ extension SQLTranslation {
         }
         return deepest
     }
+
+    private struct EqualityKey: Hashable {
+        var lhs: FetchExpression
+        var options: FetchComparison.Options
+    }
+
+    /// The terms of an OR with the equalities of one key path to constants merged into
+    /// one `IN`: `a == 1 OR a == 2 OR b == 3` → `a IN {1, 2} OR b == 3` (nil when nothing
+    /// merges). The same in three-valued logic — TRUE when an element equals, else UNKNOWN
+    /// when `a` is NULL, else FALSE — so long as no constant is NULL (`== nil` is IS NULL).
+    /// SQLite turns a plain `IN` list into index lookups; an OR of thousands of equalities
+    /// it only scans.
+    static func mergingEqualities(_ terms: [FetchPredicate]) -> [FetchPredicate]? {
+        var result: [FetchPredicate] = []
+        var members: [[FetchExpression]] = []
+        var positions: [EqualityKey: Int] = [:]
+        for term in terms {
+            if case .comparison(let comparison) = term, comparison.op == .equalTo, comparison.modifier == .direct,
+               case .keyPath = comparison.lhs, case .constant(let value) = comparison.rhs, isMergeable(value) {
+                let key = EqualityKey(lhs: comparison.lhs, options: comparison.options)
+                if let position = positions[key] {
+                    members[position].append(comparison.rhs)
+                    continue
+                }
+                positions[key] = result.count
+                members.append([comparison.rhs])
+            } else {
+                members.append([])
+            }
+            result.append(term)
+        }
+        guard result.count < terms.count else { return nil }
+        return zip(result, members).map { term, values in
+            guard values.count > 1, case .comparison(let comparison) = term else { return term }
+            return .comparison(FetchComparison(comparison.lhs, .in, .collection(values), options: comparison.options))
+        }
+    }
+
+    private static func isMergeable(_ value: PropertyValue) -> Bool {
+        switch value {
+        case .double(let number): return !number.isNaN  // NaN counts as NULL
+        case .integer, .string, .boolean, .date, .decimal, .uuid, .uri, .data: return true
+        default: return false
+        }
+    }
 }
