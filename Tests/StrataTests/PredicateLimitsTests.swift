@@ -237,6 +237,14 @@ import Testing
         }
     }
 
+    @Test func anSQLiteErrorQuotesOnlyTheStartOfALongStatement() throws {
+        let sql = "SELECT " + (0..<3_000).map { "x\($0)" }.joined(separator: " + ") + " FROM nowhere"
+        let error = try #require(throws: StrataError.self) { try dataset.connection.execute(sql) }
+        #expect(error.code == .sqlite)
+        #expect(error.message.count < 400, "\(error.message)")
+        #expect(error.context["sql"] == sql)
+    }
+
     @Test func theDefaultsAreTheDocumentedOnes() {
         let limits = StrataLimits()
         #expect(limits.maxPredicateDepth == 64 && limits.maxPredicateTerms == 20_000 && limits.maxKeyPathComponents == 16)

@@ -24,8 +24,15 @@ import Testing
         return writer.bytes
     }
 
+    /// Both decode paths refuse it: the decoder, and the streaming replay into a row table.
     func expectRejected(_ bytes: [UInt8], offset: Int, _ reason: String, sourceLocation: SourceLocation = #_sourceLocation) {
         expectCorruptSegment(bytes, model: model, offset: offset, reason: reason, sourceLocation: sourceLocation)
+        let store = InMemoryStore(model: model)
+        let error = #expect(throws: StrataError.self, sourceLocation: sourceLocation) {
+            try store.replay(storedSegment: LZ4Frame.compress(bytes), model: model, storeTag: SegmentFixture.storeTag,
+                             sequenceHint: 9, maxContentSize: SegmentCodec.defaultMaxContentSize)
+        }
+        #expect(error?.code == .corruptSegment, sourceLocation: sourceLocation)
     }
 
     @Test func hugeCountsFailFastWhateverTheyCount() {
