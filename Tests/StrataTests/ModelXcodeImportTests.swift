@@ -231,7 +231,8 @@ import Testing
         let error = try #require(throws: StrataError.self) { try Self.load(xml) }
         #expect(error.code == .modelFile)
         #expect(error.context["line"] != nil)
-        #expect(error.message.contains("Malformed Xcode model XML"))
+        #expect(error.message.contains(":4:") && error.message.contains("XML syntax error"))
+        #expect(!error.message.contains("NSXMLParserErrorDomain"))
         #expect(throws: StrataError.self) { try Self.load("") }
         // Found by the mutation test: FoundationXML traps on invalid UTF-8 in an attribute value.
         let directory = try ModelFixtures.temporaryDirectory()

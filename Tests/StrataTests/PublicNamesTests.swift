@@ -72,6 +72,7 @@ import Testing
         "StoreSaveResult": StoreSaveResult.self,
         "UndoGroupIDs": UndoGroupIDs.self,
         "StrataError": StrataError.self,
+        "StrataLimits": StrataLimits.self,
         "ToManyKey": ToManyKey<ManagedObject>.self,
         "ToOneKey": ToOneKey<ManagedObject>.self,
         "Transformed": Transformed<String>.self,

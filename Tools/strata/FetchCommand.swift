@@ -56,12 +56,24 @@ struct FetchCommand: ParsableCommand {
         guard offset >= 0 else { throw ValidationError("--offset must not be negative.") }
     }
 
+    /// The predicate as echoed in an error: whole when short, else the 60 characters
+    /// around the error's column, so a hostile 100 KB predicate prints one short line.
+    static func excerpt(_ text: String, column: String?) -> String {
+        let scalars = Array(text.unicodeScalars)
+        guard scalars.count > 120 else { return text }
+        let at = max(0, min(scalars.count, (column.flatMap { Int($0) } ?? 1) - 1))
+        let start = max(0, at - 30), end = min(scalars.count, at + 30)
+        var view = String.UnicodeScalarView()
+        view.append(contentsOf: scalars[start..<end])
+        return (start > 0 ? "…" : "") + String(view) + (end < scalars.count ? "…" : "")
+    }
+
     func run() throws {
         let predicate = try predicate.map { text in
             do {
                 return try FetchPredicate(format: text)
             } catch var error as StrataError {
-                error.message = "Malformed predicate: \(error.message) (in: \(text))"
+                error.message = "Malformed predicate: \(error.message) (in: \(Self.excerpt(text, column: error.context["position"])))"
                 throw error
             }
         }

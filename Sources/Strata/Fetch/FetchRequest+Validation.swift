@@ -20,7 +20,8 @@ extension FetchRequest {
     /// Checks the request against the model.
     /// - Throws: `.unknownKey` for an unknown entity or a key path that does not exist
     ///   (naming the entity, the key path and where it is used); `.invalidArgument` for a
-    ///   negative limit, offset or batch size, or a key path of the wrong kind.
+    ///   negative limit, offset or batch size, or a key path of the wrong kind;
+    ///   `.predicateEvaluation` for a predicate beyond ``StrataLimits/current``.
     func resolve(in model: ManagedObjectModel) throws -> ResolvedFetchRequest {
         guard let entity = model.entitiesByName[entityName] else {
             throw StrataError(.unknownKey, "The fetch request names the entity '\(entityName)', which is not in the model.",
@@ -45,6 +46,9 @@ extension FetchRequest {
         for path in relationshipKeyPathsForPrefetching {
             prefetch.append(try Self.checkRelationshipPath(path, from: entity))
         }
+        // Before anything walks the predicate (recursively, like the evaluator): a tree
+        // built in code meets the limits a parsed one did (docs/LIMITS.md).
+        try predicate?.checkLimits(.current)
         let storeRequest = StoreFetchRequest(
             entity: entity, includesSubentities: includesSubentities, predicate: predicate,
             sortDescriptors: sortDescriptors, fetchLimit: fetchLimit, fetchOffset: fetchOffset)

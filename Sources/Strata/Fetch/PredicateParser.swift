@@ -26,9 +26,25 @@ extension FetchPredicate {
     /// ```
     /// - Throws: `StrataError(.predicateSyntax)` as ``init(format:_:)``.
     public init(format: String, argumentArray: [PredicateArgument]) throws {
+        try self.init(format: format, argumentArray: argumentArray, limits: .current)
+    }
+
+    /// Parses a predicate, holding it to `limits` instead of ``StrataLimits/current``.
+    ///
+    /// ```swift
+    /// var limits = StrataLimits()
+    /// limits.maxPredicateDepth = 200
+    /// let p = try FetchPredicate(format: deeplyNestedText, argumentArray: [], limits: limits)
+    /// ```
+    /// - Throws: `StrataError(.predicateSyntax)` as ``init(format:_:)``; nesting deeper than
+    ///   `limits.maxPredicateDepth` and key paths longer than `limits.maxKeyPathComponents`
+    ///   name their column; more than `limits.maxPredicateTerms` terms is refused after
+    ///   parsing (docs/LIMITS.md).
+    public init(format: String, argumentArray: [PredicateArgument], limits: StrataLimits) throws {
         var lexer = PredicateLexer(format)
-        var parser = PredicateParser(tokens: try lexer.tokenize(), format: format, arguments: argumentArray)
+        var parser = PredicateParser(tokens: try lexer.tokenize(), format: format, arguments: argumentArray, limits: limits)
         self = try parser.parse()
+        try PredicateMeasure(self).check(against: limits, code: .predicateSyntax)
     }
 }
 
@@ -48,13 +64,15 @@ struct PredicateParser {
     private var position = 0
     private var nextArgument = 0
     private var depth = 0
-    /// Deep enough for any real predicate, shallow enough that recursion cannot overflow.
-    static let maximumDepth = 128
+    /// Bounds the recursion (``StrataLimits/maxPredicateDepth``), so no input, however
+    /// deeply nested, can overflow the stack.
+    private let limits: StrataLimits
 
-    init(tokens: [PredicateToken], format: String, arguments: [PredicateArgument]) {
+    init(tokens: [PredicateToken], format: String, arguments: [PredicateArgument], limits: StrataLimits = .current) {
         self.tokens = tokens
         self.format = format
         self.arguments = arguments
+        self.limits = limits
     }
 
     static func syntaxError(_ message: String, column: Int, format: String) -> StrataError {
@@ -100,7 +118,12 @@ struct PredicateParser {
     private mutating func nested<T>(_ body: (inout PredicateParser) throws -> T) throws -> T {
         depth += 1
         defer { depth -= 1 }
-        guard depth <= Self.maximumDepth else { throw error("predicate nested more than \(Self.maximumDepth) levels deep") }
+        guard depth <= limits.maxPredicateDepth else {
+            var error = error("predicate nested more than \(limits.maxPredicateDepth) levels deep (limit \(limits.maxPredicateDepth)) — simplify the predicate")
+            error.context["limit"] = "maxPredicateDepth"
+            error.context["maximum"] = String(limits.maxPredicateDepth)
+            throw error
+        }
         return try body(&self)
     }
 
@@ -273,6 +296,13 @@ struct PredicateParser {
             advance()
         }
         guard !components.isEmpty else { return start.base }
+        if components.count > limits.maxKeyPathComponents {
+            var error = error("key path has \(components.count) components (limit \(limits.maxKeyPathComponents))",
+                              at: components[limits.maxKeyPathComponents].token)
+            error.context["limit"] = "maxKeyPathComponents"
+            error.context["maximum"] = String(limits.maxKeyPathComponents)
+            throw error
+        }
         do {
             return try PredicateKeyPaths.expression(components: components.map(\.name), on: start.base)
         } catch {

@@ -131,13 +131,40 @@ public enum PredicateText {
     /// Whether the whole of `text` matches the ICU regular expression `pattern`
     /// (`[c]` matches case-insensitively, `[d]` removes diacritics from both first).
     /// Compiled expressions are cached.
-    /// - Throws: `StrataError(.predicateEvaluation)` for an invalid regular expression.
+    /// - Throws: `StrataError(.predicateEvaluation)` for an invalid regular expression, a
+    ///   pattern longer than ``StrataLimits/maxRegexPatternLength`` or a string longer than
+    ///   ``StrataLimits/maxRegexSubjectLength`` (of ``StrataLimits/current``).
     public static func matches(_ text: String, _ pattern: String, options: FetchComparison.Options = []) throws -> Bool {
+        try checkRegexLimits(text, pattern, StrataLimits.current)
         let diacritics = options.intersection(.diacriticInsensitive)
         let subject = fold(text, options: diacritics)
         let regex = try compiled(fold(pattern, options: diacritics), caseInsensitive: options.contains(.caseInsensitive))
         let range = NSRange(subject.startIndex..<subject.endIndex, in: subject)
         return regex.firstMatch(in: subject, options: [], range: range) != nil
+    }
+
+    /// MATCHES work is bounded by the lengths of pattern and subject, checked before ICU
+    /// sees either: ICU has no time limit, and backtracking time grows with both.
+    static func checkRegexLimits(_ text: String, _ pattern: String, _ limits: StrataLimits) throws {
+        let patternLength = pattern.unicodeScalars.count
+        if patternLength > limits.maxRegexPatternLength {
+            throw StrataLimits.exceeded(
+                .predicateEvaluation,
+                "MATCHES pattern of \(patternLength) characters is too long (limit \(limits.maxRegexPatternLength))",
+                limit: "maxRegexPatternLength", value: patternLength, maximum: limits.maxRegexPatternLength)
+        }
+        // Counting stops just past the limit, so a huge subject costs no more than the limit.
+        var subjectLength = 0
+        for _ in text.unicodeScalars {
+            subjectLength += 1
+            if subjectLength > limits.maxRegexSubjectLength { break }
+        }
+        if subjectLength > limits.maxRegexSubjectLength {
+            throw StrataLimits.exceeded(
+                .predicateEvaluation,
+                "MATCHES on a string of more than \(limits.maxRegexSubjectLength) characters (limit \(limits.maxRegexSubjectLength))",
+                limit: "maxRegexSubjectLength", value: text.unicodeScalars.count, maximum: limits.maxRegexSubjectLength)
+        }
     }
 
     private struct RegexKey: Hashable {

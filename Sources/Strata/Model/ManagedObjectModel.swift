@@ -106,6 +106,8 @@ public final class ManagedObjectModel: @unchecked Sendable {
             problem(template.entityName, nil, "fetch request template '\(template.name)' names an unknown entity")
         }
         if !problems.isEmpty { throw Self.invalid(problems) }
+        problems = Self.sqlNameProblems(self)
+        if !problems.isEmpty { throw Self.invalid(problems) }
     }
 
     private static func invalid(_ problems: [StrataError.Problem]) -> StrataError {

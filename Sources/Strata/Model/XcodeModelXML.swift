@@ -32,7 +32,7 @@ extension XcodeModelElement {
         if let offset = firstInvalidUTF8Offset(in: data) {
             let line = data.prefix(offset).reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
             throw StrataError(
-                .modelFile, "Malformed Xcode model XML in \(file) at line \(line): the text is not valid UTF-8 (byte \(offset)).",
+                .modelFile, "\(file):\(line): XML syntax error: the text is not valid UTF-8 (byte \(offset))",
                 context: ["file": file, "line": String(line), "offset": String(offset)])
         }
         let parser = XMLParser(data: data)
@@ -43,13 +43,49 @@ extension XcodeModelElement {
         let succeeded = parser.parse()
         if let failure = builder.failure { throw failure.error(file: file) }
         guard succeeded, let root = builder.root else {
-            let reason = parser.parserError.map { ($0 as NSError).localizedDescription } ?? "the XML is malformed"
-            throw StrataError(
-                .modelFile,
-                "Malformed Xcode model XML in \(file) at line \(parser.lineNumber), column \(parser.columnNumber): \(reason).",
-                context: ["file": file, "line": String(parser.lineNumber), "column": String(parser.columnNumber)])
+            // One line an editor can jump to, in our words: Foundation's own description is
+            // "NSXMLParserErrorDomain error 5".
+            let code = (parser.parserError as NSError?)?.code
+            let reason = code.map(xmlSyntaxReason) ?? "the document has no root element"
+            let line = max(1, parser.lineNumber), column = max(1, parser.columnNumber)
+            var context = ["file": file, "line": String(line), "column": String(column)]
+            context["xmlErrorCode"] = code.map(String.init)
+            throw StrataError(.modelFile, "\(file):\(line):\(column): XML syntax error: \(reason)", context: context)
         }
         return root
+    }
+}
+
+/// What an `XMLParser` error code means, in words. FoundationXML passes on libxml2's
+/// numbers (`XMLParser.ErrorCode` has the same values); an unlisted code is named by its
+/// number.
+func xmlSyntaxReason(_ code: Int) -> String {
+    switch code {
+    case 4: return "the document is empty"
+    case 5: return "the document ends before every element is closed"
+    case 9: return "a character that XML does not allow"
+    case 6, 7, 8: return "an invalid character reference"
+    case 26: return "an undeclared entity"
+    case 38: return "'<' inside an attribute value"
+    case 39: return "an attribute value must start with a quote"
+    case 40: return "an attribute value is not closed"
+    case 41: return "an attribute has no value"
+    case 42: return "an attribute appears twice in one element"
+    case 43, 44: return "a quoted string is not closed"
+    case 45: return "a comment is not closed"
+    case 46, 47: return "a malformed processing instruction"
+    case 56, 57: return "a malformed <?xml …?> declaration"
+    case 65: return "whitespace expected between attributes"
+    case 68: return "an element or attribute name expected"
+    case 72: return "'<' expected"
+    case 73: return "'>' expected to end a tag"
+    case 74: return "'</' expected to close an element"
+    case 75: return "'=' expected after an attribute name"
+    case 76: return "a closing tag does not match the element it closes"
+    case 77: return "a tag is not finished"
+    case 85: return "elements are not well nested"
+    case 86: return "text or elements after the root element"
+    default: return "the XML is malformed (parser error \(code))"
     }
 }
 
@@ -90,7 +126,7 @@ final class _XcodeModelTreeBuilder: NSObject, XMLParserDelegate {
         var reason: String
         var line: Int
         func error(file: String) -> StrataError {
-            StrataError(.modelFile, "Malformed Xcode model XML in \(file) at line \(line): \(reason).",
+            StrataError(.modelFile, "\(file):\(line): XML error: \(reason)",
                         context: ["file": file, "line": String(line)])
         }
     }

@@ -18,7 +18,7 @@ extension DocumentStore: BatchExecutingStore {
     private func executeBatchWriting(_ request: StoreBatchRequest) throws -> StoreBatchOutcome {
         try withOpenState { state in
             try state.catchUp(schema: schema, model: model, storeTag: tag, maxSegmentSize: configuration.maxSegmentSize)
-            let matched = try DocumentFetch(state: state, schema: schema, storeTag: tag, request: request.fetch).objectIDs()
+            let matched = try DocumentFetch(state: state, schema: schema, storeTag: tag, limits: configuration.limits, request: request.fetch).objectIDs()
             let snapshot = state
             let outcome = try StoreBatchPlanner(values: { [schema] in try snapshot.currentValues($0, schema: schema) })
                 .plan(request, matched: matched)

@@ -8,14 +8,14 @@ extension DocumentStore {
     ///   evaluation of the overlay records the fetch could see.
     public func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ManagedObjectID] {
         try withOpenState { state in
-            try DocumentFetch(state: state, schema: schema, storeTag: tag, request: request).objectIDs()
+            try DocumentFetch(state: state, schema: schema, storeTag: tag, limits: configuration.limits, request: request).objectIDs()
         }
     }
 
     /// The number of matching records, limit and offset applied.
     public func countObjects(_ request: StoreFetchRequest) throws -> Int {
         try withOpenState { state in
-            try DocumentFetch(state: state, schema: schema, storeTag: tag, request: request).count()
+            try DocumentFetch(state: state, schema: schema, storeTag: tag, limits: configuration.limits, request: request).count()
         }
     }
 }
@@ -25,6 +25,7 @@ struct DocumentFetch {
     let state: DocumentState
     let schema: SnapshotSchema
     let storeTag: UInt32
+    let limits: StrataLimits
     let request: StoreFetchRequest
 
     private var entities: Set<ObjectIdentifier> {
@@ -33,7 +34,7 @@ struct DocumentFetch {
 
     func objectIDs() throws -> [ManagedObjectID] {
         let overlay = try overlayCandidates()
-        let plan = try SQLPredicateTranslator(schema: schema, storeTag: storeTag).plan(for: windowed(overlayCount: overlay.count))
+        let plan = try SQLPredicateTranslator(schema: schema, storeTag: storeTag, limits: limits).plan(for: windowed(overlayCount: overlay.count))
         var base = try ids(plan.select.rows(on: state.connection))
         if let residual = plan.residual {
             base = try base.filter { try matches(residual, $0, nil) }
@@ -57,7 +58,7 @@ struct DocumentFetch {
 
     func count() throws -> Int {
         let overlay = try overlayCandidates()
-        let plan = try SQLPredicateTranslator(schema: schema, storeTag: storeTag).plan(for: unwindowed())
+        let plan = try SQLPredicateTranslator(schema: schema, storeTag: storeTag, limits: limits).plan(for: unwindowed())
         if overlay.isEmpty, plan.residual == nil {
             guard case .integer(let total)? = try plan.count.rows(on: state.connection).first?.first else { return 0 }
             return StoreFetchMerge.windowCount(total: Int(total), offset: request.fetchOffset, limit: request.fetchLimit)

@@ -42,6 +42,11 @@ public final class DocumentStore: PersistentStore {
         /// only as pages are read). Fetches over a large snapshot re-read pages through
         /// system calls when it is small (SQLite's own default is 2 MiB).
         public var pageCacheSize = 64 << 20
+        /// What fetch predicates are held to before any SQL is built: nesting depth, number
+        /// of terms, key path length (default ``StrataLimits/current`` when the
+        /// configuration is made; docs/LIMITS.md). The decoded segment size is
+        /// ``maxSegmentSize``.
+        public var limits = StrataLimits.current
 
         /// Run SQLite's `PRAGMA quick_check` when the document opens and refuse a damaged
         /// file with `.corruptDocument` (default `false`). Costs one pass over the file's

@@ -6,13 +6,26 @@ extension SQLTranslation {
     mutating func condition(_ predicate: FetchPredicate, in environment: SQLEnvironment) throws -> String {
         switch predicate {
         case .constant(let flag): return flag ? "1" : "0"
+        // NOT NOT x is x in Kleene logic too (NOT NOT UNKNOWN is UNKNOWN); dropping the
+        // pair keeps a chain of NOTs from nesting SQL past what SQLite's parser takes.
+        case .not(.not(let inner)): return try condition(inner, in: environment)
         case .not(let inner): return "NOT (\(try condition(inner, in: environment)))"
         case .and(let terms):
             if terms.isEmpty { return "1" }
-            return "(" + (try terms.map { "(\(try condition($0, in: environment)))" }).joined(separator: " AND ") + ")"
+            return Self.balanced(try terms.map { "(\(try condition($0, in: environment)))" }, "AND")
         case .or(let terms):
             if terms.isEmpty { return "0" }
-            return "(" + (try terms.map { "(\(try condition($0, in: environment)))" }).joined(separator: " OR ") + ")"
+            if let merged = Self.mergingEqualities(terms) {
+                // One `col IN (…)` per key serves an index; if the merged form cannot be
+                // translated, the terms as written give the error (or residual) they would.
+                let saved = self
+                do {
+                    return Self.balanced(try merged.map { "(\(try condition($0, in: environment)))" }, "OR")
+                } catch {
+                    self = saved
+                }
+            }
+            return Self.balanced(try terms.map { "(\(try condition($0, in: environment)))" }, "OR")
         case .comparison(let comparison):
             do {
                 return try self.comparison(comparison, in: environment)
@@ -42,9 +55,9 @@ extension SQLTranslation {
         case .list(let elements):
             let tests = try elements.map { "(\(try direct($0, comparison, rhs, nullTest: nullTest))) IS TRUE" }
             switch comparison.modifier {
-            case .any: return tests.isEmpty ? "0" : "(" + tests.joined(separator: " OR ") + ")"
-            case .all: return tests.isEmpty ? "1" : "(" + tests.joined(separator: " AND ") + ")"
-            default: return tests.isEmpty ? "1" : "NOT (" + tests.joined(separator: " OR ") + ")"
+            case .any: return tests.isEmpty ? "0" : Self.balanced(tests, "OR")
+            case .all: return tests.isEmpty ? "1" : Self.balanced(tests, "AND")
+            default: return tests.isEmpty ? "1" : "NOT " + Self.balanced(tests, "OR")
             }
         case .scalar, .object:
             // A single value is a one-element collection; NULL is an empty one.
@@ -130,7 +143,7 @@ extension SQLTranslation {
             }
         }
         let tests = try elements.map { try scalarComparison(value, .equalTo, $0, options: options, nullTest: false) }
-        return "(" + tests.map { "(\($0))" }.joined(separator: " OR ") + ")"
+        return Self.balanced(tests.map { "(\($0))" }, "OR")
     }
 
     /// `x IN collection`: TRUE if an element equals x; else UNKNOWN if a comparison is;

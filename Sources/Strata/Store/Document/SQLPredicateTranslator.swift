@@ -23,11 +23,14 @@ struct SQLPredicateTranslator {
     /// The tag of the store whose rows the tables hold: an object ID with another tag (or a
     /// temporary one) equals no row. Nil accepts any permanent ID's primary key.
     let storeTag: UInt32?
+    /// What a predicate is held to before any SQL is built.
+    let limits: StrataLimits
 
     /// Creates a translator for one document's schema.
-    init(schema: SnapshotSchema, storeTag: UInt32? = nil) {
+    init(schema: SnapshotSchema, storeTag: UInt32? = nil, limits: StrataLimits = .current) {
         self.schema = schema
         self.storeTag = storeTag
+        self.limits = limits
     }
 
     /// The queries for a fetch, and what is left for memory.
@@ -40,9 +43,11 @@ struct SQLPredicateTranslator {
     ///   compared with a number, per the model's attribute types; a to-many compared
     ///   without ANY/ALL/NONE; a missing variable; an invalid MATCHES expression),
     ///   `.unknownKey` for a key the entity does not have, `.invalidArgument` for a sort on
-    ///   something that is not a stored attribute.
+    ///   something that is not a stored attribute; a predicate beyond ``limits``
+    ///   (docs/LIMITS.md) is refused with `.predicateEvaluation` before any SQL is built.
     /// - Complexity: O(size of the predicate and sort descriptors).
     func plan(for request: StoreFetchRequest, variables: [String: PropertyValue] = [:]) throws -> SQLFetchPlan {
+        try request.predicate?.checkLimits(limits)
         var translation = SQLTranslation(schema: schema, storeTag: storeTag, entity: request.entity)
         var conditions: [String] = []
         if let filter = entityFilter(request.entity, includesSubentities: request.includesSubentities) {
@@ -53,14 +58,16 @@ struct SQLPredicateTranslator {
             for conjunct in Self.conjuncts(of: predicate) {
                 let saved = translation
                 do {
-                    conditions.append(try translation.condition(conjunct, in: translation.rootEnvironment))
+                    let condition = try translation.condition(conjunct, in: translation.rootEnvironment)
+                    try translation.checkSQLiteLimits(condition)
+                    conditions.append(condition)
                 } catch is SQLResidual {
                     translation = saved
                     residual.append(conjunct)
                 }
             }
         }
-        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let whereClause = conditions.isEmpty ? "" : " WHERE " + SQLTranslation.balanced(conditions, "AND")
         let count = SQLQuery(sql: "SELECT COUNT(*) FROM \(translation.renderFrom(translation.rootScope))\(whereClause)",
                              bindings: translation.bindings).compacted()
         var orderTerms: [String] = []

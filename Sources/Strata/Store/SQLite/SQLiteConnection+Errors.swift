@@ -7,7 +7,7 @@ extension StrataError {
     /// `SQLITE_BUSY` and `SQLITE_LOCKED` become `.documentBusy` ("the document is busy"):
     /// another connection or process holds a lock longer than the busy timeout. Every other
     /// code becomes `.sqlite`. The context carries `sql`, `resultCode` (the primary code) and
-    /// `extendedCode`.
+    /// `extendedCode`; the message quotes at most the first 200 characters of the SQL.
     ///
     /// - Parameters:
     ///   - resultCode: The code the failing call returned.
@@ -31,7 +31,9 @@ extension StrataError {
             context["cause"] = cause.rawValue
             detail += " — " + cause.explanation
         }
-        let suffix = sql.map { " (SQL: \($0))" } ?? ""
+        // The message stays one readable line: a generated statement can run to megabytes,
+        // so it is cut (the whole text stays in `context["sql"]`).
+        let suffix = sql.map { " (SQL: \($0.count > 200 ? $0.prefix(200) + "…" : $0))" } ?? ""
         if primary == SQLITE_BUSY || primary == SQLITE_LOCKED {
             // Name the file and, when the system says, the process holding it.
             var document = "The document"

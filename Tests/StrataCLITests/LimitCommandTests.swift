@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+/// Hostile input through the real `strata` process: one `strata: error:` line naming the
+/// problem and where, a non-zero exit, and never SQLite's own message or an SQL dump.
+@Suite("strata limits")
+struct LimitCommandTests {
+    func expectNoSQL(_ result: CommandResult, sourceLocation: SourceLocation = #_sourceLocation) {
+        for fragment in ["SELECT", "Expression tree", "parser stack", "NSXMLParserErrorDomain"] {
+            #expect(!result.stderr.contains(fragment), "stderr: \(result.stderr.prefix(500))", sourceLocation: sourceLocation)
+        }
+        #expect(result.stderr.utf8.count < 400, "stderr: \(result.stderr.prefix(500))", sourceLocation: sourceLocation)
+    }
+
+    @Test("a 5,000-term OR works; deep nesting is one clear line")
+    func predicates() throws {
+        let sandbox = try Sandbox()
+        let document = try sandbox.employees()
+        for (first, salary) in [("Ada", "150000"), ("Alan", "98000"), ("Grace", "4000")] {
+            _ = try sandbox.insert(document, "Employee", "firstName=\(first)", "lastName=X", "salary=\(salary)")
+        }
+        let wide = (0..<5_000).map { "salary == \($0 * 2)" }.joined(separator: " OR ")
+        let found = try CLI.strata("fetch", document, "Employee", "--where", wide, "--count")
+        #expect(found.status == 0, "stderr: \(found.stderr.prefix(500))")
+        #expect(found.stdout == "1\n")
+
+        let nots = try CLI.strata("fetch", document, "Employee", "--where", String(repeating: "NOT ", count: 100) + "salary > 5")
+        expectFailure(nots, mentions: ["column 257", "nested more than 64 levels deep (limit 64)"])
+        expectNoSQL(nots)
+
+        let parens = String(repeating: "(", count: 50_000) + "salary > 5" + String(repeating: ")", count: 50_000)
+        let deep = try CLI.strata("fetch", document, "Employee", "--where", parens)
+        expectFailure(deep, mentions: ["column 65", "nested more than 64 levels deep"])
+        expectNoSQL(deep)
+    }
+
+    @Test("a model XML syntax error names file, line and column")
+    func modelXML() throws {
+        let sandbox = try Sandbox()
+        let bundle = sandbox.path("Broken.xcdatamodel")
+        try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel">
+                <entity name="Note" representedClassName="Note">
+                    <attribute name="title" attributeType="String"/>
+                    <attribute name="body" attributeType="String" optional="YES>
+                </entity>
+            </model>
+
+            """
+        try Data(xml.utf8).write(to: URL(fileURLWithPath: bundle + "/contents"))
+        let result = try CLI.strata("new", sandbox.path("notes.strata"), "--model", bundle)
+        expectFailure(result, mentions: ["Broken.xcdatamodel/contents:", "XML syntax error"])
+        expectNoSQL(result)
+        #expect(result.stderr.range(of: #"contents:\d+:\d+: XML syntax error: "#, options: .regularExpression) != nil,
+                "stderr: \(result.stderr)")
+    }
+}
