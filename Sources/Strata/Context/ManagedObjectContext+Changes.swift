@@ -49,8 +49,7 @@ extension ManagedObjectContext {
     /// - Throws: `.objectNotFound` when the record is gone.
     func fireFault(_ object: ManagedObject) throws {
         guard object.state.isFault else { return }
-        let generation = coordinator.generation
-        guard let values = try coordinator.values(for: object.objectID) else {
+        guard let (values, generation) = try coordinator.values(for: object.objectID, stalenessInterval: stalenessInterval) else {
             throw StrataError(.objectNotFound, "The record \(object.objectID) does not exist in its store.",
                               context: ["object": object.objectID.description])
         }

@@ -287,14 +287,24 @@ extension ManagedObjectContext {
         object.context = nil
     }
 
-    /// Refreshes an object: `mergeChanges: false` turns it into a fault, discarding its
-    /// pending changes; `true` reloads its persistent values from the store and re-applies
-    /// its pending changes on top, restoring transient values after `awakeFromFetch()`.
+    /// Refreshes an object, as Core Data's `refresh(_:mergeChanges:)` (docs/SEMANTICS.md §5).
+    /// Either way the object turns into a fault: `willTurnIntoFault()` and
+    /// `didTurnIntoFault()` are called, and its transient values are dropped.
+    ///
+    /// - `mergeChanges: false`: its pending changes are discarded and it stays a fault;
+    ///   the next access reads its values (the row cache, as ``stalenessInterval`` allows,
+    ///   or the store) and calls `awakeFromFetch()`.
+    /// - `mergeChanges: true` and no pending changes: the same.
+    /// - `mergeChanges: true` with pending changes: its persistent values are read again at
+    ///   once, `awakeFromFetch()` runs, and then its transient values and its pending
+    ///   changes are put back on top, so a transient cached from persistent values (the
+    ///   guide's `fullName`) can go stale; a flag cleared in `didTurnIntoFault()` tells an
+    ///   accessor to compute it again.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         guard object.context === self, !object.state.isInserted else { return }
         fetchedPropertyCache[ObjectIdentifier(object)] = nil
-        if !mergeChanges || object.state.isFault {
-            guard !object.state.isFault else { return }
+        guard !object.state.isFault else { return }
+        if !mergeChanges || !object.hasChanges {
             object.willTurnIntoFault()
             logDiscardOfFlushedChanges(object)
             object.storage = []
@@ -309,8 +319,10 @@ extension ManagedObjectContext {
             object.didTurnIntoFault()
             return
         }
-        let generation = coordinator.generation
-        guard let stored = try? coordinator.values(for: object.objectID) else { return }
+        guard let (stored, generation) = try? coordinator.values(for: object.objectID, stalenessInterval: stalenessInterval)
+        else { return }
+        object.willTurnIntoFault()
+        object.didTurnIntoFault()
         object.loadGeneration = generation
         let pending = object.changedValues()
         let transients = object.entity.attributes.filter(\.isTransient).map { ($0.slot, object.storage[$0.slot]) }
@@ -327,6 +339,21 @@ extension ManagedObjectContext {
         }
         // The committed values are the reloaded ones; the pending changes sit on top.
         if wasTracking { object.committedSnapshot = reloaded }
+    }
+
+    /// Refreshes every registered object with `mergeChanges: true`, as Core Data's
+    /// `refreshAllObjects()`: objects without pending changes turn into faults (and read
+    /// their values again when next used); objects with pending changes keep them on top of
+    /// the values read again. Inserted objects are left alone.
+    ///
+    /// ```swift
+    /// context.refreshAllObjects()   // drop cached values, keep the user's edits
+    /// ```
+    public func refreshAllObjects() {
+        checkQueue()
+        for object in registeredObjects where !object.state.isInvalid {
+            refresh(object, mergeChanges: true)
+        }
     }
 
     /// Logs the way back from an object's flushed, unsaved updates (or delete) to its

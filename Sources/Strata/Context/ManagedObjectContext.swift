@@ -36,8 +36,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// How a save resolves conflicts with changes saved since the context read its objects
     /// (by another context, a batch request or another process). Default ``MergePolicy/error``.
     public var mergePolicy: MergePolicy = .error
-    /// How long cached row data may be used before it is refetched (seconds); negative
-    /// means no limit (the default).
+    /// How old a row in the coordinator's row cache may be for this context to use it when
+    /// it fires a fault or refreshes an object (seconds), as Core Data's: negative (the
+    /// default) reuses cached rows of any age, zero always reads the store, a positive
+    /// interval reuses rows read less than that long ago. Changes saved through the same
+    /// coordinator are always seen; the interval is about changes it has not seen (another
+    /// coordinator's or process's, not yet merged). See docs/SEMANTICS.md §5.
     public var stalenessInterval: TimeInterval = -1
 
     /// The log of flushed changes.
