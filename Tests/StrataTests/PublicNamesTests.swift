@@ -74,6 +74,7 @@ import Testing
         "StrataError": StrataError.self,
         "ToManyKey": ToManyKey<ManagedObject>.self,
         "ToOneKey": ToOneKey<ManagedObject>.self,
+        "TypedKeyDescription": TypedKeyDescription.self,
         "Transformed": Transformed<String>.self,
     ]
 
