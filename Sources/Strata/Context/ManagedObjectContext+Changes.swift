@@ -7,6 +7,9 @@ extension ManagedObjectContext {
         if !object.state.inFlushSet {
             object.state.inFlushSet = true
             flushSet[ObjectIdentifier(object)] = object
+            // A main-queue turn that changed something is an event (one load and a branch
+            // for other contexts, once per object per flush).
+            if endsMainTurns, eventDepth == 0, !turnEndScheduled { scheduleTurnEnd() }
         }
         noteDirty(object)
     }

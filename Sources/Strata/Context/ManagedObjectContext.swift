@@ -62,6 +62,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var replaysUpdatesDirectly = true
     /// How many undos and redos took the one-pass path (for tests).
     var directUpdateReplays = 0
+    /// How many `perform`/`performAndWait` blocks are running (the event ends at 0).
+    var eventDepth = 0
+    /// Whether the end of the current main-queue turn is scheduled.
+    var turnEndScheduled = false
+    /// A main-queue context: its turns on the main queue are events.
+    let endsMainTurns: Bool
     var changeObservers: [UUID: AsyncStream<ObjectChanges>.Continuation] = [:]
     /// While a save holds the coordinator's lock: the ObjectsDidChange notices to post
     /// once it is released (observers may save).
@@ -96,6 +102,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         self.coordinator = coordinator
         self.concurrencyType = concurrencyType
         self.workQueue = Self.makeWorkQueue(concurrencyType)
+        self.endsMainTurns = concurrencyType == .mainQueue
         self.undoManager = undoManager
         undoManager?.context = self
         if concurrencyType == .privateQueue { workQueue?.setSpecific(key: queueKey, value: ObjectIdentifier(self)) }

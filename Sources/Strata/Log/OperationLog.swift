@@ -56,6 +56,22 @@ final class OperationLog {
         if groups[info.id] != nil { groups[info.id] = info }
     }
 
+    /// Relabels the unsaved batches of group `id` as batches of group `target` (undo
+    /// coalescing merged the two groups), when that keeps one group in a saved document:
+    /// all `batchCount` batches of `id` are unsaved, last, and right after a batch of
+    /// `target` (or `target` has no batches). Returns whether it relabelled.
+    func regroup(_ id: UInt64, batchCount: Int, into target: UInt64, olderHasBatches: Bool) -> Bool {
+        guard batchCount > 0 else { return true }
+        let first = unsaved.count - batchCount
+        guard first >= 0, unsaved[first...].allSatisfy({ $0.groupID == id }) else { return false }
+        if olderHasBatches {
+            guard first > 0, unsaved[first - 1].groupID == target else { return false }
+        }
+        for index in first..<unsaved.count { unsaved[index].groupID = target }
+        groups[id] = nil
+        return true
+    }
+
     /// The unsaved batches arranged as segment groups: consecutive batches of one group
     /// form one group. Temporary IDs stay: the store replaces them inside its write.
     func unsavedGroups() -> [SegmentGroup] {
