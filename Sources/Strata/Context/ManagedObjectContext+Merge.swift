@@ -96,7 +96,7 @@ extension ManagedObjectContext {
     /// - Parameters:
     ///   - changes: ID lists under ``insertedObjectsKey``, ``updatedObjectsKey``,
     ///     ``deletedObjectsKey`` (missing keys are empty).
-    ///   - contexts: the contexts to bring up to date (see ``mergeChanges(fromContextDidSave:)``).
+    ///   - contexts: the contexts to bring up to date (see ``mergeChanges(fromContextDidSave:)-(SaveChanges)``).
     /// - Throws: `.invalidArgument` for another key.
     public static func mergeChanges(fromRemoteContextSave changes: [String: [ManagedObjectID]],
                                     into contexts: [ManagedObjectContext]) throws {

@@ -10,7 +10,7 @@ extension ManagedObjectContext {
     ///
     /// A failed save writes nothing. It leaves the context as it was, except that a merge
     /// policy's resolution of conflicts stays merged in (as after
-    /// ``mergeChanges(fromContextDidSave:)``).
+    /// ``mergeChanges(fromContextDidSave:)-(SaveChanges)``).
     ///
     /// - Throws: `.validation` listing each object, key and reason; `.mergeConflict` under
     ///   ``MergePolicy/error`` with ``StrataError/mergeConflicts``; store errors.
