@@ -84,4 +84,36 @@ import Testing
         }
         #expect(stack.undo.undoCount == 1)
     }
+
+    @Test func aReopenedDocumentHasTheCoalescedWordAsOneGroup() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file()
+        let uri: URL
+        do {
+            let stack = try DocumentStack.create(url)
+            let employee = try stack.context.insertObject(forEntityName: "Employee")
+            try employee.setValue("A", forKey: "firstName")
+            try employee.setValue("Lovelace", forKey: "lastName")
+            stack.undo.setActionName("Hire")
+            try stack.context.save()
+            stack.undo.coalescingInterval = 60
+            for character in "da" {
+                try employee.setValue(.string((try employee.string("firstName") ?? "") + String(character)), forKey: "firstName")
+                stack.context.processPendingChanges()
+                stack.undo.setActionName("Typing")
+                try stack.context.save()   // an autosave after each keystroke
+            }
+            #expect(stack.undo.undoGroups.map(\.actionName) == ["Hire", "Typing"])
+            uri = employee.objectID.uriRepresentation()
+            try stack.store.close()
+        }
+        let verification = try DocumentVerifier.verify(url)
+        #expect(verification.isValid, "\(verification.problems)")
+        let stack = try DocumentStack.open(url)
+        try stack.context.restoreUndoHistory()
+        #expect(stack.undo.undoGroups.map(\.actionName) == ["Hire", "Typing"])
+        let ada = try stack.object(uri)
+        try stack.undo.undo()
+        #expect(try ada.string("firstName") == "A")
+    }
 }

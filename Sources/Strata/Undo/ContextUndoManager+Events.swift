@@ -17,8 +17,8 @@ extension ContextUndoManager {
     /// allows: both made by the user, the same non-empty action name, closed within the
     /// interval. Called when a group is pushed and when it is named (typing names its group
     /// after the change was flushed). The log is relabelled so a reopened document sees one
-    /// group too; when it cannot be (the newer group was saved, or something else was logged
-    /// in between), nothing is merged.
+    /// group too, across saves in between; when it cannot be (the newer group was saved,
+    /// or something else was logged in between), nothing is merged.
     func coalesceNewestGroups() {
         guard coalescingInterval > 0, undoStack.count >= 2, let context else { return }
         let newer = undoStack[undoStack.count - 1]
@@ -27,7 +27,7 @@ extension ContextUndoManager {
               newer.actionName == older.actionName, older.inverseOperations == nil,
               newer.closedAt - older.closedAt <= coalescingInterval,
               context.log.regroup(newer.id, batchCount: newer.batches.count, into: older.id,
-                                  olderHasBatches: !older.batches.isEmpty)
+                                  formerTarget: older.formerID, olderHasBatches: !older.batches.isEmpty)
         else { return }
         for item in newer.items {
             switch item {

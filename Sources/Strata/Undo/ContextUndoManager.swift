@@ -202,7 +202,10 @@ public final class ContextUndoManager {
     /// so each stack is walked from the top only while its ids are temporary.
     func remapGroupIDs(_ assigned: [UInt64: UInt64]) {
         func rename(_ group: UndoGroup) {
-            if let id = assigned[group.id] { group.id = id }
+            if let id = assigned[group.id] {
+                group.formerID = group.id
+                group.id = id
+            }
             if let reverts = group.revertsGroup, let id = assigned[reverts] { group.revertsGroup = id }
         }
         for stack in [undoStack, redoStack] {

@@ -16,6 +16,8 @@ final class UndoGroup {
 
     /// Temporary until the save that writes the group gives it a permanent id.
     var id: UInt64
+    /// The temporary id a save replaced (the log it cleared still named the group so).
+    var formerID: UInt64?
     let kind: ChangeGroupKind
     var revertsGroup: UInt64?
     var actionName: String
