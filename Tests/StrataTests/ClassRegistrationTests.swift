@@ -94,8 +94,11 @@ final class MistypedEmployee: ManagedObject {
             try model.register(MistypedEmployee.self, forEntityName: "Employee")
         }
         #expect(error.code == .invalidModel)
-        #expect(Set(error.problems.compactMap(\.key)) == ["nickname", "salary", "firstName", "department"])
-        #expect(error.problems.count == 5)
+        let employeeKeys = error.problems.filter { $0.entityName == "Employee" }.compactMap(\.key)
+        #expect(Set(employeeKeys) == ["nickname", "salary", "firstName", "department"])
+        #expect(employeeKeys.count == 5)
+        let departmentKeys = error.problems.filter { $0.entityName == "Department" }.compactMap(\.key)
+        #expect(departmentKeys == ["employees"], "Department's key expects TypedEmployee objects")
         #expect(model.entityName(for: MistypedEmployee.self) == nil, "a class that does not fit is not registered")
     }
 
@@ -143,5 +146,16 @@ final class MistypedEmployee: ManagedObject {
         #expect(throws: StrataError.self) { try employee.value(for: AttributeKey<Int64?>("salary")) }
         stack.context.reset()
         #expect(throws: StrataError.self) { try employee.setValue(1, for: AttributeKey<Int64?>("salary")) }
+    }
+
+    @Test func aDestinationRegisteredLaterIsCheckedAgainstEarlierKeys() throws {
+        let model = ManagedObjectModel.employeesExample()
+        try model.register(TypedEmployee.self, forEntityName: "Employee")   // department: TypedDepartment
+        let error = try #require(throws: StrataError.self) {
+            try model.register(MistypedEmployee.self, forEntityName: "Department")
+        }
+        #expect(error.problems.contains { $0.entityName == "Employee" && $0.key == "department" })
+        #expect(model.objectClass(forEntity: try model.entity(named: "Department")) == ManagedObject.self, "undone")
+        try model.register(TypedDepartment.self, forEntityName: "Department")
     }
 }

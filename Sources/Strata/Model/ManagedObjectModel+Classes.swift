@@ -10,7 +10,8 @@ extension ManagedObjectModel {
     /// (attribute, to-one or to-many), an attribute key's Swift type must suit the
     /// attribute's type, and a relationship key's destination class must fit the class
     /// registered for the destination entity, so a mistyped key fails here and not in the
-    /// middle of an edit.
+    /// middle of an edit. Classes registered earlier are checked again, so the order of
+    /// registration does not matter.
     ///
     /// ```swift
     /// try model.register(Employee.self, forEntityName: "Employee")
@@ -18,18 +19,29 @@ extension ManagedObjectModel {
     /// - Throws: `.unknownKey` when the model has no such entity; `.invalidModel` listing
     ///   every typed key that does not fit.
     public func register(_ type: ManagedObject.Type, forEntityName name: String) throws {
-        let entity = try self.entity(named: name)
-        let problems = type.typedKeys.compactMap { key in
-            key.problem(in: entity, model: self).map {
-                StrataError.Problem(entityName: name, object: nil, key: key.name, reason: $0)
+        _ = try self.entity(named: name)
+        // Registered first, then every registered class is checked (this one's keys, and the
+        // keys of classes registered earlier whose destination this entity is); undone when
+        // anything does not fit.
+        let previous = classRegistrations.withLock { classes in
+            defer { classes[name] = type }
+            return classes[name]
+        }
+        let registered = classRegistrations.withLock { $0 }
+        var problems: [StrataError.Problem] = []
+        for (entityName, registeredType) in registered.sorted(by: { $0.key < $1.key }) {
+            guard let entity = entitiesByName[entityName] else { continue }
+            for key in registeredType.typedKeys {
+                guard let reason = key.problem(in: entity, model: self) else { continue }
+                problems.append(StrataError.Problem(entityName: entityName, object: nil, key: key.name, reason: reason))
             }
         }
         guard problems.isEmpty else {
+            classRegistrations.withLock { $0[name] = previous }
             throw StrataError(.invalidModel,
                               "\(type) does not fit entity '\(name)' (\(problems.count) typed key\(problems.count == 1 ? "" : "s")).",
                               problems: problems)
         }
-        classRegistrations.withLock { $0[name] = type }
     }
 
     /// The class instantiated for an entity: the registered one of the entity or its
