@@ -74,4 +74,38 @@ import Testing
         #expect(try mine.int("salary") == 300)
         #expect(!reader.undoManager!.canUndo)
     }
+
+    /// Another process (another connection to the same document) saves; this one catches
+    /// up from the log and merges. A live context undoes only what it did (a reopened
+    /// document's restored history is the document's, docs/SEMANTICS.md §4).
+    @Test func anotherProcesssSaveCaughtUpFromTheLogIsNotUndoable() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file()
+        let (id, one, other) = try DocumentStack.twoConnections(url) { stack in
+            let employee = try stack.context.insertObject(forEntityName: "Employee")
+            try employee.setValue("Ada", forKey: "firstName")
+            try employee.setValue("Lovelace", forKey: "lastName")
+            try employee.setValue(.integer(1), forKey: "salary")
+            try stack.context.save()
+            return employee.objectID
+        }
+        let mine = try one.context.existingObject(with: id)
+        try mine.setValue("Byron", forKey: "lastName")
+        one.context.processPendingChanges()
+
+        try other.context.existingObject(with: id).setValue(.integer(300), forKey: "salary")
+        try other.context.save()
+
+        let touched = try one.store.refreshFromLog()
+        try ManagedObjectContext.mergeChanges(fromRemoteContextSave: [ManagedObjectContext.updatedObjectsKey: Array(touched)],
+                                              into: [one.context])
+        #expect(try mine.int("salary") == 300)
+        #expect(one.undo.undoCount == 1)
+        try one.undo.undo()
+        #expect(try mine.string("lastName") == "Lovelace")
+        #expect(try mine.int("salary") == 300, "the other process's change stays")
+        #expect(!one.undo.canUndo)
+        try one.store.close()
+        try other.store.close()
+    }
 }
