@@ -43,8 +43,9 @@ private func set(_ employee: ManagedObject, _ salary: Int64, _ stack: Stack) {
     static let cases: [GroupingCase] = [
         GroupingCase(
             rule: "the first registration in an event opens an implicit top-level group at level 1, announced once",
-            documented: "groupsByEvent: the undo manager creates undo groups around each pass of the run loop; "
-                + "groupingLevel counts that group; NSUndoManagerDidOpenUndoGroup is posted when a group opens"
+            documented: "groupsByEvent: \"the receiver creates undo groups around each pass of the run loop\"; "
+                + "the group is begun by the pass's first registration, groupingLevel counts it, and "
+                + "NSUndoManagerDidOpenUndoGroup is posted once for it"
         ) {
             let (stack, employee) = try fixture()
             let opened = NotificationCounter(ContextUndoManager.didOpenUndoGroupNotification, stack.undo)
@@ -61,8 +62,8 @@ private func set(_ employee: ManagedObject, _ salary: Int64, _ stack: Stack) {
         },
         GroupingCase(
             rule: "an explicit beginUndoGrouping inside the event's group nests at level 2",
-            documented: "beginUndoGrouping: marks the beginning of an undo group; groups may be nested, "
-                + "and groupingLevel is the number of nested groups"
+            documented: "beginUndoGrouping: \"marks the beginning of an undo group\", nested inside the run "
+                + "loop's group; groupingLevel: \"the number of nested undo groups (or 0 if no group is open)\""
         ) {
             let (stack, employee) = try fixture()
             stack.context.performAndWait {
@@ -79,7 +80,8 @@ private func set(_ employee: ManagedObject, _ salary: Int64, _ stack: Stack) {
         },
         GroupingCase(
             rule: "undoNestedGroup inside the event's group reverts only the nested group",
-            documented: "undoNestedGroup: undoes the last undo group (a nested one when a group is open)"
+            documented: "undoNestedGroup: \"undoes the last undo group\" — with a group open, the last group "
+                + "nested in it"
         ) {
             let (stack, employee) = try fixture()
             try stack.context.performAndWait {
@@ -93,8 +95,8 @@ private func set(_ employee: ManagedObject, _ salary: Int64, _ stack: Stack) {
         },
         GroupingCase(
             rule: "undo with only the event's group open closes it first, then undoes it",
-            documented: "undo: if groupsByEvent and the grouping level is 1, closes the open group before undoing; "
-                + "raises if a nested group is open"
+            documented: "undo: \"If groupsByEvent is true, and grouping level is 1, it closes the group before "
+                + "undoing\"; it raises if more than one group is open"
         ) {
             let (stack, employee) = try fixture()
             try stack.context.performAndWait {
@@ -109,8 +111,9 @@ private func set(_ employee: ManagedObject, _ salary: Int64, _ stack: Stack) {
         },
         GroupingCase(
             rule: "registering with groupsByEvent off and no open group is an error",
-            documented: "registerUndo(withTarget:selector:object:) and registerUndo(withTarget:handler:) raise "
-                + "NSInternalInconsistencyException when no undo group has been established"
+            documented: "registerUndo(withTarget:selector:object:): \"Raises an NSInternalInconsistencyException "
+                + "if invoked when no undo group has been established using beginUndoGrouping()\" (with "
+                + "groupsByEvent off nothing establishes one)"
         ) {
             let (stack, employee) = try fixture()
             stack.undo.groupsByEvent = false
@@ -126,8 +129,9 @@ private func set(_ employee: ManagedObject, _ salary: Int64, _ stack: Stack) {
         },
         GroupingCase(
             rule: "an explicitly begun and ended empty group is an undo step",
-            documented: "endUndoGrouping closes the group and puts it on the undo stack even when nothing was "
-                + "registered in it, so canUndo is true"
+            documented: "endUndoGrouping at the top level puts the closed group on the undo stack even when "
+                + "nothing was registered in it, so canUndo is true (NSUndoManager's observed behaviour, "
+                + "asserted by other implementations' undo test suites)"
         ) {
             let (stack, _) = try fixture()
             stack.undo.beginUndoGrouping()
@@ -140,7 +144,8 @@ private func set(_ employee: ManagedObject, _ salary: Int64, _ stack: Stack) {
         },
         GroupingCase(
             rule: "an event that registered nothing leaves no group",
-            documented: "groupsByEvent: the run loop's group is opened by the first registration of the pass"
+            documented: "groupsByEvent: the run loop's group is begun by the first registration of the pass, "
+                + "so a pass that registers nothing adds no undo step"
         ) {
             let (stack, _) = try fixture()
             stack.context.performAndWait {}
@@ -148,7 +153,9 @@ private func set(_ employee: ManagedObject, _ salary: Int64, _ stack: Stack) {
         },
         GroupingCase(
             rule: "canUndo is true while the event's group holds changes",
-            documented: "canUndo: true if the undo manager has any actions to undo, the open group's included"
+            documented: "canUndo: \"whether the receiver has any actions to undo\"; it \"does not mean you can "
+                + "safely invoke undo()\" because an open group may have to be closed first, so the open "
+                + "group's actions count"
         ) {
             let (stack, employee) = try fixture()
             stack.context.performAndWait {
