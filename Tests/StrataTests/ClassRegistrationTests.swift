@@ -21,6 +21,9 @@ final class TypedDepartment: ManagedObject {
     override class var typedKeys: [TypedKeyDescription] { [.init(name), .init(employees)] }
 }
 
+/// A subclass for a one-entity model.
+final class ItemSubclass: ManagedObject {}
+
 /// Typed keys that do not fit Employee, one problem each.
 final class MistypedEmployee: ManagedObject {
     static let missing = AttributeKey<String>("nickname")
@@ -38,17 +41,22 @@ final class MistypedEmployee: ManagedObject {
 /// registered.
 @Suite struct ClassRegistration {
     /// The bug: registrations were kept in a process-wide table keyed by the model's
-    /// address, so a model allocated where a freed one lived inherited its classes.
+    /// address, so a model allocated where a freed one lived inherited its classes. A small
+    /// model is allocated right where the freed one was: before the fix this inherited the
+    /// class 200 times of 200.
     @Test func aNewModelNeverInheritsTheClassesOfAFreedOne() throws {
+        func smallModel() throws -> ManagedObjectModel {
+            try ManagedObjectModel(entities: [EntityDescription("Item", attributes: [AttributeDescription("name", .string)])])
+        }
         var inherited = 0
         for _ in 0..<200 {
             do {
-                let old = ManagedObjectModel.employeesExample()
-                try old.register(TypedEmployee.self, forEntityName: "Employee")
+                let old = try smallModel()
+                try old.register(ItemSubclass.self, forEntityName: "Item")
             }
-            let fresh = ManagedObjectModel.employeesExample()
-            if fresh.objectClass(forEntity: try fresh.entity(named: "Employee")) != ManagedObject.self { inherited += 1 }
-            #expect(fresh.entityName(for: TypedEmployee.self) == nil)
+            let fresh = try smallModel()
+            if fresh.objectClass(forEntity: try fresh.entity(named: "Item")) != ManagedObject.self { inherited += 1 }
+            #expect(fresh.entityName(for: ItemSubclass.self) == nil)
         }
         #expect(inherited == 0)
     }
