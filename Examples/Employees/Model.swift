@@ -9,6 +9,10 @@ final class Employee: ManagedObject {
     static let salary = AttributeKey<Int64?>("salary")
     static let department = ToOneKey<Department>("department")
     static let manager = ToOneKey<Employee>("manager")
+    /// Checked against the model when the class is registered.
+    override class var typedKeys: [TypedKeyDescription] {
+        [.init(firstName), .init(lastName), .init(fullName), .init(salary), .init(department), .init(manager)]
+    }
 
     var firstName: String {
         get { self[Self.firstName] }
@@ -41,6 +45,7 @@ final class Employee: ManagedObject {
 final class Department: ManagedObject {
     static let name = AttributeKey<String>("name")
     static let employees = ToManyKey<Employee>("employees")
+    override class var typedKeys: [TypedKeyDescription] { [.init(name), .init(employees)] }
 
     var name: String {
         get { self[Self.name] }

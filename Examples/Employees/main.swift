@@ -3,8 +3,8 @@ import Strata
 
 // Builds the guide's Employee/Department model, edits, undoes, redoes and saves.
 let model = ManagedObjectModel.employeesExample()
-model.register(Employee.self, forEntityName: "Employee")
-model.register(Department.self, forEntityName: "Department")
+try model.register(Employee.self, forEntityName: "Employee")
+try model.register(Department.self, forEntityName: "Department")
 
 let coordinator = PersistentStoreCoordinator(model: model)
 try coordinator.addStore(InMemoryStore(model: model))

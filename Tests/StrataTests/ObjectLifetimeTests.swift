@@ -17,7 +17,7 @@ final class HookRecordingEmployee: ManagedObject {
 /// The example model with ``HookRecordingEmployee`` for Employee (kept for the process).
 let hookModel: ManagedObjectModel = {
     let model = ManagedObjectModel.employeesExample()
-    model.register(HookRecordingEmployee.self, forEntityName: "Employee")
+    try! model.register(HookRecordingEmployee.self, forEntityName: "Employee")
     return model
 }()
 

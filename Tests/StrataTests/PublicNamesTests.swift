@@ -75,6 +75,7 @@ import Testing
         "StrataLimits": StrataLimits.self,
         "ToManyKey": ToManyKey<ManagedObject>.self,
         "ToOneKey": ToOneKey<ManagedObject>.self,
+        "TypedKeyDescription": TypedKeyDescription.self,
         "Transformed": Transformed<String>.self,
     ]
 

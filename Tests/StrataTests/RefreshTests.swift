@@ -15,7 +15,7 @@ final class CachedFullNameEmployee: ManagedObject {
 /// The example model with ``CachedFullNameEmployee`` for Employee (kept for the process).
 let fullNameModel: ManagedObjectModel = {
     let model = ManagedObjectModel.employeesExample()
-    model.register(CachedFullNameEmployee.self, forEntityName: "Employee")
+    try! model.register(CachedFullNameEmployee.self, forEntityName: "Employee")
     return model
 }()
 
@@ -140,23 +140,28 @@ let fullNameModel: ManagedObjectModel = {
         #expect(other.log.unsaved.isEmpty)
     }
 
+    /// The guide's scenario: a transient cached in `awakeFromFetch()` goes stale when an
+    /// object with pending changes is refreshed with merging, because the transient is put
+    /// back after `awakeFromFetch()`.
     @Test func refreshWithMergingLeavesACachedTransientStaleAsTheGuideWarns() throws {
         let stack = Stack(model: fullNameModel)
-        let employee = try stack.savedEmployee("Ada", "Lovelace")
+        let employee = try stack.savedEmployee("Sarit", "Smith")
         let mine = stack.newContext()
         let cached = try mine.existingObject(with: employee.objectID)
-        #expect(try cached.string("fullName") == "Ada Lovelace")
+        #expect(try cached.string("fullName") == "Sarit Smith")
+        try cached.setValue(.string("Jones"), forKey: "lastName")
 
         let theirs = stack.newContext()
-        try theirs.existingObject(with: employee.objectID).setValue(.string("Byron"), forKey: "lastName")
+        try theirs.existingObject(with: employee.objectID).setValue(.string("Fiona"), forKey: "firstName")
         try theirs.save()
 
         mine.refresh(cached, mergeChanges: true)
-        #expect(try cached.string("lastName") == "Byron", "persistent values were reloaded")
-        #expect(try cached.string("fullName") == "Ada Lovelace", "the transient was restored after awakeFromFetch: stale")
+        #expect(try cached.string("firstName") == "Fiona", "persistent values were reloaded")
+        #expect(try cached.string("lastName") == "Jones", "the pending change was put back")
+        #expect(try cached.string("fullName") == "Sarit Smith", "the transient was restored after awakeFromFetch: stale")
 
-        // Refreshing without merging re-awakens the object, so the cache is recomputed.
+        // Refreshing without merging drops the pending change and re-awakens the object.
         mine.refresh(cached, mergeChanges: false)
-        #expect(try cached.string("fullName") == "Ada Byron")
+        #expect(try cached.string("fullName") == "Fiona Smith")
     }
 }

@@ -39,7 +39,7 @@ let validationModel: ManagedObjectModel = {
         RelationshipDescription("items", to: "Item", toMany: true, inverse: "owners"),
     ])
     let model = try! ManagedObjectModel(entities: [item, tag, owner])
-    model.register(ValidatedItem.self, forEntityName: "Item")
+    try! model.register(ValidatedItem.self, forEntityName: "Item")
     return model
 }()
 

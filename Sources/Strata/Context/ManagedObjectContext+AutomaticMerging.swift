@@ -11,7 +11,7 @@ extension ManagedObjectContext {
     /// ui.automaticallyMergesChangesFromParent = true   // background saves show up in the UI
     /// ```
     ///
-    /// Each change is merged as by ``mergeChanges(fromContextDidSave:)``: records others
+    /// Each change is merged as by ``mergeChanges(fromContextDidSave:)-(SaveChanges)``: records others
     /// deleted leave the context, loaded objects of updated records are refreshed and keep
     /// their pending changes, and ObjectsDidChange says so. A private-queue or main-queue
     /// context merges on its queue, right after the save. A confinement context has no

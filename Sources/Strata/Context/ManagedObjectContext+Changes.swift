@@ -7,6 +7,9 @@ extension ManagedObjectContext {
         if !object.state.inFlushSet {
             object.state.inFlushSet = true
             flushSet[ObjectIdentifier(object)] = object
+            // A main-queue turn that changed something is an event (one load and a branch
+            // for other contexts, once per object per flush).
+            if endsMainTurns, eventDepth == 0, !turnEndScheduled { scheduleTurnEnd() }
         }
         noteDirty(object)
     }
@@ -49,8 +52,7 @@ extension ManagedObjectContext {
     /// - Throws: `.objectNotFound` when the record is gone.
     func fireFault(_ object: ManagedObject) throws {
         guard object.state.isFault else { return }
-        let generation = coordinator.generation
-        guard let values = try coordinator.values(for: object.objectID) else {
+        guard let (values, generation) = try coordinator.values(for: object.objectID, stalenessInterval: stalenessInterval) else {
             throw StrataError(.objectNotFound, "The record \(object.objectID) does not exist in its store.",
                               context: ["object": object.objectID.description])
         }

@@ -27,18 +27,21 @@ extension ManagedObjectContext {
     }
 
     /// Runs `body` on the context's queue and waits for it; at once when already there (a
-    /// nested call) or for a confinement context. Returns what `body` returns.
+    /// nested call) or for a confinement context. Returns what `body` returns. The block is
+    /// an event: at its end (the outermost one's) pending changes are processed and the
+    /// undo manager's event group is closed.
     ///
     /// ```swift
     /// let count = try background.performAndWait { try background.count(for: request) }
     /// ```
     public func performAndWait<T>(_ body: () throws -> T) rethrows -> T {
-        guard let queue = workQueue, !isOnWorkQueue else { return try body() }
-        return try queue.sync(execute: body)
+        guard let queue = workQueue, !isOnWorkQueue else { return try withEvent(body) }
+        return try queue.sync { try withEvent(body) }
     }
 
     /// Runs `body` on the context's queue and resumes with what it returns. Objects stay
-    /// inside: pass object IDs (Sendable) in and out.
+    /// inside: pass object IDs (Sendable) in and out. The block is an event, as for
+    /// ``performAndWait(_:)``.
     ///
     /// ```swift
     /// let background = ManagedObjectContext(coordinator: coordinator, concurrencyType: .privateQueue)
@@ -54,17 +57,17 @@ extension ManagedObjectContext {
     /// when the process exits, and be lost (docs/SEMANTICS.md §7). Wrap the call in a `Task` and
     /// keep the task to await it if the caller must not wait.
     public func perform<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        guard let queue = workQueue, !isOnWorkQueue else { return try body() }
+        guard let queue = workQueue, !isOnWorkQueue else { return try withEvent(body) }
         return try await withCheckedThrowingContinuation { continuation in
-            queue.async { continuation.resume(with: Result { try body() }) }
+            queue.async { continuation.resume(with: Result { try self.withEvent(body) }) }
         }
     }
 
     /// The same for a body that cannot fail.
     public func perform<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        guard let queue = workQueue, !isOnWorkQueue else { return body() }
+        guard let queue = workQueue, !isOnWorkQueue else { return withEvent(body) }
         return await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: body()) }
+            queue.async { continuation.resume(returning: self.withEvent(body)) }
         }
     }
 

@@ -114,7 +114,7 @@ extension ManagedObjectContext {
     /// Appends a batch to the log and hands it to the undo manager.
     func record(_ operations: [ChangeOperation]) {
         let kind = pendingFlushKind ?? .user
-        if let undoManager, undoManager.isUndoRegistrationEnabled {
+        if let undoManager, undoManager.isUndoRegistrationEnabled, undoManager.acceptsRegistration {
             let group = undoManager.groupForRegistration(kind: kind)
             let batch = log.append(operations, group: group, isUndoable: true)
             undoManager.register(batch)

@@ -29,6 +29,9 @@ extension ManagedObjectContext {
         checkQueue()
         processPendingChanges()
         var notice = ObjectChanges()
+        // The merged records changed: whoever saved them, this coordinator's cached rows
+        // of them are old (another coordinator's save never reached its cache).
+        coordinator.rowCache.remove(changes.updated.union(changes.deleted))
 
         // Deleted records: remove their objects and everything pending about them.
         let deleted = changes.deleted.filter { !$0.isTemporaryID }
@@ -53,6 +56,35 @@ extension ManagedObjectContext {
         if !notice.isEmpty { postObjectsDidChange(notice) }
     }
 
+    /// The same, given the DidSave notification itself (``didSaveNotification``), as Core
+    /// Data's `mergeChanges(fromContextDidSave:)` is used from a notification observer.
+    ///
+    /// ```swift
+    /// NotificationCenter.default.addObserver(forName: ManagedObjectContext.didSaveNotification,
+    ///                                        object: writer, queue: nil) { note in
+    ///     try? reader.mergeChanges(fromContextDidSave: note)
+    /// }
+    /// ```
+    /// - Throws: `.invalidArgument` when the notification is not a DidSave or its user info
+    ///   does not hold sets of object IDs under the change keys (nothing is merged then).
+    public func mergeChanges(fromContextDidSave notification: Notification) throws {
+        guard notification.name == Self.didSaveNotification else {
+            throw StrataError(.invalidArgument, "\(notification.name.rawValue) is not a DidSave notification.",
+                              context: ["notification": notification.name.rawValue])
+        }
+        var changes = SaveChanges()
+        for (key, path) in [(Self.insertedObjectsKey, \SaveChanges.inserted), (Self.updatedObjectsKey, \.updated),
+                            (Self.deletedObjectsKey, \.deleted)] {
+            guard let value = notification.userInfo?[key] else { continue }
+            guard let ids = value as? Set<ManagedObjectID> else {
+                throw StrataError(.invalidArgument, "The DidSave user info under '\(key)' is not a set of object IDs.",
+                                  context: ["key": key])
+            }
+            changes[keyPath: path] = ids
+        }
+        mergeChanges(fromContextDidSave: changes)
+    }
+
     /// Merges changes made outside this context stack — a batch request, another process —
     /// into contexts, given the IDs by kind: Core Data's
     /// `mergeChanges(fromRemoteContextSave:into:)`.
@@ -64,7 +96,7 @@ extension ManagedObjectContext {
     /// - Parameters:
     ///   - changes: ID lists under ``insertedObjectsKey``, ``updatedObjectsKey``,
     ///     ``deletedObjectsKey`` (missing keys are empty).
-    ///   - contexts: the contexts to bring up to date (see ``mergeChanges(fromContextDidSave:)``).
+    ///   - contexts: the contexts to bring up to date (see ``mergeChanges(fromContextDidSave:)-(SaveChanges)``).
     /// - Throws: `.invalidArgument` for another key.
     public static func mergeChanges(fromRemoteContextSave changes: [String: [ManagedObjectID]],
                                     into contexts: [ManagedObjectContext]) throws {

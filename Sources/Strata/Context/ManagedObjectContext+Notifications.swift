@@ -20,7 +20,7 @@ public struct ObjectChanges: Sendable, Hashable {
 }
 
 /// The records a save inserted, updated and deleted, by permanent ID (the Sendable payload
-/// of DidSave, and what ``ManagedObjectContext/mergeChanges(fromContextDidSave:)`` takes).
+/// of DidSave, and what ``ManagedObjectContext/mergeChanges(fromContextDidSave:)-(SaveChanges)`` takes).
 public struct SaveChanges: Sendable, Hashable {
     /// Records inserted.
     public var inserted: Set<ManagedObjectID> = []

@@ -10,7 +10,7 @@ extension ManagedObjectContext {
     ///
     /// A failed save writes nothing. It leaves the context as it was, except that a merge
     /// policy's resolution of conflicts stays merged in (as after
-    /// ``mergeChanges(fromContextDidSave:)``).
+    /// ``mergeChanges(fromContextDidSave:)-(SaveChanges)``).
     ///
     /// - Throws: `.validation` listing each object, key and reason; `.mergeConflict` under
     ///   ``MergePolicy/error`` with ``StrataError/mergeConflicts``; store errors.
@@ -290,71 +290,5 @@ extension ManagedObjectContext {
         object.state = ObjectState()
         object.state.isInvalid = true
         object.context = nil
-    }
-
-    /// Refreshes an object: `mergeChanges: false` turns it into a fault, discarding its
-    /// pending changes; `true` reloads its persistent values from the store and re-applies
-    /// its pending changes on top, restoring transient values after `awakeFromFetch()`.
-    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
-        guard object.context === self, !object.state.isInserted else { return }
-        fetchedPropertyCache[ObjectIdentifier(object)] = nil
-        if !mergeChanges || object.state.isFault {
-            guard !object.state.isFault else { return }
-            object.willTurnIntoFault()
-            logDiscardOfFlushedChanges(object)
-            object.storage = []
-            object.committedSnapshot = nil
-            object.flushOld.removeAll()
-            object.state.isFault = true
-            object.state.isDeleted = false
-            object.state.inFlushSet = false
-            object.state.inDirtySet = false
-            flushSet[ObjectIdentifier(object)] = nil
-            dirtySet[ObjectIdentifier(object)] = nil
-            object.didTurnIntoFault()
-            return
-        }
-        let generation = coordinator.generation
-        guard let stored = try? coordinator.values(for: object.objectID) else { return }
-        object.loadGeneration = generation
-        let pending = object.changedValues()
-        let transients = object.entity.attributes.filter(\.isTransient).map { ($0.slot, object.storage[$0.slot]) }
-        object.storage = Self.withTransientDefaults(stored, of: object.entity)
-        let reloaded = object.storage
-        let wasTracking = object.committedOld != nil
-        if wasTracking { object.committedOld = FirstValues() }
-        awakeFromFetchUntracked(object)
-        for (slot, value) in transients { object.storage[slot] = value }
-        for (key, value) in pending {
-            if let slot = object.entity.slot(forKey: key), !RowTable.isTransient(slot, of: object.entity) {
-                object.storage[slot] = value
-            }
-        }
-        // The committed values are the reloaded ones; the pending changes sit on top.
-        if wasTracking { object.committedSnapshot = reloaded }
-    }
-
-    /// Logs the way back from an object's flushed, unsaved updates (or delete) to its
-    /// committed values, as a change undo does not see, so that a save does not write what a
-    /// refresh discarded. Unflushed changes need nothing: they were never logged.
-    private func logDiscardOfFlushedChanges(_ object: ManagedObject) {
-        if object.state.isDeleted && !object.state.deletedSinceFlush {
-            // The delete was logged: log the record back, as it was at the last save.
-            guard object.state.existsInStore else { return }
-            let values = object.committedSnapshot ?? object.storage
-            log.append([.insert(object.objectID, values: values)],
-                       group: ChangeGroupInfo(id: coordinator.allocateGroupID(), kind: .unregistered), isUndoable: false)
-            return
-        }
-        guard let committed = object.committedSnapshot else { return }
-        var flushed = object.storage
-        for (slot, old) in object.flushOld { flushed[slot] = old }
-        guard flushed != committed else { return }
-        object.flushOld = FirstValues()
-        for slot in committed.indices where flushed[slot] != committed[slot] { object.flushOld[slot] = flushed[slot] }
-        object.storage = committed
-        let operations = Self.coalescedUpdates(of: object)
-        guard !operations.isEmpty else { return }
-        log.append(operations, group: ChangeGroupInfo(id: coordinator.allocateGroupID(), kind: .unregistered), isUndoable: false)
     }
 }

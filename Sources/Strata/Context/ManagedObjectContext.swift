@@ -36,8 +36,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// How a save resolves conflicts with changes saved since the context read its objects
     /// (by another context, a batch request or another process). Default ``MergePolicy/error``.
     public var mergePolicy: MergePolicy = .error
-    /// How long cached row data may be used before it is refetched (seconds); negative
-    /// means no limit (the default).
+    /// How old a row in the coordinator's row cache may be for this context to use it when
+    /// it fires a fault or refreshes an object (seconds), as Core Data's: negative (the
+    /// default) reuses cached rows of any age, zero always reads the store, a positive
+    /// interval reuses rows read less than that long ago. Changes saved through the same
+    /// coordinator are always seen; the interval is about changes it has not seen (another
+    /// coordinator's or process's, not yet merged). See docs/SEMANTICS.md §5.
     public var stalenessInterval: TimeInterval = -1
 
     /// The log of flushed changes.
@@ -58,6 +62,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var replaysUpdatesDirectly = true
     /// How many undos and redos took the one-pass path (for tests).
     var directUpdateReplays = 0
+    /// How many `perform`/`performAndWait` blocks are running (the event ends at 0).
+    var eventDepth = 0
+    /// Whether the end of the current main-queue turn is scheduled.
+    var turnEndScheduled = false
+    /// A main-queue context: its turns on the main queue are events.
+    let endsMainTurns: Bool
     var changeObservers: [UUID: AsyncStream<ObjectChanges>.Continuation] = [:]
     /// While a save holds the coordinator's lock: the ObjectsDidChange notices to post
     /// once it is released (observers may save).
@@ -92,6 +102,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         self.coordinator = coordinator
         self.concurrencyType = concurrencyType
         self.workQueue = Self.makeWorkQueue(concurrencyType)
+        self.endsMainTurns = concurrencyType == .mainQueue
         self.undoManager = undoManager
         undoManager?.context = self
         if concurrencyType == .privateQueue { workQueue?.setSpecific(key: queueKey, value: ObjectIdentifier(self)) }

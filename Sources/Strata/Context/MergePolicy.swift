@@ -24,7 +24,7 @@ import Foundation
 /// apply to the store's members. A membership is also a value of the record at the other
 /// end, so pushing or discarding a whole member list would contradict those records.
 /// A delete on either side wins under every policy but ``error``: a record the store
-/// deleted leaves the context as in ``ManagedObjectContext/mergeChanges(fromContextDidSave:)``
+/// deleted leaves the context as in ``ManagedObjectContext/mergeChanges(fromContextDidSave:)-(SaveChanges)``
 /// (its pending changes are dropped), and a record the context deletes is deleted.
 public enum MergePolicy: Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Refuse the save (the default, as Core Data's `NSErrorMergePolicy`).

@@ -36,6 +36,9 @@ final class OperationLog {
     private(set) var nextSequence: UInt64 = 1
     /// The number of batches ever appended.
     private(set) var appendedCount = 0
+    /// The group of the last batch a save wrote (or a rollback dropped), as it was named
+    /// in the log then: undo coalescing continues that group across a save.
+    private(set) var lastClearedGroupID: UInt64?
 
     /// Appends a batch, giving it the next sequence number.
     @discardableResult
@@ -54,6 +57,25 @@ final class OperationLog {
     /// changes were flushed).
     func updateGroup(_ info: ChangeGroupInfo) {
         if groups[info.id] != nil { groups[info.id] = info }
+    }
+
+    /// Relabels the unsaved batches of group `id` as batches of group `target` (undo
+    /// coalescing merged the two groups), when that keeps one group in a saved document:
+    /// all `batchCount` batches of `id` are unsaved, last, and right after a batch of
+    /// `target` — the last unsaved one, or the last one saved (`target` or, before the save
+    /// renamed it, `formerTarget`) — or `target` has no batches. Consecutive segment groups
+    /// with one id are one group when history is restored. Returns whether it relabelled.
+    func regroup(_ id: UInt64, batchCount: Int, into target: UInt64, formerTarget: UInt64?, olderHasBatches: Bool) -> Bool {
+        guard batchCount > 0 else { return true }
+        let first = unsaved.count - batchCount
+        guard first >= 0, unsaved[first...].allSatisfy({ $0.groupID == id }) else { return false }
+        if olderHasBatches {
+            let previous = first > 0 ? unsaved[first - 1].groupID : lastClearedGroupID
+            guard let previous, previous == target || previous == formerTarget else { return false }
+        }
+        for index in first..<unsaved.count { unsaved[index].groupID = target }
+        groups[id] = nil
+        return true
     }
 
     /// The unsaved batches arranged as segment groups: consecutive batches of one group
@@ -100,6 +122,7 @@ final class OperationLog {
 
     /// Forgets the unsaved batches: after a save wrote them, or a rollback reverted them.
     func clearUnsaved() {
+        lastClearedGroupID = unsaved.last?.groupID ?? lastClearedGroupID
         unsaved.removeAll(keepingCapacity: false)
         groups.removeAll()
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A model: the entities of a document, their configurations and fetch request templates.
 ///
@@ -20,6 +21,10 @@ public final class ManagedObjectModel: @unchecked Sendable {
     public let fetchRequestTemplatesByName: [String: FetchRequestTemplate]
     /// A free-form version identifier (Xcode's `userDefinedModelVersionIdentifier`).
     public let versionIdentifier: String?
+    /// The subclass registered for each entity name. The model owns its registrations, so
+    /// they go with it: a table outside keyed by the model's address outlived the model, and
+    /// a new model allocated at the same address inherited its classes.
+    let classRegistrations = Mutex<[String: ManagedObject.Type]>([:])
 
     /// Property names that collide with the object's own API and are refused.
     public static let reservedPropertyNames: Set<String> = [

@@ -39,7 +39,10 @@ extension ManagedObject {
     /// Reads and writes an attribute with its Swift type. Reading fires the fault.
     ///
     /// Misuse (an unknown key, a deleted and saved object) is a programming error and
-    /// stops the program with a message naming the key, as Core Data does.
+    /// stops the program with a message naming the key, as Core Data does. Code that can
+    /// meet a dead object (one another context deleted) uses the throwing forms,
+    /// ``value(for:)`` and ``setValue(_:for:)``; registering the class with its
+    /// ``typedKeys`` checks the keys against the model once.
     public subscript<Value>(key: AttributeKey<Value>) -> Value {
         get { Value(propertyValue: typedRead(key.name)) }
         set { typedWrite(key.name, newValue.propertyValue) }

@@ -114,6 +114,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Called after the object turned into a fault.
     open func didTurnIntoFault() {}
 
+    /// The class's typed keys, checked against the entity when the class is registered
+    /// (``ManagedObjectModel/register(_:forEntityName:)``). Empty by default; a subclass
+    /// lists its keys to have them checked.
+    open class var typedKeys: [TypedKeyDescription] { [] }
+
     /// Per-key custom validation, run after the model's constraints. Throw a
     /// ``StrataError`` (or any error) to reject; assign `value` to coerce.
     open func validateValue(_ value: inout PropertyValue, forKey key: String) throws {}

@@ -25,6 +25,9 @@ public final class PersistentStoreCoordinator: Sendable {
     /// coordinator (or seen changed by another process): what optimistic locking compares
     /// an object's ``ManagedObject/loadGeneration`` with.
     private let lastChanges = Mutex<[ManagedObjectID: UInt64]>([:])
+    /// Rows read to fire faults and refresh objects, reused as contexts' staleness
+    /// intervals allow.
+    let rowCache = RowCache()
     /// The contexts that merge others' saves on their own, held weakly.
     private let mergers = Mutex<[ObjectIdentifier: WeakContext]>([:])
 
@@ -122,6 +125,23 @@ public final class PersistentStoreCoordinator: Sendable {
     public func values(for objectID: ManagedObjectID) throws -> [PropertyValue]? {
         guard !objectID.isTemporaryID else { return nil }
         return try store(for: objectID.entity).values(for: objectID)
+    }
+
+    /// The persistent values of a record for a context whose staleness interval is
+    /// `stalenessInterval`: a cached row young enough, else the store's (then cached), with
+    /// the generation to stamp the object with (docs/SEMANTICS.md §5).
+    func values(for objectID: ManagedObjectID, stalenessInterval: TimeInterval) throws
+        -> (values: [PropertyValue], generation: UInt64)?
+    {
+        guard !objectID.isTemporaryID else { return nil }
+        if let cached = rowCache.values(for: objectID, stalenessInterval: stalenessInterval,
+                                        changedSince: { hasChanged(objectID, since: $0) }) {
+            return cached
+        }
+        let generation = self.generation
+        guard let values = try values(for: objectID) else { return nil }
+        rowCache.store(values, for: objectID, generation: generation)
+        return (values, generation)
     }
 
     /// The current change generation. Read it before reading a record's values: an object

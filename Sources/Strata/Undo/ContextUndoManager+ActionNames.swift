@@ -19,6 +19,8 @@ extension ContextUndoManager {
             top.actionName = name
             context?.log.updateGroup(top.info)
         }
+        // A group named after it was flushed (typing) may now join the one before it.
+        if openGroups.isEmpty { coalesceNewestGroups() }
     }
 
     /// The action name of the group `undo()` would revert ("" when none).

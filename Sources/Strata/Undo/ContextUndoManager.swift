@@ -1,8 +1,9 @@
 import Foundation
 
 /// The undo manager of a context: Foundation's `NSUndoManager` contract, working on the
-/// operation log. Each top-level group is a run of flushed batches; undo applies their
-/// inverse operations, which are flushed and logged in turn and form the redo group.
+/// operation log. Each top-level group is a run of flushed batches (and app-level actions,
+/// ``registerUndo(withTarget:handler:)``); undo applies their inverse operations, which are
+/// flushed and logged in turn and form the redo group.
 ///
 /// ```swift
 /// let undo = context.undoManager!
@@ -14,14 +15,26 @@ import Foundation
 /// print(undo.redoMenuItemTitle)   // "Redo Raise"
 /// ```
 ///
+/// **Events.** With ``groupsByEvent`` (the default) the first registration outside any
+/// group opens an implicit top-level group (grouping level 1), which the end of the event
+/// closes: the end of a `perform` or `performAndWait` block, or of a main-queue turn that
+/// changed a main-queue context. Outside those (a confinement context used directly) an
+/// event is one flush. See docs/ARCHITECTURE.md, "Undo".
+///
 /// Not `Sendable`: it belongs to its context.
 public final class ContextUndoManager {
-    /// Whether changes outside an explicit group form one group per flush (default `true`).
+    /// Whether registrations outside an explicit group open an implicit group that the end
+    /// of the event closes (default `true`). When `false`, registering with no group open
+    /// is an error.
     public var groupsByEvent = true
     /// The most top-level groups kept; 0 (the default) keeps all. Older ones fall off.
     public var levelsOfUndo = 0 {
         didSet { trim() }
     }
+    /// Merges consecutive top-level groups with the same non-empty action name closed
+    /// within this many seconds of each other into one undo step (typing a word is one
+    /// step). 0 (the default) merges nothing.
+    public var coalescingInterval: TimeInterval = 0
 
     /// The context it records for. Not `weak`: one weak reference moves the context's
     /// reference count to a side table, which makes every retain of the context (each
@@ -31,24 +44,29 @@ public final class ContextUndoManager {
     var undoStack: [UndoGroup] = []
     var redoStack: [UndoGroup] = []
     var openGroups: [UndoGroup] = []
-    private var recording: UndoGroup?
-    private var pendingAutoGroup: UndoGroup?
+    /// The group an undo or redo is recording (its inverse: the redo or undo group).
+    var recording: UndoGroup?
+    var pendingAutoGroup: UndoGroup?
     private var disableCount = 0
 
     /// Whether an undo is running.
-    public private(set) var isUndoing = false
+    public internal(set) var isUndoing = false
     /// Whether a redo is running.
-    public private(set) var isRedoing = false
+    public internal(set) var isRedoing = false
 
     /// Creates an undo manager with no history.
     public init() {}
 
-    /// How deeply groups are nested now (0: none open).
+    /// How deeply groups are nested now (0: none open; 1 inside an event's implicit group).
     public var groupingLevel: Int { openGroups.count }
     /// Whether changes are registered for undo.
     public var isUndoRegistrationEnabled: Bool { disableCount == 0 }
-    /// Whether there is a group to undo (unflushed changes count).
-    public var canUndo: Bool { !undoStack.isEmpty || (context?.flushSet.isEmpty == false && isUndoRegistrationEnabled) }
+    /// Whether there is something to undo: a group on the stack, an open group holding
+    /// something, or unflushed changes.
+    public var canUndo: Bool {
+        !undoStack.isEmpty || openGroups.first.map { !$0.isEmpty } == true
+            || (context?.flushSet.isEmpty == false && isUndoRegistrationEnabled)
+    }
     /// Whether there is a group to redo.
     public var canRedo: Bool { !redoStack.isEmpty }
     /// The number of top-level groups that can be undone.
@@ -59,7 +77,8 @@ public final class ContextUndoManager {
     // MARK: Grouping
 
     /// Opens a group; groups nest, and only top-level groups are undone as one unit.
-    /// Flushes the context first, so earlier changes stay out of the group.
+    /// Flushes the context first, so earlier changes stay out of the group (inside an
+    /// event, that flush may open the event's implicit group, and this one nests in it).
     public func beginUndoGrouping() {
         context?.processPendingChanges()
         let group = UndoGroup(id: openGroups.isEmpty ? allocateGroupID() : 0, kind: .user)
@@ -69,6 +88,8 @@ public final class ContextUndoManager {
     }
 
     /// Closes the innermost group, flushing the context first so its changes are inside.
+    /// A group begun and ended with nothing in it is still an undo step, as in
+    /// `NSUndoManager`.
     /// - Throws: `.undo` when no group is open.
     public func endUndoGrouping() throws {
         guard !openGroups.isEmpty else {
@@ -78,96 +99,13 @@ public final class ContextUndoManager {
         let group = openGroups.removeLast()
         post(Self.checkpointNotification)
         if let parent = openGroups.last {
-            if !group.isEmpty {
-                parent.items.append(.group(group))
-                if parent.actionName.isEmpty { parent.actionName = group.actionName }
-            }
-        } else if !group.isEmpty {
+            parent.append(group)
+            if parent.actionName.isEmpty { parent.actionName = group.actionName }
+            if parent.metadata == nil { parent.metadata = group.metadata }
+        } else if !group.isEmpty || !group.isImplicit {
             push(group)
         }
         post(Self.didCloseUndoGroupNotification)
-    }
-
-    // MARK: Undo and redo
-
-    /// Undoes the last top-level group and puts it on the redo stack. With `groupsByEvent`
-    /// an open top-level group is closed first; with nothing to undo it does nothing.
-    /// - Throws: `.undo` when a nested group is open; errors applying the changes.
-    /// - Complexity: O(operations in the group).
-    public func undo() throws {
-        try closeTopLevelGroupForUndo("undo()")
-        try undoNestedGroup()
-    }
-
-    /// Undoes the last group: the last nested group of the open group, or the last
-    /// top-level group when none is open.
-    public func undoNestedGroup() throws {
-        guard !isUndoing, !isRedoing else {
-            throw StrataError(.undo, "undoNestedGroup() was called during an undo or redo.")
-        }
-        context?.processPendingChanges()
-        let group: UndoGroup
-        if let open = openGroups.last {
-            guard case .group(let last)? = open.items.last else { return }
-            open.items.removeLast()
-            group = last
-        } else {
-            guard let last = undoStack.popLast() else { return }
-            group = last
-        }
-        post(Self.willUndoNotification)
-        isUndoing = true
-        defer { isUndoing = false }
-        try replay(group, as: .undo) { redoStack.append($0); trim() }
-        post(Self.didUndoNotification)
-    }
-
-    /// Re-applies the last undone group and puts it back on the undo stack.
-    /// - Throws: `.undo` when called during an undo or with a nested group open.
-    public func redo() throws {
-        guard !isUndoing else { throw StrataError(.undo, "redo() was called while undoing.") }
-        try closeTopLevelGroupForUndo("redo()")
-        context?.processPendingChanges()
-        guard let group = redoStack.popLast() else { return }
-        post(Self.willRedoNotification)
-        isRedoing = true
-        defer { isRedoing = false }
-        try replay(group, as: .redo) { undoStack.append($0); trim() }
-        post(Self.didRedoNotification)
-    }
-
-    private func closeTopLevelGroupForUndo(_ call: String) throws {
-        if openGroups.count > 1 {
-            throw StrataError(.undo, "\(call) was called while a nested undo group is open (grouping level \(openGroups.count)).")
-        }
-        if openGroups.count == 1 {
-            guard groupsByEvent else {
-                throw StrataError(.undo, "\(call) was called while an undo group is open and groupsByEvent is off.")
-            }
-            try endUndoGrouping()
-        }
-    }
-
-    /// Applies the inverse of `group` and records the flushed result as a new group.
-    private func replay(_ group: UndoGroup, as kind: ChangeGroupKind, then store: (UndoGroup) -> Void) throws {
-        guard let context else { return }
-        let result = UndoGroup(id: allocateGroupID(), kind: kind, revertsGroup: group.id, actionName: group.actionName)
-        recording = result
-        context.pendingFlushKind = kind
-        defer {
-            context.pendingFlushKind = nil
-            recording = nil
-        }
-        var failure: (any Error)?
-        let batches = group.batches
-        if context.replayInverseOfUpdates(batches, knownInverse: group.inverseOperations) {
-            result.inverseOperations = batches[0].operations
-        } else {
-            do { try context.applyInverse(of: batches) } catch { failure = error }
-            context.processPendingChanges()
-        }
-        if !result.isEmpty { store(result) }
-        if let failure { throw failure }
     }
 
     // MARK: Registration
@@ -196,6 +134,12 @@ public final class ContextUndoManager {
         disableCount = 0
     }
 
+    /// Whether a flushed batch can be registered now: always during an undo or redo or
+    /// with a group open; otherwise only with `groupsByEvent`, which opens one. (With
+    /// `groupsByEvent` off and no group open, `NSUndoManager` raises; a flush cannot throw,
+    /// so the batch is logged as unregistered instead: docs/ARCHITECTURE.md, "Undo".)
+    var acceptsRegistration: Bool { groupsByEvent || recording != nil || !openGroups.isEmpty }
+
     /// The group the next flushed batch belongs to (the context asks before appending).
     func groupForRegistration(kind: ChangeGroupKind) -> ChangeGroupInfo {
         if let recording { return recording.info }
@@ -205,7 +149,7 @@ public final class ContextUndoManager {
         return group.info
     }
 
-    /// Adds a flushed batch to the current group.
+    /// Adds a flushed batch to the current group, opening the event's group if none is open.
     func register(_ batch: ChangeBatch) {
         if let recording {
             recording.append(batch)
@@ -220,13 +164,26 @@ public final class ContextUndoManager {
         let group = pendingAutoGroup ?? UndoGroup(id: batch.groupID, kind: .user)
         pendingAutoGroup = nil
         group.append(batch)
-        post(Self.didOpenUndoGroupNotification)
-        push(group)
-        post(Self.didCloseUndoGroupNotification)
+        openImplicitGroup(group)
     }
 
-    private func push(_ group: UndoGroup) {
+    /// Opens the event's group with its first registration in it: it stays open (level 1)
+    /// until the event ends, or closes at once outside an event (one flush, one group).
+    func openImplicitGroup(_ group: UndoGroup) {
+        group.isImplicit = true
+        post(Self.didOpenUndoGroupNotification)
+        if context?.holdsEventOpen() == true {
+            openGroups.append(group)
+        } else {
+            push(group)
+            post(Self.didCloseUndoGroupNotification)
+        }
+    }
+
+    func push(_ group: UndoGroup) {
+        group.closedAt = coalescingInterval > 0 ? ProcessInfo.processInfo.systemUptime : 0
         undoStack.append(group)
+        coalesceNewestGroups()
         trim()
     }
 
@@ -236,7 +193,7 @@ public final class ContextUndoManager {
         if redoStack.count > levelsOfUndo { redoStack.removeFirst(redoStack.count - levelsOfUndo) }
     }
 
-    private func allocateGroupID() -> UInt64 {
+    func allocateGroupID() -> UInt64 {
         UndoGroupIDs.temporary()
     }
 
@@ -245,7 +202,10 @@ public final class ContextUndoManager {
     /// so each stack is walked from the top only while its ids are temporary.
     func remapGroupIDs(_ assigned: [UInt64: UInt64]) {
         func rename(_ group: UndoGroup) {
-            if let id = assigned[group.id] { group.id = id }
+            if let id = assigned[group.id] {
+                group.formerID = group.id
+                group.id = id
+            }
             if let reverts = group.revertsGroup, let id = assigned[reverts] { group.revertsGroup = id }
         }
         for stack in [undoStack, redoStack] {

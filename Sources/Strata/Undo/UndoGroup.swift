@@ -1,18 +1,36 @@
 import Foundation
 
-/// One undo group: the batches (and nested groups) undone as a unit.
+/// One undo group: the batches, app-level actions and nested groups undone as a unit.
 final class UndoGroup {
     enum Item {
         case batch(ChangeBatch)
         case group(UndoGroup)
+        case action(UndoAction)
+    }
+
+    /// A batch or an action, nested groups flattened (what an undo walks, newest first).
+    enum Leaf {
+        case batch(ChangeBatch)
+        case action(UndoAction)
     }
 
     /// Temporary until the save that writes the group gives it a permanent id.
     var id: UInt64
+    /// The temporary id a save replaced (the log it cleared still named the group so).
+    var formerID: UInt64?
     let kind: ChangeGroupKind
     var revertsGroup: UInt64?
     var actionName: String
     var items: [Item] = []
+    /// Opened by a registration with `groupsByEvent` (not by `beginUndoGrouping`); the
+    /// event's end closes it, and it is dropped when empty.
+    var isImplicit = false
+    /// Whether an app-level action is inside (then undo walks the items one by one).
+    var hasActions = false
+    /// The app's value for the group (a selection), handed back on undo and redo.
+    var metadata: (any Sendable)?
+    /// When the group was closed (system uptime), for coalescing by time.
+    var closedAt: TimeInterval = 0
     /// Set when a batch is added; cleared once a save replaced temporary IDs.
     var mayHoldTemporaryIDs = false
     /// The operations replaying this group logs, when known beforehand: a group recorded by
@@ -31,7 +49,9 @@ final class UndoGroup {
         ChangeGroupInfo(id: id, kind: kind, revertsGroup: revertsGroup, actionName: actionName)
     }
 
-    var isEmpty: Bool { items.allSatisfy { if case .group(let g) = $0 { g.isEmpty } else { false } } }
+    /// Nothing inside, not even an empty nested group (an explicit group, even empty, is
+    /// an undo step, as in `NSUndoManager`).
+    var isEmpty: Bool { items.isEmpty }
 
     /// Every batch, oldest first, nested groups flattened.
     var batches: [ChangeBatch] {
@@ -39,6 +59,18 @@ final class UndoGroup {
             switch item {
             case .batch(let batch): return [batch]
             case .group(let group): return group.batches
+            case .action: return []
+            }
+        }
+    }
+
+    /// Every batch and action, oldest first, nested groups flattened.
+    var leaves: [Leaf] {
+        items.flatMap { item -> [Leaf] in
+            switch item {
+            case .batch(let batch): return [.batch(batch)]
+            case .group(let group): return group.leaves
+            case .action(let action): return [.action(action)]
             }
         }
     }
@@ -51,6 +83,17 @@ final class UndoGroup {
         mayHoldTemporaryIDs = true
     }
 
+    func append(_ action: UndoAction) {
+        items.append(.action(action))
+        hasActions = true
+    }
+
+    func append(_ group: UndoGroup) {
+        items.append(.group(group))
+        if group.hasActions { hasActions = true }
+        if group.mayHoldTemporaryIDs { mayHoldTemporaryIDs = true }
+    }
+
     func remapIDs(_ transform: (ManagedObjectID) -> ManagedObjectID) {
         guard mayHoldTemporaryIDs else { return }
         items = items.map { item in
@@ -61,9 +104,25 @@ final class UndoGroup {
             case .group(let group):
                 group.remapIDs(transform)
                 return .group(group)
+            case .action:
+                return item
             }
         }
         inverseOperations = inverseOperations?.map { $0.mapIDs(transform) }
         mayHoldTemporaryIDs = false
+    }
+}
+
+/// An app-level undo action (``ContextUndoManager/registerUndo(withTarget:handler:)``):
+/// the target, held strongly as long as the action is on a stack, and what to do to it.
+struct UndoAction {
+    /// The target's identity, for ``ContextUndoManager/removeAllActions(withTarget:)``.
+    let target: ObjectIdentifier
+    /// Calls the handler with the target (the closure holds the target).
+    let run: () -> Void
+
+    init(target: AnyObject, run: @escaping () -> Void) {
+        self.target = ObjectIdentifier(target)
+        self.run = run
     }
 }

@@ -1,0 +1,68 @@
+import Foundation
+
+extension ContextUndoManager {
+    /// Closes the event's implicit group, called by the context at the end of an event
+    /// (after flushing). Explicit groups still open are left to their `endUndoGrouping()`.
+    func endEvent() {
+        guard openGroups.count == 1, let group = openGroups.first, group.isImplicit, recording == nil else { return }
+        openGroups.removeAll()
+        post(Self.checkpointNotification)
+        if !group.isEmpty { push(group) }
+        post(Self.didCloseUndoGroupNotification)
+    }
+
+    // MARK: Coalescing by time
+
+    /// Merges the newest undo group into the one below it when ``coalescingInterval``
+    /// allows: both made by the user, the same non-empty action name, closed within the
+    /// interval. Called when a group is pushed and when it is named (typing names its group
+    /// after the change was flushed). The log is relabelled so a reopened document sees one
+    /// group too, across saves in between; when it cannot be (the newer group was saved,
+    /// or something else was logged in between), nothing is merged.
+    func coalesceNewestGroups() {
+        guard coalescingInterval > 0, undoStack.count >= 2, let context else { return }
+        let newer = undoStack[undoStack.count - 1]
+        let older = undoStack[undoStack.count - 2]
+        guard newer.kind == .user, older.kind == .user, !newer.actionName.isEmpty,
+              newer.actionName == older.actionName, older.inverseOperations == nil,
+              newer.closedAt - older.closedAt <= coalescingInterval,
+              context.log.regroup(newer.id, batchCount: newer.batches.count, into: older.id,
+                                  formerTarget: older.formerID, olderHasBatches: !older.batches.isEmpty)
+        else { return }
+        for item in newer.items {
+            switch item {
+            case .batch(var batch):
+                batch.groupID = older.id
+                older.append(batch)
+            case .group(let group): older.append(group)
+            case .action(let action): older.append(action)
+            }
+        }
+        older.closedAt = newer.closedAt
+        // The selection before the run of changes began is what an undo restores.
+        if older.metadata == nil { older.metadata = newer.metadata }
+        undoStack.removeLast()
+    }
+
+    // MARK: Metadata
+
+    /// Attaches a value to the current group — the open group, the group an undo or redo is
+    /// recording, or else the newest undo group — that ``undo()`` and ``redo()`` hand back,
+    /// typically the selection to restore. It moves with the group between the stacks; it
+    /// is kept in memory only (a reopened document's groups have none).
+    ///
+    /// ```swift
+    /// try text.setValue(.string(newText), forKey: "body")
+    /// undo.setGroupMetadata(Selection(start: 4, end: 4))
+    /// let selection = try undo.undo() as? Selection
+    /// ```
+    public func setGroupMetadata(_ metadata: (any Sendable)?) {
+        if !isUndoing, !isRedoing { context?.processPendingChanges() }
+        (recording ?? openGroups.last ?? undoStack.last)?.metadata = metadata
+    }
+
+    /// The metadata of the group ``undo()`` would revert.
+    public var undoGroupMetadata: (any Sendable)? { undoStack.last?.metadata }
+    /// The metadata of the group ``redo()`` would re-apply.
+    public var redoGroupMetadata: (any Sendable)? { redoStack.last?.metadata }
+}

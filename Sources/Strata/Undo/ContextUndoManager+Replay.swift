@@ -1,0 +1,121 @@
+import Foundation
+
+extension ContextUndoManager {
+    /// Undoes the last top-level group and puts it on the redo stack. With `groupsByEvent`
+    /// an open top-level group (the event's) is closed first; with nothing to undo it does
+    /// nothing. Returns the group's metadata (``setGroupMetadata(_:)``), to restore a
+    /// selection.
+    /// - Throws: `.undo` when a nested group is open; errors applying the changes.
+    /// - Complexity: O(operations in the group).
+    @discardableResult
+    public func undo() throws -> (any Sendable)? {
+        try closeTopLevelGroupForUndo("undo()")
+        return try undoNestedGroup()
+    }
+
+    /// Undoes the last group: the last nested group of the open group, or the last
+    /// top-level group when none is open. Returns the group's metadata.
+    @discardableResult
+    public func undoNestedGroup() throws -> (any Sendable)? {
+        guard !isUndoing, !isRedoing else {
+            throw StrataError(.undo, "undoNestedGroup() was called during an undo or redo.")
+        }
+        context?.processPendingChanges()
+        let group: UndoGroup
+        if let open = openGroups.last {
+            guard case .group(let last)? = open.items.last else { return nil }
+            open.items.removeLast()
+            group = last
+        } else {
+            guard let last = undoStack.popLast() else { return nil }
+            group = last
+        }
+        post(Self.willUndoNotification)
+        isUndoing = true
+        defer { isUndoing = false }
+        try replay(group, as: .undo) { redoStack.append($0); trim() }
+        post(Self.didUndoNotification)
+        return group.metadata
+    }
+
+    /// Re-applies the last undone group and puts it back on the undo stack. Returns the
+    /// group's metadata.
+    /// - Throws: `.undo` when called during an undo or with a nested group open.
+    @discardableResult
+    public func redo() throws -> (any Sendable)? {
+        guard !isUndoing else { throw StrataError(.undo, "redo() was called while undoing.") }
+        try closeTopLevelGroupForUndo("redo()")
+        context?.processPendingChanges()
+        guard let group = redoStack.popLast() else { return nil }
+        post(Self.willRedoNotification)
+        isRedoing = true
+        defer { isRedoing = false }
+        try replay(group, as: .redo) { undoStack.append($0); trim() }
+        post(Self.didRedoNotification)
+        return group.metadata
+    }
+
+    private func closeTopLevelGroupForUndo(_ call: String) throws {
+        if openGroups.count > 1 {
+            throw StrataError(.undo, "\(call) was called while a nested undo group is open (grouping level \(openGroups.count)).")
+        }
+        if openGroups.count == 1 {
+            guard groupsByEvent else {
+                throw StrataError(.undo, "\(call) was called while an undo group is open and groupsByEvent is off.")
+            }
+            try endUndoGrouping()
+        }
+    }
+
+    /// Applies the inverse of `group` and records the flushed result (and the actions its
+    /// app-level actions registered) as a new group.
+    private func replay(_ group: UndoGroup, as kind: ChangeGroupKind, then store: (UndoGroup) -> Void) throws {
+        guard let context else { return }
+        let result = UndoGroup(id: allocateGroupID(), kind: kind, revertsGroup: group.id, actionName: group.actionName)
+        result.metadata = group.metadata
+        recording = result
+        context.pendingFlushKind = kind
+        defer {
+            context.pendingFlushKind = nil
+            recording = nil
+        }
+        var failure: (any Error)?
+        if group.hasActions {
+            do { try replayLeaves(of: group, in: context) } catch { failure = error }
+        } else {
+            let batches = group.batches
+            if context.replayInverseOfUpdates(batches, knownInverse: group.inverseOperations) {
+                result.inverseOperations = batches[0].operations
+            } else {
+                do { try context.applyInverse(of: batches) } catch { failure = error }
+                context.processPendingChanges()
+            }
+        }
+        // An empty group is an undo step too: its undo is an empty redo step.
+        if !result.isEmpty || group.isEmpty { store(result) }
+        if let failure { throw failure }
+    }
+
+    /// Reverts a group holding app-level actions item by item, newest first, as
+    /// `NSUndoManager` does: each run of batches is inverted and flushed, each action runs
+    /// (and registers its inverse into the group being recorded).
+    private func replayLeaves(of group: UndoGroup, in context: ManagedObjectContext) throws {
+        var run: [ChangeBatch] = []
+        func flushRun() throws {
+            guard !run.isEmpty else { return }
+            defer { context.processPendingChanges() }
+            try context.applyInverse(of: Array(run.reversed()))
+            run.removeAll()
+        }
+        for leaf in group.leaves.reversed() {
+            switch leaf {
+            case .batch(let batch): run.append(batch)
+            case .action(let action):
+                try flushRun()
+                action.run()
+                context.processPendingChanges()
+            }
+        }
+        try flushRun()
+    }
+}
