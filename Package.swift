@@ -46,10 +46,11 @@ let package = Package(
         .executableTarget(
             name: "BackgroundImportExample", dependencies: ["Strata"], path: "Examples/BackgroundImport"),
         .executableTarget(name: "strata-crash-writer", dependencies: ["Strata"], path: "Tests/CrashWriter"),
-        .executableTarget(name: "strata-stress-writer", dependencies: ["Strata"], path: "Tests/StressWriter"),
-        .testTarget(name: "StrataTests", dependencies: ["Strata"],
+        .executableTarget(name: "strata-stress-writer", dependencies: ["Strata", "StrataTestSupport"], path: "Tests/StressWriter"),
+        .target(name: "StrataTestSupport", path: "Tests/StrataTestSupport"),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "StrataCLITests", dependencies: ["Strata"]),
+        .testTarget(name: "StrataCLITests", dependencies: ["Strata", "StrataTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,18 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
-
-/// A splitmix64 stream, so a failing flip can be replayed from its printed seed.
-private struct FlipGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import StrataTestSupport
 
 /// Whether SQLite's `quick_check` finds the file damaged (what CLI writes refuse).
 private func quickCheckFails(_ path: String) -> Bool {
@@ -49,13 +38,13 @@ struct DamagedDocumentTests {
     @Test("every single-byte flip: intact, or recover restores a document verify accepts; damaged pages refuse writes")
     func seededFlips() throws {
         let environment = ProcessInfo.processInfo.environment
-        let seed = environment["STRATA_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64(Int64.max))
+        let seed = testSeed("DamagedDocumentTests.seededFlips")
         let flips = environment["STRATA_FLIPS"].flatMap { Int($0) } ?? 200
-        print("DamagedDocumentTests.seededFlips: STRATA_SEED=\(seed) STRATA_FLIPS=\(flips)")
+        print("DamagedDocumentTests.seededFlips: STRATA_FLIPS=\(flips)")
         let sandbox = try Sandbox()
         let base = try Data(contentsOf: URL(fileURLWithPath: try historyDocument(sandbox)))
         let document = sandbox.path("d.strata")
-        var generator = FlipGenerator(state: seed)
+        var generator = SeededGenerator(seed: seed)
         var counts: [String: Int] = [:]
         for flip in 0..<flips {
             let names = try FileManager.default.contentsOfDirectory(atPath: sandbox.directory.path)

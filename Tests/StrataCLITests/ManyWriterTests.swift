@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import Testing
 
 /// Many processes writing one document at once (docs/RELIABILITY.md, "Writers never
@@ -23,7 +24,7 @@ import Testing
         let sandbox = try Sandbox()
         let document = sandbox.path("shared.strata")
         try Self.makeDocument(document, departments: 3, projects: 3)
-        let seed = stressSeed("ManyWriters.\(writers)")
+        let seed = testSeed("ManyWriters.\(writers)")
 
         var arguments = (0..<writers).map {
             ["write", document, "--name", "W\($0)", "--seed", String(seed &+ UInt64($0)), "--operations", String(Self.operations)]
@@ -200,13 +201,4 @@ func runConcurrently(_ tool: String, _ argumentLists: [[String]]) throws -> [Com
             stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
             stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
     }
-}
-
-/// The seed of a random CLI test: `STRATA_SEED` when set, else fixed per label; printed
-/// so a failure can be replayed.
-func stressSeed(_ label: String) -> UInt64 {
-    let fixed = label.utf8.reduce(UInt64(14_695_981_039_346_656_037)) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 } % UInt64(UInt32.max)
-    let seed = ProcessInfo.processInfo.environment["STRATA_SEED"].flatMap { UInt64($0) } ?? fixed
-    print("\(label) seed: \(seed) (replay with STRATA_SEED=\(seed))")
-    return seed
 }

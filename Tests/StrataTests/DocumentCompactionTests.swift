@@ -124,7 +124,7 @@ struct DocumentEditor {
 
 @Suite struct DocumentCompaction {
     @Test func aRandomHistoryReadsTheSameBeforeAndAfterCompactionAndReopen() throws {
-        let seed = documentTestSeed("DocumentCompaction")
+        let seed = testSeed("DocumentCompaction")
         let directory = try TemporaryDirectory()
         let url = directory.file()
         var reference: [RecordKey: [String: ComparableValue]] = [:]
@@ -176,7 +176,7 @@ struct DocumentEditor {
     }
 
     @Test func anUncompactedHistoryReadsTheSameAfterReopenAsBeforeCompaction() throws {
-        let seed = documentTestSeed("DocumentCompaction (overlay)")
+        let seed = testSeed("DocumentCompaction (overlay)")
         let directory = try TemporaryDirectory()
         let url = directory.file()
         var reference: [RecordKey: [String: ComparableValue]] = [:]

@@ -89,7 +89,7 @@ private func fileBytes(_ url: URL) throws -> Data { try Data(contentsOf: url) }
         let directory = try TemporaryDirectory()
         let url = try documentWithThreeSegments(in: directory)
         let original = try segmentBody(url, 3)
-        let seed = documentTestSeed("DocumentCorruption")
+        let seed = testSeed("DocumentCorruption")
         var generator = SeededGenerator(seed: seed)
         for round in 0..<60 {
             var body = original

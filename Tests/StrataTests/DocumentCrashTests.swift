@@ -84,7 +84,7 @@ import Testing
     @Test(.enabled(if: crashWriterPath != nil, Comment(rawValue: crashWriterMissing)), arguments: ["save", "compact"])
     func aWriterKilledAtRandomMomentsLeavesExactlyAPrefixOfItsSaves(mode: String) throws {
         let writer = try #require(crashWriterPath)
-        let seed = documentTestSeed("DocumentCrash \(mode)")
+        let seed = testSeed("DocumentCrash \(mode)")
         var random = SeededGenerator(seed: seed)
         let directory = try TemporaryDirectory()
         var url = directory.file()

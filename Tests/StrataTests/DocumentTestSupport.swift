@@ -2,6 +2,8 @@ import Foundation
 import OrderedCollections
 import Testing
 @testable import Strata
+// Every file of the test target sees the one seeded generator and seed policy.
+@_exported import StrataTestSupport
 
 // Helpers for the document store suites: temporary directories, stacks over real document
 // files, whole-document reads for equivalence checks, and small models with the
@@ -204,19 +206,6 @@ let documentKindsModel: ManagedObjectModel = {
     ])
     return try! ManagedObjectModel(entities: [playlist, track, shelf, item, book, film, person, tag])
 }()
-
-/// The seed of a random test: `STRATA_SEED` when set, else a fresh one; printed so a
-/// failure can be replayed.
-func documentTestSeed(_ label: String) -> UInt64 {
-    // A fixed seed per test keeps CI repeatable; STRATA_SEED replays or explores others
-    // (STRATA_RANDOM_SEEDS=1 draws a fresh one each run).
-    let environment = ProcessInfo.processInfo.environment
-    let fixed = label.utf8.reduce(UInt64(14_695_981_039_346_656_037)) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 } % UInt64(UInt32.max)
-    let seed = environment["STRATA_SEED"].flatMap { UInt64($0) }
-        ?? (environment["STRATA_RANDOM_SEEDS"] == "1" ? UInt64.random(in: 0...UInt64(UInt32.max)) : fixed)
-    print("\(label) seed: \(seed) (replay with STRATA_SEED=\(seed))")
-    return seed
-}
 
 /// The `strata-crash-writer` child program built by `swift build --build-tests` next to
 /// the test bundle (or in the package's `.build/debug`), or nil when it is not built.

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 
 // strata-stress-writer: one of many processes writing one document at once, for the
 // many-writer stress test (Tests/StrataTests/ManyWriterStressTests.swift). It uses the
@@ -35,18 +36,6 @@ func fail(_ message: String, status: Int32) -> Never {
     exit(status)
 }
 
-/// SplitMix64: the same choices for the same seed.
-struct SeededChoices: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 struct Options {
     var mode = ""
     var path = ""
@@ -77,7 +66,7 @@ struct Options {
 final class Writer {
     let context: ManagedObjectContext
     let name: String
-    var random: SeededChoices
+    var random: SeededGenerator
     var employees: [Int: ManagedObjectID] = [:]
     var nextNumber = 1
     let departments: [ManagedObjectID]
@@ -86,7 +75,7 @@ final class Writer {
     init(context: ManagedObjectContext, name: String, seed: UInt64) throws {
         self.context = context
         self.name = name
-        random = SeededChoices(state: seed)
+        random = SeededGenerator(seed: seed)
         departments = try context.fetchObjectIDs(FetchRequest(
             entityName: "Department", sortDescriptors: [FetchSortDescriptor("name")]))
         projects = try context.fetchObjectIDs(FetchRequest(
@@ -205,7 +194,7 @@ func run(_ options: Options) throws {
         try store.close()
     case "compact":
         let (store, _) = try open(options.path)
-        var random = SeededChoices(state: options.seed)
+        var random = SeededGenerator(seed: options.seed)
         for number in 1...max(options.operations, 1) {
             try store.compact(retention: .last(2))
             say("compacted \(number)")
