@@ -77,7 +77,7 @@ func run(_ options: Options) throws {
     let url = URL(fileURLWithPath: options.path)
     var configuration = DocumentStore.Configuration()
     configuration.compactsOnClose = false
-    configuration.synchronous = options.synchronous
+    configuration.synchronous = DocumentStore.Configuration.Synchronous(rawValue: options.synchronous) ?? .full
     if options.mode == "compact" {
         configuration.compactionSegmentThreshold = 0
         configuration.compactionByteThreshold = 0

@@ -28,6 +28,8 @@ struct DocumentState: @unchecked Sendable {
         var afterCommit: [(inout DocumentState) -> Void] = []
         /// `lastSequence` before this transaction appended its own segment.
         var sequenceBeforeOwnWrite: UInt64?
+        /// Whether a catch-up ran inside it (later ones would find nothing).
+        var hasCaughtUp = false
     }
 
     init(connection: SQLiteConnection, meta: DocumentFile.Meta) {
@@ -44,6 +46,10 @@ struct DocumentState: @unchecked Sendable {
     mutating func catchUp(schema: SnapshotSchema, model: ManagedObjectModel, storeTag: UInt32, maxSegmentSize: Int,
                           from sequence: UInt64? = nil) throws -> Set<ManagedObjectID> {
         if keyCounters.isEmpty { try loadCounters(model: model) }
+        // Holding the write lock, no one else can have committed since the first catch-up
+        // in it: a save catches up once.
+        if sequence == nil, heldWrite?.hasCaughtUp == true { return [] }
+        defer { if heldWrite != nil { heldWrite?.hasCaughtUp = true } }
         var touched: Set<ManagedObjectID> = []
         if sequence == nil, let compacted = try storedCompactionMark(), compacted > lastSequence {
             // Another connection compacted segments this one never read and its retention

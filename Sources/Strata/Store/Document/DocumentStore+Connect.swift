@@ -20,7 +20,7 @@ extension DocumentStore {
             throw DocumentOpenFailure.describe(error, path: url.path, busyTimeout: configuration.busyTimeout)
         }
         do {
-            try connection.execute("PRAGMA synchronous=\(configuration.synchronous == "NORMAL" ? "NORMAL" : "FULL")")
+            try connection.execute("PRAGMA synchronous=\(configuration.synchronous.rawValue)")
             try connection.execute("PRAGMA foreign_keys=OFF")
             try connection.execute("PRAGMA cache_size=-\(max(configuration.pageCacheSize / 1024, 1))")
             try SQLFunctions.register(on: connection)

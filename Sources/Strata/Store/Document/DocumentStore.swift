@@ -33,9 +33,9 @@ public final class DocumentStore: PersistentStore {
         /// failing with `.documentBusy`, which names the holding process when the system
         /// says (default 5 s).
         public var busyTimeout: TimeInterval = 5
-        /// SQLite's `synchronous` setting: `FULL` (the default) survives power loss,
-        /// `NORMAL` survives process crashes.
-        public var synchronous = "FULL"
+        /// How durably each save is written (SQLite's `synchronous`): ``Synchronous/full``
+        /// (the default) survives power loss, ``Synchronous/normal`` process crashes.
+        public var synchronous = Synchronous.full
         /// The largest raw segment body accepted when decoding (default 256 MiB).
         public var maxSegmentSize = SegmentCodec.defaultMaxContentSize
         /// The most memory SQLite's page cache may use, in bytes (default 64 MiB; it grows
@@ -55,6 +55,15 @@ public final class DocumentStore: PersistentStore {
 
         /// The defaults.
         public init() {}
+
+        /// How durably a save is written before it returns (SQLite's `synchronous` setting).
+        public enum Synchronous: String, Sendable, Hashable, CaseIterable {
+            /// Every commit is synced to the disk: an acknowledged save survives power loss.
+            case full = "FULL"
+            /// Commits are synced at checkpoints: an acknowledged save survives a process
+            /// crash, and the last ones may be lost with power.
+            case normal = "NORMAL"
+        }
     }
 
     /// Which segments a compaction keeps.

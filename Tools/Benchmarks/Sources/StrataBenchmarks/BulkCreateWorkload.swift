@@ -16,7 +16,7 @@ enum BulkCreateWorkload {
     /// automatic compaction (the workloads compact when they measure it).
     static func configuration() -> DocumentStore.Configuration {
         var configuration = DocumentStore.Configuration()
-        configuration.synchronous = "FULL"
+        configuration.synchronous = .full
         configuration.compactionSegmentThreshold = 0
         configuration.compactionByteThreshold = 0
         configuration.compactsOnClose = false

@@ -20,7 +20,7 @@ enum OpenReadWorkload {
 
         let start = Clock.now
         var configuration = DocumentStore.Configuration()
-        configuration.synchronous = "FULL"
+        configuration.synchronous = .full
         let store = try DocumentStore(openingAt: url, model: model, configuration: configuration)
         let coordinator = PersistentStoreCoordinator(model: model)
         try coordinator.addStore(store)

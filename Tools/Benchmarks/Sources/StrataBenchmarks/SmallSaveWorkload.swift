@@ -13,7 +13,7 @@ enum SmallSaveWorkload {
         try copyDatabase(source, to: url)
         let model = BenchData.model()
         var configuration = DocumentStore.Configuration()
-        configuration.synchronous = "FULL"
+        configuration.synchronous = .full
         let store = try DocumentStore(openingAt: url, model: model, configuration: configuration)
         let coordinator = PersistentStoreCoordinator(model: model)
         try coordinator.addStore(store)
