@@ -51,6 +51,7 @@ extension ManagedObjectContext {
         if !deleted.isEmpty { detachPendingReferences(to: deleted) }
         notice.deleted = notice.invalidated
         if !notice.isEmpty { postObjectsDidChange(notice) }
+        for observer in resultObservers.values { observer(changes) }
     }
 
     /// Merges changes made outside this context stack — a batch request, another process —
