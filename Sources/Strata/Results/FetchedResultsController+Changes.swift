@@ -50,6 +50,17 @@ extension FetchedResultsController {
 
     // MARK: Which objects
 
+    /// The to-one relationships of the entity that the request's key paths go through.
+    private var followedToOnes: [RelationshipDescription] {
+        guard let entity else { return [] }
+        let paths = fetchRequest.sortDescriptors.map(\.keyPath) + [sectionNameKeyPath].compactMap { $0 }
+        let predicate = fetchRequest.predicate?.predicateFormat ?? ""
+        return entity.relationships.filter { relationship in
+            !relationship.isToMany
+                && (paths.contains { $0.hasPrefix(relationship.name + ".") } || predicate.contains(relationship.name))
+        }
+    }
+
     private func wanted(_ candidate: EntityDescription) -> Bool {
         guard let entity else { return false }
         return fetchRequest.includesSubentities ? candidate.isKind(of: entity) : candidate === entity
@@ -61,7 +72,7 @@ extension FetchedResultsController {
     private func candidates(for ids: Set<ManagedObjectID>, loading: Bool) -> [ManagedObject] {
         let context = managedObjectContext
         var result: [ManagedObject] = []
-        func add(_ id: ManagedObjectID) {
+        func add(_ id: ManagedObjectID, loading: Bool = loading) {
             if let key = memberByID[id], let member = members[key] {
                 result.append(member.entry.object)
             } else if wanted(id.entity) {
@@ -74,6 +85,18 @@ extension FetchedResultsController {
         }
         for id in ids { add(id) }
         guard readsRelated else { return result }
+        // Objects whose key paths go through a to-one to a changed object: asked of the
+        // context (store and pending changes), not read from the changed object's inverse
+        // to-many, which a merge may leave stale.
+        for relationship in followedToOnes {
+            guard let destination = try? context.model.entity(named: relationship.destinationEntityName) else { continue }
+            for id in ids where id.entity.isKind(of: destination) {
+                let request = FetchRequest(entityName: entity?.name ?? "",
+                                           predicate: try? FetchPredicate(format: "%K == %@", .key(relationship.name), .value(.object(id))))
+                request.includesSubentities = fetchRequest.includesSubentities
+                for related in (try? context.fetchObjectIDs(request)) ?? [] { add(related, loading: true) }
+            }
+        }
         for id in ids {
             guard let object = context.registeredObject(for: id) ?? (loading && !id.isTemporaryID ? context.object(with: id) : nil),
                   !object.state.isInvalid, (try? object.ensureLoaded()) != nil else { continue }
