@@ -16,7 +16,7 @@ import Foundation
 /// The results follow the context's own changes (at each flush: ``ManagedObjectContext/processPendingChanges()``,
 /// undo, redo, saves), the saves of other contexts merged into it
 /// (``ManagedObjectContext/mergeChanges(fromContextDidSave:)``, automatic merging) and other
-/// processes' saves merged with ``ManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)-(_,[String:[ManagedObjectID]],_)``
+/// processes' saves merged with `ManagedObjectContext.mergeChanges(fromRemoteContextSave:into:)`
 /// or ``PersistentContainer/mergeChangesFromOtherProcesses()``.
 ///
 /// **Sections.** With a `sectionNameKeyPath`, objects with the same value there form a
@@ -25,7 +25,7 @@ import Foundation
 /// as in Core Data; sections come in the order of their first objects.
 ///
 /// **Cost.** Every section keeps its objects in a sorted array with their sort keys. A change
-/// to k objects costs O(k log n) comparisons by ``FetchSortDescriptor/compare(_:_:by:)-(_,_,_)``
+/// to k objects costs O(k log n) comparisons by `FetchSortDescriptor.compare(_:_:by:)`
 /// (the fetch's own comparator), the predicate evaluated in memory on those k objects only,
 /// and moving the array's tail by one entry per insertion or removal (a word copy, no
 /// comparisons); nothing is fetched again. ``changes()`` adds an O(n) snapshot per change
