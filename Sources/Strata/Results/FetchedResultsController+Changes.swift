@@ -40,11 +40,36 @@ extension FetchedResultsController {
     func contextDidSave(inserted: Set<ManagedObjectID>) {
         guard hasFetched else { return }
         var changed: [ManagedObject] = []
+        var renamed = Changes()
         for id in inserted {
             guard let object = managedObjectContext.registeredObject(for: id),
                   let member = members[ObjectIdentifier(object)], member.entry.id != id else { continue }
-            changed.append(object)
+            // Almost always the new ID sorts where the old one did (permanent keys are handed
+            // out in insertion order, above every existing one): rename the entry in place,
+            // without taking it out and putting it back.
+            guard let section = sectionsByName[member.section], let row = row(of: member),
+                  let index = sectionIndex[member.section] else {
+                changed.append(object)
+                continue
+            }
+            var entry = section.entries[row]
+            entry.id = id
+            let entries = section.entries
+            guard row == 0 || compare(entries[row - 1], entry) < 0,
+                  row + 1 == entries.count || compare(entry, entries[row + 1]) < 0 else {
+                changed.append(object)
+                continue
+            }
+            section.entries[row] = entry
+            members[ObjectIdentifier(object)]?.entry = entry
+            memberByID[member.entry.id] = nil
+            memberByID[id] = ObjectIdentifier(object)
+            let path = ResultIndexPath(item: row, section: index)
+            renamed.updates.append(Reported(change: FetchedResultsItemChange(objectID: id, oldIndexPath: path, newIndexPath: path),
+                                            object: object))
         }
+        renamed.updates.sort { $0.change.newIndexPath! < $1.change.newIndexPath! }
+        report(renamed)
         process(changed, reportingUnchanged: true)
     }
 
@@ -296,7 +321,7 @@ extension FetchedResultsController {
     }
 
     /// Tells the delegate and the stream listeners.
-    private func report(_ changes: Changes) {
+    func report(_ changes: Changes) {
         var diff = FetchedResultsDiff()
         diff.deletedSections = changes.deletedSections.map(\.index)
         diff.insertedSections = changes.insertedSections
