@@ -54,6 +54,7 @@ extension ManagedObjectContext {
         if !deleted.isEmpty { detachPendingReferences(to: deleted) }
         notice.deleted = notice.invalidated
         if !notice.isEmpty { postObjectsDidChange(notice) }
+        for observer in resultObservers.values { observer(changes) }
     }
 
     /// The same, given the DidSave notification itself (``didSaveNotification``), as Core

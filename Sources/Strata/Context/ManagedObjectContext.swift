@@ -73,6 +73,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// once it is released (observers may save).
     var deferredChangeNotices: [ObjectChanges]?
     var saveObservers: [UUID: AsyncStream<SaveChanges>.Continuation] = [:]
+    /// Fetched results controllers, told about each merged save once it is merged
+    /// (ObjectsDidChange names only the registered objects a merge touched).
+    var resultObservers: [UUID: (SaveChanges) -> Void] = [:]
     var fetchedPropertyCache: [ObjectIdentifier: [String: [ManagedObject]]] = [:]
     /// The destinations the last prefetching fetch loaded, kept alive (the registry holds
     /// objects weakly) until the next prefetching fetch or `reset()`.

@@ -41,6 +41,8 @@ enum ReportRows {
     static let noUndo = "n/a: no undo"
     static let peersWithoutUndo = [Subject.sqlite: noUndo, Subject.grdbRecords: noUndo, Subject.grdbStatements: noUndo]
     static let noQueries = [Subject.loro: "n/a: no queries or indexes"]
+    static let noResults = [Subject.sqlite: "n/a: no observed results", Subject.grdbRecords: "n/a: not measured",
+                            Subject.grdbStatements: "n/a", Subject.loro: "n/a"]
     static let noLog = [Subject.sqlite: "n/a: no log", Subject.grdbRecords: "n/a: no log", Subject.grdbStatements: "n/a: no log",
                         Subject.loro: "n/a: not measured"]
 
@@ -74,6 +76,11 @@ enum ReportRows {
         ReportRow(workload: "W6", label: "decode (LZ4 + segment format)", metric: "decode_ops_per_s", unit: .rate, notApplicable: noLog),
         ReportRow(workload: "W6", label: "apply to an in-memory store", metric: "apply_ops_per_s", unit: .rate, notApplicable: noLog),
         ReportRow(workload: "W6", label: "LZ4 decompression alone, same bytes", metric: "lz4_ops_per_s", unit: .rate, notApplicable: noLog),
+        ReportRow(workload: "W9", label: "edit moving an object between sections, diff delivered, median", metric: "move_median_ms",
+                  unit: .milliseconds, notApplicable: noResults),
+        ReportRow(workload: "W9", label: "same, p99", metric: "move_p99_ms", unit: .milliseconds, notApplicable: noResults),
+        ReportRow(workload: "W9", label: "insert 1,000 in one save, diffs delivered", metric: "insert_save_ms", unit: .milliseconds,
+                  notApplicable: noResults),
         ReportRow(workload: "W7", label: "snapshot bytes per object (whole file)", metric: "snapshot_bytes_per_object", unit: .bytes),
         ReportRow(workload: "W7", label: "of which tables and indexes (no bookkeeping)", metric: "data_bytes_per_object", unit: .bytes,
                   notApplicable: [Subject.loro: "n/a"]),
