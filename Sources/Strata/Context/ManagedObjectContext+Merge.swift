@@ -45,13 +45,19 @@ extension ManagedObjectContext {
         }
 
         // Updated records: reload loaded objects, keeping their pending changes.
+        // Pending deletes, with the destinations their delete rules already reached.
+        var pendingDeletes: [(object: ManagedObject, known: [Set<ManagedObjectID>])] = []
         for id in changes.updated.sorted() where !deleted.contains(id) {
             guard let object = registeredObject(for: id), !object.state.isFault, !object.state.isInserted else { continue }
+            if object.state.isDeleted {
+                pendingDeletes.append((object, object.entity.relationships.map { Set(object.storage[$0.slot].objectIDs) }))
+            }
             refresh(object, mergeChanges: true)
             notice.refreshed.insert(id)
         }
 
         if !deleted.isEmpty { detachPendingReferences(to: deleted) }
+        if !pendingDeletes.isEmpty { applyDeleteRulesToNewcomers(pendingDeletes) }
         notice.deleted = notice.invalidated
         if !notice.isEmpty { postObjectsDidChange(notice) }
         for observer in resultObservers.values { observer(changes) }
@@ -153,6 +159,44 @@ extension ManagedObjectContext {
 
     /// Removes references to deleted records from the context's changed objects (their
     /// pending values may point at them), as a non-undoable merge batch.
+    /// A record this context deletes (not saved yet) that the merged save related new
+    /// records to — another context added an employee to a department this one deletes —
+    /// would leave them pointing at a deleted record once this context saves. Its delete
+    /// rules are applied to those newcomers (cascade deletes them, nullify detaches them;
+    /// deny is left to the save's validation), as an unregistered merge batch: the merge's
+    /// consequence, not an undoable change.
+    private func applyDeleteRulesToNewcomers(_ objects: [(object: ManagedObject, known: [Set<ManagedObjectID>])]) {
+        var touched = false
+        for (object, known) in objects {
+            guard let stored = try? coordinator.values(for: object.objectID) else { continue }
+            for (index, relationship) in object.entity.relationships.enumerated()
+            where !relationship.isTransient && relationship.slot < stored.count {
+                for id in stored[relationship.slot].objectIDs where !known[index].contains(id) {
+                    let destination = self.object(with: id)
+                    guard (try? materialize(destination)) != nil, !destination.state.isDeleted else { continue }
+                    switch relationship.deleteRule {
+                    case .cascade:
+                        delete(destination)
+                        touched = true
+                    case .nullify:
+                        guard let inverse = relationship.inverseSlot else { continue }
+                        try? detach(object.objectID, from: destination, slot: inverse)
+                        touched = true
+                    case .deny, .noAction:
+                        continue
+                    }
+                }
+            }
+        }
+        guard touched else { return }
+        let manager = undoManager
+        manager?.disableUndoRegistration()
+        pendingFlushKind = .merge
+        processPendingChanges()
+        pendingFlushKind = nil
+        try? manager?.enableUndoRegistration()
+    }
+
     private func detachPendingReferences(to deleted: Set<ManagedObjectID>) {
         var touched = false
         // Not deleted objects: their records go with this save, and a change logged after

@@ -106,6 +106,20 @@ extension ManagedObjectContext {
                 changes.updated.insert(id)
             }
         }
+        // Records the save changed without a changed object here: a to-many of a fault the
+        // inverse of a new relationship reached, a change made and undone across flushes.
+        // The store changed them all, and other contexts must hear so — else one that
+        // deletes such a department never learns a new employee points at it.
+        for batch in log.unsaved {
+            for operation in batch.operations {
+                switch operation {
+                case .update(let id, _), .relate(let id, _, _, _):
+                    if !id.isTemporaryID, !changes.deleted.contains(id) { changes.updated.insert(id) }
+                case .insert, .delete:
+                    continue
+                }
+            }
+        }
         return changes
     }
 
