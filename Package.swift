@@ -45,7 +45,7 @@ let package = Package(
             name: "EmployeesExample", dependencies: ["Strata"], path: "Examples/Employees"),
         .executableTarget(
             name: "BackgroundImportExample", dependencies: ["Strata"], path: "Examples/BackgroundImport"),
-        .executableTarget(name: "strata-crash-writer", dependencies: ["Strata"], path: "Tests/CrashWriter"),
+        .executableTarget(name: "strata-crash-writer", dependencies: ["Strata", "StrataTestSupport"], path: "Tests/CrashWriter"),
         .executableTarget(name: "strata-stress-writer", dependencies: ["Strata", "StrataTestSupport"], path: "Tests/StressWriter"),
         .target(name: "StrataTestSupport", path: "Tests/StrataTestSupport"),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTestSupport"],

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 
 // strata-crash-writer: a child process for the document store's crash and cross-process
 // tests (Tests/StrataTests/DocumentCrashTests.swift). It uses the example model.
@@ -19,15 +20,6 @@ import Strata
 // survives process kills, which is what the crash test does, and saves faster).
 //
 // Exit status: 0 when done, 1 on an error (printed to stderr), 2 on bad usage.
-
-func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
-}
-
-func fail(_ message: String, status: Int32) -> Never {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
-    exit(status)
-}
 
 struct Options {
     var mode = ""

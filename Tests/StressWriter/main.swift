@@ -27,15 +27,6 @@ import StrataTestSupport
 //
 // Exit status: 0 when done, 1 on an error (printed to stderr), 2 on bad usage.
 
-func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
-}
-
-func fail(_ message: String, status: Int32) -> Never {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
-    exit(status)
-}
-
 struct Options {
     var mode = ""
     var path = ""

@@ -188,13 +188,7 @@ extension ManagedObjectContext {
                 }
             }
         }
-        guard touched else { return }
-        let manager = undoManager
-        manager?.disableUndoRegistration()
-        pendingFlushKind = .merge
-        processPendingChanges()
-        pendingFlushKind = nil
-        try? manager?.enableUndoRegistration()
+        if touched { flushAsMerge() }
     }
 
     private func detachPendingReferences(to deleted: Set<ManagedObjectID>) {
@@ -209,7 +203,12 @@ extension ManagedObjectContext {
                 }
             }
         }
-        guard touched else { return }
+        if touched { flushAsMerge() }
+    }
+
+    /// Flushes the changes a merge made as an unregistered `merge` batch: consequences of
+    /// other contexts' saves, saved and rolled back like any change, never undone.
+    private func flushAsMerge() {
         let manager = undoManager
         manager?.disableUndoRegistration()
         pendingFlushKind = .merge
