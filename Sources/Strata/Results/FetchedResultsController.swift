@@ -15,7 +15,7 @@ import Foundation
 ///
 /// The results follow the context's own changes (at each flush: ``ManagedObjectContext/processPendingChanges()``,
 /// undo, redo, saves), the saves of other contexts merged into it
-/// (``ManagedObjectContext/mergeChanges(fromContextDidSave:)``, automatic merging) and other
+/// (``ManagedObjectContext/mergeChanges(fromContextDidSave:)-(SaveChanges)``, automatic merging) and other
 /// processes' saves merged with `ManagedObjectContext.mergeChanges(fromRemoteContextSave:into:)`
 /// or ``PersistentContainer/mergeChangesFromOtherProcesses()``.
 ///
