@@ -9,29 +9,15 @@ struct BusyDocumentTests {
     func contention() throws {
         let sandbox = try Sandbox()
         let document = try sandbox.employees()
-        let executable = CLI.binary("strata")
-        var processes: [(Process, Pipe, Bool)] = []
-        for index in 0..<24 {
-            let process = Process()
-            process.executableURL = executable
-            let writes = index % 3 != 2
-            process.arguments = writes ? ["insert", document, "Department", "name=P\(index)"] : ["info", document]
-            var environment = ProcessInfo.processInfo.environment
-            environment["STRATA_BUSY_TIMEOUT"] = "60"
-            process.environment = environment
-            let errors = Pipe()
-            process.standardError = errors
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            processes.append((process, errors, writes))
-        }
+        let writes = (0..<24).map { $0 % 3 != 2 }
+        let results = try CLI.runAll("strata", writes.enumerated().map { index, writes in
+            writes ? ["insert", document, "Department", "name=P\(index)"] : ["info", document]
+        }, environment: ["STRATA_BUSY_TIMEOUT": "60"])
         var inserted = 0
-        for (process, errors, writes) in processes {
-            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(!stderr.contains("no document"), "\(stderr)")
-            #expect(process.terminationStatus == 0, "\(process.arguments ?? []): \(stderr)")
-            if writes, process.terminationStatus == 0 { inserted += 1 }
+        for (result, writes) in zip(results, writes) {
+            #expect(!result.stderr.contains("no document"), "\(result.stderr)")
+            #expect(result.status == 0, "\(result.stderr)")
+            if writes, result.status == 0 { inserted += 1 }
         }
         #expect(inserted == 16)
         #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.directory.path).filter { $0.hasPrefix("staff.strata") } == ["staff.strata"])

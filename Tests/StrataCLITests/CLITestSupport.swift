@@ -33,36 +33,47 @@ enum CLI {
     }
 
     static func run(_ tool: String, _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> CommandResult {
+        try runAll(tool, [arguments], in: directory, environment: environment)[0]
+    }
+
+    /// Starts one process of `tool` per argument list, all at once, and waits for every one
+    /// (the many-writer and contention tests need them running together).
+    static func runAll(_ tool: String, _ argumentLists: [[String]], in directory: URL? = nil,
+                       environment: [String: String] = [:]) throws -> [CommandResult] {
         let executable = binary(tool)
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             Issue.record("\(executable.path) is missing: run `swift build --build-tests` first.")
-            return CommandResult(status: -1, stdout: "", stderr: "")
+            return argumentLists.map { _ in CommandResult(status: -1, stdout: "", stderr: "") }
         }
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("strata-cli-out-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let outURL = scratch.appendingPathComponent("out"), errURL = scratch.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        if let directory { process.currentDirectoryURL = directory }
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        var running: [(process: Process, out: URL, err: URL)] = []
+        for (index, arguments) in argumentLists.enumerated() {
+            let outURL = scratch.appendingPathComponent("out\(index)"), errURL = scratch.appendingPathComponent("err\(index)")
+            _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = arguments
+            process.standardOutput = try FileHandle(forWritingTo: outURL)
+            process.standardError = try FileHandle(forWritingTo: errURL)
+            process.standardInput = FileHandle.nullDevice
+            if let directory { process.currentDirectoryURL = directory }
+            if !environment.isEmpty {
+                process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            }
+            running.append((process, outURL, errURL))
         }
-        try process.run()
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
-        return CommandResult(
-            status: process.terminationStatus,
-            stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
-            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+        for entry in running { try entry.process.run() }
+        return try running.map { entry in
+            entry.process.waitUntilExit()
+            for handle in [entry.process.standardOutput, entry.process.standardError] { try (handle as? FileHandle)?.close() }
+            return CommandResult(
+                status: entry.process.terminationStatus,
+                stdout: String(decoding: try Data(contentsOf: entry.out), as: UTF8.self),
+                stderr: String(decoding: try Data(contentsOf: entry.err), as: UTF8.self))
+        }
     }
 
     static func strata(_ arguments: String...) throws -> CommandResult { try run("strata", arguments) }

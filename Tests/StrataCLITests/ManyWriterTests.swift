@@ -30,7 +30,7 @@ import Testing
             ["write", document, "--name", "W\($0)", "--seed", String(seed &+ UInt64($0)), "--operations", String(Self.operations)]
         }
         arguments.append(["compact", document, "--seed", String(seed), "--operations", String(max(4, Self.operations / 2))])
-        let results = try runConcurrently("strata-stress-writer", arguments)
+        let results = try CLI.runAll("strata-stress-writer", arguments)
         for (index, result) in results.enumerated() {
             #expect(result.status == 0, "process \(index) (seed \(seed)) failed: \(result.stderr)")
         }
@@ -83,7 +83,7 @@ import Testing
         let document = sandbox.path("undo.strata")
         try Self.makeDocument(document, departments: 1, projects: 1)
         for round in 0..<12 {
-            let results = try runConcurrently("strata-stress-writer", [
+            let results = try CLI.runAll("strata-stress-writer", [
                 ["insert-undo", document, "--name", "A\(round)"], ["insert-undo", document, "--name", "B\(round)"],
             ])
             #expect(results[0].stdout == "undid Hire A\(round)\n", "round \(round): \(results[0].stdout) \(results[0].stderr)")
@@ -101,7 +101,7 @@ import Testing
         let sandbox = try Sandbox()
         for round in 0..<8 {
             let document = try sandbox.employees("round\(round).strata")
-            let results = try runConcurrently("strata", [
+            let results = try CLI.runAll("strata", [
                 ["insert", document, "Department", "name=A"], ["insert", document, "Department", "name=B"],
             ])
             #expect(results.allSatisfy { $0.status == 0 }, "\(results.map(\.stderr))")
@@ -167,38 +167,5 @@ import Testing
             counts[entity.name] = try store.objectIDs(for: entity, includingSubentities: false).count
         }
         return counts
-    }
-}
-
-/// Starts every command at once and waits for all of them.
-func runConcurrently(_ tool: String, _ argumentLists: [[String]]) throws -> [CommandResult] {
-    let executable = CLI.binary(tool)
-    guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-        Issue.record("\(executable.path) is missing: run `swift build --build-tests` first.")
-        return argumentLists.map { _ in CommandResult(status: -1, stdout: "", stderr: "") }
-    }
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("strata-concurrent-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: scratch) }
-    var running: [(Process, URL, URL)] = []
-    for (index, arguments) in argumentLists.enumerated() {
-        let outURL = scratch.appendingPathComponent("out\(index)"), errURL = scratch.appendingPathComponent("err\(index)")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
-        process.standardError = try FileHandle(forWritingTo: errURL)
-        process.standardInput = FileHandle.nullDevice
-        running.append((process, outURL, errURL))
-    }
-    for (process, _, _) in running { try process.run() }
-    return try running.map { process, outURL, errURL in
-        process.waitUntilExit()
-        return CommandResult(
-            status: process.terminationStatus,
-            stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
-            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
     }
 }

@@ -17,7 +17,7 @@ struct DocumentEditor {
     func live(_ entity: String) -> [ManagedObject] {
         context.registeredObjects
             .filter { $0.entity.name == entity && !$0.isDeleted && !$0.isInvalid }
-            .sorted { $0.objectID.description < $1.objectID.description }
+            .sorted { $0.objectID < $1.objectID }   // by ID: temporary numbers are process-wide
     }
 
     mutating func pick(_ entity: String) -> ManagedObject? {

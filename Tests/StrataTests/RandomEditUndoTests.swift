@@ -24,7 +24,9 @@ struct RandomEditor {
     func live(_ entity: String) -> [ManagedObject] {
         context.registeredObjects
             .filter { $0.entity.name == entity && !$0.isDeleted && !$0.isInvalid }
-            .sorted { $0.objectID.description < $1.objectID.description }
+            // By ID, not by its text: temporary numbers are process-wide, so two contexts
+            // fed the same seed get different ones, and "t10" sorts before "t9" as text.
+            .sorted { $0.objectID < $1.objectID }
     }
 
     mutating func pick(_ entity: String) -> ManagedObject? {

@@ -209,18 +209,8 @@ struct RecoverySource {
     }
 
     private mutating func readSegments() {
-        let columns = "seq, time, groups, operations, raw_size, body"
-        func record(_ row: [SQLiteValue]) -> SegmentRecord {
-            func integer(_ index: Int) -> Int64 { if case .integer(let value) = row[index] { value } else { -1 } }
-            var time = 0.0
-            if case .real(let value) = row[1] { time = value } else if case .integer(let value) = row[1] { time = Double(value) }
-            var body: [UInt8] = []
-            if case .blob(let bytes) = row[5] { body = bytes }
-            let sequence = UInt64(max(0, integer(0)))
-            return SegmentRecord(sequence: sequence, timestamp: Date(timeIntervalSince1970: time), groupCount: Int(integer(2)),
-                                 operationCount: Int(integer(3)), rawSize: Int(integer(4)), body: body,
-                                 isCompacted: sequence <= compactedThrough)
-        }
+        let columns = SegmentRecord.columns
+        func record(_ row: [SQLiteValue]) -> SegmentRecord { SegmentRecord(salvaging: row, compactedThrough: compactedThrough) }
         if let rows = try? connection.prepare("SELECT \(columns) FROM strata_segment ORDER BY seq").rows() {
             records = rows.map(record)
             return

@@ -66,19 +66,9 @@ package final class ToolLogFile {
     /// The stored segments with sequence in `range`, oldest first, not decoded.
     package func segmentRecords(in range: ClosedRange<UInt64> = 0...UInt64(Int64.max)) throws -> [SegmentRecord] {
         let rows = try connection.prepare(
-            "SELECT seq, time, groups, operations, raw_size, body FROM strata_segment WHERE seq BETWEEN ? AND ? ORDER BY seq"
+            "SELECT \(SegmentRecord.columns) FROM strata_segment WHERE seq BETWEEN ? AND ? ORDER BY seq"
         ).rows([.integer(Int64(range.lowerBound)), .integer(Int64(min(range.upperBound, UInt64(Int64.max))))])
-        return rows.map { row in
-            func integer(_ index: Int) -> Int64 { if case .integer(let value) = row[index] { value } else { -1 } }
-            var time = 0.0
-            if case .real(let value) = row[1] { time = value } else if case .integer(let value) = row[1] { time = Double(value) }
-            var body: [UInt8] = []
-            if case .blob(let bytes) = row[5] { body = bytes }
-            let sequence = UInt64(max(0, integer(0)))
-            return SegmentRecord(
-                sequence: sequence, timestamp: Date(timeIntervalSince1970: time), groupCount: Int(integer(2)),
-                operationCount: Int(integer(3)), rawSize: Int(integer(4)), body: body, isCompacted: sequence <= compactedThrough)
-        }
+        return rows.map { SegmentRecord(salvaging: $0, compactedThrough: compactedThrough) }
     }
 
     /// The group table's rows of a segment: (id, kind, reverts, action).
