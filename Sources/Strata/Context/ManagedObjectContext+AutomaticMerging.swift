@@ -45,6 +45,7 @@ extension ManagedObjectContext {
 
     private func takeInArrivedSaves() {
         hasMail.store(false, ordering: .relaxed)
+        if parent != nil { takeInPermanentIDs() }
         let arrived = mailbox.withLock { mail in
             defer { mail.removeAll() }
             return mail

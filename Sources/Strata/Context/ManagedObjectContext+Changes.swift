@@ -52,7 +52,7 @@ extension ManagedObjectContext {
     /// - Throws: `.objectNotFound` when the record is gone.
     func fireFault(_ object: ManagedObject) throws {
         guard object.state.isFault else { return }
-        guard let (values, generation) = try coordinator.values(for: object.objectID, stalenessInterval: stalenessInterval) else {
+        guard let (values, generation) = try sourceRow(for: object.objectID) else {
             throw StrataError(.objectNotFound, "The record \(object.objectID) does not exist in its store.",
                               context: ["object": object.objectID.description])
         }

@@ -168,7 +168,7 @@ extension ManagedObjectContext {
     private func applyDeleteRulesToNewcomers(_ objects: [(object: ManagedObject, known: [Set<ManagedObjectID>])]) {
         var touched = false
         for (object, known) in objects {
-            guard let stored = try? coordinator.values(for: object.objectID) else { continue }
+            guard let stored = try? sourceValues(for: object.objectID) else { continue }
             for (index, relationship) in object.entity.relationships.enumerated()
             where !relationship.isTransient && relationship.slot < stored.count {
                 for id in stored[relationship.slot].objectIDs where !known[index].contains(id) {

@@ -35,7 +35,7 @@ extension ManagedObjectContext {
             object.didTurnIntoFault()
             return
         }
-        guard let (stored, generation) = try? coordinator.values(for: object.objectID, stalenessInterval: stalenessInterval)
+        guard let (stored, generation) = try? sourceRow(for: object.objectID)
         else { return }
         object.willTurnIntoFault()
         object.didTurnIntoFault()

@@ -26,6 +26,10 @@ extension ManagedObjectContext {
             return
         }
         try validateForSave()
+        if parent != nil {
+            try saveIntoParent()
+            return
+        }
         try crossStoreCheck()
 
         // Conflicts are found, resolved and the log written under one hold of the save
@@ -123,9 +127,12 @@ extension ManagedObjectContext {
         return changes
     }
 
-    private func finishSave(assigned: StoreSaveResult, changes: SaveChanges, generation: UInt64?) {
+    func finishSave(assigned: StoreSaveResult, changes: SaveChanges, generation: UInt64?) {
         // The unsaved log is cleared below: no need to rewrite its IDs first.
-        if !assigned.permanentIDs.isEmpty { adoptPermanentIDs(assigned.permanentIDs, remappingUnsavedLog: false) }
+        if !assigned.permanentIDs.isEmpty {
+            adoptPermanentIDs(assigned.permanentIDs, remappingUnsavedLog: false)
+            announcePermanentIDs(assigned.permanentIDs)
+        }
         if !assigned.groupIDs.isEmpty { undoManager?.remapGroupIDs(assigned.groupIDs) }
         let saved = Array(dirtySet.values)
         // Emptied first: unregistering each deleted object from a full OrderedDictionary
@@ -167,7 +174,9 @@ extension ManagedObjectContext {
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
         let ids = OrderedSet(objects.map(\.objectID).filter(\.isTemporaryID))
         guard !ids.isEmpty else { return }
-        adoptPermanentIDs(try obtainPermanentIDs(for: ids))
+        let assigned = try obtainPermanentIDs(for: ids)
+        adoptPermanentIDs(assigned)
+        announcePermanentIDs(assigned)
     }
 
     /// Replaces temporary IDs everywhere the context keeps them: registry, objects'

@@ -18,8 +18,13 @@ import OrderedCollections
 /// try context.save()
 /// ```
 public final class ManagedObjectContext: @unchecked Sendable {
-    /// The coordinator the context reads from and saves to.
+    /// The coordinator the context reads from and saves to; for a child context, its
+    /// root's (a child reads and saves through ``parent`` instead).
     public let coordinator: PersistentStoreCoordinator
+    /// The context a child context reads through and saves into (Core Data's `parent`),
+    /// set at creation with ``init(parent:concurrencyType:undoManager:)``; nil for a
+    /// context over the coordinator.
+    public let parent: ManagedObjectContext?
     /// The model.
     public var model: ManagedObjectModel { coordinator.model }
     /// The undo manager; nil turns undo (and its memory cost) off.
@@ -89,7 +94,12 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let queueKey = DispatchSpecificKey<ObjectIdentifier>()
     /// Other contexts' saves waiting for a confinement context that merges automatically.
     let mailbox = Mutex<[SaveChanges]>([])
+    /// Permanent IDs an ancestor's save gave to records this child knows by temporary ID,
+    /// waiting for the child's next operation (``enter()``).
+    let permanentIDMail = Mutex<[[ManagedObjectID: ManagedObjectID]]>([])
     let hasMail = Atomic<Bool>(false)
+    /// The child contexts made over this one (held weakly), told of permanent IDs.
+    let children = Mutex<[WeakContext]>([])
 
     /// Creates a context over a coordinator, with an undo manager.
     ///
@@ -100,9 +110,15 @@ public final class ManagedObjectContext: @unchecked Sendable {
     ///     background context used through `perform`.
     ///   - undoManager: The context's undo manager; nil turns undo off and keeps no undo
     ///     history.
-    public init(coordinator: PersistentStoreCoordinator, concurrencyType: ConcurrencyType = .confinement,
-                undoManager: ContextUndoManager? = ContextUndoManager()) {
+    public convenience init(coordinator: PersistentStoreCoordinator, concurrencyType: ConcurrencyType = .confinement,
+                            undoManager: ContextUndoManager? = ContextUndoManager()) {
+        self.init(coordinator: coordinator, parent: nil, concurrencyType: concurrencyType, undoManager: undoManager)
+    }
+
+    init(coordinator: PersistentStoreCoordinator, parent: ManagedObjectContext?, concurrencyType: ConcurrencyType,
+         undoManager: ContextUndoManager?) {
         self.coordinator = coordinator
+        self.parent = parent
         self.concurrencyType = concurrencyType
         self.workQueue = Self.makeWorkQueue(concurrencyType)
         self.endsMainTurns = concurrencyType == .mainQueue
@@ -265,6 +281,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
     public var deletedObjects: Set<ManagedObject> {
         Set(dirtySet.values.filter { $0.state.isDeleted && $0.state.existsInStore })
     }
+}
+
+/// A weak reference to a child context (contexts are few; no hot path reads it).
+struct WeakContext: Sendable {
+    weak var context: ManagedObjectContext?
 }
 
 /// A non-retaining reference to an object in the registry.

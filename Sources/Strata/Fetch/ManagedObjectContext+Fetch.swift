@@ -57,6 +57,8 @@ extension ManagedObjectContext {
     public func count(for request: FetchRequest) throws -> Int {
         enter()
         let resolved = try request.resolve(in: model)
+        // A child counts what its fetch would return: the parent's answer is a list anyway.
+        if parent != nil { return try matchingIDs(resolved, windowed: true).count }
         if request.includesPendingChanges { processPendingChanges() }
         let stores = try self.stores(serving: resolved)
         let overlay = request.includesPendingChanges ? pendingOverlay(for: resolved) : [:]
@@ -96,23 +98,34 @@ extension ManagedObjectContext {
 
     // MARK: Matching
 
-    /// The matching IDs in order: the stores' answer merged with the pending changes.
-    /// `windowed: false` ignores the request's offset and limit.
-    func matchingIDs(_ resolved: ResolvedFetchRequest, windowed: Bool) throws -> [ManagedObjectID] {
+    /// The matching IDs in order: the stores' answer (a child: its parent's, pending changes
+    /// included) merged with the pending changes. `windowed: false` ignores the request's
+    /// offset and limit; `includingPending` overrides the request's `includesPendingChanges`.
+    func matchingIDs(_ resolved: ResolvedFetchRequest, windowed: Bool, includingPending: Bool? = nil) throws -> [ManagedObjectID] {
         let request = resolved.request
-        if request.includesPendingChanges { processPendingChanges() }
+        let pending = includingPending ?? request.includesPendingChanges
+        if pending { processPendingChanges() }
         let stores = try self.stores(serving: resolved)
-        let overlay = request.includesPendingChanges ? pendingOverlay(for: resolved) : [:]
+        let overlay = pending ? pendingOverlay(for: resolved) : [:]
         let offset = windowed ? request.fetchOffset : 0
         let limit = windowed ? request.fetchLimit : 0
         var storeRequest = resolved.storeRequest
-        guard !overlay.isEmpty else {
-            (storeRequest.fetchOffset, storeRequest.fetchLimit) = (offset, limit)
-            return try storeIDs(storeRequest, from: stores)
+        let base: [ManagedObjectID]
+        if let parent {
+            // The parent is this context's store: its whole answer, its own pending changes
+            // on top of its source's, in the request's order.
+            let all = try parent.onQueue { try parent.matchingIDs(resolved, windowed: false, includingPending: true) }
+            guard !overlay.isEmpty else { return StoreFetchMerge.window(all, offset: offset, limit: limit) }
+            base = all
+        } else {
+            guard !overlay.isEmpty else {
+                (storeRequest.fetchOffset, storeRequest.fetchLimit) = (offset, limit)
+                return try storeIDs(storeRequest, from: stores)
+            }
+            (storeRequest.fetchOffset, storeRequest.fetchLimit) =
+                StoreFetchMerge.storeWindow(offset: offset, limit: limit, overlayCount: overlay.count)
+            base = try storeIDs(storeRequest, from: stores)
         }
-        (storeRequest.fetchOffset, storeRequest.fetchLimit) =
-            StoreFetchMerge.storeWindow(offset: offset, limit: limit, overlayCount: overlay.count)
-        let base = try storeIDs(storeRequest, from: stores)
         let descriptors = request.sortDescriptors
         let rows = storeRowSource
         return try StoreFetchMerge.merge(
@@ -125,9 +138,11 @@ extension ManagedObjectContext {
             })
     }
 
-    /// The stored values of any record, through the coordinator (nil for temporary IDs).
+    /// The stored values of any record, through the coordinator (nil for temporary IDs);
+    /// for a child, the parent's current values.
     var storeRowSource: (ManagedObjectID) throws -> [PropertyValue]? {
-        { [coordinator] id in try coordinator.values(for: id) }
+        if parent != nil { return { [self] id in try self.sourceValues(for: id) } }
+        return { [coordinator] id in try coordinator.values(for: id) }
     }
 
     /// The stores holding records of the request's entity (and its sub-entities).

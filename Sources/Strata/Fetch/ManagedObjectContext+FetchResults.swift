@@ -73,7 +73,8 @@ extension ManagedObjectContext {
     /// one pass (a store that can batch gets the IDs together from ``storeValues(for:)``).
     /// Objects with pending changes are never faults, so nothing pending is overwritten.
     func loadFaults(_ objects: [ManagedObject]) throws {
-        let faults = objects.filter { $0.state.isFault && !$0.state.isInvalid && !$0.objectID.isTemporaryID }
+        // A child's faults may be objects its parent inserted (temporary IDs).
+        let faults = objects.filter { $0.state.isFault && !$0.state.isInvalid && (parent != nil || !$0.objectID.isTemporaryID) }
         guard !faults.isEmpty else { return }
         let generation = coordinator.generation
         let values = try storeValues(for: faults.map(\.objectID))
@@ -90,6 +91,11 @@ extension ManagedObjectContext {
     /// The stored values of several records, by ID (records that no longer exist are left
     /// out), grouped by store.
     func storeValues(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: [PropertyValue]] {
+        if parent != nil {
+            var fromParent: [ManagedObjectID: [PropertyValue]] = [:]
+            for id in ids { fromParent[id] = try sourceValues(for: id) }
+            return fromParent
+        }
         var byStore: [ObjectIdentifier: (store: any PersistentStore, ids: [ManagedObjectID])] = [:]
         for id in ids where !id.isTemporaryID {
             let store = try coordinator.store(for: id.entity)
