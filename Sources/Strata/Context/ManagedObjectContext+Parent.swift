@@ -57,7 +57,13 @@ extension ManagedObjectContext {
     /// store's otherwise (nil for temporary IDs).
     func sourceValues(for id: ManagedObjectID) throws -> [PropertyValue]? {
         guard let parent else { return try coordinator.values(for: id) }
-        return try parent.onQueue { try parent.currentValues(for: id) }
+        // The parent flushes first, as for a fetch: its delete rules must have run, or the
+        // child reads members a pending delete is about to take away, and its save then
+        // sees the flush as the parent's change (a conflict).
+        return try parent.onQueue {
+            parent.processPendingChanges()
+            return try parent.currentValues(for: id)
+        }
     }
 
     /// The values a child of this context sees for a record: a registered, loaded object's
