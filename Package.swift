@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "strata-log", targets: ["strata-log"]),
         .executable(name: "employees-example", targets: ["EmployeesExample"]),
         .executable(name: "background-import-example", targets: ["BackgroundImportExample"]),
+        .executable(name: "staff-list-example", targets: ["StaffListExample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -45,6 +46,8 @@ let package = Package(
             name: "EmployeesExample", dependencies: ["Strata"], path: "Examples/Employees"),
         .executableTarget(
             name: "BackgroundImportExample", dependencies: ["Strata"], path: "Examples/BackgroundImport"),
+        .executableTarget(
+            name: "StaffListExample", dependencies: ["Strata"], path: "Examples/StaffList"),
         .executableTarget(name: "strata-crash-writer", dependencies: ["Strata", "StrataTestSupport"], path: "Tests/CrashWriter"),
         .executableTarget(name: "strata-stress-writer", dependencies: ["Strata", "StrataTestSupport"], path: "Tests/StressWriter"),
         .target(name: "StrataTestSupport", path: "Tests/StrataTestSupport"),

@@ -23,4 +23,51 @@ struct ExampleTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("Ada"), "\(result.stdout)")
     }
+
+    @Test func theStaffListExamplePrintsEachDiffOfItsSectionedList() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-example-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let document = directory.appendingPathComponent("staff.strata")
+        let result = try CLI.run("staff-list-example", [document.path])
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        // The whole output: a background import, another process's save (the program run
+        // again with --edit) and an edit sheet's save, each one diff of the list.
+        let expected = """
+            list: Engineering: Lovelace | Sales: Hopper
+            diff after the background import:
+              section insert [1] Research
+              insert Dijkstra [0.0]
+              insert Babbage [1.0]
+              insert Turing [1.1]
+            list: Engineering: Dijkstra, Lovelace | Research: Babbage, Turing | Sales: Hopper
+              (other process: renamed Sales to Field Sales, moved Hopper to Research, removed Babbage)
+            diff after the other process's save:
+              delete Babbage [1.0]
+              section delete [2] Sales
+              move Hopper [2.0] -> [1.0]
+              update Dijkstra [0.0] -> [0.0]
+              update Lovelace [0.1] -> [0.1]
+              update Turing [1.1] -> [1.1]
+            list: Engineering: Dijkstra, Lovelace | Research: Hopper, Turing
+            diff after the edit sheet's save:
+              section insert [1] Field Sales
+              insert Liskov [1.0]
+              move Turing [1.1] -> [0.2]
+              update Dijkstra [0.0] -> [0.0]
+              update Lovelace [0.1] -> [0.1]
+              update Hopper [1.0] -> [2.0]
+            list: Engineering: Dijkstra, Lovelace, Turing | Field Sales: Liskov | Research: Hopper
+            undo in the view context: Undo Edit Staff
+            diff after the view context's save (new objects get permanent IDs):
+              update Liskov [1.0] -> [1.0]
+            reopened: Engineering: Dijkstra, Lovelace, Turing | Field Sales: Liskov | Research: Hopper
+
+            """
+        #expect(result.stdout == expected, "\(result.stdout)")
+        // The document it leaves opens in the CLI with the edit sheet's newcomer.
+        let count = try CLI.run("strata", ["fetch", document.path, "Employee", "--where", "department.name == 'Field Sales'", "--count"])
+        #expect(count.status == 0, "\(count.stderr)")
+        #expect(count.stdout.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("1"), "\(count.stdout)")
+    }
 }
