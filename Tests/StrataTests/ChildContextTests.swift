@@ -185,6 +185,61 @@ import Testing
         #expect(try parent.existingObject(with: adaID).value(forKey: "salary") == .integer(120_000))
     }
 
+    @Test func deleteRulesAndManyToManysCrossThePush() throws {
+        let fixture = try FetchFixture()
+        let parent = fixture.context
+        let child = ManagedObjectContext(parent: parent)
+        let research = try fixture.department("R&D")
+        let researchIDs = try research.value(forKey: "employees").objectIDs
+        let hopperID = try fixture.employee("Hopper").objectID
+        // A project joined by Hopper, in the child only; the R&D department deleted (cascade).
+        let project = try child.insertObject(forEntityName: "Project")
+        try project.setValue("Apollo", forKey: "name")
+        try child.existingObject(with: hopperID).mutableSetValue(forKey: "projects").add(project)
+        child.delete(try child.existingObject(with: research.objectID))
+        try child.save()
+        #expect(research.isDeleted)
+        for id in researchIDs { #expect(parent.registeredObject(for: id)?.isDeleted == true) }
+        let pushed = try #require(parent.registeredObject(for: project.objectID))
+        #expect(try pushed.value(forKey: "members").objectIDs == [hopperID])
+        #expect(try parent.existingObject(with: hopperID).value(forKey: "projects").objectIDs == [project.objectID])
+        #expect(parent.graphInvariantViolations().isEmpty)
+        try parent.save()
+        let fresh = fixture.freshContext()
+        #expect(try fresh.count(for: FetchRequest(entityName: "Employee")) == 3)
+        #expect(try fresh.existingObject(with: hopperID).value(forKey: "projects").objectIDs.count == 1)
+    }
+
+    @Test func queueContextsPushOnTheParentsQueue() async throws {
+        let fixture = try FetchFixture()
+        let adaID = try fixture.employee("Lovelace").objectID
+        let parent = ManagedObjectContext(coordinator: fixture.coordinator, concurrencyType: .privateQueue)
+        let child = ManagedObjectContext(parent: parent, concurrencyType: .privateQueue)
+        let newID = try await child.perform {
+            child.retainsRegisteredObjects = true        // the child's department stays registered
+            try child.existingObject(with: adaID).setValue(.integer(7), forKey: "salary")
+            let department = try child.insertObject(forEntityName: "Department")
+            try department.setValue("Queues", forKey: "name")
+            try child.save()
+            return department.objectID
+        }
+        let (salary, name, changed) = try await parent.perform {
+            (try parent.existingObject(with: adaID).value(forKey: "salary"),
+             try parent.existingObject(with: newID).value(forKey: "name"), parent.hasChanges)
+        }
+        #expect(salary == .integer(7) && name == .string("Queues") && changed)
+        let saved = try await parent.perform {
+            try parent.save()
+            return try parent.fetchObjectIDs(FetchRequest(entityName: "Department", predicate: FetchPredicate(format: "name == 'Queues'")))
+        }
+        let renamed = try await child.perform {
+            _ = try child.count(for: FetchRequest(entityName: "Department"))     // takes the permanent IDs in
+            return child.registeredObjects.filter { $0.entity.name == "Department" && !$0.isFault }.map(\.objectID)
+        }
+        #expect(newID.isTemporaryID && saved.count == 1 && !saved[0].isTemporaryID)
+        #expect(renamed.contains(saved[0]) && !renamed.contains(newID))
+    }
+
     // MARK: Conflicts with the parent
 
     /// The parent and the child both change Ada after the child read her.
