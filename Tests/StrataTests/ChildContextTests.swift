@@ -240,6 +240,27 @@ import Testing
         #expect(renamed.contains(saved[0]) && !renamed.contains(newID))
     }
 
+    @Test func aControllerOnTheChildFollowsItsEditsAndThePermanentIDs() throws {
+        let fixture = try FetchFixture()
+        let parent = fixture.context
+        let child = ManagedObjectContext(parent: parent)
+        let request = try employeesRequest("salary > 100000", sortedBy: [FetchSortDescriptor("lastName")])
+        let list = FetchedResultsController(fetchRequest: request, managedObjectContext: child)
+        try list.performFetch()
+        #expect(try lastNames(list.fetchedObjects ?? []) == ["Hopper", "Lovelace"])
+        let mary = try fixture.insertEmployee("Mary", "Jackson", salary: 200_000, department: nil, in: child)
+        child.processPendingChanges()
+        #expect(try lastNames(list.fetchedObjects ?? []) == ["Hopper", "Jackson", "Lovelace"])
+        try child.save()
+        try parent.save()
+        _ = try child.count(for: request)                   // the child takes the permanent IDs in
+        #expect(!mary.objectID.isTemporaryID)
+        // The controller names her by her permanent ID, as after a save of its own context.
+        let ids = list.snapshot().objectIDs
+        #expect(ids.contains(mary.objectID) && ids.allSatisfy { !$0.isTemporaryID })
+        #expect(list.indexPath(for: mary) == ResultIndexPath(item: 1, section: 0))
+    }
+
     // MARK: Conflicts with the parent
 
     /// The parent and the child both change Ada after the child read her.

@@ -21,6 +21,34 @@ extension ManagedObjectContext {
         let manager = undoManager.flatMap { $0.isUndoRegistrationEnabled ? $0 : nil }
         manager?.beginUndoGrouping()
         var touched: OrderedSet<ManagedObjectID> = []
+        do {
+            try apply(push, conflicting: conflicting, touched: &touched)
+        } catch {
+            // Not expected (every reference was checked), but the group must not stay open.
+            processPendingChanges()
+            try? manager?.endUndoGrouping()
+            throw error
+        }
+        if let manager {
+            if !push.actionName.isEmpty { manager.setActionName(push.actionName) }
+            try manager.endUndoGrouping()
+        }
+
+        // What the child must take back: the loaded objects it touched (records this context
+        // does not hold loaded are as the child read them), and the records gone here.
+        var outcome = ChildPushOutcome()
+        for id in touched {
+            if let object = registeredObject(for: id), !object.state.isFault {
+                outcome.values[id] = object.state.isDeleted ? .some(nil) : .some(object.storage)
+            }
+        }
+        for (id, persisted) in conflicting where persisted == nil { outcome.values[id] = .some(nil) }
+        return outcome
+    }
+
+    /// Writes the push into this context's objects and flushes.
+    private func apply(_ push: ChildPush, conflicting: [ManagedObjectID: [PropertyValue]?],
+                       touched: inout OrderedSet<ManagedObjectID>) throws {
         var applied = PushApplication(context: self, policy: push.policy)
 
         // New objects first, under the child's temporary IDs, so every reference resolves.
@@ -56,21 +84,6 @@ extension ManagedObjectContext {
         }
         processPendingChanges()
         try applied.reorder()
-        if let manager {
-            if !push.actionName.isEmpty { manager.setActionName(push.actionName) }
-            try manager.endUndoGrouping()
-        }
-
-        // What the child must take back: the loaded objects it touched (records this context
-        // does not hold loaded are as the child read them), and the records gone here.
-        var outcome = ChildPushOutcome()
-        for id in touched {
-            if let object = registeredObject(for: id), !object.state.isFault {
-                outcome.values[id] = object.state.isDeleted ? .some(nil) : .some(object.storage)
-            }
-        }
-        for (id, persisted) in conflicting where persisted == nil { outcome.values[id] = .some(nil) }
-        return outcome
     }
 
     /// The objects the child changed or deleted whose values here differ from what the

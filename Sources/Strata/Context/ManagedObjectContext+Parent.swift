@@ -108,6 +108,7 @@ extension ManagedObjectContext {
             return mail
         }
         for assigned in arrived {
+            let renamed = Set(assigned.compactMap { registry[$0.key]?.object == nil ? nil : $0.value })
             adoptPermanentIDs(assigned)
             for entry in registry.values {
                 guard let object = entry.object, !object.state.inDirtySet, !object.state.isFault else { continue }
@@ -121,6 +122,8 @@ extension ManagedObjectContext {
                     }
                 }
             }
+            // As after a root's save: controllers re-key the renamed objects.
+            if !renamed.isEmpty { for observer in permanentIDObservers.values { observer(renamed) } }
         }
     }
 }

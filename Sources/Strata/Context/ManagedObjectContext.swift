@@ -81,6 +81,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Fetched results controllers, told about each merged save once it is merged
     /// (ObjectsDidChange names only the registered objects a merge touched).
     var resultObservers: [UUID: (SaveChanges) -> Void] = [:]
+    /// Fetched results controllers of a child context, told which objects took the
+    /// permanent IDs an ancestor's save gave them (a child posts no DidSave for that).
+    var permanentIDObservers: [UUID: (Set<ManagedObjectID>) -> Void] = [:]
     var fetchedPropertyCache: [ObjectIdentifier: [String: [ManagedObject]]] = [:]
     /// The destinations the last prefetching fetch loaded, kept alive (the registry holds
     /// objects weakly) until the next prefetching fetch or `reset()`.

@@ -98,6 +98,7 @@ public final class FetchedResultsController {
     deinit {
         for token in tokens { NotificationCenter.default.removeObserver(token) }
         managedObjectContext.resultObservers[observerKey] = nil
+        managedObjectContext.permanentIDObservers[observerKey] = nil
         for listener in listeners.values { listener.finish() }
     }
 
@@ -307,6 +308,7 @@ public final class FetchedResultsController {
             box.controller?.contextDidSave(inserted: inserted)
         })
         managedObjectContext.resultObservers[observerKey] = { [weak self] changes in self?.contextDidMerge(changes) }
+        managedObjectContext.permanentIDObservers[observerKey] = { [weak self] ids in self?.contextDidSave(inserted: ids) }
     }
 }
 
