@@ -47,6 +47,10 @@ import Testing
         try research.setValue("Research", forKey: "name")
         let inResearch = try employeesRequest("department.name == 'Research'", sortedBy: [FetchSortDescriptor("lastName")])
         #expect(try lastNames(child.fetch(inResearch)) == ["Lovelace", "Turing"])
+        // Dictionaries too, with the parent's unsaved salary.
+        let rows = FetchRequest(entityName: "Employee", predicate: try FetchPredicate(format: "lastName == 'Turing'"))
+        rows.propertiesToFetch = ["lastName", "salary"]
+        #expect(try child.fetchDictionaries(rows) == [["lastName": .string("Turing"), "salary": .integer(130_000)]])
         // The parent is untouched by the child's fetches and edits.
         #expect(try fixture.employee("Lovelace").value(forKey: "salary") == .integer(120_000))
     }
@@ -147,7 +151,7 @@ import Testing
         try department.setValue("Leaf", forKey: "name")
         try ada.setObject(department, forKey: "department")
         try leaf.save()
-        #expect(leaf.hasChanges == false && middle.hasChanges && !root.hasChanges == false)
+        #expect(!leaf.hasChanges && middle.hasChanges && root.hasChanges)   // the root: Turing's salary
         #expect(root.registeredObject(for: department.objectID) == nil)         // not yet in the root
         try middle.save()
         let inRoot = try #require(root.registeredObject(for: department.objectID))
