@@ -165,6 +165,26 @@ import Testing
         #expect(try stored.value(forKey: "salary") == .integer(10))
     }
 
+    @Test func permanentIDsObtainedInAChildReachItsAncestors() throws {
+        let fixture = try FetchFixture()
+        let root = fixture.context
+        let middle = ManagedObjectContext(parent: root)
+        let leaf = ManagedObjectContext(parent: middle)
+        let department = try leaf.insertObject(forEntityName: "Department")
+        try department.setValue("Early", forKey: "name")
+        try leaf.save()
+        try middle.save()
+        let temporary = department.objectID
+        try leaf.obtainPermanentIDs(for: [department])
+        let permanent = department.objectID
+        #expect(temporary.isTemporaryID && !permanent.isTemporaryID)
+        #expect(root.registeredObject(for: temporary) == nil)
+        #expect(try root.registeredObject(for: permanent)?.value(forKey: "name") == .string("Early"))
+        #expect(try middle.existingObject(with: permanent).value(forKey: "name") == .string("Early"))
+        try root.save()
+        #expect(try fixture.freshContext().existingObject(with: permanent).value(forKey: "name") == .string("Early"))
+    }
+
     @Test func theChildHasItsOwnUndo() throws {
         let fixture = try FetchFixture()
         let parent = fixture.context

@@ -107,23 +107,27 @@ extension ManagedObjectContext {
             defer { mail.removeAll() }
             return mail
         }
-        for assigned in arrived {
-            let renamed = Set(assigned.compactMap { registry[$0.key]?.object == nil ? nil : $0.value })
-            adoptPermanentIDs(assigned)
-            for entry in registry.values {
-                guard let object = entry.object, !object.state.inDirtySet, !object.state.isFault else { continue }
-                for relationship in object.entity.relationships where relationship.slot < object.storage.count {
-                    let value = object.storage[relationship.slot]
-                    guard value.objectIDs.contains(where: { assigned[$0] != nil }) else { continue }
-                    switch value {
-                    case .object(let id): object.storage[relationship.slot] = .object(assigned[id] ?? id)
-                    case .objects(let ids): object.storage[relationship.slot] = .objects(OrderedSet(ids.map { assigned[$0] ?? $0 }))
-                    default: continue
-                    }
+        for assigned in arrived { renameRecords(assigned) }
+    }
+
+    /// Gives records their permanent IDs in this context: registry, values of changed and
+    /// clean objects, the unsaved log, the undo stacks, and the controllers' entries.
+    func renameRecords(_ assigned: [ManagedObjectID: ManagedObjectID]) {
+        let renamed = Set(assigned.compactMap { registry[$0.key]?.object == nil ? nil : $0.value })
+        adoptPermanentIDs(assigned)
+        for entry in registry.values {
+            guard let object = entry.object, !object.state.inDirtySet, !object.state.isFault else { continue }
+            for relationship in object.entity.relationships where relationship.slot < object.storage.count {
+                let value = object.storage[relationship.slot]
+                guard value.objectIDs.contains(where: { assigned[$0] != nil }) else { continue }
+                switch value {
+                case .object(let id): object.storage[relationship.slot] = .object(assigned[id] ?? id)
+                case .objects(let ids): object.storage[relationship.slot] = .objects(OrderedSet(ids.map { assigned[$0] ?? $0 }))
+                default: continue
                 }
             }
-            // As after a root's save: controllers re-key the renamed objects.
-            if !renamed.isEmpty { for observer in permanentIDObservers.values { observer(renamed) } }
         }
+        // As after a root's save: controllers re-key the renamed objects.
+        if !renamed.isEmpty { for observer in permanentIDObservers.values { observer(renamed) } }
     }
 }

@@ -170,13 +170,21 @@ extension ManagedObjectContext {
     }
 
     /// Obtains permanent IDs for objects now, before a save (Core Data's
-    /// `obtainPermanentIDs(for:)`).
+    /// `obtainPermanentIDs(for:)`). In a child context the records are renamed in every
+    /// ancestor as well, and every other context of the chain takes the new IDs at its next
+    /// operation.
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
         let ids = OrderedSet(objects.map(\.objectID).filter(\.isTemporaryID))
         guard !ids.isEmpty else { return }
         let assigned = try obtainPermanentIDs(for: ids)
         adoptPermanentIDs(assigned)
-        announcePermanentIDs(assigned)
+        // A child's objects may already be in its ancestors under their temporary IDs.
+        var root = self
+        while let up = root.parent {
+            up.onQueue { up.renameRecords(assigned) }
+            root = up
+        }
+        root.announcePermanentIDs(assigned)
     }
 
     /// Replaces temporary IDs everywhere the context keeps them: registry, objects'
