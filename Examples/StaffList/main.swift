@@ -5,7 +5,8 @@ import Strata
 //   1. a background context imports a batch,
 //   2. another process (this program again, with `--edit DOCUMENT`) edits the document,
 //   3. an edit sheet (a child context of the view context) changes it and saves into it.
-// Each change of the list is printed as the diff a list view would apply. Usage:
+// Each change of the list is printed as the diff a list view would apply. The three happen
+// one after the other, so the output is the same on every run (a test compares it). Usage:
 //   staff-list-example [DOCUMENT]
 // It exits 1 if the reopened document is not what the list showed.
 
