@@ -79,9 +79,7 @@ extension DocumentState {
         // Group ids are handed out above the largest one recorded; once the rows that record
         // it are gone, the counter keeps every writer above it.
         try DocumentFile.writeMeta(connection, key: "groupCounter", .integer(Int64(largestGroupID)))
-        try connection.prepare("DELETE FROM strata_group WHERE seq <= ?").run([.integer(limit)])
-        try connection.prepare("DELETE FROM strata_segment WHERE seq <= ?").run([.integer(limit)])
-        return connection.changes
+        return try LogTables.delete(connection, through: limit)
     }
 }
 

@@ -56,20 +56,9 @@ extension DocumentState {
             let raw = try SegmentEncoder.encode(segment, model: model)
             let body = LZ4Frame.compress(raw)
             bodySize = body.count
-            try connection.prepare(
-                "INSERT INTO strata_segment (seq, time, groups, operations, raw_size, body) VALUES (?, ?, ?, ?, ?, ?)"
-            ).run([
-                .integer(Int64(sequence)), .real(request.timestamp.timeIntervalSince1970), .integer(Int64(request.groups.count)),
-                .integer(Int64(segment.operationCount)), .integer(Int64(raw.count)), .blob(body),
-            ])
-            let groupInsert = try connection.prepare(
-                "INSERT OR REPLACE INTO strata_group (seq, id, kind, reverts, action) VALUES (?, ?, ?, ?, ?)")
-            for group in request.groups {
-                try groupInsert.run([
-                    .integer(Int64(sequence)), .integer(Int64(group.id)), .integer(Int64(group.kind.rawValue)),
-                    group.revertsGroup.map { .integer(Int64($0)) } ?? .null, .text(group.actionName),
-                ])
-            }
+            let record = SegmentRecord(sequence: sequence, timestamp: request.timestamp, groupCount: request.groups.count,
+                                       operationCount: segment.operationCount, rawSize: raw.count, body: body, isCompacted: false)
+            try LogTables.append(connection, record, groups: request.groups.map(\.info))
             for (root, key) in patch.largestInsertedKey(in: model) where key > counters[root] ?? 0 { counters[root] = key }
             for root in model.entities where root.superentity == nil {
                 guard let key = counters[root.index], key > (stored.keys[root.name] ?? 0) else { continue }

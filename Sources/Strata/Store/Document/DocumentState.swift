@@ -67,12 +67,7 @@ struct DocumentState: @unchecked Sendable {
             uncompactedBytes = 0
         }
         let start = sequence ?? lastSequence
-        let statement = try connection.prepare("SELECT seq, body FROM strata_segment WHERE seq > ? ORDER BY seq")
-        let rows = try statement.rows([.integer(Int64(start))])
-        for row in rows {
-            guard case .integer(let seq) = row[0], case .blob(let body) = row[1] else {
-                throw StrataError(.corruptSegment, "A segment row after \(start) is malformed.", context: ["segment": "\(row[0])"])
-            }
+        for (seq, body) in try LogTables.bodies(connection, after: start) {
             let segment = try SegmentCodec.decodeCompressed(
                 body, model: model, storeTag: storeTag, sequenceHint: UInt64(seq), maxContentSize: maxSegmentSize)
             var patch = OverlayPatch(knownKeys: keyCounters, model: model)
@@ -108,9 +103,7 @@ struct DocumentState: @unchecked Sendable {
             if case .integer(let max)? = largest.first?.first { value = Swift.max(value, max) }
             keyCounters[root.index] = value
         }
-        if case .integer(let group)? = try connection.prepare("SELECT MAX(id) FROM strata_group").rows().first?.first {
-            largestGroupID = max(largestGroupID, UInt64(max(group, 0)))
-        }
+        largestGroupID = max(largestGroupID, try LogTables.largestGroupID(connection))
         largestGroupID = max(largestGroupID, try DocumentFile.readCounters(connection).groups)
     }
 

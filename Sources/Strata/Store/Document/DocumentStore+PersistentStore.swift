@@ -33,7 +33,9 @@ extension DocumentStore {
     }
 
     /// Runs a write while no other thread writes through this store.
-    func writing<T>(_ body: () throws -> T) rethrows -> T {
+    /// - Throws: `.invalidArgument` when the store was opened read-only.
+    func writing<T>(_ body: () throws -> T) throws -> T {
+        try requireWritable()
         writer.lock()
         defer { writer.unlock() }
         return try body()
@@ -92,5 +94,15 @@ extension DocumentStore {
                 try state.compact(schema: schema, model: model, storeTag: tag, configuration: settings, progress: progress)
             }
         }
+    }
+}
+
+extension DocumentStore {
+    /// Refuses a write through a store opened with ``Configuration/isReadOnly``.
+    /// - Throws: `.invalidArgument` naming the document.
+    func requireWritable() throws {
+        guard configuration.isReadOnly else { return }
+        throw StrataError(.invalidArgument, "The document \(url.path) is open read-only; nothing can be written to it.",
+                          context: ["path": url.path, "kind": "readOnly"])
     }
 }

@@ -53,6 +53,16 @@ public final class DocumentStore: PersistentStore {
         /// pages; the command-line tools turn it on whenever they open a document to write.
         public var checksIntegrityOnOpen = false
 
+        /// Open the document only to read it (default `false`): SQLite opens the file
+        /// read-only, so nothing — not opening, reading or closing — writes to it, and its
+        /// bytes and modification time stay as they were. Saves, batch requests, key
+        /// allocation and compaction throw `.invalidArgument`. A document whose `DOC-wal`
+        /// holds saves no process is folding in (a process stopped before finishing, a full
+        /// disk) cannot be read without writing: opening it read-only throws `.io` with
+        /// `context["kind"] == "needsWrite"` (open it once to write to finish the job).
+        /// `strata-log` and the read-only `strata` commands open documents this way.
+        public var isReadOnly = false
+
         /// The defaults.
         public init() {}
 
@@ -258,6 +268,12 @@ public final class DocumentStore: PersistentStore {
         defer { writer.unlock() }
         try state.withLock { state in
             guard state.isOpen else { return }
+            if configuration.isReadOnly {
+                state.connection.close()
+                state.isOpen = false
+                Self.finishReadOnly(url)
+                return
+            }
             if configuration.compactsOnClose, !state.overlay.isEmpty {
                 _ = try state.compact(schema: schema, model: model, storeTag: tag, configuration: configuration)
             }
@@ -275,9 +291,10 @@ public final class DocumentStore: PersistentStore {
     deinit {
         state.withLock { state in
             if state.isOpen {
-                try? state.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                if !configuration.isReadOnly { try? state.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
                 state.connection.close()
                 state.isOpen = false
+                if configuration.isReadOnly { Self.finishReadOnly(url) }
             }
         }
     }
