@@ -90,7 +90,7 @@ extension DocumentStore {
     @discardableResult
     public func refreshFromLog() throws -> Set<ManagedObjectID> {
         try withOpenState { state in
-            try state.catchUp(schema: schema, model: model, storeTag: tag, maxSegmentSize: configuration.maxSegmentSize)
+            try state.catchUp()
         }
     }
 }

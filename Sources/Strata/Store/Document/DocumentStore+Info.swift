@@ -54,10 +54,10 @@ extension DocumentStore {
                     }
                 }
             }
-            for id in state.overlay.deleted where try state.snapshotContains(id, schema: schema) {
+            for id in state.overlay.deleted where try state.snapshotContains(id) {
                 counts[id.entity.name, default: 0] -= 1
             }
-            for id in state.overlay.rows.keys where try !state.snapshotContains(id, schema: schema) {
+            for id in state.overlay.rows.keys where try !state.snapshotContains(id) {
                 counts[id.entity.name, default: 0] += 1
             }
             let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)

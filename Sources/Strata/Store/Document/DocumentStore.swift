@@ -249,9 +249,9 @@ public final class DocumentStore: PersistentStore {
         }
         identifier = meta.identifier
         schema = try SnapshotSchema(model: model, layout: SnapshotSchema.Layout(documentFormat: meta.formatVersion))
-        var initial = DocumentState(connection: connection, meta: meta)
-        try initial.catchUp(schema: schema, model: model, storeTag: StoreRegistry.tag(for: meta.identifier),
-                            maxSegmentSize: configuration.maxSegmentSize, from: meta.compactedThrough)
+        var initial = DocumentState(connection: connection, meta: meta, schema: schema, model: model,
+                                    storeTag: StoreRegistry.tag(for: meta.identifier), maxSegmentSize: configuration.maxSegmentSize)
+        try initial.catchUp(from: meta.compactedThrough)
         // Opening reads the document as it is: nothing in it is news to a context yet.
         initial.externalChanges = []
         openedAt = (initial.lastSequence, meta.compactedThrough)
@@ -275,7 +275,7 @@ public final class DocumentStore: PersistentStore {
                 return
             }
             if configuration.compactsOnClose, !state.overlay.isEmpty {
-                _ = try state.compact(schema: schema, model: model, storeTag: tag, configuration: configuration)
+                _ = try state.compact(configuration: configuration)
             }
             if state.meta.identityChecksum == nil,
                state.lastSequence != openedAt.sequence || state.meta.compactedThrough != openedAt.compactedThrough {
