@@ -124,8 +124,18 @@ struct FullDiskTests {
             }
             outcomes.append("\(free) KB free: status \(imported.status), \(wal.isEmpty ? "single file" : "WAL kept, warned")")
             try disk.free()
-            #expect(try CLI.strata("info", document).status == 0)   // the next open finishes the checkpoint
-            #expect(try disk.files("d.strata") == ["d.strata"])
+            if !wal.isEmpty {
+                // A read-only command cannot fold the kept WAL in: it says so and writes nothing.
+                let before = try disk.files("d.strata")
+                expectFailure(try CLI.strata("info", document), mentions: ["d.strata-wal holds saves", "read-only"])
+                #expect(try disk.files("d.strata") == before)
+            }
+            // The next open to write finishes the checkpoint.
+            var configuration = DocumentStore.Configuration()
+            configuration.compactsOnClose = false
+            try DocumentStore(openingAt: URL(fileURLWithPath: document), configuration: configuration).close()
+            let left = try disk.files("d.strata")
+            #expect(left == ["d.strata"], "\(left)")
             // The main file alone holds every acknowledged save.
             let alone = sandbox.path("alone-\(free).strata")
             try FileManager.default.copyItem(atPath: document, toPath: alone)

@@ -29,7 +29,7 @@ struct StatsCommand: ParsableCommand {
     }
 
     func run() throws {
-        let log = try ToolLogFile(URL(fileURLWithPath: document))
+        let log = try DocumentLogFile(URL(fileURLWithPath: document), busyTimeout: ToolSettings.busyTimeout)
         let records = try log.segmentRecords()
         var groupsByKind: [String: Int] = [:]
         var perEntity: [String: EntityCounts] = [:]
@@ -60,7 +60,7 @@ struct StatsCommand: ParsableCommand {
                 "segments": .int(records.count),
                 "groups": .int(groups),
                 "groupsByKind": .object(ChangeGroupKind.allCases.map(ToolLogText.kindName).compactMap { kind in
-                    groupsByKind[kind].map { ToolJSON.Member(kind, .int($0)) }
+                    groupsByKind[kind].map { JSONValue.Member(kind, .int($0)) }
                 }),
                 "operations": .int(operations),
                 "rawBytes": .int(raw),

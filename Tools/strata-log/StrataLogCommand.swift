@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataToolSupport
 
 /// `strata-log`: read, check, compact, replay and repair a document's log.
 @main
@@ -46,27 +47,19 @@ struct StrataLogCommand: ParsableCommand {
     }
 }
 
-/// Opens a document's store for a command and closes it, leaving the bytes unchanged when
-/// nothing was written.
+/// Opens a document's store for a command and closes it; read-only unless the command
+/// writes, so that reading leaves the bytes unchanged.
 enum LogSession {
     static func withStore<T>(_ path: String, writes: Bool, configuration: DocumentStore.Configuration? = nil,
                              _ body: (DocumentStore) throws -> T) throws -> T {
         let configuration = configuration ?? ToolSettings.configuration(writes: writes)
         let url = URL(fileURLWithPath: path)
-        let guardian = try ToolDocumentGuard(url)
-        let store: DocumentStore
-        do {
-            store = try DocumentStore(openingAt: url, configuration: configuration)
-        } catch {
-            guardian.restoreAfterFailedOpen()
-            throw error
-        }
+        let store = try DocumentStore(openingAt: url, configuration: configuration)
         let result: T
         do {
             result = try body(store)
         } catch {
             try? store.close()
-            guardian.restoreHeaderIfUnchanged()
             throw error
         }
         do {
@@ -76,7 +69,6 @@ enum LogSession {
             guard let warning = ToolSettings.closeWarning(error) else { throw error }
             FileHandle.standardError.write(Data(("strata-log: warning: " + warning + "\n").utf8))
         }
-        if !writes { guardian.restoreHeaderIfUnchanged() }
         return result
     }
 
@@ -86,7 +78,7 @@ enum LogSession {
         return String(format: "%.1f MB", Double(count) / 1024 / 1024)
     }
 
-    static func printJSON(_ value: ToolJSON) {
+    static func printJSON(_ value: JSONValue) {
         print(value.rendered(pretty: true))
     }
 }

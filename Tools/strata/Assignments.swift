@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataToolSupport
 
 /// One `key=value`, `key+=@URI` or `key-=@URI` argument of `insert` and `update`.
 struct Assignment {

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataToolSupport
 
 /// Printing for the `strata` commands: errors, tables and JSON.
 enum CommandOutput {
@@ -16,7 +17,7 @@ enum CommandOutput {
     }
 
     /// Prints JSON, indented.
-    static func printJSON(_ value: ToolJSON) {
+    static func printJSON(_ value: JSONValue) {
         print(value.rendered(pretty: true))
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataToolSupport
 
 /// The steps of `strata demo`, run against the library directly.
 struct DemoTour {

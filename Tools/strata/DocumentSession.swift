@@ -1,42 +1,38 @@
 import Foundation
 import Strata
+import StrataToolSupport
 
 /// One open document for one command: the store (with the model stored in the file), a
 /// coordinator and a context whose undo stacks are rebuilt from the document's history.
 ///
 /// A command saves at most once, as one undo group named after it. The store never
 /// compacts on close (the log is the undo history; `strata-log compact` folds it), and a
-/// command that does not save leaves the file's bytes as they were.
+/// command that does not write opens the document read-only, so its bytes stay as they were.
 final class DocumentSession {
     let url: URL
     let store: DocumentStore
     let coordinator: PersistentStoreCoordinator
     let context: ManagedObjectContext
-    private let guardian: ToolDocumentGuard
-    private(set) var didSave = false
     private var isClosed = false
 
     var model: ManagedObjectModel { store.model }
 
-    /// How the CLI opens documents: no compaction on close, default thresholds otherwise,
-    /// `STRATA_BUSY_TIMEOUT` honoured.
-    static var configuration: DocumentStore.Configuration { ToolSettings.configuration(writes: false) }
+    /// How the demo and `strata new` create and reopen documents: no compaction on close,
+    /// `STRATA_BUSY_TIMEOUT` honoured, no integrity check of a file they just made.
+    static var configuration: DocumentStore.Configuration {
+        var configuration = ToolSettings.configuration(writes: true)
+        configuration.checksIntegrityOnOpen = false
+        return configuration
+    }
 
     private init(path: String, writes: Bool) throws {
         url = URL(fileURLWithPath: path)
-        guardian = try ToolDocumentGuard(url)
-        do {
-            store = try DocumentStore(openingAt: url, configuration: ToolSettings.configuration(writes: writes))
-        } catch {
-            guardian.restoreAfterFailedOpen()
-            throw error
-        }
+        store = try DocumentStore(openingAt: url, configuration: ToolSettings.configuration(writes: writes))
         coordinator = PersistentStoreCoordinator(model: store.model)
         do {
             try coordinator.addStore(store)
         } catch {
             try? store.close()
-            guardian.restoreHeaderIfUnchanged()
             throw error
         }
         context = ManagedObjectContext(coordinator: coordinator)
@@ -69,12 +65,10 @@ final class DocumentSession {
     func save(action: String) throws {
         context.processPendingChanges()
         if !action.isEmpty { context.undoManager?.setActionName(action) }
-        let writes = context.hasChanges
         try context.save()
-        didSave = didSave || writes
     }
 
-    /// Closes the store; without a save, puts the header counters back.
+    /// Closes the store.
     ///
     /// When the saves committed but the file could not be made whole again (a full disk
     /// stopped the checkpoint), this prints a warning and the command still succeeds: the
@@ -88,7 +82,6 @@ final class DocumentSession {
         } catch {
             if let warning = ToolSettings.closeWarning(error) { CommandOutput.note("strata: warning: " + warning) }
         }
-        if !didSave { guardian.restoreHeaderIfUnchanged() }
     }
 
     // MARK: Objects
@@ -115,7 +108,7 @@ final class DocumentSession {
     }
 
     /// A record's JSON object.
-    func json(for object: ManagedObject) throws -> ToolJSON {
+    func json(for object: ManagedObject) throws -> JSONValue {
         var values = Array(repeating: PropertyValue.null, count: object.entity.slotCount)
         for (slot, property) in ToolRecordText.storedProperties(of: object.entity) {
             values[slot] = try object.value(forKey: property.name)

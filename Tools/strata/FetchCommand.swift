@@ -116,7 +116,7 @@ struct FetchCommand: ParsableCommand {
     }
 
     /// Every property of the fetched entity and of the sub-entities that appear.
-    static func columns(_ records: [ToolJSON], entity: EntityDescription) -> [String] {
+    static func columns(_ records: [JSONValue], entity: EntityDescription) -> [String] {
         var names = ToolRecordText.storedProperties(of: entity).map(\.property.name)
         for record in records {
             guard case .object(let members) = record else { continue }
@@ -126,7 +126,7 @@ struct FetchCommand: ParsableCommand {
     }
 
     /// A table of the columns that hold a value in at least one record (all when none do).
-    static func table(_ ids: [ManagedObjectID], _ records: [ToolJSON], entity: EntityDescription) -> String {
+    static func table(_ ids: [ManagedObjectID], _ records: [JSONValue], entity: EntityDescription) -> String {
         let all = columns(records, entity: entity)
         let filled = all.filter { name in
             records.contains { record in
@@ -144,7 +144,7 @@ struct FetchCommand: ParsableCommand {
         return CommandOutput.table(["object"] + names, rows, maxWidth: 28)
     }
 
-    private static func cell(_ value: ToolJSON?) -> String {
+    private static func cell(_ value: JSONValue?) -> String {
         guard let value else { return "" }
         switch value {
         case .string(let text): return text.hasPrefix("x-strata://") ? shortened(text) : text
@@ -158,7 +158,7 @@ struct FetchCommand: ParsableCommand {
         return parts.count >= 2 ? parts.suffix(2).joined(separator: "/") : uri
     }
 
-    static func csv(_ records: [ToolJSON], entity: EntityDescription) -> String {
+    static func csv(_ records: [JSONValue], entity: EntityDescription) -> String {
         let names = ["_uri", "_entity"] + columns(records, entity: entity)
         var lines = [names.map(CommandOutput.csvField).joined(separator: ",")]
         for record in records {

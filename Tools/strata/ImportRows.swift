@@ -5,7 +5,7 @@ import StrataToolSupport
 /// One object to import: its entity, its old URI, and its property values.
 struct ImportRow {
     enum Value {
-        case json(ToolJSON)
+        case json(JSONValue)
         case text(String)
     }
     var number: Int
@@ -17,7 +17,7 @@ struct ImportRow {
 /// Reading import files and writing their objects into a document.
 enum ImportRows {
     static func json(_ data: Data) throws -> [ImportRow] {
-        guard case .array(let items) = try ToolJSON.parse([UInt8](data)) else {
+        guard case .array(let items) = try JSONValue.parse([UInt8](data)) else {
             throw StrataError(.invalidArgument, "The JSON import file must hold an array of objects.")
         }
         return try items.enumerated().map { index, item in

@@ -51,8 +51,8 @@ struct InfoCommand: ParsableCommand {
         }
     }
 
-    static func json(_ info: DocumentInfo, entities: [EntityDescription]) -> ToolJSON {
-        let entityList: [ToolJSON] = entities.map { entity in
+    static func json(_ info: DocumentInfo, entities: [EntityDescription]) -> JSONValue {
+        let entityList: [JSONValue] = entities.map { entity in
             .fields([
                 "name": .string(entity.name),
                 "parent": entity.superentity.map { .string($0.name) } ?? .null,

@@ -143,7 +143,7 @@ struct GetCommand: ParsableCommand {
         }
     }
 
-    static func text(_ value: ToolJSON) -> String {
+    static func text(_ value: JSONValue) -> String {
         switch value {
         case .string(let text): return text
         case .array(let items): return "[" + items.map(text).joined(separator: ", ") + "]"

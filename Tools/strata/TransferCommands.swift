@@ -36,18 +36,18 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         let text = try DocumentSession.with(document) { session -> String in
-            var records: [ToolJSON] = []
+            var records: [JSONValue] = []
             for entity in session.model.entities where !entity.isAbstract {
                 for id in try session.store.objectIDs(for: entity, includingSubentities: false) {
                     guard let values = try session.store.values(for: id) else { continue }
                     records.append(ToolRecordText.json(id: id, values: values))
                 }
             }
-            return ToolJSON.array(records).rendered(pretty: true) + "\n"
+            return JSONValue.array(records).rendered(pretty: true) + "\n"
         }
         if let output {
             // A temporary file renamed into place: a failed export keeps the old file.
-            try ToolFileWriter.write(Data(text.utf8), to: URL(fileURLWithPath: output))
+            try AtomicFileWriter.write(Data(text.utf8), to: URL(fileURLWithPath: output))
         } else {
             print(text, terminator: "")
         }

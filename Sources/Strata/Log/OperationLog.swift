@@ -88,9 +88,7 @@ final class OperationLog {
                 result[result.count - 1].operations.append(contentsOf: operations)
             } else {
                 let info = groups[batch.groupID] ?? ChangeGroupInfo(id: batch.groupID, kind: batch.kind)
-                result.append(SegmentGroup(
-                    id: info.id, kind: info.kind, revertsGroup: info.revertsGroup,
-                    actionName: info.actionName, operations: operations))
+                result.append(SegmentGroup(info, operations: operations))
             }
         }
         return result

@@ -30,14 +30,14 @@ extension ManagedObjectModel {
     ///   `property` and `field`); `.invalidModel` when the model it describes is inconsistent.
     /// - Complexity: O(size of the text).
     public convenience init(jsonData: Data) throws {
-        let declaration = try _ModelJSONReader.declaration(from: ModelJSON.parse(jsonData))
+        let declaration = try _ModelJSONReader.declaration(from: JSONValue.parseModel(jsonData))
         try self.init(declaration: declaration)
     }
 }
 
 /// Turns a parsed JSON document into a ``ModelDeclaration``, field by field.
 enum _ModelJSONReader {
-    static func declaration(from json: ModelJSON) throws -> ModelDeclaration {
+    static func declaration(from json: JSONValue) throws -> ModelDeclaration {
         var root = try _ModelJSONObjectReader(json, at: ModelJSONLocation(path: ""))
         let format = try root.requiredString("format")
         guard format == ModelJSONFormat.name else {
@@ -59,7 +59,7 @@ enum _ModelJSONReader {
         }
         if let configurations = root.value("configurations") {
             let location = root.location.appending("configurations")
-            guard case .object(let members) = configurations else {
+            guard let members = configurations.dictionaryValue else {
                 throw root.location.error(field: "configurations", "expected an object, found \(configurations.kindName)")
             }
             for (name, members) in members {
@@ -94,7 +94,7 @@ enum _ModelJSONReader {
         return declaration
     }
 
-    private static func entity(_ json: ModelJSON, at location: ModelJSONLocation) throws -> EntityDescription {
+    private static func entity(_ json: JSONValue, at location: ModelJSONLocation) throws -> EntityDescription {
         var reader = try _ModelJSONObjectReader(json, at: location)
         let name = try reader.requiredString("name")
         reader.location.entity = name
@@ -137,7 +137,7 @@ enum _ModelJSONReader {
         return entity
     }
 
-    private static func attribute(_ json: ModelJSON, at location: ModelJSONLocation) throws -> AttributeDescription {
+    private static func attribute(_ json: JSONValue, at location: ModelJSONLocation) throws -> AttributeDescription {
         var reader = try _ModelJSONObjectReader(json, at: location)
         reader.location.propertyKind = "attribute"
         reader.location.property = try reader.requiredString("name")
@@ -166,7 +166,7 @@ enum _ModelJSONReader {
         return attribute
     }
 
-    private static func relationship(_ json: ModelJSON, at location: ModelJSONLocation) throws -> RelationshipDescription {
+    private static func relationship(_ json: JSONValue, at location: ModelJSONLocation) throws -> RelationshipDescription {
         var reader = try _ModelJSONObjectReader(json, at: location)
         reader.location.propertyKind = "relationship"
         let name = try reader.requiredString("name")

@@ -27,26 +27,26 @@ extension ManagedObjectModel {
     }
 
     /// The model as a JSON value (the document the store embeds).
-    func jsonValue() -> ModelJSON {
-        var root: [String: ModelJSON] = [
+    func jsonValue() -> JSONValue {
+        var root: [String: JSONValue] = [
             "format": .string(ModelJSONFormat.name),
-            "formatVersion": .integer(ModelJSONFormat.version),
+            "formatVersion": .int(ModelJSONFormat.version),
             "entities": .array(entities.map(Self._json(entity:))),
         ]
-        if !configurations.isEmpty { root["configurations"] = .object(configurations.mapValues(ModelJSON.strings)) }
+        if !configurations.isEmpty { root["configurations"] = .dictionary(configurations.mapValues(JSONValue.strings)) }
         if !fetchRequestTemplatesByName.isEmpty {
             let templates = fetchRequestTemplatesByName.values.sorted { $0.name < $1.name }
             root["fetchRequestTemplates"] = .array(templates.map { template in
-                .object(["name": .string(template.name), "entity": .string(template.entityName),
+                .dictionary(["name": .string(template.name), "entity": .string(template.entityName),
                          "predicate": .string(template.predicateFormat)])
             })
         }
         if let versionIdentifier { root["versionIdentifier"] = .string(versionIdentifier) }
-        return .object(root)
+        return .dictionary(root)
     }
 
-    private static func _json(entity: EntityDescription) -> ModelJSON {
-        var object: [String: ModelJSON] = ["name": .string(entity.name)]
+    private static func _json(entity: EntityDescription) -> JSONValue {
+        var object: [String: JSONValue] = ["name": .string(entity.name)]
         if let parent = entity.parentName { object["parent"] = .string(parent) }
         if entity.isAbstract { object["abstract"] = .bool(true) }
         if !entity.declaredAttributes.isEmpty {
@@ -57,26 +57,26 @@ extension ManagedObjectModel {
         }
         if !entity.declaredFetchedProperties.isEmpty {
             object["fetchedProperties"] = .array(entity.declaredFetchedProperties.map { property in
-                var fetched: [String: ModelJSON] = [
+                var fetched: [String: JSONValue] = [
                     "name": .string(property.name), "entity": .string(property.destinationEntityName),
                     "predicate": .string(property.predicateFormat),
                 ]
                 if !property.userInfo.isEmpty { fetched["userInfo"] = .stringDictionary(property.userInfo) }
-                return .object(fetched)
+                return .dictionary(fetched)
             })
         }
         if !entity.uniquenessConstraints.isEmpty {
-            object["uniquenessConstraints"] = .array(entity.uniquenessConstraints.map(ModelJSON.strings))
+            object["uniquenessConstraints"] = .array(entity.uniquenessConstraints.map(JSONValue.strings))
         }
         if !entity.userInfo.isEmpty { object["userInfo"] = .stringDictionary(entity.userInfo) }
         if let name = entity.representedClassName { object["representedClassName"] = .string(name) }
         if let identifier = entity.renamingIdentifier { object["renamingIdentifier"] = .string(identifier) }
-        return .object(object)
+        return .dictionary(object)
     }
 
-    private static func _json(attribute: AttributeDescription) -> ModelJSON {
+    private static func _json(attribute: AttributeDescription) -> JSONValue {
         let type = attribute.attributeType
-        var object: [String: ModelJSON] = ["name": .string(attribute.name), "type": .string(type.rawValue)]
+        var object: [String: JSONValue] = ["name": .string(attribute.name), "type": .string(type.rawValue)]
         if !attribute.isOptional { object["optional"] = .bool(false) }
         if attribute.isTransient { object["transient"] = .bool(true) }
         if !attribute.defaultValue.isNull {
@@ -88,17 +88,17 @@ extension ManagedObjectModel {
         if let maximum = attribute.maxValue, !maximum.isNull {
             object["maxValue"] = ModelValueCoding.json(for: maximum, type: type)
         }
-        if let length = attribute.minLength { object["minLength"] = .integer(length) }
-        if let length = attribute.maxLength { object["maxLength"] = .integer(length) }
+        if let length = attribute.minLength { object["minLength"] = .int(length) }
+        if let length = attribute.maxLength { object["maxLength"] = .int(length) }
         if let pattern = attribute.regularExpression { object["regularExpression"] = .string(pattern) }
         if attribute.isIndexed { object["indexed"] = .bool(true) }
         if let name = attribute.valueTransformerName { object["valueTransformerName"] = .string(name) }
         if !attribute.userInfo.isEmpty { object["userInfo"] = .stringDictionary(attribute.userInfo) }
-        return .object(object)
+        return .dictionary(object)
     }
 
-    private static func _json(relationship: RelationshipDescription) -> ModelJSON {
-        var object: [String: ModelJSON] = [
+    private static func _json(relationship: RelationshipDescription) -> JSONValue {
+        var object: [String: JSONValue] = [
             "name": .string(relationship.name), "destination": .string(relationship.destinationEntityName),
         ]
         if relationship.isToMany { object["toMany"] = .bool(true) }
@@ -106,10 +106,10 @@ extension ManagedObjectModel {
         if let inverse = relationship.inverseName { object["inverse"] = .string(inverse) }
         if relationship.deleteRule != .nullify { object["deleteRule"] = .string(relationship.deleteRule.rawValue) }
         if !relationship.isOptional { object["optional"] = .bool(false) }
-        if relationship.minCount != 0 { object["minCount"] = .integer(relationship.minCount) }
-        if relationship.isToMany, relationship.maxCount != 0 { object["maxCount"] = .integer(relationship.maxCount) }
+        if relationship.minCount != 0 { object["minCount"] = .int(relationship.minCount) }
+        if relationship.isToMany, relationship.maxCount != 0 { object["maxCount"] = .int(relationship.maxCount) }
         if relationship.isTransient { object["transient"] = .bool(true) }
         if !relationship.userInfo.isEmpty { object["userInfo"] = .stringDictionary(relationship.userInfo) }
-        return .object(object)
+        return .dictionary(object)
     }
 }

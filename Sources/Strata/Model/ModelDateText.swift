@@ -7,13 +7,13 @@ import Foundation
 /// every date between the years 1 and 9999. Reads the same form with an optional `Z` or
 /// `±HH:MM` offset. The calendar arithmetic is proleptic Gregorian, done here so the text
 /// never depends on a formatter, locale or time zone database.
-enum ModelDateText {
+package enum ModelDateText {
     private static let secondsPerDay: Int64 = 86_400
     /// Days from 1970-01-01 to 2001-01-01 (Foundation's reference date).
     private static let referenceDayFrom1970: Int64 = 11_323
 
     /// The ISO-8601 text of a date, or nil when its year is outside 1...9999 or it is not finite.
-    static func string(from date: Date) -> String? {
+    package static func string(from date: Date) -> String? {
         let interval = date.timeIntervalSinceReferenceDate
         guard interval.isFinite, abs(interval) < 400_000_000_000 else { return nil }
         let whole = interval.rounded(.down)
@@ -30,7 +30,7 @@ enum ModelDateText {
     }
 
     /// The date an ISO-8601 text names, or nil when the text is not in the accepted form.
-    static func date(from text: String) -> Date? {
+    package static func date(from text: String) -> Date? {
         let chars = Array(text.utf8)
         var index = 0
         func number(_ count: Int) -> Int64? {

@@ -16,7 +16,7 @@ import Foundation
 enum ModelValueCoding {
     /// The JSON for a value of an attribute of `type`, canonicalized to that type first so
     /// writing, reading and writing again gives the same text.
-    static func json(for value: PropertyValue, type: AttributeType) -> ModelJSON {
+    static func json(for value: PropertyValue, type: AttributeType) -> JSONValue {
         let canonical = ModelValueRules.coerce(value, to: type) ?? value
         switch canonical {
         case .null, .object, .objects: return .null
@@ -41,7 +41,7 @@ enum ModelValueCoding {
 
     /// The value a JSON item denotes for an attribute of `type`.
     /// - Throws: ``ModelFileReason`` saying what was expected.
-    static func value(from json: ModelJSON, type: AttributeType) throws -> PropertyValue {
+    static func value(from json: JSONValue, type: AttributeType) throws -> PropertyValue {
         if case .null = json { return .null }
         switch (type, json) {
         case (.integer16, .number(let text)), (.integer32, .number(let text)), (.integer64, .number(let text)):
@@ -94,7 +94,7 @@ enum ModelValueCoding {
 
     /// A decimal from text that is exactly a JSON number (no partial parses, no locale).
     static func exactDecimal(_ text: String) -> Decimal? {
-        guard case .number(let checked)? = try? ModelJSON.parse(Data(text.utf8)), checked == text else { return nil }
+        guard case .number(let checked)? = try? JSONValue.parse(Array(text.utf8)), checked == text else { return nil }
         guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), !decimal.isNaN else {
             return nil
         }

@@ -40,14 +40,8 @@ enum DocumentFile {
     /// `sqlite_schema`, which recovery relies on to repair a damaged schema entry).
     static let ownTables: [(name: String, sql: String)] = [
         ("strata_meta", "CREATE TABLE strata_meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID"),
-        ("strata_segment", """
-            CREATE TABLE strata_segment (seq INTEGER PRIMARY KEY, time REAL NOT NULL, groups INTEGER NOT NULL,
-            operations INTEGER NOT NULL, raw_size INTEGER NOT NULL, body BLOB NOT NULL)
-            """),
-        ("strata_group", """
-            CREATE TABLE strata_group (seq INTEGER NOT NULL, id INTEGER NOT NULL, kind INTEGER NOT NULL,
-            reverts INTEGER, action TEXT NOT NULL, PRIMARY KEY (seq, id)) WITHOUT ROWID
-            """),
+        LogTables.segmentTable,
+        LogTables.groupTable,
         ("strata_entity", "CREATE TABLE strata_entity (id INTEGER PRIMARY KEY, name TEXT NOT NULL)"),
     ]
 

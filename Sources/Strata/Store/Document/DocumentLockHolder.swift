@@ -9,10 +9,11 @@ import Foundation
 /// file drops every POSIX lock this process holds on it — SQLite's own included.
 enum DocumentLockHolder {
     /// The process holding a lock on `path` (writers first), or nil when the system does
-    /// not say (no `/proc/locks`, or only this process holds locks).
-    static func holder(of path: String) -> Int32? {
+    /// not say (no `/proc/locks`, or only this process holds locks and
+    /// `countingThisProcess` is false).
+    static func holder(of path: String, countingThisProcess: Bool = false) -> Int32? {
         guard let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return nil }
-        let me = getpid()
+        let me = countingThisProcess ? -1 : getpid()
         func inode(_ file: String) -> UInt64? {
             var info = stat()
             return stat(file, &info) == 0 ? UInt64(info.st_ino) : nil

@@ -20,16 +20,15 @@ extension DocumentState {
     ///
     /// - Parameter progress: called with (done, total) rows now and then.
     /// - Complexity: O(records changed since the last compaction).
-    mutating func compact(schema: SnapshotSchema, model: ManagedObjectModel, storeTag: UInt32,
-                          configuration: DocumentStore.Configuration,
+    mutating func compact(configuration: DocumentStore.Configuration,
                           progress: ((Int, Int) -> Void)? = nil) throws -> CompactionReport {
         var report = CompactionReport(segments: 0, rowsWritten: 0, rowsDeleted: 0, segmentsDropped: 0, compactedThrough: 0)
         try connection.transaction(.immediate) {
-            try catchUp(schema: schema, model: model, storeTag: storeTag, maxSegmentSize: configuration.maxSegmentSize)
+            try catchUp()
             let total = overlay.rows.count + overlay.deleted.count
             var done = 0
             for id in overlay.deleted.sorted() {
-                try deleteRow(id, schema: schema)
+                try deleteRow(id)
                 report.rowsDeleted += 1
                 done += 1
                 if done % 10_000 == 0 { progress?(done, total) }
@@ -54,7 +53,7 @@ extension DocumentState {
         return report
     }
 
-    private func deleteRow(_ id: ManagedObjectID, schema: SnapshotSchema) throws {
+    private func deleteRow(_ id: ManagedObjectID) throws {
         let root = id.entity.rootEntity
         try connection.prepare("DELETE FROM \(SnapshotSchema.quote(root.name)) WHERE \"_pk\" = ?").run([.integer(id.primaryKey)])
         for join in schema.joinTables.values {
@@ -79,9 +78,7 @@ extension DocumentState {
         // Group ids are handed out above the largest one recorded; once the rows that record
         // it are gone, the counter keeps every writer above it.
         try DocumentFile.writeMeta(connection, key: "groupCounter", .integer(Int64(largestGroupID)))
-        try connection.prepare("DELETE FROM strata_group WHERE seq <= ?").run([.integer(limit)])
-        try connection.prepare("DELETE FROM strata_segment WHERE seq <= ?").run([.integer(limit)])
-        return connection.changes
+        return try LogTables.delete(connection, through: limit)
     }
 }
 

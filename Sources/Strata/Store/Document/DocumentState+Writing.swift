@@ -1,14 +1,37 @@
 import Foundation
 
 extension DocumentState {
+    /// What a save came to.
+    enum SaveOutcome {
+        /// The segment was appended.
+        case saved(StoreSaveResult)
+        /// Nothing was written: another process changed these records after this store
+        /// last read the log. Only a save outside a held write
+        /// (``DocumentStore/performWrite(_:)``) can race; its caller catches up and tries again.
+        case raced([ManagedObjectID])
+
+        /// The result, or — at the store's edge, where ``PersistentStore`` saves report a
+        /// race so — `.mergeConflict` naming the records.
+        func result() throws -> StoreSaveResult {
+            switch self {
+            case .saved(let result): return result
+            case .raced(let clashes):
+                throw StrataError(
+                    .mergeConflict,
+                    "Another process changed \(clashes.count) of the records this save changes: \(clashes.prefix(5).map(\.description).joined(separator: ", ")).",
+                    context: ["objects": clashes.map(\.description).joined(separator: " ")])
+            }
+        }
+    }
+
     /// Appends one segment for the request in one transaction, after taking in other
     /// processes' saves and giving its temporary IDs and group ids permanent ones; the
     /// overlay changes only once the transaction committed.
-    /// - Throws: `.mergeConflict` when another process changed the same records since this
-    ///   store last read the log; `.corruptDocument` when it inserts a record that exists;
-    ///   `.documentBusy`; SQLite errors. Nothing is written then.
-    mutating func save(_ request: StoreSaveRequest, schema: SnapshotSchema, model: ManagedObjectModel, storeTag: UInt32,
-                       maxSegmentSize: Int) throws -> StoreSaveResult {
+    /// - Returns: `.raced` when another process changed the same records since this store
+    ///   last read the log (nothing is written then).
+    /// - Throws: `.corruptDocument` when it inserts a record that exists; `.documentBusy`;
+    ///   SQLite errors. Nothing is written then.
+    mutating func save(_ request: StoreSaveRequest) throws -> SaveOutcome {
         var request = request
         var result = StoreSaveResult()
         var patch = OverlayPatch()
@@ -16,17 +39,13 @@ extension DocumentState {
         var bodySize = 0
         var counters = keyCounters
         var largestGroup = largestGroupID
+        var raced: [ManagedObjectID] = []
         func write() throws {
-            let foreign = try catchUp(schema: schema, model: model, storeTag: storeTag, maxSegmentSize: maxSegmentSize)
+            let foreign = try catchUp()
             if !foreign.isEmpty {
                 let mine = Set(request.groups.flatMap { $0.operations.map(\.objectID) })
-                let clashes = mine.intersection(foreign)
-                if !clashes.isEmpty {
-                    throw StrataError(
-                        .mergeConflict,
-                        "Another process changed \(clashes.count) of the records this save changes: \(clashes.sorted().prefix(5).map(\.description).joined(separator: ", ")).",
-                        context: ["objects": clashes.sorted().map(\.description).joined(separator: " ")])
-                }
+                raced = mine.intersection(foreign).sorted()
+                if !raced.isEmpty { return }   // the transaction ends having written nothing
             }
             // Keys and group ids are handed out here, inside the write transaction and after
             // the catch-up: every other writer's saves and reservations are visible, and no
@@ -47,7 +66,7 @@ extension DocumentState {
             patch.reserveCapacity(request.groups.reduce(0) { $0 + $1.operations.count })
             for group in request.groups {
                 for operation in group.operations {
-                    try patch.apply(operation) { try self.currentValues($0, schema: schema) }
+                    try patch.apply(operation) { try self.currentValues($0) }
                 }
                 largestGroup = max(largestGroup, group.id)
             }
@@ -56,20 +75,9 @@ extension DocumentState {
             let raw = try SegmentEncoder.encode(segment, model: model)
             let body = LZ4Frame.compress(raw)
             bodySize = body.count
-            try connection.prepare(
-                "INSERT INTO strata_segment (seq, time, groups, operations, raw_size, body) VALUES (?, ?, ?, ?, ?, ?)"
-            ).run([
-                .integer(Int64(sequence)), .real(request.timestamp.timeIntervalSince1970), .integer(Int64(request.groups.count)),
-                .integer(Int64(segment.operationCount)), .integer(Int64(raw.count)), .blob(body),
-            ])
-            let groupInsert = try connection.prepare(
-                "INSERT OR REPLACE INTO strata_group (seq, id, kind, reverts, action) VALUES (?, ?, ?, ?, ?)")
-            for group in request.groups {
-                try groupInsert.run([
-                    .integer(Int64(sequence)), .integer(Int64(group.id)), .integer(Int64(group.kind.rawValue)),
-                    group.revertsGroup.map { .integer(Int64($0)) } ?? .null, .text(group.actionName),
-                ])
-            }
+            let record = SegmentRecord(sequence: sequence, timestamp: request.timestamp, groupCount: request.groups.count,
+                                       operationCount: segment.operationCount, rawSize: raw.count, body: body, isCompacted: false)
+            try LogTables.append(connection, record, groups: request.groups.map(\.info))
             for (root, key) in patch.largestInsertedKey(in: model) where key > counters[root] ?? 0 { counters[root] = key }
             for root in model.entities where root.superentity == nil {
                 guard let key = counters[root.index], key > (stored.keys[root.name] ?? 0) else { continue }
@@ -77,6 +85,7 @@ extension DocumentState {
             }
         }
         try Self.inWriteTransaction(connection, held: heldWrite != nil, write)
+        if !raced.isEmpty { return .raced(raced) }
         let committed: (inout DocumentState) -> Void = { [patch, sequence, bodySize, counters, largestGroup] state in
             state.overlay.merge(patch)
             state.lastSequence = max(state.lastSequence, sequence)
@@ -84,7 +93,7 @@ extension DocumentState {
             state.uncompactedBytes += bodySize
             for (root, key) in counters { state.keyCounters[root] = max(state.keyCounters[root] ?? 0, key) }
             state.largestGroupID = max(state.largestGroupID, largestGroup)
-            for root in model.entities where root.superentity == nil {
+            for root in state.model.entities where root.superentity == nil {
                 if let key = counters[root.index] { state.meta.keyCounters[root.name] = max(state.meta.keyCounters[root.name] ?? 0, key) }
             }
         }
@@ -98,7 +107,7 @@ extension DocumentState {
         } else {
             committed(&self)
         }
-        return result
+        return .saved(result)
     }
 
     /// Runs `write` in the write transaction a context's save holds (``DocumentStore/performWrite(_:)``),

@@ -2,10 +2,19 @@ import Foundation
 import OrderedCollections
 
 /// Everything a document store guards with its lock: the connection, the overlay, the
-/// log position and the key counters.
+/// log position and the key counters — and what it reads them with: the snapshot schema,
+/// the model, the tag of the store's object IDs and the largest segment it decodes.
 /// `@unchecked Sendable`: only ever touched under the store's `Mutex`.
 struct DocumentState: @unchecked Sendable {
     let connection: SQLiteConnection
+    /// The snapshot tables' layout.
+    let schema: SnapshotSchema
+    /// The model the store was opened with.
+    let model: ManagedObjectModel
+    /// The tag of the store's object IDs.
+    let storeTag: UInt32
+    /// The largest raw segment body decoded (``DocumentStore/Configuration/maxSegmentSize``).
+    let maxSegmentSize: Int
     var isOpen = true
     var meta: DocumentFile.Meta
     /// The highest segment sequence applied to the overlay.
@@ -32,8 +41,13 @@ struct DocumentState: @unchecked Sendable {
         var hasCaughtUp = false
     }
 
-    init(connection: SQLiteConnection, meta: DocumentFile.Meta) {
+    init(connection: SQLiteConnection, meta: DocumentFile.Meta, schema: SnapshotSchema, model: ManagedObjectModel,
+         storeTag: UInt32, maxSegmentSize: Int) {
         self.connection = connection
+        self.schema = schema
+        self.model = model
+        self.storeTag = storeTag
+        self.maxSegmentSize = maxSegmentSize
         self.meta = meta
         self.lastSequence = meta.compactedThrough
     }
@@ -43,9 +57,8 @@ struct DocumentState: @unchecked Sendable {
     /// Applies the segments after `sequence` to the overlay (at open, and before every
     /// write, to take in other processes' saves). Returns the records they touched.
     @discardableResult
-    mutating func catchUp(schema: SnapshotSchema, model: ManagedObjectModel, storeTag: UInt32, maxSegmentSize: Int,
-                          from sequence: UInt64? = nil) throws -> Set<ManagedObjectID> {
-        if keyCounters.isEmpty { try loadCounters(model: model) }
+    mutating func catchUp(from sequence: UInt64? = nil) throws -> Set<ManagedObjectID> {
+        if keyCounters.isEmpty { try loadCounters() }
         // Holding the write lock, no one else can have committed since the first catch-up
         // in it: a save catches up once.
         if sequence == nil, heldWrite?.hasCaughtUp == true { return [] }
@@ -60,26 +73,21 @@ struct DocumentState: @unchecked Sendable {
             externalChanges.formUnion(touched)
             overlay.removeAll()
             keyCounters = [:]
-            try loadCounters(model: model)
+            try loadCounters()
             lastSequence = compacted
             meta.compactedThrough = compacted
             uncompactedSegments = 0
             uncompactedBytes = 0
         }
         let start = sequence ?? lastSequence
-        let statement = try connection.prepare("SELECT seq, body FROM strata_segment WHERE seq > ? ORDER BY seq")
-        let rows = try statement.rows([.integer(Int64(start))])
-        for row in rows {
-            guard case .integer(let seq) = row[0], case .blob(let body) = row[1] else {
-                throw StrataError(.corruptSegment, "A segment row after \(start) is malformed.", context: ["segment": "\(row[0])"])
-            }
+        for (seq, body) in try LogTables.bodies(connection, after: start) {
             let segment = try SegmentCodec.decodeCompressed(
                 body, model: model, storeTag: storeTag, sequenceHint: UInt64(seq), maxContentSize: maxSegmentSize)
             var patch = OverlayPatch(knownKeys: keyCounters, model: model)
             for group in segment.groups {
                 largestGroupID = max(largestGroupID, group.id)
                 for operation in group.operations {
-                    try patch.apply(operation) { try self.currentValues($0, schema: schema) }
+                    try patch.apply(operation) { try self.currentValues($0) }
                 }
             }
             overlay.merge(patch)
@@ -100,7 +108,7 @@ struct DocumentState: @unchecked Sendable {
         return UInt64(value)
     }
 
-    private mutating func loadCounters(model: ManagedObjectModel) throws {
+    private mutating func loadCounters() throws {
         for root in model.entities where root.superentity == nil {
             let stored = meta.keyCounters[root.name] ?? 0
             let largest = try connection.prepare("SELECT MAX(_pk) FROM \(SnapshotSchema.quote(root.name))").rows()
@@ -108,20 +116,18 @@ struct DocumentState: @unchecked Sendable {
             if case .integer(let max)? = largest.first?.first { value = Swift.max(value, max) }
             keyCounters[root.index] = value
         }
-        if case .integer(let group)? = try connection.prepare("SELECT MAX(id) FROM strata_group").rows().first?.first {
-            largestGroupID = max(largestGroupID, UInt64(max(group, 0)))
-        }
+        largestGroupID = max(largestGroupID, try LogTables.largestGroupID(connection))
         largestGroupID = max(largestGroupID, try DocumentFile.readCounters(connection).groups)
     }
 
     // MARK: Reading records
 
     /// A record's persistent values: the overlay's, else the snapshot's.
-    func currentValues(_ id: ManagedObjectID, schema: SnapshotSchema) throws -> [PropertyValue]? {
+    func currentValues(_ id: ManagedObjectID) throws -> [PropertyValue]? {
         switch overlay.lookup(id) {
         case .row(let row): return withoutDeletedMembers(row)
         case .deleted: return nil
-        case .unknown: return try snapshotValues(id, schema: schema).map(withoutDeletedMembers)
+        case .unknown: return try snapshotValues(id).map(withoutDeletedMembers)
         }
     }
 
@@ -134,14 +140,14 @@ struct DocumentState: @unchecked Sendable {
     }
 
     /// Whether the snapshot tables hold the record.
-    func snapshotContains(_ id: ManagedObjectID, schema: SnapshotSchema) throws -> Bool {
+    func snapshotContains(_ id: ManagedObjectID) throws -> Bool {
         let table = schema.table(for: id.entity)
         let sql = "SELECT 1 FROM \(SnapshotSchema.quote(table.name)) WHERE \"_pk\" = ? AND \(table.entitySQL(alias: nil)) = ?"
         return try !connection.prepare(sql).rows([.integer(id.primaryKey), .integer(Int64(id.entity.index))]).isEmpty
     }
 
     /// A record's values as the snapshot tables hold them.
-    func snapshotValues(_ id: ManagedObjectID, schema: SnapshotSchema) throws -> [PropertyValue]? {
+    func snapshotValues(_ id: ManagedObjectID) throws -> [PropertyValue]? {
         let entity = id.entity
         let table = schema.table(for: entity)
         let storage = schema.storage(of: entity)
@@ -189,7 +195,7 @@ struct DocumentState: @unchecked Sendable {
                 let rows = try connection.prepare(
                     "SELECT \"_pk\", \(entitySQL) FROM \(SnapshotSchema.quote(tableName)) WHERE \(SnapshotSchema.quote(column)) = ?")
                     .rows([.integer(id.primaryKey)])
-                values[slot] = .objects(OrderedSet(members(rows, schema: schema, fallback: nil, storeTag: id.storeTag).sorted()))
+                values[slot] = .objects(OrderedSet(members(rows, fallback: nil, storeTag: id.storeTag).sorted()))
             case .join(let join, let reversed):
                 let near = reversed ? "destination" : "source"
                 let far = reversed ? "source" : "destination"
@@ -200,7 +206,7 @@ struct DocumentState: @unchecked Sendable {
                 let rows = try connection.prepare(
                     "SELECT \"\(far)\"\(entityColumn) FROM \(SnapshotSchema.quote(join.name)) WHERE \"\(near)\" = ? ORDER BY \(order)")
                     .rows([.integer(id.primaryKey)])
-                let found = members(rows, schema: schema, fallback: farHasEntity ? nil : farRoot, storeTag: id.storeTag)
+                let found = members(rows, fallback: farHasEntity ? nil : farRoot, storeTag: id.storeTag)
                 values[slot] = .objects(OrderedSet(join.isOrdered && !reversed ? found : found.sorted()))
             default:
                 continue
@@ -209,7 +215,7 @@ struct DocumentState: @unchecked Sendable {
         return values
     }
 
-    private func members(_ rows: [[SQLiteValue]], schema: SnapshotSchema, fallback: EntityDescription?, storeTag: UInt32) -> [ManagedObjectID] {
+    private func members(_ rows: [[SQLiteValue]], fallback: EntityDescription?, storeTag: UInt32) -> [ManagedObjectID] {
         rows.compactMap { row in
             guard case .integer(let pk) = row[0] else { return nil }
             var entity = fallback
@@ -219,7 +225,7 @@ struct DocumentState: @unchecked Sendable {
     }
 
     /// Every record of the entities, in ID order.
-    func objectIDs(for entities: [EntityDescription], schema: SnapshotSchema, storeTag: UInt32) throws -> [ManagedObjectID] {
+    func objectIDs(for entities: [EntityDescription]) throws -> [ManagedObjectID] {
         var result: Set<ManagedObjectID> = []
         let byRoot = Dictionary(grouping: entities, by: { $0.rootEntity.index })
         for (rootIndex, members) in byRoot {
@@ -229,7 +235,7 @@ struct DocumentState: @unchecked Sendable {
             let entitySQL = table.entitySQL(alias: nil)
             let rows = try connection.prepare(
                 "SELECT \"_pk\", \(entitySQL) FROM \(SnapshotSchema.quote(table.name)) WHERE \(entitySQL) IN (\(indexes))").rows()
-            for id in self.members(rows, schema: schema, fallback: nil, storeTag: storeTag) where !overlay.deleted.contains(id) {
+            for id in self.members(rows, fallback: nil, storeTag: storeTag) where !overlay.deleted.contains(id) {
                 result.insert(id)
             }
         }

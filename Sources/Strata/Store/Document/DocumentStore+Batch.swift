@@ -17,14 +17,13 @@ extension DocumentStore: BatchExecutingStore {
 
     private func executeBatchWriting(_ request: StoreBatchRequest) throws -> StoreBatchOutcome {
         try withOpenState { state in
-            try state.catchUp(schema: schema, model: model, storeTag: tag, maxSegmentSize: configuration.maxSegmentSize)
+            try state.catchUp()
             let matched = try DocumentFetch(state: state, schema: schema, storeTag: tag, limits: configuration.limits, request: request.fetch).objectIDs()
             let snapshot = state
-            let outcome = try StoreBatchPlanner(values: { [schema] in try snapshot.currentValues($0, schema: schema) })
+            let outcome = try StoreBatchPlanner(values: { try snapshot.currentValues($0) })
                 .plan(request, matched: matched)
             guard let group = outcome.group else { return outcome }
-            _ = try state.save(StoreSaveRequest(groups: [group], timestamp: request.timestamp), schema: schema, model: model,
-                           storeTag: tag, maxSegmentSize: configuration.maxSegmentSize)
+            _ = try state.save(StoreSaveRequest(groups: [group], timestamp: request.timestamp)).result()
             compactIfDue(&state)
             return outcome
         }

@@ -5,6 +5,7 @@ extension DocumentStore {
     /// one) with the store's settings. Every failure names its cause
     /// (``DocumentOpenFailure``); `busyTimeout` applies from the first read on.
     static func connect(_ url: URL, configuration: Configuration, create: Bool) throws -> SQLiteConnection {
+        if configuration.isReadOnly, !create { return try connectReadOnly(url, configuration: configuration) }
         let connection: SQLiteConnection
         do {
             if create {
@@ -35,5 +36,86 @@ extension DocumentStore {
             throw DocumentOpenFailure.describe(error, path: url.path, busyTimeout: configuration.busyTimeout)
         }
         return connection
+    }
+
+    /// Opens a document read-only (``Configuration/isReadOnly``): SQLite can write nothing
+    /// to the file, and nothing is checkpointed.
+    ///
+    /// In WAL mode a reader needs `DOC-wal` and `DOC-shm`; SQLite creates them when they
+    /// are missing, and a read-only connection cannot remove them when it closes.
+    /// ``finishReadOnly(_:)`` lets SQLite do that once the connection is closed. A `-wal`
+    /// holding saves while no process has the document open is work left unfinished (a
+    /// killed process, a full disk): reading it read-only would leave it so, and folding it
+    /// in is a write, so the open is refused.
+    /// - Throws: `.io` with `context["kind"] == "needsWrite"` for such a document; the
+    ///   errors of ``DocumentOpenFailure``.
+    static func connectReadOnly(_ url: URL, configuration: Configuration) throws -> SQLiteConnection {
+        if DocumentCheckpoint.walBytes(url.path) > 0, DocumentLockHolder.holder(of: url.path, countingThisProcess: true) == nil {
+            throw StrataError(
+                .io,
+                "\(url.path)-wal holds saves that are not yet in \(url.path) (a process stopped before folding them in); a read-only open cannot fold them in. Open the document once to write (any command that changes it, or `strata-log compact`) to finish.",
+                context: ["path": url.path, "kind": "needsWrite"])
+        }
+        let connection: SQLiteConnection
+        do {
+            connection = try openReadOnly(url.path, busyTimeout: configuration.busyTimeout)
+        } catch {
+            finishReadOnly(url)
+            throw DocumentOpenFailure.describe(error, path: url.path, busyTimeout: configuration.busyTimeout)
+        }
+        do {
+            try connection.execute("PRAGMA cache_size=-\(max(configuration.pageCacheSize / 1024, 1))")
+            try SQLFunctions.register(on: connection)
+            if configuration.checksIntegrityOnOpen { try DocumentCheckpoint.quickCheck(connection, path: url.path) }
+        } catch {
+            connection.close()
+            finishReadOnly(url)
+            throw DocumentOpenFailure.describe(error, path: url.path, busyTimeout: configuration.busyTimeout)
+        }
+        return connection
+    }
+
+    /// A read-only connection that has read `strata_meta`. On a disk too full for
+    /// `DOC-shm` (or when SQLite cannot create it), and with no `DOC-wal` to read, the file
+    /// is opened `immutable`: SQLite then creates no files and takes no locks (nobody can
+    /// write to a full disk meanwhile).
+    private static func openReadOnly(_ path: String, busyTimeout: TimeInterval) throws -> SQLiteConnection {
+        let probe = "SELECT value FROM strata_meta WHERE key = 'format'"
+        func attempt(_ name: String, _ flags: SQLiteConnection.OpenFlags) throws -> SQLiteConnection {
+            let connection = try SQLiteConnection(path: name, flags: flags, busyTimeout: busyTimeout)
+            do {
+                _ = try connection.prepare(probe).rows()
+            } catch {
+                connection.close()
+                throw error
+            }
+            return connection
+        }
+        let hasWAL = FileManager.default.fileExists(atPath: path + "-wal")
+        if hasWAL || SQLiteConnection.freeBytes(besides: path).map({ $0 >= 256 << 10 }) ?? true {
+            do {
+                return try attempt(path, [.readOnly])
+            } catch let error as StrataError where !hasWAL && [.diskFull, .io].contains(SQLiteFailureCause.of(error)) {
+                finishReadOnly(URL(fileURLWithPath: path))
+            }
+        }
+        let escaped = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "?#%"))) ?? path
+        return try attempt("file:\(escaped)?immutable=1", [.readOnly, .uri])
+    }
+
+    /// After a read-only connection closed: when `DOC-wal` or `DOC-shm` is left, opens and
+    /// closes a plain connection so that SQLite removes them as the last connection does.
+    /// The WAL then holds nothing of this store's (it never writes), so the main file is
+    /// not written — unless another process saved meanwhile and could not fold its saves
+    /// in because this reader was open; those are folded in now, as their writer would
+    /// have. While another connection is open, SQLite leaves the files to it.
+    static func finishReadOnly(_ url: URL) {
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: url.path + "-wal") || manager.fileExists(atPath: url.path + "-shm"),
+              manager.isWritableFile(atPath: url.path),
+              let connection = try? SQLiteConnection.openExisting(path: url.path, flags: [.readWrite], busyTimeout: 0,
+                                                                 probe: "SELECT 1 FROM sqlite_schema LIMIT 1")
+        else { return }
+        connection.close()
     }
 }

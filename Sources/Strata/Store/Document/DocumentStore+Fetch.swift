@@ -51,7 +51,7 @@ struct DocumentFetch {
             offset: request.fetchOffset, limit: request.fetchLimit,
             matches: { id, values in try request.predicate.map { try matches($0, id, values) } ?? true },
             sortKeys: { id, values in
-                let row = try values ?? state.currentValues(id, schema: schema) ?? []
+                let row = try values ?? state.currentValues(id) ?? []
                 return try FetchSortDescriptor.sortKeys(of: subject(id, row), for: request.sortDescriptors)
             })
     }
@@ -98,11 +98,11 @@ struct DocumentFetch {
     }
 
     private func subject(_ id: ManagedObjectID, _ values: [PropertyValue]) -> RowSubject {
-        RowSubject(objectID: id, values: values) { [state, schema] in try state.currentValues($0, schema: schema) }
+        RowSubject(objectID: id, values: values) { [state] in try state.currentValues($0) }
     }
 
     private func matches(_ predicate: FetchPredicate, _ id: ManagedObjectID, _ values: [PropertyValue]?) throws -> Bool {
-        guard let row = try values ?? state.currentValues(id, schema: schema) else { return false }
+        guard let row = try values ?? state.currentValues(id) else { return false }
         return try predicate.evaluate(with: subject(id, row))
     }
 
@@ -117,7 +117,7 @@ struct DocumentFetch {
         for _ in 0..<hops() {
             var next: [ManagedObjectID] = []
             for id in frontier {
-                guard let row = try state.currentValues(id, schema: schema) else { continue }
+                guard let row = try state.currentValues(id) else { continue }
                 for value in row {
                     for neighbour in value.objectIDs where reached.insert(neighbour).inserted { next.append(neighbour) }
                 }
@@ -128,7 +128,7 @@ struct DocumentFetch {
         let wanted = entities
         var result: [ManagedObjectID: StoreFetchMerge.Overlay<[PropertyValue]>] = [:]
         for id in reached where wanted.contains(ObjectIdentifier(id.entity)) {
-            if let row = try state.currentValues(id, schema: schema) { result[id] = .values(row) } else { result[id] = .deleted }
+            if let row = try state.currentValues(id) { result[id] = .values(row) } else { result[id] = .deleted }
         }
         return result
     }

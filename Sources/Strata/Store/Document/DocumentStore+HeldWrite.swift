@@ -10,9 +10,11 @@ extension DocumentStore {
     /// thread of this process writes through this store meanwhile. Saves made inside
     /// change the overlay only once the transaction commits.
     ///
-    /// - Throws: `body`'s error; `.documentBusy` when another process holds the document's
+    /// - Throws: `body`'s error; `.invalidArgument` when the store is read-only;
+    ///   `.documentBusy` when another process holds the document's
     ///   write lock longer than ``Configuration/busyTimeout``; SQLite errors from COMMIT.
     public func performWrite<T>(_ body: () throws -> T) throws -> T {
+        try requireWritable()
         writer.lock()
         defer { writer.unlock() }
         if try withOpenState({ $0.heldWrite != nil }) { return try body() }

@@ -18,37 +18,6 @@ public struct SegmentRecord: Sendable, Hashable {
     public var isCompacted: Bool
 }
 
-extension SegmentRecord {
-    /// The `strata_segment` columns a record is read from, in the order the initializers expect.
-    static let columns = "seq, time, groups, operations, raw_size, body"
-
-    /// A record from a row of ``columns``.
-    /// - Throws: `.corruptSegment` naming the row when a column has the wrong type.
-    init(row: [SQLiteValue], compactedThrough: UInt64) throws {
-        guard case .integer(let seq) = row[0], case .real(let time) = row[1], case .integer(let groups) = row[2],
-              case .integer(let operations) = row[3], case .integer(let raw) = row[4], case .blob(let body) = row[5]
-        else {
-            throw StrataError(.corruptSegment, "The log row \(row[0]) is malformed.", context: ["segment": "\(row[0])"])
-        }
-        self.init(sequence: UInt64(seq), timestamp: Date(timeIntervalSince1970: time), groupCount: Int(groups),
-                  operationCount: Int(operations), rawSize: Int(raw), body: body, isCompacted: UInt64(seq) <= compactedThrough)
-    }
-
-    /// A record from a row of ``columns`` that may be damaged, for the tools that report and
-    /// salvage damage: a column of the wrong type reads as -1 (an empty body), so the
-    /// segment then fails its checks by name instead of hiding the rest of the log.
-    init(salvaging row: [SQLiteValue], compactedThrough: UInt64) {
-        func integer(_ index: Int) -> Int64 { if case .integer(let value) = row[index] { value } else { -1 } }
-        var time = 0.0
-        if case .real(let value) = row[1] { time = value } else if case .integer(let value) = row[1] { time = Double(value) }
-        var body: [UInt8] = []
-        if case .blob(let bytes) = row[5] { body = bytes }
-        let sequence = UInt64(max(0, integer(0)))
-        self.init(sequence: sequence, timestamp: Date(timeIntervalSince1970: time), groupCount: Int(integer(2)),
-                  operationCount: Int(integer(3)), rawSize: Int(integer(4)), body: body, isCompacted: sequence <= compactedThrough)
-    }
-}
-
 /// One undo group as the group table records it.
 public struct GroupRecord: Sendable, Hashable {
     /// The segment that holds it.
@@ -62,14 +31,11 @@ public struct GroupRecord: Sendable, Hashable {
 extension DocumentStore {
     /// The stored segments with sequence in `range`, oldest first (without decoding).
     ///
+    /// - Throws: `.corruptSegment` naming a malformed log row.
     /// - Complexity: O(bytes of the segments read).
     public func segmentRecords(in range: ClosedRange<UInt64> = 0...UInt64(Int64.max)) throws -> [SegmentRecord] {
         try withOpenState { state in
-            let compacted = state.meta.compactedThrough
-            let rows = try state.connection.prepare(
-                "SELECT \(SegmentRecord.columns) FROM strata_segment WHERE seq BETWEEN ? AND ? ORDER BY seq"
-            ).rows([.integer(Int64(range.lowerBound)), .integer(Int64(min(range.upperBound, UInt64(Int64.max))))])
-            return try rows.map { try SegmentRecord(row: $0, compactedThrough: compacted) }
+            try LogTables.records(state.connection, in: range, compactedThrough: state.meta.compactedThrough)
         }
     }
 
@@ -101,23 +67,9 @@ extension DocumentStore {
 
     /// The undo groups of the retained log, oldest first, from the group table (no
     /// decoding).
+    /// - Throws: `.corruptSegment` naming a malformed group row.
     public func groupRecords() throws -> [GroupRecord] {
-        try withOpenState { state in
-            let rows = try state.connection.prepare("""
-                SELECT g.seq, s.time, g.id, g.kind, g.reverts, g.action FROM strata_group g
-                JOIN strata_segment s ON s.seq = g.seq ORDER BY g.seq, g.id
-                """).rows()
-            return rows.compactMap { row in
-                guard case .integer(let seq) = row[0], case .real(let time) = row[1], case .integer(let id) = row[2],
-                      case .integer(let kind) = row[3], case .text(let action) = row[5],
-                      let groupKind = ChangeGroupKind(rawValue: UInt8(truncatingIfNeeded: kind))
-                else { return nil }
-                var reverts: UInt64?
-                if case .integer(let value) = row[4] { reverts = UInt64(value) }
-                return GroupRecord(sequence: UInt64(seq), timestamp: Date(timeIntervalSince1970: time),
-                                   info: ChangeGroupInfo(id: UInt64(id), kind: groupKind, revertsGroup: reverts, actionName: action))
-            }
-        }
+        try withOpenState { try LogTables.groupRecords($0.connection) }
     }
 
     /// The decoded groups of every retained segment, oldest first: the document's history,
@@ -138,7 +90,7 @@ extension DocumentStore {
     @discardableResult
     public func refreshFromLog() throws -> Set<ManagedObjectID> {
         try withOpenState { state in
-            try state.catchUp(schema: schema, model: model, storeTag: tag, maxSegmentSize: configuration.maxSegmentSize)
+            try state.catchUp()
         }
     }
 }

@@ -39,10 +39,6 @@ extension DocumentStore {
     public func info() throws -> DocumentInfo {
         try withOpenState { state in
             let connection = state.connection
-            func integer(_ sql: String) throws -> Int {
-                if case .integer(let value)? = try connection.prepare(sql).rows().first?.first { return Int(value) }
-                return 0
-            }
             var counts: [String: Int] = [:]
             for entity in model.entities where !entity.isAbstract { counts[entity.name] = 0 }
             for root in model.entities where root.superentity == nil {
@@ -58,24 +54,23 @@ extension DocumentStore {
                     }
                 }
             }
-            for id in state.overlay.deleted where try state.snapshotContains(id, schema: schema) {
+            for id in state.overlay.deleted where try state.snapshotContains(id) {
                 counts[id.entity.name, default: 0] -= 1
             }
-            for id in state.overlay.rows.keys where try !state.snapshotContains(id, schema: schema) {
+            for id in state.overlay.rows.keys where try !state.snapshotContains(id) {
                 counts[id.entity.name, default: 0] += 1
             }
             let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
             let wal = try? FileManager.default.attributesOfItem(atPath: url.path + "-wal")
             let size = ((attributes?[.size] as? NSNumber)?.intValue ?? 0) + ((wal?[.size] as? NSNumber)?.intValue ?? 0)
+            let log = try LogTables.totals(connection)
             return DocumentInfo(
                 path: url.path, storeIdentifier: identifier, formatVersion: state.meta.formatVersion,
                 modelHash: model.versionHash, modelVersion: model.versionIdentifier, entityCount: model.entities.count,
-                objectCounts: counts, segmentCount: try integer("SELECT COUNT(*) FROM strata_segment"),
-                segmentBytes: try integer("SELECT COALESCE(SUM(LENGTH(body)), 0) FROM strata_segment"),
-                segmentRawBytes: try integer("SELECT COALESCE(SUM(raw_size), 0) FROM strata_segment"),
+                objectCounts: counts, segmentCount: log.segments,
+                segmentBytes: log.bytes, segmentRawBytes: log.rawBytes,
                 lastSegment: state.lastSequence, compactedThrough: state.meta.compactedThrough,
-                firstRetainedSegment: UInt64(try integer("SELECT COALESCE(MIN(seq), 0) FROM strata_segment")),
-                groupCount: try integer("SELECT COUNT(*) FROM strata_group"), fileSize: size)
+                firstRetainedSegment: log.first, groupCount: log.groups, fileSize: size)
         }
     }
 }

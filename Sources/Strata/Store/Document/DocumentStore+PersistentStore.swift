@@ -3,13 +3,13 @@ import Foundation
 extension DocumentStore {
     /// A record's persistent values from the overlay or the snapshot.
     public func values(for objectID: ManagedObjectID) throws -> [PropertyValue]? {
-        try withOpenState { try $0.currentValues(objectID, schema: schema) }
+        try withOpenState { try $0.currentValues(objectID) }
     }
 
     /// Every record of an entity (and its sub-entities when asked), in ID order.
     public func objectIDs(for entity: EntityDescription, includingSubentities: Bool) throws -> [ManagedObjectID] {
         let entities = includingSubentities ? entity.selfAndDescendants : [entity]
-        return try withOpenState { try $0.objectIDs(for: entities, schema: schema, storeTag: tag) }
+        return try withOpenState { try $0.objectIDs(for: entities) }
     }
 
     /// Reserves keys above every key any writer of the document has used or reserved,
@@ -24,8 +24,7 @@ extension DocumentStore {
     public func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
         try writing {
             try withOpenState { state in
-                let result = try state.save(request, schema: schema, model: model, storeTag: tag,
-                                            maxSegmentSize: configuration.maxSegmentSize)
+                let result = try state.save(request).result()
                 compactIfDue(&state)
                 return result
             }
@@ -33,7 +32,9 @@ extension DocumentStore {
     }
 
     /// Runs a write while no other thread writes through this store.
-    func writing<T>(_ body: () throws -> T) rethrows -> T {
+    /// - Throws: `.invalidArgument` when the store was opened read-only.
+    func writing<T>(_ body: () throws -> T) throws -> T {
+        try requireWritable()
         writer.lock()
         defer { writer.unlock() }
         return try body()
@@ -44,7 +45,7 @@ extension DocumentStore {
     /// a compaction or a history read) found changed since the last call.
     public func catchUpWithOtherProcesses() throws -> Set<ManagedObjectID> {
         try withOpenState { state in
-            try state.catchUp(schema: schema, model: model, storeTag: tag, maxSegmentSize: configuration.maxSegmentSize)
+            try state.catchUp()
             defer { state.externalChanges.removeAll() }
             return state.externalChanges
         }
@@ -60,7 +61,7 @@ extension DocumentStore {
         let byBytes = configuration.compactionByteThreshold > 0
             && state.uncompactedBytes >= configuration.compactionByteThreshold
         if bySegments || byBytes {
-            _ = try? state.compact(schema: schema, model: model, storeTag: tag, configuration: configuration)
+            _ = try? state.compact(configuration: configuration)
         }
     }
 
@@ -77,7 +78,7 @@ extension DocumentStore {
     public func compact(progress: ((Int, Int) -> Void)? = nil) throws -> CompactionReport {
         try writing {
             try withOpenState { state in
-                try state.compact(schema: schema, model: model, storeTag: tag, configuration: configuration, progress: progress)
+                try state.compact(configuration: configuration, progress: progress)
             }
         }
     }
@@ -89,8 +90,18 @@ extension DocumentStore {
         settings.retention = retention
         return try writing {
             try withOpenState { state in
-                try state.compact(schema: schema, model: model, storeTag: tag, configuration: settings, progress: progress)
+                try state.compact(configuration: settings, progress: progress)
             }
         }
+    }
+}
+
+extension DocumentStore {
+    /// Refuses a write through a store opened with ``Configuration/isReadOnly``.
+    /// - Throws: `.invalidArgument` naming the document.
+    func requireWritable() throws {
+        guard configuration.isReadOnly else { return }
+        throw StrataError(.invalidArgument, "The document \(url.path) is open read-only; nothing can be written to it.",
+                          context: ["path": url.path, "kind": "readOnly"])
     }
 }

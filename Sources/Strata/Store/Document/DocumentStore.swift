@@ -53,6 +53,16 @@ public final class DocumentStore: PersistentStore {
         /// pages; the command-line tools turn it on whenever they open a document to write.
         public var checksIntegrityOnOpen = false
 
+        /// Open the document only to read it (default `false`): SQLite opens the file
+        /// read-only, so nothing — not opening, reading or closing — writes to it, and its
+        /// bytes and modification time stay as they were. Saves, batch requests, key
+        /// allocation and compaction throw `.invalidArgument`. A document whose `DOC-wal`
+        /// holds saves no process is folding in (a process stopped before finishing, a full
+        /// disk) cannot be read without writing: opening it read-only throws `.io` with
+        /// `context["kind"] == "needsWrite"` (open it once to write to finish the job).
+        /// `strata-log` and the read-only `strata` commands open documents this way.
+        public var isReadOnly = false
+
         /// The defaults.
         public init() {}
 
@@ -239,9 +249,9 @@ public final class DocumentStore: PersistentStore {
         }
         identifier = meta.identifier
         schema = try SnapshotSchema(model: model, layout: SnapshotSchema.Layout(documentFormat: meta.formatVersion))
-        var initial = DocumentState(connection: connection, meta: meta)
-        try initial.catchUp(schema: schema, model: model, storeTag: StoreRegistry.tag(for: meta.identifier),
-                            maxSegmentSize: configuration.maxSegmentSize, from: meta.compactedThrough)
+        var initial = DocumentState(connection: connection, meta: meta, schema: schema, model: model,
+                                    storeTag: StoreRegistry.tag(for: meta.identifier), maxSegmentSize: configuration.maxSegmentSize)
+        try initial.catchUp(from: meta.compactedThrough)
         // Opening reads the document as it is: nothing in it is news to a context yet.
         initial.externalChanges = []
         openedAt = (initial.lastSequence, meta.compactedThrough)
@@ -258,8 +268,14 @@ public final class DocumentStore: PersistentStore {
         defer { writer.unlock() }
         try state.withLock { state in
             guard state.isOpen else { return }
+            if configuration.isReadOnly {
+                state.connection.close()
+                state.isOpen = false
+                Self.finishReadOnly(url)
+                return
+            }
             if configuration.compactsOnClose, !state.overlay.isEmpty {
-                _ = try state.compact(schema: schema, model: model, storeTag: tag, configuration: configuration)
+                _ = try state.compact(configuration: configuration)
             }
             if state.meta.identityChecksum == nil,
                state.lastSequence != openedAt.sequence || state.meta.compactedThrough != openedAt.compactedThrough {
@@ -275,9 +291,10 @@ public final class DocumentStore: PersistentStore {
     deinit {
         state.withLock { state in
             if state.isOpen {
-                try? state.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                if !configuration.isReadOnly { try? state.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
                 state.connection.close()
                 state.isOpen = false
+                if configuration.isReadOnly { Self.finishReadOnly(url) }
             }
         }
     }

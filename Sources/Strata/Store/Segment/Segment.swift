@@ -30,23 +30,41 @@ public struct Segment: Hashable, Sendable {
 /// group it reverts (for undo and redo groups), its action name and its operations
 /// (docs/FORMAT.md §3).
 public struct SegmentGroup: Hashable, Sendable {
-    /// The group's ID, unique within the document's log.
-    public var id: UInt64
-    /// What kind of change the group records.
-    public var kind: ChangeGroupKind
-    /// For an undo or redo group, the ID of the group it reverts.
-    public var revertsGroup: UInt64?
-    /// The undo action name shown to users ("Typing", "Delete Employee"); may be empty.
-    public var actionName: String
+    /// The group's id, kind, reverted group and action name: the same four fields the
+    /// group table and the undo stack record, held once.
+    public var info: ChangeGroupInfo
     /// The group's operations, in the order they were made.
     public var operations: [ChangeOperation]
 
+    /// The group's ID, unique within the document's log.
+    public var id: UInt64 {
+        get { info.id }
+        set { info.id = newValue }
+    }
+    /// What kind of change the group records.
+    public var kind: ChangeGroupKind {
+        get { info.kind }
+        set { info.kind = newValue }
+    }
+    /// For an undo or redo group, the ID of the group it reverts.
+    public var revertsGroup: UInt64? {
+        get { info.revertsGroup }
+        set { info.revertsGroup = newValue }
+    }
+    /// The undo action name shown to users ("Typing", "Delete Employee"); may be empty.
+    public var actionName: String {
+        get { info.actionName }
+        set { info.actionName = newValue }
+    }
+
     /// Creates a group.
     public init(id: UInt64, kind: ChangeGroupKind, revertsGroup: UInt64?, actionName: String, operations: [ChangeOperation]) {
-        self.id = id
-        self.kind = kind
-        self.revertsGroup = revertsGroup
-        self.actionName = actionName
+        self.init(ChangeGroupInfo(id: id, kind: kind, revertsGroup: revertsGroup, actionName: actionName), operations: operations)
+    }
+
+    /// Creates a group from its information and operations.
+    public init(_ info: ChangeGroupInfo, operations: [ChangeOperation]) {
+        self.info = info
         self.operations = operations
     }
 }

@@ -35,12 +35,13 @@ package enum DocumentRecovery {
     /// Recovers the document at `url`.
     /// - Throws: `.io` when there is no file; `.corruptDocument` when it is not a Strata
     ///   document, or is one that cannot be repaired (the message says what is missing).
-    package static func recover(_ url: URL, now: Date = Date()) throws -> RecoveryReport {
+    package static func recover(_ url: URL, now: Date = Date(),
+                                busyTimeout: TimeInterval = DocumentStore.Configuration().busyTimeout) throws -> RecoveryReport {
         var report = RecoveryReport()
         try DocumentOpenFailure.requireFile(url.path)
         let verification: VerificationReport
         do {
-            verification = try DocumentVerifier.verify(url)
+            verification = try DocumentVerifier.verify(url, busyTimeout: busyTimeout)
         } catch let error as StrataError where ["notSQLite", "notStrata", "busy", "diskFull", "permission"].contains(error.context["kind"] ?? "")
                     || error.code == .io || error.code == .documentBusy || SQLiteFailureCause.of(error) == .diskFull {
             throw error   // no file, not a Strata document, busy, disk full...
@@ -50,7 +51,7 @@ package enum DocumentRecovery {
         guard !verification.isValid else { return report }
         report.damage = verification.problems
 
-        var source = try RecoverySource(url)
+        var source = try RecoverySource(url, busyTimeout: busyTimeout)
         defer {
             source.connection.close()
             source.removeScratch()
@@ -58,7 +59,7 @@ package enum DocumentRecovery {
         try source.restoreIdentity(besides: url, report: &report)
         let backup = try makeBackup(url, now: now)
         report.backup = backup
-        let building = ToolFileWriter.temporaryName(for: url, purpose: "recovering")
+        let building = AtomicFileWriter.temporaryName(for: url, purpose: "recovering")
         do {
             if source.logIsComplete {
                 try source.rebuild(into: building, report: &report)
@@ -68,7 +69,7 @@ package enum DocumentRecovery {
             // The old WAL (its content is in the backup and in what was read) must not be
             // applied to the new file.
             for suffix in ["-wal", "-shm"] { unlink(url.path + suffix) }
-            try ToolFileWriter.moveIntoPlace(building, url)
+            try AtomicFileWriter.moveIntoPlace(building, url)
         } catch {
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(building.path + suffix) }
             throw error
@@ -83,9 +84,9 @@ package enum DocumentRecovery {
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMdd-HHmmss"
         let backup = URL(fileURLWithPath: url.path + ".bak-" + formatter.string(from: now))
-        try ToolFileWriter.copy(from: url, to: backup)
+        try AtomicFileWriter.copy(from: url, to: backup)
         if DocumentCheckpoint.walBytes(url.path) > 0 {
-            try ToolFileWriter.copy(from: URL(fileURLWithPath: url.path + "-wal"), to: URL(fileURLWithPath: backup.path + "-wal"))
+            try AtomicFileWriter.copy(from: URL(fileURLWithPath: url.path + "-wal"), to: URL(fileURLWithPath: backup.path + "-wal"))
         }
         return backup
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// One stored property of an entity, as the tools list it: an attribute or a relationship.
 package enum ToolProperty: Sendable {
@@ -37,14 +38,14 @@ package enum ToolRecordText {
     }
 
     /// The JSON object of a record whose values (by slot) are `values`.
-    package static func json(id: ManagedObjectID, values: [PropertyValue]) -> ToolJSON {
-        var members = [ToolJSON.Member("_uri", .string(id.description)), ToolJSON.Member("_entity", .string(id.entity.name))]
+    package static func json(id: ManagedObjectID, values: [PropertyValue]) -> JSONValue {
+        var members = [JSONValue.Member("_uri", .string(id.description)), JSONValue.Member("_entity", .string(id.entity.name))]
         for (slot, property) in storedProperties(of: id.entity) {
             let value = slot < values.count ? values[slot] : .null
             if case .relationship(let relationship) = property, relationship.isToMany, value.isNull {
-                members.append(ToolJSON.Member(property.name, .array([])))
+                members.append(JSONValue.Member(property.name, .array([])))
             } else {
-                members.append(ToolJSON.Member(property.name, ToolValueText.json(value)))
+                members.append(JSONValue.Member(property.name, ToolValueText.json(value)))
             }
         }
         return .object(members)
@@ -52,9 +53,7 @@ package enum ToolRecordText {
 
     /// `Employee/p3`: the entity and key, for tables and logs (the `strata` commands
     /// accept it wherever a URI is expected).
-    package static func shortReference(_ id: ManagedObjectID) -> String {
-        "\(id.entity.name)/\(id.isTemporaryID ? "t" : "p")\(id.primaryKey)"
-    }
+    package static func shortReference(_ id: ManagedObjectID) -> String { id.shortReference }
 
     /// Resolves a full object URI or a short `Entity/pKEY` reference against a document
     /// store (the record must exist).

@@ -53,20 +53,11 @@ extension RecoverySource {
         let createdAt: String? = if case .text(let text)? = values["createdAt"] { text } else { nil }
         try DocumentStore(creatingAt: building, model: model, overwrite: false, configuration: configuration,
                           identity: (identifier, createdAt)).close()
-        let connection = try SQLiteConnection(path: building.path, flags: [.readWrite], busyTimeout: ToolSettings.busyTimeout)
+        let connection = try SQLiteConnection(path: building.path, flags: [.readWrite], busyTimeout: busyTimeout)
         defer { connection.close() }
         try connection.transaction(.immediate) {
-            let segment = try connection.prepare(
-                "INSERT INTO strata_segment (seq, time, groups, operations, raw_size, body) VALUES (?, ?, ?, ?, ?, ?)")
-            let group = try connection.prepare("INSERT OR REPLACE INTO strata_group (seq, id, kind, reverts, action) VALUES (?, ?, ?, ?, ?)")
             for record in kept {
-                try segment.run([.integer(Int64(record.sequence)), .real(record.timestamp.timeIntervalSince1970),
-                                 .integer(Int64(record.groupCount)), .integer(Int64(record.operationCount)),
-                                 .integer(Int64(record.rawSize)), .blob(record.body)])
-                for info in segments[record.sequence]?.groups ?? [] {
-                    try group.run([.integer(Int64(record.sequence)), .integer(Int64(info.id)), .integer(Int64(info.kind.rawValue)),
-                                   info.revertsGroup.map { .integer(Int64($0)) } ?? .null, .text(info.actionName)])
-                }
+                try LogTables.append(connection, record, groups: segments[record.sequence]?.groups.map(\.info) ?? [])
             }
             for (root, counter) in keyCounters() {
                 try DocumentFile.writeMeta(connection, key: "keyCounter.\(root)", .integer(counter))
@@ -99,7 +90,7 @@ extension RecoverySource {
     /// Copies each snapshot table's readable rows into the new file (columns by name, so a
     /// format 1 document's rows fit format 2 tables); returns what was lost.
     private func copySnapshotRows(into building: URL) throws -> [String] {
-        let target = try SQLiteConnection(path: building.path, flags: [.readWrite], busyTimeout: ToolSettings.busyTimeout)
+        let target = try SQLiteConnection(path: building.path, flags: [.readWrite], busyTimeout: busyTimeout)
         defer { target.close() }
         func names(_ connection: SQLiteConnection, _ sql: String) -> [String] {
             ((try? connection.prepare(sql).rows()) ?? []).compactMap { row in

@@ -5,9 +5,9 @@ import Foundation
 /// disk, a killed process — never leaves a truncated file where a good one was.
 ///
 /// ```swift
-/// try ToolFileWriter.write(Data(text.utf8), to: URL(fileURLWithPath: "out.json"))
+/// try AtomicFileWriter.write(Data(text.utf8), to: URL(fileURLWithPath: "out.json"))
 /// ```
-package enum ToolFileWriter {
+package enum AtomicFileWriter {
     /// Writes `data` to `url` atomically.
     /// - Throws: `.io` naming the file and the cause (disk full, permission...); the target
     ///   is then as it was.

@@ -44,12 +44,12 @@ struct ModelJSONLocation {
 /// Reads the members of one JSON object strictly: each typed accessor checks the kind, and
 /// ``finish()`` refuses any key that no accessor asked for.
 struct _ModelJSONObjectReader {
-    private let members: [String: ModelJSON]
+    private let members: [String: JSONValue]
     var location: ModelJSONLocation
     private var consumed: Set<String> = []
 
-    init(_ json: ModelJSON, at location: ModelJSONLocation) throws {
-        guard case .object(let members) = json else {
+    init(_ json: JSONValue, at location: ModelJSONLocation) throws {
+        guard let members = json.dictionaryValue else {
             throw location.error(field: nil, "expected an object, found \(json.kindName)")
         }
         self.members = members
@@ -57,7 +57,7 @@ struct _ModelJSONObjectReader {
     }
 
     /// The raw value of a key, or nil when absent (or `null`).
-    mutating func value(_ key: String) -> ModelJSON? {
+    mutating func value(_ key: String) -> JSONValue? {
         consumed.insert(key)
         guard let value = members[key], value != .null else { return nil }
         return value
@@ -93,7 +93,7 @@ struct _ModelJSONObjectReader {
         return number
     }
 
-    mutating func array(_ key: String) throws -> [ModelJSON] {
+    mutating func array(_ key: String) throws -> [JSONValue] {
         guard let value = value(key) else { return [] }
         guard case .array(let items) = value else {
             throw location.error(field: key, "expected an array, found \(value.kindName)")
@@ -112,7 +112,7 @@ struct _ModelJSONObjectReader {
 
     mutating func stringDictionary(_ key: String) throws -> [String: String] {
         guard let value = value(key) else { return [:] }
-        guard case .object(let members) = value else {
+        guard let members = value.dictionaryValue else {
             throw location.error(field: key, "expected an object of strings, found \(value.kindName)")
         }
         var result: [String: String] = [:]
@@ -134,9 +134,9 @@ struct _ModelJSONObjectReader {
     }
 }
 
-extension ModelJSON: CustomStringConvertible {
+extension JSONValue: CustomStringConvertible {
     /// A short rendering for error messages.
-    var description: String {
+    package var description: String {
         switch self {
         case .number(let text): return text
         case .string(let text): return text.debugDescription

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// Attribute values as the command-line tools read and write them: text typed on a
 /// command line or found in a CSV cell, and JSON values.
@@ -129,7 +130,7 @@ package enum ToolValueText {
 
     /// A value as JSON: numbers as numbers (decimals exact), dates ISO-8601 strings, data
     /// base64, a to-one its URI, a to-many an array of URIs.
-    package static func json(_ value: PropertyValue) -> ToolJSON {
+    package static func json(_ value: PropertyValue) -> JSONValue {
         switch value {
         case .null: return .null
         case .integer(let v): return .number(String(v))
@@ -168,7 +169,7 @@ package enum ToolValueText {
 
     /// Reads a JSON value as a value of `type` (strings go through ``parse(_:as:key:)``).
     /// - Throws: `StrataError(.typeMismatch)` naming the key.
-    package static func value(fromJSON json: ToolJSON, as type: AttributeType, key: String) throws -> PropertyValue {
+    package static func value(fromJSON json: JSONValue, as type: AttributeType, key: String) throws -> PropertyValue {
         switch json {
         case .null: return .null
         case .string(let text):

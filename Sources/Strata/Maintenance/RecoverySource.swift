@@ -5,6 +5,8 @@ import Foundation
 /// segment against its LZ4 checksum and its row).
 struct RecoverySource {
     let url: URL
+    /// How long to wait for another process's lock.
+    let busyTimeout: TimeInterval
     var connection: SQLiteConnection
     /// The meta rows (identity fields restored by ``restoreIdentity(besides:report:)``).
     var values: [String: SQLiteValue] = [:]
@@ -39,12 +41,13 @@ struct RecoverySource {
     /// Reads what it can of the document at `url`.
     /// - Throws: `.corruptDocument` when the file is not a Strata document or SQLite
     ///   cannot read its metadata at all.
-    init(_ url: URL) throws {
+    init(_ url: URL, busyTimeout: TimeInterval) throws {
         self.url = url
+        self.busyTimeout = busyTimeout
         let isStrata = DocumentOpenFailure.kind(of: url.path) == .strata
         var opened: (connection: SQLiteConnection, meta: [String: SQLiteValue])?
         do {
-            let connection = try Self.open(url.path)
+            let connection = try Self.open(url.path, busyTimeout: busyTimeout)
             if let meta = Self.readMeta(connection), !meta.isEmpty, Self.ownSchemaIsIntact(connection) {
                 opened = (connection, meta)
             } else {
@@ -60,8 +63,8 @@ struct RecoverySource {
         if opened == nil {
             // SQLite trips over its own structures: repair them, step by step, in a scratch
             // copy, until the metadata reads (the document itself is not touched).
-            let scratch = ToolFileWriter.temporaryName(for: url, purpose: "reading")
-            try ToolFileWriter.copy(from: url, to: scratch)
+            let scratch = AtomicFileWriter.temporaryName(for: url, purpose: "reading")
+            try AtomicFileWriter.copy(from: url, to: scratch)
             self.scratch = scratch
             for step in 0..<4 {
                 switch step {
@@ -70,7 +73,7 @@ struct RecoverySource {
                 case 2: Self.repairOwnSchema(scratch.path, forcingRootPages: true)
                 default: Self.replaceSchemaPage(scratch.path)
                 }
-                guard let connection = try? Self.open(scratch.path) else { continue }
+                guard let connection = try? Self.open(scratch.path, busyTimeout: busyTimeout) else { continue }
                 if let meta = Self.readMeta(connection), !meta.isEmpty {
                     opened = (connection, meta)
                     break
@@ -97,9 +100,9 @@ struct RecoverySource {
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(scratch.path + suffix) }
     }
 
-    private static func open(_ path: String) throws -> SQLiteConnection {
+    private static func open(_ path: String, busyTimeout: TimeInterval) throws -> SQLiteConnection {
         do {
-            let connection = try SQLiteConnection(path: path, flags: [.readWrite], busyTimeout: ToolSettings.busyTimeout)
+            let connection = try SQLiteConnection(path: path, flags: [.readWrite], busyTimeout: busyTimeout)
             // SQLite then skips schema entries it cannot parse instead of refusing the whole
             // file: a damaged index or snapshot table definition must not hide the log.
             try connection.execute("PRAGMA writable_schema=ON")
@@ -209,24 +212,20 @@ struct RecoverySource {
     }
 
     private mutating func readSegments() {
-        let columns = SegmentRecord.columns
-        func record(_ row: [SQLiteValue]) -> SegmentRecord { SegmentRecord(salvaging: row, compactedThrough: compactedThrough) }
-        if let rows = try? connection.prepare("SELECT \(columns) FROM strata_segment ORDER BY seq").rows() {
-            records = rows.map(record)
+        if let all = try? LogTables.records(connection, compactedThrough: compactedThrough) {
+            records = all
             return
         }
-        // The table's pages are damaged: read row by row what the index of keys still lists.
-        let sequences = (try? connection.prepare("SELECT seq FROM strata_segment ORDER BY seq").rows()) ?? []
-        var highest: UInt64 = 0
-        for row in sequences {
-            guard case .integer(let sequence)? = row.first else { continue }
-            highest = max(highest, UInt64(max(0, sequence)))
+        // The table's pages or a row are damaged: read row by row what the index of keys
+        // still lists.
+        let sequences = (try? LogTables.sequences(connection)) ?? []
+        for sequence in sequences {
             do {
-                if let found = try connection.prepare("SELECT \(columns) FROM strata_segment WHERE seq = ?").rows([.integer(sequence)]).first {
-                    records.append(record(found))
-                }
+                records += try LogTables.records(connection, in: sequence...sequence, compactedThrough: compactedThrough)
+            } catch let error as StrataError {
+                unreadable[sequence] = error.code == .corruptSegment ? error.message : "SQLite cannot read its row (\(error.message))"
             } catch {
-                unreadable[UInt64(max(0, sequence))] = "SQLite cannot read its row (\(error))"
+                unreadable[sequence] = "SQLite cannot read its row (\(error))"
             }
         }
         if sequences.isEmpty { unreadable[0] = "SQLite cannot read the log table" }
@@ -238,7 +237,7 @@ struct RecoverySource {
         let tag = StoreRegistry.tag(for: identifier)
         for record in records {
             do {
-                segments[record.sequence] = try ToolLogFile.decode(record, model: model, storeTag: tag)
+                segments[record.sequence] = try DocumentLogFile.decode(record, model: model, storeTag: tag)
             } catch let error as StrataError {
                 damaged[record.sequence] = error.message
             } catch {

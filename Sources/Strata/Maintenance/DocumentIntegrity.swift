@@ -4,7 +4,7 @@ import Foundation
 /// every page and index, and the identity checksum of `strata_meta`.
 enum DocumentIntegrity {
     /// Adds SQLite's and the identity checksum's findings to `report`.
-    static func check(_ log: ToolLogFile, report: inout VerificationReport) throws {
+    static func check(_ log: DocumentLogFile, report: inout VerificationReport) throws {
         do {
             let lines = try log.connection.prepare("PRAGMA integrity_check(20)").rows()
                 .compactMap { row -> String? in if case .text(let text)? = row.first { text } else { nil } }

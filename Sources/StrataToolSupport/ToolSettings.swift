@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// Settings the command-line tools share, read from the environment.
 package enum ToolSettings {
@@ -12,12 +13,14 @@ package enum ToolSettings {
     }
 
     /// How the tools open a document: no compaction on close, the busy timeout from the
-    /// environment, and, when the command writes, SQLite's quick check first so that a
-    /// damaged document is refused instead of written to.
+    /// environment; read-only when the command does not write (the file's bytes stay as
+    /// they were), and, when it writes, SQLite's quick check first so that a damaged
+    /// document is refused instead of written to.
     package static func configuration(writes: Bool) -> DocumentStore.Configuration {
         var configuration = DocumentStore.Configuration()
         configuration.compactsOnClose = false
         configuration.busyTimeout = busyTimeout
+        configuration.isReadOnly = !writes
         configuration.checksIntegrityOnOpen = writes
         return configuration
     }

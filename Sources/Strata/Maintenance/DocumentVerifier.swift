@@ -28,31 +28,39 @@ package struct VerificationReport: Sendable {
 /// if !report.isValid { report.problems.forEach { print($0) } }
 /// ```
 package enum DocumentVerifier {
-    /// Verifies the document at `url` without changing it.
+    /// Verifies the document at `url` without changing it: every read is through a
+    /// read-only connection (``DocumentStore/Configuration/isReadOnly``).
+    /// - Parameter busyTimeout: how long to wait for another process's lock.
     /// - Throws: `.io` or `.corruptDocument` when the file is not a document at all.
-    package static func verify(_ url: URL) throws -> VerificationReport {
+    package static func verify(_ url: URL, busyTimeout: TimeInterval = DocumentStore.Configuration().busyTimeout) throws -> VerificationReport {
         var report = VerificationReport()
-        let guardian = try ToolDocumentGuard(url)
-        let log = try ToolLogFile(url)
-        let records: [SegmentRecord]
+        let log = try DocumentLogFile(url, busyTimeout: busyTimeout)
+        var records: [SegmentRecord] = []
+        var damaged = 0
         do {
             records = try log.segmentRecords()
+        } catch let error as StrataError where error.code == .corruptSegment {
+            // A malformed row is a finding about its segment; the other rows are still checked.
+            for sequence in try log.sequences() {
+                do {
+                    records += try log.segmentRecords(in: sequence...sequence)
+                } catch let error as StrataError where error.code == .corruptSegment {
+                    damaged += 1
+                    report.problems.append(error.message)
+                }
+            }
         } catch let error as StrataError where error.code == .sqlite || error.code == .corruptDocument {
             // A damaged log table (its pages, or its schema entry) is a finding.
             report.problems.append("The log table cannot be read: \(error.message)")
             return report
         }
         var segments: [Segment] = []
-        var damaged = 0
         for record in records {
             do {
                 let segment = try log.decode(record)
                 segments.append(segment)
                 let rows = try log.groupRows(of: record.sequence)
-                let expected = segment.groups.map {
-                    ChangeGroupInfo(id: $0.id, kind: $0.kind, revertsGroup: $0.revertsGroup, actionName: $0.actionName)
-                }
-                let merged = Dictionary(expected.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+                let merged = Dictionary(segment.groups.map { ($0.id, $0.info) }, uniquingKeysWith: { first, _ in first })
                 if rows.count != merged.count || rows.contains(where: { merged[$0.id] != $0 }) {
                     report.problems.append("Segment \(record.sequence): its group rows do not match the groups in its body.")
                 }
@@ -75,9 +83,10 @@ package enum DocumentVerifier {
             configuration.compactsOnClose = false
             configuration.compactionSegmentThreshold = 0
             configuration.compactionByteThreshold = 0
+            configuration.isReadOnly = true
+            configuration.busyTimeout = busyTimeout
             store = try DocumentStore(openingAt: url, model: log.model, configuration: configuration)
         } catch let error as StrataError {
-            guardian.restoreAfterFailedOpen()
             report.problems.append("The document cannot be opened: \(error.message)")
             // The log can still say which segments are at fault (a duplicate insert names both).
             if let first = records.first, first.sequence == 1, damaged == 0, contiguous {
@@ -90,7 +99,6 @@ package enum DocumentVerifier {
             return try checkState(store, log: log, report: &report)
         }
         try? store.close()
-        guardian.restoreHeaderIfUnchanged()
         let current: [ManagedObjectID: [PropertyValue]]
         do {
             current = try checked.get()
@@ -137,7 +145,7 @@ package enum DocumentVerifier {
     }
 
     /// Checks the current records; returns them by ID.
-    private static func checkState(_ store: DocumentStore, log: ToolLogFile, report: inout VerificationReport) throws -> [ManagedObjectID: [PropertyValue]] {
+    private static func checkState(_ store: DocumentStore, log: DocumentLogFile, report: inout VerificationReport) throws -> [ManagedObjectID: [PropertyValue]] {
         let model = store.model
         var current: [ManagedObjectID: [PropertyValue]] = [:]
         let info = try store.info()
@@ -174,14 +182,13 @@ package enum DocumentVerifier {
         }
         var relationshipCount = 0
         for (id, values) in current.sorted(by: { $0.key < $1.key }) {
-            for (slot, property) in ToolRecordText.storedProperties(of: id.entity) {
-                guard case .relationship(let relationship) = property else { continue }
+            for (slot, relationship) in id.entity.storedRelationshipSlots {
                 let destination = id.entity.destination(of: relationship)
                 for target in values[slot].objectIDs {
                     relationshipCount += 1
-                    let name = "\(ToolRecordText.shortReference(id)).\(relationship.name)"
+                    let name = "\(id.shortReference).\(relationship.name)"
                     guard let targetValues = current[target] else {
-                        problems.append("\(name) points to \(ToolRecordText.shortReference(target)), which does not exist.")
+                        problems.append("\(name) points to \(target.shortReference), which does not exist.")
                         continue
                     }
                     if !target.entity.isKind(of: destination) {
@@ -189,8 +196,8 @@ package enum DocumentVerifier {
                     }
                     if let inverse = relationship.inverseSlot, inverse < targetValues.count,
                        !targetValues[inverse].holds(id) {
-                        let inverseName = ToolLogText.slotName(inverse, of: target.entity)
-                        problems.append("\(name) points to \(ToolRecordText.shortReference(target)), but its inverse \(inverseName) does not point back.")
+                        let inverseName = target.entity.slotName(inverse)
+                        problems.append("\(name) points to \(target.shortReference), but its inverse \(inverseName) does not point back.")
                     }
                 }
             }
@@ -204,7 +211,7 @@ package enum DocumentVerifier {
 
     /// Replays every segment from empty and compares the result with the current records
     /// (or, when the document cannot be opened, only reports where replaying fails).
-    private static func checkReplay(_ segments: [Segment], log: ToolLogFile, against current: [ManagedObjectID: [PropertyValue]]?,
+    private static func checkReplay(_ segments: [Segment], log: DocumentLogFile, against current: [ManagedObjectID: [PropertyValue]]?,
                                     report: inout VerificationReport) {
         var rows: [ManagedObjectID: [PropertyValue]] = [:]
         // The segment that last inserted each record, to name both sides of a duplicate.
@@ -253,7 +260,7 @@ package enum DocumentVerifier {
             }
             for slot in values.indices where slot < replayed.count && !RowTable.isTransient(slot, of: id.entity) {
                 if !same(values[slot], replayed[slot], ordered: OverlayPatch.isOrdered(slot, of: id.entity)) {
-                    problems.append("Replay: \(id).\(ToolLogText.slotName(slot, of: id.entity)) is \(values[slot]) in the document but \(replayed[slot]) after replaying the log.")
+                    problems.append("Replay: \(id).\(id.entity.slotName(slot)) is \(values[slot]) in the document but \(replayed[slot]) after replaying the log.")
                 }
             }
         }

@@ -11,8 +11,9 @@ import Foundation
 /// ```
 package enum DocumentReplay {
     /// The last stored segment saved at or before `date`, or nil when none was.
-    package static func lastSegment(of source: URL, atOrBefore date: Date) throws -> UInt64? {
-        let log = try ToolLogFile(source)
+    package static func lastSegment(of source: URL, atOrBefore date: Date,
+                                    busyTimeout: TimeInterval = DocumentStore.Configuration().busyTimeout) throws -> UInt64? {
+        let log = try DocumentLogFile(source, busyTimeout: busyTimeout)
         return try log.segmentRecords().last(where: { $0.timestamp <= date })?.sequence
     }
 
@@ -24,8 +25,9 @@ package enum DocumentReplay {
     /// - Complexity: O(bytes of segments 1...sequence).
     @discardableResult
     package static func replay(_ source: URL, through sequence: UInt64, to destination: URL, overwrite: Bool = false,
+                               busyTimeout: TimeInterval = DocumentStore.Configuration().busyTimeout,
                                progress: ((Int, Int) -> Void)? = nil) throws -> Int {
-        let log = try ToolLogFile(source)
+        let log = try DocumentLogFile(source, busyTimeout: busyTimeout)
         let records = try log.segmentRecords()
         let last = records.last?.sequence ?? 0
         guard sequence <= last else {
@@ -50,7 +52,7 @@ package enum DocumentReplay {
         }
         // Built under a hidden name and renamed over the target only when complete: a
         // failure (a full disk) never destroys an existing file at `destination`.
-        let building = ToolFileWriter.temporaryName(for: destination, purpose: "replaying")
+        let building = AtomicFileWriter.temporaryName(for: destination, purpose: "replaying")
         var configuration = DocumentStore.Configuration()
         configuration.compactsOnClose = false
         let store = try DocumentStore(creatingAt: building, model: log.model, configuration: configuration)
@@ -58,14 +60,13 @@ package enum DocumentReplay {
             let tag = store.tag
             for (index, segment) in segments.enumerated() {
                 let groups = segment.groups.map { group in
-                    SegmentGroup(id: group.id, kind: group.kind, revertsGroup: group.revertsGroup, actionName: group.actionName,
-                                 operations: group.operations.map { $0.mapIDs { ManagedObjectID(entity: $0.entity, storeTag: tag, primaryKey: $0.primaryKey) } })
+                    SegmentGroup(group.info, operations: group.operations.map { $0.mapIDs { ManagedObjectID(entity: $0.entity, storeTag: tag, primaryKey: $0.primaryKey) } })
                 }
                 try store.save(StoreSaveRequest(groups: groups, timestamp: segment.timestamp))
                 progress?(index + 1, segments.count)
             }
             try store.close()
-            try ToolFileWriter.moveIntoPlace(building, destination)
+            try AtomicFileWriter.moveIntoPlace(building, destination)
         } catch {
             try? store.close()
             for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: building.path + suffix) }

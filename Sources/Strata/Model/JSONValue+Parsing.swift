@@ -1,32 +1,56 @@
 import Foundation
 
-extension ModelJSON {
-    /// The deepest nesting the parser accepts; a model file needs five levels.
-    static let maximumDepth = 64
+extension JSONValue {
+    /// What a parse reports a problem as: the error code and what the text is called in
+    /// the message ("Malformed model JSON at line 3, column 7: ...").
+    package struct ParseErrors: Sendable {
+        /// The code of the error.
+        package var code: StrataError.Code
+        /// The name of the text in messages.
+        package var subject: String
+
+        /// Model files: `.modelFile`, "model JSON".
+        static let modelFile = ParseErrors(code: .modelFile, subject: "model JSON")
+        /// Input to the tools (rows to import, arguments): `.invalidArgument`, "JSON".
+        package static let input = ParseErrors(code: .invalidArgument, subject: "JSON")
+    }
 
     /// Parses JSON text (RFC 8259) into a value.
     ///
-    /// Strict: no comments, no trailing commas, no duplicate keys, no lone surrogates, valid
-    /// UTF-8 only. A leading byte order mark is skipped.
-    /// - Throws: ``StrataError`` `.modelFile` with `line`, `column` and `offset` in its context.
-    static func parse(_ data: Data) throws -> ModelJSON {
-        var parser = _ModelJSONParser(bytes: Array(data))
+    /// Strict: no comments, no trailing commas, no repeated key in an object, no lone
+    /// surrogates, no leading zeros, valid UTF-8 only. A leading byte order mark is skipped.
+    /// - Parameters:
+    ///   - maximumDepth: the deepest nesting accepted (a model file needs five levels).
+    ///   - errors: the code and wording of the error.
+    /// - Throws: ``StrataError`` with `line`, `column` and `offset` in its context.
+    /// - Complexity: O(n).
+    package static func parse(_ bytes: [UInt8], maximumDepth: Int = 512, errors: ParseErrors = .input) throws -> JSONValue {
+        var parser = _JSONParser(bytes: bytes, maximumDepth: maximumDepth, errors: errors)
         return try parser.parseDocument()
+    }
+
+    /// Parses a model file's JSON (nesting up to 64 levels, `.modelFile` errors).
+    static func parseModel(_ data: Data) throws -> JSONValue {
+        try parse(Array(data), maximumDepth: 64, errors: .modelFile)
     }
 }
 
 /// A recursive-descent JSON parser over bytes, bounded in depth.
-struct _ModelJSONParser {
+private struct _JSONParser {
     private let bytes: [UInt8]
+    private let maximumDepth: Int
+    private let errors: JSONValue.ParseErrors
     private var position = 0
     private var depth = 0
 
-    init(bytes: [UInt8]) {
+    init(bytes: [UInt8], maximumDepth: Int, errors: JSONValue.ParseErrors) {
         self.bytes = bytes
+        self.maximumDepth = maximumDepth
+        self.errors = errors
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }
     }
 
-    mutating func parseDocument() throws -> ModelJSON {
+    mutating func parseDocument() throws -> JSONValue {
         skipWhitespace()
         let value = try parseValue()
         skipWhitespace()
@@ -34,7 +58,7 @@ struct _ModelJSONParser {
         return value
     }
 
-    private mutating func parseValue() throws -> ModelJSON {
+    private mutating func parseValue() throws -> JSONValue {
         guard position < bytes.count else { throw error("unexpected end of the JSON text") }
         switch bytes[position] {
         case UInt8(ascii: "{"): return try parseObject()
@@ -50,16 +74,17 @@ struct _ModelJSONParser {
 
     private mutating func enter() throws {
         depth += 1
-        if depth > ModelJSON.maximumDepth {
-            throw error("the JSON nests deeper than \(ModelJSON.maximumDepth) levels")
+        if depth > maximumDepth {
+            throw error("the JSON nests deeper than \(maximumDepth) levels")
         }
     }
 
-    private mutating func parseObject() throws -> ModelJSON {
+    private mutating func parseObject() throws -> JSONValue {
         try enter()
         defer { depth -= 1 }
         position += 1
-        var members: [String: ModelJSON] = [:]
+        var members: [JSONValue.Member] = []
+        var keys: Set<String> = []
         skipWhitespace()
         if peek() == UInt8(ascii: "}") { position += 1; return .object(members) }
         while true {
@@ -67,7 +92,7 @@ struct _ModelJSONParser {
             guard peek() == UInt8(ascii: "\"") else { throw error("expected a quoted key") }
             let keyStart = position
             let key = try parseString()
-            if members[key] != nil {
+            if !keys.insert(key).inserted {
                 position = keyStart
                 throw error("the key \"\(key)\" appears twice in one object")
             }
@@ -75,7 +100,7 @@ struct _ModelJSONParser {
             guard peek() == UInt8(ascii: ":") else { throw error("expected ':' after the key \"\(key)\"") }
             position += 1
             skipWhitespace()
-            members[key] = try parseValue()
+            members.append(JSONValue.Member(key, try parseValue()))
             skipWhitespace()
             switch peek() {
             case UInt8(ascii: ","): position += 1
@@ -85,11 +110,11 @@ struct _ModelJSONParser {
         }
     }
 
-    private mutating func parseArray() throws -> ModelJSON {
+    private mutating func parseArray() throws -> JSONValue {
         try enter()
         defer { depth -= 1 }
         position += 1
-        var items: [ModelJSON] = []
+        var items: [JSONValue] = []
         skipWhitespace()
         if peek() == UInt8(ascii: "]") { position += 1; return .array(items) }
         while true {
@@ -217,7 +242,7 @@ struct _ModelJSONParser {
         (0x21..<0x7F).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
     }
 
-    /// A `.modelFile` error at the current position, with line and column (1-based).
+    /// The error at the current position, with line and column (1-based).
     private func error(_ reason: String) -> StrataError {
         let end = min(position, bytes.count)
         var line = 1
@@ -228,7 +253,7 @@ struct _ModelJSONParser {
         }
         let column = end - lineStart + 1
         return StrataError(
-            .modelFile, "Malformed model JSON at line \(line), column \(column): \(reason).",
+            errors.code, "Malformed \(errors.subject) at line \(line), column \(column): \(reason).",
             context: ["line": String(line), "column": String(column), "offset": String(end)])
     }
 }

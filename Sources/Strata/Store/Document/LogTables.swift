@@ -1,0 +1,153 @@
+import Foundation
+
+/// The log tables of a document and every statement on them: `strata_segment` (one row per
+/// segment: sequence, time, counts, raw size, LZ4 body) and `strata_group` (each segment's
+/// undo groups). The store, compaction, verification, recovery and the tools all go
+/// through here, and read rows one way: a malformed row is an error naming it, never a
+/// value made up to stand in for it (docs/FORMAT.md, "The document file").
+enum LogTables {
+    /// The `CREATE TABLE` statements, in the order ``DocumentFile/ownTables`` creates them.
+    static let segmentTable = (name: "strata_segment", sql: """
+        CREATE TABLE strata_segment (seq INTEGER PRIMARY KEY, time REAL NOT NULL, groups INTEGER NOT NULL,
+        operations INTEGER NOT NULL, raw_size INTEGER NOT NULL, body BLOB NOT NULL)
+        """)
+    static let groupTable = (name: "strata_group", sql: """
+        CREATE TABLE strata_group (seq INTEGER NOT NULL, id INTEGER NOT NULL, kind INTEGER NOT NULL,
+        reverts INTEGER, action TEXT NOT NULL, PRIMARY KEY (seq, id)) WITHOUT ROWID
+        """)
+
+    /// The `strata_segment` columns a record is read from, in the order ``record(_:compactedThrough:)`` expects.
+    private static let columns = "seq, time, groups, operations, raw_size, body"
+
+    // MARK: Reading segments
+
+    /// The stored segments with sequence in `range`, oldest first, not decoded.
+    /// - Throws: `.corruptSegment` naming the first malformed row; SQLite errors.
+    static func records(_ connection: SQLiteConnection, in range: ClosedRange<UInt64> = 0...UInt64(Int64.max),
+                        compactedThrough: UInt64) throws -> [SegmentRecord] {
+        try connection.prepare("SELECT \(columns) FROM strata_segment WHERE seq BETWEEN ? AND ? ORDER BY seq")
+            .rows([.integer(Int64(min(range.lowerBound, UInt64(Int64.max)))), .integer(Int64(min(range.upperBound, UInt64(Int64.max))))])
+            .map { try record($0, compactedThrough: compactedThrough) }
+    }
+
+    /// The sequence numbers of the stored segments, oldest first (read from the table's
+    /// key alone, so damage to the rows' other columns does not hide them).
+    static func sequences(_ connection: SQLiteConnection) throws -> [UInt64] {
+        try connection.prepare("SELECT seq FROM strata_segment ORDER BY seq").rows().compactMap { row in
+            if case .integer(let sequence)? = row.first, sequence >= 0 { UInt64(sequence) } else { nil }
+        }
+    }
+
+    /// The sequence and stored body of every segment after `sequence`, oldest first: what
+    /// a catch-up decodes.
+    /// - Throws: `.corruptSegment` naming a malformed row.
+    static func bodies(_ connection: SQLiteConnection, after sequence: UInt64) throws -> [(sequence: UInt64, body: [UInt8])] {
+        try connection.prepare("SELECT seq, body FROM strata_segment WHERE seq > ? ORDER BY seq")
+            .rows([.integer(Int64(sequence))]).map { row in
+                guard case .integer(let seq) = row[0], seq >= 0, case .blob(let body) = row[1] else { throw malformed(row[0]) }
+                return (UInt64(seq), body)
+            }
+    }
+
+    /// A record from a row of ``columns``.
+    /// - Throws: `.corruptSegment` naming the row when a column has the wrong type.
+    private static func record(_ row: [SQLiteValue], compactedThrough: UInt64) throws -> SegmentRecord {
+        guard case .integer(let seq) = row[0], seq >= 0, case .real(let time) = row[1], case .integer(let groups) = row[2],
+              case .integer(let operations) = row[3], case .integer(let raw) = row[4], case .blob(let body) = row[5]
+        else { throw malformed(row[0]) }
+        return SegmentRecord(sequence: UInt64(seq), timestamp: Date(timeIntervalSince1970: time), groupCount: Int(groups),
+                             operationCount: Int(operations), rawSize: Int(raw), body: body, isCompacted: UInt64(seq) <= compactedThrough)
+    }
+
+    private static func malformed(_ key: SQLiteValue) -> StrataError {
+        let name = if case .integer(let seq) = key { "\(seq)" } else { "\(key)" }
+        return StrataError(.corruptSegment, "The log row of segment \(name) is malformed.", context: ["segment": name])
+    }
+
+    // MARK: Reading groups
+
+    /// The group rows of a segment, by id.
+    /// - Throws: `.corruptSegment` naming a malformed row.
+    static func groups(_ connection: SQLiteConnection, of sequence: UInt64) throws -> [ChangeGroupInfo] {
+        try connection.prepare("SELECT seq, id, kind, reverts, action FROM strata_group WHERE seq = ? ORDER BY id")
+            .rows([.integer(Int64(sequence))]).map { try group($0).info }
+    }
+
+    /// Every group row with the time of its segment, oldest first.
+    /// - Throws: `.corruptSegment` naming a malformed row.
+    static func groupRecords(_ connection: SQLiteConnection) throws -> [GroupRecord] {
+        try connection.prepare("""
+            SELECT g.seq, g.id, g.kind, g.reverts, g.action, s.time FROM strata_group g
+            JOIN strata_segment s ON s.seq = g.seq ORDER BY g.seq, g.id
+            """).rows().map { row in
+                let (sequence, info) = try group(row)
+                guard case .real(let time) = row[5] else { throw malformed(row[0]) }
+                return GroupRecord(sequence: sequence, timestamp: Date(timeIntervalSince1970: time), info: info)
+            }
+    }
+
+    /// The largest group id recorded (0 when none).
+    static func largestGroupID(_ connection: SQLiteConnection) throws -> UInt64 {
+        if case .integer(let group)? = try connection.prepare("SELECT MAX(id) FROM strata_group").rows().first?.first {
+            return UInt64(max(group, 0))
+        }
+        return 0
+    }
+
+    /// A group from a row of `seq, id, kind, reverts, action`.
+    private static func group(_ row: [SQLiteValue]) throws -> (sequence: UInt64, info: ChangeGroupInfo) {
+        guard case .integer(let seq) = row[0], seq >= 0, case .integer(let id) = row[1], id >= 0, case .integer(let kind) = row[2],
+              let groupKind = ChangeGroupKind(rawValue: UInt8(truncatingIfNeeded: kind)), case .text(let action) = row[4]
+        else {
+            throw StrataError(.corruptSegment, "A group row of segment \(row[0]) is malformed.", context: ["segment": "\(row[0])"])
+        }
+        var reverts: UInt64?
+        switch row[3] {
+        case .null: reverts = nil
+        case .integer(let value) where value >= 0: reverts = UInt64(value)
+        default: throw StrataError(.corruptSegment, "A group row of segment \(seq) is malformed.", context: ["segment": "\(seq)"])
+        }
+        return (UInt64(seq), ChangeGroupInfo(id: UInt64(id), kind: groupKind, revertsGroup: reverts, actionName: action))
+    }
+
+    // MARK: Sizes
+
+    /// What the log tables hold, for ``DocumentStore/info()``.
+    static func totals(_ connection: SQLiteConnection) throws -> (segments: Int, bytes: Int, rawBytes: Int, first: UInt64, groups: Int) {
+        func integer(_ sql: String) throws -> Int {
+            if case .integer(let value)? = try connection.prepare(sql).rows().first?.first { return Int(value) }
+            return 0
+        }
+        return (try integer("SELECT COUNT(*) FROM strata_segment"),
+                try integer("SELECT COALESCE(SUM(LENGTH(body)), 0) FROM strata_segment"),
+                try integer("SELECT COALESCE(SUM(raw_size), 0) FROM strata_segment"),
+                UInt64(max(0, try integer("SELECT COALESCE(MIN(seq), 0) FROM strata_segment"))),
+                try integer("SELECT COUNT(*) FROM strata_group"))
+    }
+
+    // MARK: Writing
+
+    /// Appends one segment's row and its groups' rows (inside the caller's transaction).
+    static func append(_ connection: SQLiteConnection, _ record: SegmentRecord, groups: [ChangeGroupInfo]) throws {
+        try connection.prepare(
+            "INSERT INTO strata_segment (seq, time, groups, operations, raw_size, body) VALUES (?, ?, ?, ?, ?, ?)"
+        ).run([
+            .integer(Int64(record.sequence)), .real(record.timestamp.timeIntervalSince1970), .integer(Int64(record.groupCount)),
+            .integer(Int64(record.operationCount)), .integer(Int64(record.rawSize)), .blob(record.body),
+        ])
+        let groupInsert = try connection.prepare("INSERT OR REPLACE INTO strata_group (seq, id, kind, reverts, action) VALUES (?, ?, ?, ?, ?)")
+        for group in groups {
+            try groupInsert.run([
+                .integer(Int64(record.sequence)), .integer(Int64(group.id)), .integer(Int64(group.kind.rawValue)),
+                group.revertsGroup.map { .integer(Int64($0)) } ?? .null, .text(group.actionName),
+            ])
+        }
+    }
+
+    /// Deletes the segments (and their groups) up to `sequence`; returns how many segments.
+    static func delete(_ connection: SQLiteConnection, through sequence: Int64) throws -> Int {
+        try connection.prepare("DELETE FROM strata_group WHERE seq <= ?").run([.integer(sequence)])
+        try connection.prepare("DELETE FROM strata_segment WHERE seq <= ?").run([.integer(sequence)])
+        return connection.changes
+    }
+}
