@@ -30,6 +30,16 @@ package final class FaultInjector: Sendable {
         /// The Nth write that grows a file fails with `SQLITE_FULL`, and so does every
         /// later one until disarmed: the disk stays full.
         case diskFull
+        /// The Nth write of a file the library writes itself (not through SQLite) fails
+        /// with `ENOSPC`, once.
+        case fileWrite
+        /// The Nth `fsync` of such a file fails with `EIO`, once.
+        case fileSync
+        /// The Nth rename of such a file into place fails with `EIO`, once.
+        case rename
+
+        /// The kinds SQLite's calls can fail with.
+        package static let sqlite: [Kind] = [.write, .sync, .truncate, .diskFull]
 
         package var description: String { rawValue }
     }
@@ -37,6 +47,7 @@ package final class FaultInjector: Sendable {
     /// How many calls of each kind reached the watched files.
     package struct Counts: Sendable, Hashable, CustomStringConvertible {
         package var writes = 0, syncs = 0, truncates = 0, growingWrites = 0
+        package var fileWrites = 0, fileSyncs = 0, renames = 0
 
         /// No calls yet.
         package init() {}
@@ -48,10 +59,18 @@ package final class FaultInjector: Sendable {
             case .sync: return syncs
             case .truncate: return truncates
             case .diskFull: return growingWrites
+            case .fileWrite: return fileWrites
+            case .fileSync: return fileSyncs
+            case .rename: return renames
             }
         }
 
-        package var description: String { "\(writes) writes (\(growingWrites) growing), \(syncs) syncs, \(truncates) truncates" }
+        /// Every failure point.
+        package var total: Int { Kind.allCases.reduce(0) { $0 + self[$1] } }
+
+        package var description: String {
+            Kind.allCases.filter { self[$0] > 0 }.map { "\($0) \(self[$0])" }.joined(separator: ", ")
+        }
     }
 
     /// One change to a watched file, by file name (the directory is the watched one).
@@ -165,6 +184,24 @@ package final class FaultInjector: Sendable {
         if let code = count(.write, id, failure: SQLITE_IOERR | (3 << 8), { $0.writes += 1 }) { return code }
         guard grows else { return nil }
         return count(.diskFull, id, failure: SQLITE_FULL) { $0.growingWrites += 1 }
+    }
+
+    /// Counts a call the library makes itself on `path` and returns the `errno` it must
+    /// fail with, if any (install as `ToolFileFaults.inject`).
+    package func beforeFileCall(_ kind: Kind, path: String) -> Int32? {
+        state.withLock { state in
+            guard let directory = state.directory, path.hasPrefix(directory) else { return nil }
+            switch kind {
+            case .fileWrite: state.report.counts.fileWrites += 1
+            case .fileSync: state.report.counts.fileSyncs += 1
+            case .rename: state.report.counts.renames += 1
+            default: return nil
+            }
+            guard let plan = state.plan, plan.kind == kind, state.report.counts[kind] == plan.at else { return nil }
+            state.report.injected = true
+            state.report.failedAtEvent = state.report.events.count
+            return kind == .fileWrite ? ENOSPC : EIO
+        }
     }
 
     func beforeSync(_ id: Int) -> Int32? { count(.sync, id, failure: SQLITE_IOERR | (4 << 8)) { $0.syncs += 1 } }

@@ -67,11 +67,10 @@ struct FaultTally: CustomStringConvertible {
     var failedButPresentAfterKill = 0
     var killsAfterAFailedCall = 0
 
-    var total: Int { counts.writes + counts.syncs + counts.truncates + counts.growingWrites + killPoints + powerLossPoints }
+    var total: Int { counts.total + killPoints + powerLossPoints }
 
     var description: String {
-        "\(operation): write \(counts.writes), sync \(counts.syncs), truncate \(counts.truncates), disk full \(counts.growingWrites), "
-            + "kill \(killPoints), power loss \(powerLossPoints) — \(total) failure points, \(errorsReported) errors reported, "
+        "\(operation): \(counts), kill \(killPoints), power loss \(powerLossPoints) — \(total) failure points, \(errorsReported) errors reported, "
             + "\(failedButPresentAfterKill) failed calls whose changes a kill inside the failing call kept, "
             + "\(killsAfterAFailedCall) kills after a failed call returned"
     }
@@ -148,7 +147,7 @@ func enumerateFaults(_ operation: FaultOperation) throws -> FaultTally {
                 tally.errorsReported += 1
                 if let error = thrown as? StrataError {
                     // A clear error: an I/O or SQLite failure, naming a full disk as such.
-                    #expect([.sqlite, .io].contains(error.code) && (kind != .diskFull || error.message.contains("disk is full")),
+                    #expect([.sqlite, .io].contains(error.code) && (![.diskFull, .fileWrite].contains(kind) || error.message.contains("disk is full")),
                             "\(operation.name), \(label): \(error)")
                 } else {
                     Issue.record("\(operation.name), \(label): not a StrataError: \(thrown)")
