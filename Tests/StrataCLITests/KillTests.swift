@@ -86,7 +86,7 @@ private struct Held: Equatable {
         let after = try Held(clean)
         #expect(after != before, "\(name) changed nothing")
 
-        var kills = 0, rounds = 0, leftBefore = 0, leftAfter = 0
+        var kills = 0, rounds = 0, killedBefore = 0, killedAfter = 0
         let start = Date()
         while kills < killsWanted, rounds < killsWanted * 3 {
             rounds += 1
@@ -105,7 +105,7 @@ private struct Held: Equatable {
             do {
                 let held = try Held(document)
                 #expect(held == before || held == after, "\(label): neither before nor after (\(held.segments) segments, compacted through \(held.compactedThrough))")
-                if held == before { leftBefore += 1 } else if held == after { leftAfter += 1 }
+                if ending.killed, held == before { killedBefore += 1 } else if ending.killed, held == after { killedAfter += 1 }
                 if !ending.killed { #expect(held == after, "\(label): finished but did not leave the after state") }
             } catch {
                 Issue.record("\(label): \(error)")
@@ -113,7 +113,7 @@ private struct Held: Equatable {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: document + suffix) }
         }
         print("KillTests \(name): \(kills) kills in \(rounds) runs (\(rowCount) rows; the command takes \(String(format: "%.2f", calibration.seconds)) s): "
-              + "\(leftBefore) left the state before, \(leftAfter) the state after, none anything else; \(String(format: "%.0f", Date().timeIntervalSince(start))) s")
+              + "\(killedBefore) kills left the state before, \(killedAfter) the state after, none anything else; \(String(format: "%.0f", Date().timeIntervalSince(start))) s")
         #expect(kills >= killsWanted, "\(name): only \(kills) of \(rounds) runs were killed while running")
     }
 

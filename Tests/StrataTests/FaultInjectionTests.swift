@@ -15,7 +15,7 @@ private func withStack(_ url: URL, _ acknowledgement: Acknowledgement, _ body: (
     do {
         try body(stack)
     } catch {
-        acknowledgement.refuse()
+        acknowledgement.refuse(error)
         try? stack.store.close()
         throw error
     }
@@ -69,8 +69,7 @@ private let scale = full ? 4 : 1
                     try employees[1].setObject(departments[1], forKey: "department")
                     stack.context.delete(employees[2])
                     stack.undo.setActionName("Reorganize")
-                    try stack.context.save()
-                    acknowledgement.acknowledge()
+                    try acknowledgement.retryingOnce { try stack.context.save() }
                 }
             }))
         #expect(tally.counts.syncs > 0 && tally.counts.writes > 0)
@@ -83,8 +82,7 @@ private let scale = full ? 4 : 1
             prepare: { try staffDocument($0, departments: 2, perDepartment: 2 * scale, saves: 3) },
             perform: { url, acknowledgement in
                 try withStack(url, acknowledgement) { stack in
-                    _ = try stack.store.compact()
-                    acknowledgement.acknowledge()
+                    try acknowledgement.retryingOnce { _ = try stack.store.compact() }
                 }
             }))
         #expect(tally.counts.syncs > 0)
@@ -111,8 +109,7 @@ private let scale = full ? 4 : 1
                         try employee.setObject(departments[number % departments.count], forKey: "department")
                     }
                     stack.undo.setActionName("Import Employee")
-                    try stack.context.save()
-                    acknowledgement.acknowledge()
+                    try acknowledgement.retryingOnce { try stack.context.save() }
                 }
             }))
         #expect(tally.counts.growingWrites > 0)
@@ -127,8 +124,7 @@ private let scale = full ? 4 : 1
                 try withStack(url, acknowledgement) { stack in
                     try stack.context.restoreUndoHistory()
                     try stack.undo.undo()
-                    try stack.context.save()
-                    acknowledgement.acknowledge()
+                    try acknowledgement.retryingOnce { try stack.context.save() }
                 }
             }))
         #expect(tally.counts.syncs > 0)

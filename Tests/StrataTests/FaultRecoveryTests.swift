@@ -8,28 +8,30 @@ import Testing
 // leave the document as it was — its last save in its `-wal` included — so that recovering
 // again gives exactly what a recovery without faults gives.
 
+/// One entity, so that the rebuilt document's schema takes few writes and every one of
+/// them can be failed in turn within CI's time.
+private let notesModel = try! ManagedObjectModel(entities: [EntityDescription("Note", attributes: [AttributeDescription("text", .string)])])
+
 /// A document whose snapshot holds a damaged value (verify finds it, recovery rebuilds
 /// from the log), left as a process killed after its last save leaves it: that save is
 /// only in `DOC-wal`.
 private func damagedDocumentWithWAL(in directory: TemporaryDirectory) throws {
     let work = try TemporaryDirectory()
     let url = work.file()
-    let stack = try DocumentStack.create(url, configuration: manualCompaction())
+    let stack = try DocumentStack.create(url, model: notesModel, configuration: manualCompaction())
     for number in 0..<4 {
-        let employee = try stack.context.insertObject(forEntityName: "Employee")
-        try employee.setValue(.string("E\(number)"), forKey: "firstName")
-        try employee.setValue(.string("Staff"), forKey: "lastName")
+        let note = try stack.context.insertObject(forEntityName: "Note")
+        try note.setValue(.string("Note \(number)"), forKey: "text")
         try stack.context.save()
     }
     _ = try stack.store.compact()
     try stack.store.close()
     let damage = try SQLiteConnection(path: url.path, flags: [.readWrite])
-    try damage.execute("UPDATE \"Person\" SET \"lastName\" = 'Damaged' WHERE \"_pk\" = 1")
+    try damage.execute("UPDATE \"Note\" SET \"text\" = 'Damaged' WHERE \"_pk\" = 1")
     damage.close()
-    let last = try DocumentStack.open(url, configuration: manualCompaction())
-    let employee = try last.context.insertObject(forEntityName: "Employee")
-    try employee.setValue("Last", forKey: "firstName")
-    try employee.setValue("Save", forKey: "lastName")
+    let last = try DocumentStack.open(url, model: notesModel, configuration: manualCompaction())
+    let note = try last.context.insertObject(forEntityName: "Note")
+    try note.setValue("The last save", forKey: "text")
     try last.context.save()
     #expect(DocumentCheckpoint.walBytes(url.path) > 0)
     for suffix in ["", "-wal"] {
@@ -73,7 +75,7 @@ extension FaultInjection {
         }
         let clean = injector.disarm()
         #expect(repaired.backup != nil && !repaired.repairs.isEmpty, "\(repaired.repairs)")
-        let after = try DocumentImage(counting.file(), model: sharedExampleModel)
+        let after = try DocumentImage(counting.file(), model: notesModel)
         #expect(after.records.count == 5 && after.segments == [1, 2, 3, 4, 5], "\(after)")
 
         var tally = FaultTally(operation: "recovery")
@@ -101,7 +103,7 @@ extension FaultInjection {
                     }
                 }
                 do {
-                    let found = try DocumentImage(run.file(), model: sharedExampleModel)
+                    let found = try DocumentImage(run.file(), model: notesModel)
                     #expect(found == after, "\(label): \(found), not \(after); \(firstDifference(found.records, after.records) ?? "")")
                 } catch {
                     Issue.record("\(label): the recovered document does not reopen or verify: \(error)")

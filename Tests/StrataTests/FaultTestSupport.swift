@@ -39,11 +39,30 @@ struct DocumentImage: Equatable, CustomStringConvertible {
 /// Where an operation says it was acknowledged: the number of changes the fault VFS had
 /// recorded when the call that acknowledges it returned.
 /// Also where it failed: the number of changes recorded when the failing call returned.
+/// Also where it first failed: the number of changes recorded when the failing call
+/// returned, and its error.
 final class Acknowledgement: @unchecked Sendable {
     private(set) var event: Int?
     private(set) var refusedAt: Int?
+    private(set) var firstError: Error?
     func acknowledge() { event = FaultInjector.shared.recordedEvents }
-    func refuse() { refusedAt = refusedAt ?? FaultInjector.shared.recordedEvents }
+    func refuse(_ error: Error) {
+        guard refusedAt == nil else { return }
+        refusedAt = FaultInjector.shared.recordedEvents
+        firstError = error
+    }
+
+    /// Runs `call` (a save or a compaction); when it fails, runs it once more, as an
+    /// application retrying after an error does, and acknowledges when either succeeds.
+    func retryingOnce(_ call: () throws -> Void) throws {
+        do {
+            try call()
+        } catch {
+            refuse(error)
+            try call()
+        }
+        acknowledge()
+    }
 }
 
 /// One operation of the suite.
@@ -66,13 +85,14 @@ struct FaultTally: CustomStringConvertible {
     var errorsReported = 0
     var failedButPresentAfterKill = 0
     var killsAfterAFailedCall = 0
+    var retriesSucceeded = 0
 
     var total: Int { counts.total + killPoints + powerLossPoints }
 
     var description: String {
         "\(operation): \(counts), kill \(killPoints), power loss \(powerLossPoints) — \(total) failure points, \(errorsReported) errors reported, "
             + "\(failedButPresentAfterKill) failed calls whose changes a kill inside the failing call kept, "
-            + "\(killsAfterAFailedCall) kills after a failed call returned"
+            + "\(killsAfterAFailedCall) kills after a failed call returned, \(retriesSucceeded) retries after a failure succeeded"
     }
 }
 
@@ -143,14 +163,15 @@ func enumerateFaults(_ operation: FaultOperation) throws -> FaultTally {
             do { try operation.perform(run.file(), runAcknowledgement) } catch { thrown = error }
             let report = injector.disarm()
             let label = "\(kind) #\(number) of \(clean.counts[kind])"
-            if let thrown {
+            if let reported = runAcknowledgement.firstError ?? thrown {
                 tally.errorsReported += 1
-                if let error = thrown as? StrataError {
+                if runAcknowledgement.firstError != nil, thrown == nil { tally.retriesSucceeded += 1 }
+                if let error = reported as? StrataError {
                     // A clear error: an I/O or SQLite failure, naming a full disk as such.
                     #expect([.sqlite, .io].contains(error.code) && (![.diskFull, .fileWrite].contains(kind) || error.message.contains("disk is full")),
                             "\(operation.name), \(label): \(error)")
                 } else {
-                    Issue.record("\(operation.name), \(label): not a StrataError: \(thrown)")
+                    Issue.record("\(operation.name), \(label): not a StrataError: \(reported)")
                 }
             }
             let ok = runAcknowledgement.event != nil
@@ -169,7 +190,7 @@ func enumerateFaults(_ operation: FaultOperation) throws -> FaultTally {
             }
             // A kill once the failed call returned its error: what it reported failed
             // must stay failed.
-            if let refusedAt = runAcknowledgement.refusedAt, !ok {
+            if let refusedAt = runAcknowledgement.refusedAt {
                 let directory = try TemporaryDirectory()
                 try report.materialize(into: directory.url, after: refusedAt, .kill)
                 _ = check("\(label), killed after the error", directory.file(), mayBeBefore: true, mayBeAfter: false)
