@@ -49,7 +49,7 @@ private func fetchAll(_ context: ManagedObjectContext, _ entity: String) throws 
         .sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }
 }
 
-private let scale = full ? 4 : 1
+private let scale = full ? 25 : 1
 
 @Suite(.serialized) struct FaultInjection {
     /// A context save with inserts, updates, deletes and relationship changes.
