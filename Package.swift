@@ -50,7 +50,7 @@ let package = Package(
             name: "StaffListExample", dependencies: ["Strata"], path: "Examples/StaffList"),
         .executableTarget(name: "strata-crash-writer", dependencies: ["Strata", "StrataTestSupport"], path: "Tests/CrashWriter"),
         .executableTarget(name: "strata-stress-writer", dependencies: ["Strata", "StrataTestSupport"], path: "Tests/StressWriter"),
-        .target(name: "StrataTestSupport", path: "Tests/StrataTestSupport"),
+        .target(name: "StrataTestSupport", dependencies: ["CSQLite"], path: "Tests/StrataTestSupport"),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "StrataCLITests", dependencies: ["Strata", "StrataTestSupport"]),

@@ -40,6 +40,7 @@ package enum AtomicFileWriter {
     /// Moves a finished file over `url` and makes the rename durable.
     /// - Throws: `.io` naming the cause.
     package static func moveIntoPlace(_ temporary: URL, _ url: URL) throws {
+        if let code = FileWriteFaults.failure(.rename, url.path) { throw failure(url.path, code) }
         guard rename(temporary.path, url.path) == 0 else {
             let code = errno
             throw failure(url.path, code)
@@ -56,6 +57,7 @@ package enum AtomicFileWriter {
         guard descriptor >= 0 else { throw failure(url.path, errno) }
         do {
             try fill(descriptor)
+            if let code = FileWriteFaults.failure(.sync, url.path) { throw failure(url.path, code) }
             guard fsync(descriptor) == 0 else { throw failure(url.path, errno) }
             guard close(descriptor) == 0 else {
                 unlink(temporary.path)
@@ -76,6 +78,7 @@ package enum AtomicFileWriter {
 
     private static func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer, path: String) throws {
         var offset = 0
+        if let code = FileWriteFaults.failure(.write, path) { throw failure(path, code) }
         while offset < buffer.count {
             let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
             if written < 0 {

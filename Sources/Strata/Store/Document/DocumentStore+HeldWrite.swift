@@ -41,7 +41,7 @@ extension DocumentState {
     /// Commits the held write and applies what its writes saved.
     mutating func commitHeldWrite() throws {
         guard let held = heldWrite else { return }
-        try connection.execute("COMMIT TRANSACTION")
+        try connection.commit()
         heldWrite = nil
         for apply in held.afterCommit { apply(&self) }
     }

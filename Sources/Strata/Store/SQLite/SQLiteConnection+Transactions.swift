@@ -36,7 +36,7 @@ extension SQLiteConnection {
         let result: T
         do {
             result = try body()
-            try execute("COMMIT TRANSACTION")
+            try commit()
         } catch {
             rollbackIfOpen()
             throw error
@@ -68,6 +68,30 @@ extension SQLiteConnection {
             throw error
         }
         return result
+    }
+
+    /// Commits the open transaction.
+    ///
+    /// A COMMIT that fails after writing its frames to the WAL (its sync failed) leaves
+    /// them there beyond the WAL's last valid commit: SQLite rolls the transaction back,
+    /// but if the process died before the next write or checkpoint overwrote them, the
+    /// next open would recover them and bring back a save that was reported failed. So
+    /// after a failed COMMIT the WAL is checkpointed and truncated at once, without
+    /// waiting for other connections (best effort: their readers keep the WAL, and a
+    /// failing disk may refuse the truncate).
+    /// - Throws: the COMMIT's error, after the transaction is rolled back.
+    package func commit() throws {
+        do {
+            try execute("COMMIT TRANSACTION")
+        } catch {
+            rollbackIfOpen()
+            if let handle, isAutocommit {
+                sqlite3_busy_timeout(handle, 0)
+                _ = try? prepare("PRAGMA wal_checkpoint(TRUNCATE)").rows()
+                sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+            }
+            throw error
+        }
     }
 
     /// Rolls back the open transaction, if SQLite has not done so already.

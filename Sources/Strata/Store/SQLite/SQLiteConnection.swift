@@ -43,6 +43,8 @@ package final class SQLiteConnection {
     var functionNames: Set<String> = []
     var traceBox: Unmanaged<SQLiteTraceBox>?
     var savepointCounter = 0
+    /// The busy timeout given at open, for code that lowers it for one call.
+    let busyTimeoutMilliseconds: Int32
 
     /// Opens (and with `.create`, creates) a database.
     ///
@@ -54,6 +56,7 @@ package final class SQLiteConnection {
     /// - Throws: ``StrataError`` `.sqlite` when the file cannot be opened.
     package init(path: String, flags: OpenFlags = [.readWrite, .create], busyTimeout: TimeInterval = 5) throws {
         self.path = path
+        busyTimeoutMilliseconds = Int32(clamping: Int((max(0, busyTimeout) * 1000).rounded()))
         var database: OpaquePointer?
         let code = sqlite3_open_v2(path, &database, flags.rawValue, nil)
         guard code == SQLITE_OK, let database else {
@@ -64,7 +67,7 @@ package final class SQLiteConnection {
             throw StrataError(error.code, "Cannot open the database at \(path): \(error.message)", context: context)
         }
         handle = database
-        sqlite3_busy_timeout(database, Int32(clamping: Int((max(0, busyTimeout) * 1000).rounded())))
+        sqlite3_busy_timeout(database, busyTimeoutMilliseconds)
     }
 
     deinit { close() }

@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+@testable import Strata
+import StrataTestSupport
+
+// SIGKILL at seeded random moments of a large `strata import` and a large
+// `strata-log compact` (docs/RELIABILITY.md, "Faults and kills"): after each kill the
+// document must verify and hold exactly the state before the command or the state after
+// it — never anything between. CI kills each a few times; STRATA_KILLS=100 is the full
+// run, STRATA_KILL_ROWS sets the size of the import (default 3,000 rows).
+
+private let environment = ProcessInfo.processInfo.environment
+private let killsWanted = environment["STRATA_KILLS"].flatMap { Int($0) } ?? 5
+private let rowCount = environment["STRATA_KILL_ROWS"].flatMap { Int($0) } ?? 3_000
+
+/// A CSV of departments with long names, so the import writes many pages.
+private func departmentRows(_ count: Int) -> Data {
+    var text = "name,budget\n"
+    for number in 0..<count {
+        text += "Department \(number) \(String(repeating: "n", count: 80)),\(number * 10)\n"
+    }
+    return Data(text.utf8)
+}
+
+/// What a command-line tool run ended as.
+private struct Ending {
+    var killed: Bool
+    var seconds: Double
+    var stderr: String
+}
+
+/// Runs `tool` with `arguments`, killing it with SIGKILL after `delay` seconds (nil: never).
+private func run(_ tool: String, _ arguments: [String], killAfter delay: Double?) throws -> Ending {
+    let process = Process()
+    process.executableURL = CLI.binary(tool)
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    let error = Pipe()
+    process.standardError = error
+    process.standardInput = FileHandle.nullDevice
+    let start = Date()
+    try process.run()
+    if let delay {
+        Thread.sleep(forTimeInterval: delay)
+        kill(process.processIdentifier, SIGKILL)
+    }
+    let errorText = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return Ending(killed: process.terminationReason == .uncaughtSignal, seconds: Date().timeIntervalSince(start), stderr: errorText)
+}
+
+/// What the document holds: its export and its compaction mark.
+private struct Held: Equatable {
+    var export: String
+    var compactedThrough: Int64
+    var segments: Int
+
+    init(_ path: String) throws {
+        let exported = try CLI.strata("export", path)
+        guard exported.status == 0 else {
+            throw StrataError(.io, "export failed: \(exported.stderr)")
+        }
+        export = exported.stdout
+        let connection = try SQLiteConnection(path: path, flags: [.readOnly])
+        defer { connection.close() }
+        let mark = try connection.prepare("SELECT value FROM strata_meta WHERE key = 'compactedThrough'").rows().first?.first
+        if case .integer(let value)? = mark { compactedThrough = value } else { compactedThrough = 0 }
+        let rows = try connection.prepare("SELECT count(*) FROM strata_segment").rows().first?.first
+        if case .integer(let value)? = rows { segments = Int(value) } else { segments = 0 }
+    }
+}
+
+@Suite(.serialized) struct KillTests {
+    /// Kills `command` (run on a fresh copy of `template` each time) until `killsWanted`
+    /// kills landed while it ran; each leaves exactly `before` or `after`.
+    private func killRepeatedly(_ name: String, template: String, sandbox: Sandbox, before: Held,
+                                _ command: (String) -> (tool: String, arguments: [String])) throws {
+        let seed = testSeed("KillTests \(name)")
+        var random = SeededGenerator(seed: seed)
+        // An unkilled run: how long the command takes, and what it leaves.
+        let clean = sandbox.path("clean.strata")
+        try FileManager.default.copyItem(atPath: template, toPath: clean)
+        let (tool, arguments) = command(clean)
+        let calibration = try run(tool, arguments, killAfter: nil)
+        #expect(!calibration.killed && calibration.stderr.isEmpty, "\(name): \(calibration.stderr)")
+        let after = try Held(clean)
+        #expect(after != before, "\(name) changed nothing")
+
+        var kills = 0, rounds = 0, killedBefore = 0, killedAfter = 0
+        let start = Date()
+        while kills < killsWanted, rounds < killsWanted * 3 {
+            rounds += 1
+            let document = sandbox.path("killed-\(rounds).strata")
+            try FileManager.default.copyItem(atPath: template, toPath: document)
+            // Half anywhere in the run, half in its last 40% (the save or compaction and
+            // its commit and checkpoint come last).
+            let from = rounds % 2 == 0 ? 0.02 : calibration.seconds * 0.6
+            let delay = Double.random(in: from...max(from + 0.01, calibration.seconds * 1.05), using: &random)
+            let (tool, arguments) = command(document)
+            let ending = try run(tool, arguments, killAfter: delay)
+            let label = "seed \(seed) \(name) round \(rounds) (kill after \(String(format: "%.3f", delay)) of \(String(format: "%.3f", calibration.seconds)) s)"
+            if ending.killed { kills += 1 }
+            let verified = try CLI.strataLog("verify", document)
+            #expect(verified.status == 0, "\(label): verify failed: \(verified.stdout) \(verified.stderr)")
+            do {
+                let held = try Held(document)
+                #expect(held == before || held == after, "\(label): neither before nor after (\(held.segments) segments, compacted through \(held.compactedThrough))")
+                if ending.killed, held == before { killedBefore += 1 } else if ending.killed, held == after { killedAfter += 1 }
+                if !ending.killed { #expect(held == after, "\(label): finished but did not leave the after state") }
+            } catch {
+                Issue.record("\(label): \(error)")
+            }
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: document + suffix) }
+        }
+        print("KillTests \(name): \(kills) kills in \(rounds) runs (\(rowCount) rows; the command takes \(String(format: "%.2f", calibration.seconds)) s): "
+              + "\(killedBefore) kills left the state before, \(killedAfter) the state after, none anything else; \(String(format: "%.0f", Date().timeIntervalSince(start))) s")
+        #expect(kills >= killsWanted, "\(name): only \(kills) of \(rounds) runs were killed while running")
+    }
+
+    @Test func killsDuringALargeImportLeaveTheStateBeforeOrAfter() throws {
+        let sandbox = try Sandbox()
+        let template = try sandbox.employees("template.strata")
+        let rows = sandbox.path("rows.csv")
+        try departmentRows(rowCount).write(to: URL(fileURLWithPath: rows))
+        let before = try Held(template)
+        try killRepeatedly("import", template: template, sandbox: sandbox, before: before) { document in
+            ("strata", ["import", document, rows, "--entity", "Department"])
+        }
+    }
+
+    @Test func killsDuringALargeCompactionLeaveTheStateBeforeOrAfter() throws {
+        let sandbox = try Sandbox()
+        let template = try sandbox.employees("template.strata")
+        let rows = sandbox.path("rows.csv")
+        try departmentRows(rowCount).write(to: URL(fileURLWithPath: rows))
+        let imported = try CLI.strata("import", template, rows, "--entity", "Department")
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let before = try Held(template)
+        try killRepeatedly("compaction", template: template, sandbox: sandbox, before: before) { document in
+            ("strata-log", ["compact", document])
+        }
+    }
+}
