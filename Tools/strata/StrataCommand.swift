@@ -36,6 +36,7 @@ struct StrataCommand: ParsableCommand {
     static func main() {
         do {
             var command = try parseAsRoot()
+            try ToolSettings.apply()
             try command.run()
         } catch let error as StrataError {
             CommandOutput.fail(error.description)

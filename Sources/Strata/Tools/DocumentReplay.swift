@@ -51,7 +51,7 @@ package enum DocumentReplay {
         // Built under a hidden name and renamed over the target only when complete: a
         // failure (a full disk) never destroys an existing file at `destination`.
         let building = ToolFileWriter.temporaryName(for: destination, purpose: "replaying")
-        var configuration = DocumentStore.Configuration()
+        var configuration = ToolSettings.configuration(writes: false)
         configuration.compactsOnClose = false
         let store = try DocumentStore(creatingAt: building, model: log.model, configuration: configuration)
         do {

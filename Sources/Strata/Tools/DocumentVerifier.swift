@@ -71,7 +71,7 @@ package enum DocumentVerifier {
 
         let store: DocumentStore
         do {
-            var configuration = DocumentStore.Configuration()
+            var configuration = ToolSettings.configuration(writes: false)
             configuration.compactsOnClose = false
             configuration.compactionSegmentThreshold = 0
             configuration.compactionByteThreshold = 0

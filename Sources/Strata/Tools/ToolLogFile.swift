@@ -100,7 +100,7 @@ package final class ToolLogFile {
         let raw: [UInt8]
         let segment: Segment
         do {
-            raw = try LZ4Frame.decompress(record.body, maxContentSize: SegmentCodec.defaultMaxContentSize)
+            raw = try LZ4Frame.decompress(record.body, maxContentSize: ToolSettings.maxSegmentSize)
             segment = try SegmentDecoder.decode(raw, model: model, storeTag: storeTag, sequenceHint: record.sequence)
         } catch let error as StrataError {
             let message = error.message.hasPrefix("Segment") ? error.message : "Segment \(record.sequence) is corrupt: \(error.message)"
@@ -119,7 +119,7 @@ package final class ToolLogFile {
 
     /// The raw (decompressed) body of a stored segment.
     package func rawBody(_ record: SegmentRecord) throws -> [UInt8] {
-        try LZ4Frame.decompress(record.body, maxContentSize: SegmentCodec.defaultMaxContentSize)
+        try LZ4Frame.decompress(record.body, maxContentSize: ToolSettings.maxSegmentSize)
     }
 }
 
