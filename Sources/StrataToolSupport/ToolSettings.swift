@@ -12,16 +12,69 @@ package enum ToolSettings {
         return DocumentStore.Configuration().busyTimeout
     }
 
-    /// How the tools open a document: no compaction on close, the busy timeout from the
-    /// environment; read-only when the command does not write (the file's bytes stay as
-    /// they were), and, when it writes, SQLite's quick check first so that a damaged
-    /// document is refused instead of written to.
+    /// `STRATA_MAX_SEGMENT_SIZE`: the largest decompressed segment body, in bytes, the
+    /// tools decode — the document's `DocumentStore.Configuration.maxSegmentSize` for them
+    /// (default 256 MiB). Every tool path that decodes a segment uses it: opening, dump,
+    /// stats, export, verify, replay, recover and compact.
+    /// Read once: the environment does not change while a tool runs.
+    package static let maxSegmentSize: Int = (try? parsedMaxSegmentSize()) ?? SegmentCodec.defaultMaxContentSize
+
+    /// `STRATA_LIMITS`: ``StrataLimits`` for the tools, as comma-separated `name=value`
+    /// pairs with the properties' names (`maxPredicateTerms=50000,maxRegexWork=100`);
+    /// the others keep their defaults.
+    package static let limits: StrataLimits = (try? parsedLimits()) ?? StrataLimits()
+
+    /// Checks the environment settings and makes ``limits`` the process's
+    /// `StrataLimits.current`. Each tool calls it before its command runs.
+    /// - Throws: `.invalidArgument` naming the variable and the value it cannot use.
+    package static func apply() throws {
+        _ = try parsedMaxSegmentSize()
+        StrataLimits.current = try parsedLimits()
+    }
+
+    private static func parsedMaxSegmentSize() throws -> Int {
+        guard let text = ProcessInfo.processInfo.environment["STRATA_MAX_SEGMENT_SIZE"] else {
+            return SegmentCodec.defaultMaxContentSize
+        }
+        guard let bytes = Int(text), bytes > 0 else {
+            throw StrataError(.invalidArgument, "STRATA_MAX_SEGMENT_SIZE='\(text)' is not a positive number of bytes.")
+        }
+        return bytes
+    }
+
+    private static func parsedLimits() throws -> StrataLimits {
+        var limits = StrataLimits()
+        guard let text = ProcessInfo.processInfo.environment["STRATA_LIMITS"] else { return limits }
+        let properties: [String: WritableKeyPath<StrataLimits, Int>] = [
+            "maxPredicateDepth": \.maxPredicateDepth, "maxPredicateTerms": \.maxPredicateTerms,
+            "maxKeyPathComponents": \.maxKeyPathComponents, "maxRegexPatternLength": \.maxRegexPatternLength,
+            "maxRegexSubjectLength": \.maxRegexSubjectLength, "maxRegexWork": \.maxRegexWork,
+        ]
+        for pair in text.split(separator: ",") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, let property = properties[parts[0]] else {
+                throw StrataError(.invalidArgument, "STRATA_LIMITS: '\(pair)' is not one of \(properties.keys.sorted().joined(separator: ", ")) =N.")
+            }
+            guard let value = Int(parts[1]), value > 0 else {
+                throw StrataError(.invalidArgument, "STRATA_LIMITS: \(parts[0])='\(parts[1])' is not a positive number.")
+            }
+            limits[keyPath: property] = value
+        }
+        return limits
+    }
+
+    /// How the tools open a document: no compaction on close, the busy timeout, segment
+    /// size and limits from the environment; read-only when the command does not write (the
+    /// file's bytes stay as they were), and, when it writes, SQLite's quick check first so
+    /// that a damaged document is refused instead of written to.
     package static func configuration(writes: Bool) -> DocumentStore.Configuration {
         var configuration = DocumentStore.Configuration()
         configuration.compactsOnClose = false
         configuration.busyTimeout = busyTimeout
         configuration.isReadOnly = !writes
         configuration.checksIntegrityOnOpen = writes
+        configuration.maxSegmentSize = maxSegmentSize
+        configuration.limits = limits
         return configuration
     }
 

@@ -34,6 +34,42 @@ struct LimitCommandTests {
         expectNoSQL(deep)
     }
 
+    @Test("a MATCHES that would backtrack for years stops at its budget with one clear line")
+    func catastrophicRegex() throws {
+        let sandbox = try Sandbox()
+        let document = try sandbox.employees()
+        _ = try sandbox.insert(document, "Employee", "firstName=\(String(repeating: "a", count: 40))", "lastName=X", "salary=1")
+        let result = try CLI.strata("fetch", document, "Employee", "--where", "firstName MATCHES '(a+)+b'")
+        expectFailure(result, mentions: ["MATCHES needs more than 1000 units of backtracking on a string of 40 characters (limit 1000)"])
+        expectNoSQL(result)
+        let fine = try CLI.strata("fetch", document, "Employee", "--where", "firstName MATCHES 'a+'", "--count")
+        #expect(fine.status == 0 && fine.stdout == "1\n", "stderr: \(fine.stderr.prefix(500))")
+    }
+
+    @Test("the tools decode segments and check predicates with the limits the environment sets")
+    func configuredLimits() throws {
+        let sandbox = try Sandbox()
+        let document = try sandbox.employees()
+        _ = try sandbox.insert(document, "Employee", "firstName=Ada", "lastName=Lovelace", "salary=1")
+        let small = ["STRATA_MAX_SEGMENT_SIZE": "16"]
+        #expect(try CLI.strataLog("verify", document).status == 0)
+        let verify = try CLI.run("strata-log", ["verify", document], environment: small)
+        #expect(verify.status == 1 && verify.stdout.contains("exceeds the limit of 16 bytes"), "stdout: \(verify.stdout)")
+        let dump = try CLI.run("strata-log", ["dump", document], environment: small)
+        #expect(dump.status == 0 && dump.stdout.contains("DAMAGED: ") && dump.stdout.contains("limit of 16 bytes"), "stdout: \(dump.stdout)")
+        let replay = try CLI.run("strata-log", ["replay", document, "--to", "1", "--out", sandbox.path("r.strata")], environment: small)
+        expectFailure(replay, tool: "strata-log", mentions: ["limit of 16 bytes"])
+        let fetch = try CLI.run("strata", ["fetch", document, "Employee", "--where", "salary == 1 OR salary == 2 OR salary == 3"],
+                                environment: ["STRATA_LIMITS": "maxPredicateTerms=3"])
+        expectFailure(fetch, mentions: ["4 terms (limit 3)"])
+        for (variable, value, message) in [("STRATA_LIMITS", "maxRegexWork=x", "STRATA_LIMITS: maxRegexWork='x' is not a positive number."),
+                                           ("STRATA_LIMITS", "maxThings=3", "STRATA_LIMITS: 'maxThings=3' is not one of"),
+                                           ("STRATA_MAX_SEGMENT_SIZE", "-1", "STRATA_MAX_SEGMENT_SIZE='-1' is not a positive number of bytes.")] {
+            let refused = try CLI.run("strata-log", ["verify", document], environment: [variable: value])
+            expectFailure(refused, tool: "strata-log", mentions: [message])
+        }
+    }
+
     @Test("a model XML syntax error names file, line and column")
     func modelXML() throws {
         let sandbox = try Sandbox()

@@ -16,17 +16,18 @@ struct DocumentImage: Equatable, CustomStringConvertible {
 
     var description: String { "\(records.count) records, segments \(segments.first ?? 0)...\(segments.last ?? 0), compacted through \(compactedThrough)" }
 
-    /// Verifies the document at `url` (`strata-log verify`'s checks), then opens it with
-    /// the normal VFS path and reads it whole.
+    /// Reopens the document at `url` as an application would (which folds in what a killed
+    /// process left in its `-wal`) and reads it whole, then verifies it
+    /// (`strata-log verify`'s checks, read-only).
     /// - Throws: what opening or reading threw; a verification failure as `.corruptDocument`.
     init(_ url: URL, model: ManagedObjectModel) throws {
+        let store = try DocumentStore(openingAt: url, model: model, configuration: manualCompaction())
+        records = try readEverything(store)
+        try store.close()
         let verification = try DocumentVerifier.verify(url)
         guard verification.isValid else {
             throw StrataError(.corruptDocument, "verify: " + verification.problems.joined(separator: "; "))
         }
-        let store = try DocumentStore(openingAt: url, model: model, configuration: manualCompaction())
-        records = try readEverything(store)
-        try store.close()
         segments = try sqlRows(url, "SELECT seq FROM strata_segment ORDER BY seq").compactMap {
             if case .integer(let sequence)? = $0.first { return sequence }
             return nil

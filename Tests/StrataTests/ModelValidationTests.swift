@@ -74,6 +74,17 @@ import Testing
             .contains("parent entity 'Ghost'") == true)
     }
 
+    @Test func entitiesRefusedForAParentCycleAreFreed() {
+        weak var first: EntityDescription?
+        do {
+            let a = EntityDescription("A", parent: "B")
+            let b = EntityDescription("B", parent: "A")
+            first = a
+            #expect(ModelFixtures.problems([a, b]).count == 2)
+        }
+        #expect(first == nil, "the refused entities still hold each other as sub-entities")
+    }
+
     @Test func aDefaultOfTheWrongTypeIsRefused() {
         let entity = EntityDescription("Item", attributes: [
             AttributeDescription("count", .integer16, defaultValue: "three"),

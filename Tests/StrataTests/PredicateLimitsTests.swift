@@ -180,6 +180,38 @@ import Testing
         #expect(try FetchPredicate(format: "name MATCHES 'a+'").evaluate(with: PredicateRow(["name": "aaa"])))
     }
 
+    @Test func catastrophicBacktrackingStopsAtTheWorkBudget() throws {
+        // (a+)+b on 40 a's needs about 2^40 steps: without the budget this test would not end.
+        let forty = String(repeating: "a", count: 40)
+        let error = try #require(throws: StrataError.self) { try PredicateText.matches(forty, "(a+)+b") }
+        #expect(error.message == "MATCHES needs more than 1000 units of backtracking on a string of 40 characters (limit 1000) — simplify the pattern")
+        #expect(error.code == .predicateEvaluation && error.context["limit"] == "maxRegexWork" && error.context["pattern"] == "(a+)+b")
+        #expect(throws: StrataError.self) {
+            try FetchPredicate(format: "name MATCHES '(a+)+b'").evaluate(with: PredicateRow(["name": .string(forty)]))
+        }
+        // The budget counts work, so a long subject with an ordinary pattern meets a small one
+        // and passes the default; a character class ICU scans without stepping passes both.
+        var small = StrataLimits()
+        small.maxRegexWork = 5
+        let long = String(repeating: "a", count: 200_000)
+        let budget = try #require(throws: StrataError.self) { try PredicateText.matches(long, ".*(x|y).*", options: [], limits: small) }
+        #expect(budget.message.hasPrefix("MATCHES needs more than 5 units of backtracking on a string of 200000 characters"))
+        #expect(try PredicateText.matches(long, ".*(x|y).*", options: [], limits: StrataLimits()) == false)
+        #expect(try PredicateText.matches(long, "[a-z]+", options: [], limits: small))
+        #expect(try PredicateText.matches(long, "a+", options: [], limits: StrataLimits()))
+        #expect(try PredicateText.matches("aaab", "(a+)+b", options: [], limits: small))
+    }
+
+    @Test func aFullICUBacktrackingStackIsAnErrorNotAMismatch() throws {
+        // Each repetition of a group with alternatives keeps a backtracking frame: a million
+        // of them overflow ICU's stack, which firstMatch used to report as "no match".
+        let error = try #require(throws: StrataError.self) {
+            try PredicateText.matches(String(repeating: "a", count: 1_000_000), "(a|b)*")
+        }
+        #expect(error.message == "MATCHES could not finish on a string of 1000000 characters: the pattern backtracks more than ICU's stack holds — simplify the pattern")
+        #expect(try PredicateText.matches(String(repeating: "a", count: 1_000), "(a|b)*"))
+    }
+
     @Test func anOrOfEqualitiesOnOneKeyBecomesOneInList() throws {
         func plan(_ count: Int, also extra: String = "") throws -> SQLFetchPlan {
             let format = (0..<count).map { "salary == \($0 * 13)" }.joined(separator: " OR ") + extra
@@ -248,7 +280,7 @@ import Testing
     @Test func theDefaultsAreTheDocumentedOnes() {
         let limits = StrataLimits()
         #expect(limits.maxPredicateDepth == 64 && limits.maxPredicateTerms == 20_000 && limits.maxKeyPathComponents == 16)
-        #expect(limits.maxRegexPatternLength == 1_000 && limits.maxRegexSubjectLength == 1_000_000)
+        #expect(limits.maxRegexPatternLength == 1_000 && limits.maxRegexSubjectLength == 1_000_000 && limits.maxRegexWork == 1_000)
         #expect(DocumentStore.Configuration().limits == StrataLimits.current)
     }
 }

@@ -16,7 +16,10 @@ final class CanvasView {
     /// function, which registers the inverse.
     private func setZoom(_ zoom: Double, of view: CanvasView, _ undo: ContextUndoManager) throws {
         let old = view.zoom
-        try undo.registerUndo(withTarget: view) { view in try? self.setZoom(old, of: view, undo) }
+        // The undo manager keeps the handler: capturing it strongly would be a cycle.
+        try undo.registerUndo(withTarget: view) { [weak undo] view in
+            if let undo { try? self.setZoom(old, of: view, undo) }
+        }
         view.zoom = zoom
     }
 

@@ -36,7 +36,7 @@ struct DumpCommand: ParsableCommand {
     }
 
     func run() throws {
-        let log = try DocumentLogFile(URL(fileURLWithPath: document), busyTimeout: ToolSettings.busyTimeout)
+        let log = try DocumentLogFile(URL(fileURLWithPath: document), settings: ToolSettings.configuration(writes: false))
         let records = try log.segmentRecords(in: from...to)
         if json {
             LogSession.printJSON(.array(records.map { record in
@@ -89,7 +89,7 @@ struct VerifyCommand: ParsableCommand {
     var document: String { target.document }
 
     func run() throws {
-        let report = try DocumentVerifier.verify(URL(fileURLWithPath: document), busyTimeout: ToolSettings.busyTimeout)
+        let report = try DocumentVerifier.verify(URL(fileURLWithPath: document), settings: ToolSettings.configuration(writes: false))
         for line in report.passed { print("ok  \(line)") }
         for line in report.notes { print("note  \(line)") }
         if report.isValid {
@@ -180,12 +180,12 @@ struct ReplayCommand: ParsableCommand {
             guard let text = at, let date = ToolValueText.date(from: text) else {
                 throw StrataError(.invalidArgument, "--at '\(at ?? "")' is not an ISO-8601 date (2024-03-01T12:00:00Z).")
             }
-            guard let found = try DocumentReplay.lastSegment(of: source, atOrBefore: date, busyTimeout: ToolSettings.busyTimeout) else {
+            guard let found = try DocumentReplay.lastSegment(of: source, atOrBefore: date, settings: ToolSettings.configuration(writes: false)) else {
                 throw StrataError(.invalidArgument, "No retained segment was saved at or before \(text).")
             }
             sequence = found
         }
-        let count = try DocumentReplay.replay(source, through: sequence, to: destination, overwrite: force, busyTimeout: ToolSettings.busyTimeout)
+        let count = try DocumentReplay.replay(source, through: sequence, to: destination, overwrite: force, settings: ToolSettings.configuration(writes: false))
         print("Wrote \(destination.path): the document after segment \(sequence) (\(count) segment\(count == 1 ? "" : "s") replayed).")
     }
 }
@@ -211,7 +211,7 @@ struct ExportCommand: ParsableCommand {
     var out: String
 
     func run() throws {
-        let log = try DocumentLogFile(URL(fileURLWithPath: document), busyTimeout: ToolSettings.busyTimeout)
+        let log = try DocumentLogFile(URL(fileURLWithPath: document), settings: ToolSettings.configuration(writes: false))
         let folder = URL(fileURLWithPath: out)
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -266,7 +266,7 @@ struct RecoverCommand: ParsableCommand {
     var document: String { target.document }
 
     func run() throws {
-        let report = try DocumentRecovery.recover(URL(fileURLWithPath: document), busyTimeout: ToolSettings.busyTimeout)
+        let report = try DocumentRecovery.recover(URL(fileURLWithPath: document), settings: ToolSettings.configuration(writes: false))
         guard let backup = report.backup else {
             print("Nothing to recover: \(document) verifies (every segment, the snapshot and the identity are intact).")
             return

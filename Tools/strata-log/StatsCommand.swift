@@ -29,7 +29,7 @@ struct StatsCommand: ParsableCommand {
     }
 
     func run() throws {
-        let log = try DocumentLogFile(URL(fileURLWithPath: document), busyTimeout: ToolSettings.busyTimeout)
+        let log = try DocumentLogFile(URL(fileURLWithPath: document), settings: ToolSettings.configuration(writes: false))
         let records = try log.segmentRecords()
         var groupsByKind: [String: Int] = [:]
         var perEntity: [String: EntityCounts] = [:]

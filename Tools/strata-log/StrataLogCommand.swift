@@ -29,6 +29,7 @@ struct StrataLogCommand: ParsableCommand {
     static func main() {
         do {
             var command = try parseAsRoot()
+            try ToolSettings.apply()
             try command.run()
         } catch let error as StrataError {
             fail(error.description)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataToolSupport
 
 /// `strata`: create, inspect and edit Strata documents from a shell.
 @main
@@ -36,6 +37,7 @@ struct StrataCommand: ParsableCommand {
     static func main() {
         do {
             var command = try parseAsRoot()
+            try ToolSettings.apply()
             try command.run()
         } catch let error as StrataError {
             CommandOutput.fail(error.description)

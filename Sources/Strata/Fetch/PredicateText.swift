@@ -132,19 +132,26 @@ public enum PredicateText {
     /// (`[c]` matches case-insensitively, `[d]` removes diacritics from both first).
     /// Compiled expressions are cached.
     /// - Throws: `StrataError(.predicateEvaluation)` for an invalid regular expression, a
-    ///   pattern longer than ``StrataLimits/maxRegexPatternLength`` or a string longer than
-    ///   ``StrataLimits/maxRegexSubjectLength`` (of ``StrataLimits/current``).
+    ///   pattern longer than ``StrataLimits/maxRegexPatternLength``, a string longer than
+    ///   ``StrataLimits/maxRegexSubjectLength``, a match needing more backtracking than
+    ///   ``StrataLimits/maxRegexWork`` (all of ``StrataLimits/current``) or more than ICU's
+    ///   backtracking stack holds.
     public static func matches(_ text: String, _ pattern: String, options: FetchComparison.Options = []) throws -> Bool {
-        try checkRegexLimits(text, pattern, StrataLimits.current)
+        try matches(text, pattern, options: options, limits: StrataLimits.current)
+    }
+
+    /// ``matches(_:_:options:)`` held to `limits`.
+    static func matches(_ text: String, _ pattern: String, options: FetchComparison.Options,
+                        limits: StrataLimits) throws -> Bool {
+        try checkRegexLimits(text, pattern, limits)
         let diacritics = options.intersection(.diacriticInsensitive)
         let subject = fold(text, options: diacritics)
         let regex = try compiled(fold(pattern, options: diacritics), caseInsensitive: options.contains(.caseInsensitive))
-        let range = NSRange(subject.startIndex..<subject.endIndex, in: subject)
-        return regex.firstMatch(in: subject, options: [], range: range) != nil
+        return try boundedMatch(regex, subject, pattern: pattern, maxWork: limits.maxRegexWork)
     }
 
     /// MATCHES work is bounded by the lengths of pattern and subject, checked before ICU
-    /// sees either: ICU has no time limit, and backtracking time grows with both.
+    /// sees either: backtracking time grows with both.
     static func checkRegexLimits(_ text: String, _ pattern: String, _ limits: StrataLimits) throws {
         let patternLength = pattern.unicodeScalars.count
         if patternLength > limits.maxRegexPatternLength {
@@ -165,6 +172,45 @@ public enum PredicateText {
                 "MATCHES on a string of more than \(limits.maxRegexSubjectLength) characters (limit \(limits.maxRegexSubjectLength))",
                 limit: "maxRegexSubjectLength", value: text.unicodeScalars.count, maximum: limits.maxRegexSubjectLength)
         }
+    }
+
+    /// Runs ICU with a work budget. Asked to report progress, ICU calls back every ~10,000
+    /// steps of its matcher — a count, not a clock — and stops when told to, so
+    /// catastrophic backtracking (`(a+)+b` on 40 `a`s would take years) ends after
+    /// `maxWork` callbacks with an error. ICU's own failures (its backtracking stack is
+    /// full) arrive as the completion report's internal-error flag; `firstMatch` would
+    /// report them as "no match", a silently wrong answer.
+    private static func boundedMatch(_ regex: NSRegularExpression, _ subject: String, pattern: String,
+                                     maxWork: Int) throws -> Bool {
+        var matched = false, work = 0, exhausted = false, failed = false
+        let range = NSRange(subject.startIndex..<subject.endIndex, in: subject)
+        regex.enumerateMatches(in: subject, options: [.reportProgress, .reportCompletion], range: range) { result, flags, stop in
+            if result != nil {
+                matched = true
+                stop.pointee = true
+            } else if flags.contains(.progress) {
+                work += 1
+                if work > maxWork {
+                    exhausted = true
+                    stop.pointee = true
+                }
+            } else if flags.contains(.completed), flags.contains(.internalError) {
+                failed = true
+            }
+        }
+        let length = subject.unicodeScalars.count
+        if exhausted {
+            throw StrataLimits.exceeded(
+                .predicateEvaluation,
+                "MATCHES needs more than \(maxWork) units of backtracking on a string of \(length) characters (limit \(maxWork)) — simplify the pattern",
+                limit: "maxRegexWork", value: work, maximum: maxWork, context: ["pattern": pattern])
+        }
+        if failed {
+            throw StrataError(.predicateEvaluation,
+                              "MATCHES could not finish on a string of \(length) characters: the pattern backtracks more than ICU's stack holds — simplify the pattern",
+                              context: ["pattern": pattern])
+        }
+        return matched
     }
 
     private struct RegexKey: Hashable {

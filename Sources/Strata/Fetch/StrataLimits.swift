@@ -37,6 +37,12 @@ public struct StrataLimits: Sendable, Hashable {
     /// backtracking can take time that grows steeply with the subject's length; this
     /// bounds it without a timer.
     public var maxRegexSubjectLength = 1_000_000
+    /// How much backtracking one `MATCHES` test may do, in ICU's work units of about
+    /// 10,000 steps of its matcher each (default 1,000: about a second at most on a busy
+    /// two-core machine). A pattern such as `(a+)+b` needs exponential work on a few dozen
+    /// characters; the match stops at this budget and throws instead of running for years.
+    /// The units are counted, not timed, so a test gives the same answer on any machine.
+    public var maxRegexWork = 1_000
 
     /// The defaults.
     public init() {}

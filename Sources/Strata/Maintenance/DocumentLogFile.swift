@@ -27,17 +27,20 @@ package final class DocumentLogFile {
     let meta: DocumentFile.Meta
     let connection: SQLiteConnection
     let storeTag: UInt32
+    /// The largest decompressed segment body this reader decodes (the settings' `maxSegmentSize`).
+    let maxSegmentSize: Int
     private var isClosed = false
 
     /// Opens the document's file read-only.
     /// - Throws: `.io` when there is no file, `.corruptDocument` when it is not a document;
     ///   the errors of a read-only ``DocumentStore`` open.
-    package init(_ url: URL, busyTimeout: TimeInterval = DocumentStore.Configuration().busyTimeout) throws {
+    package init(_ url: URL, settings: DocumentStore.Configuration = DocumentStore.Configuration()) throws {
         try DocumentOpenFailure.requireFile(url.path)
         self.url = url
-        var configuration = DocumentStore.Configuration()
+        maxSegmentSize = settings.maxSegmentSize
+        var configuration = settings
         configuration.isReadOnly = true
-        configuration.busyTimeout = busyTimeout
+        configuration.checksIntegrityOnOpen = false
         connection = try DocumentStore.connect(url, configuration: configuration, create: false)
         do {
             // The identity is reported (verify) or repaired (recover), not refused here.
@@ -93,19 +96,20 @@ package final class DocumentLogFile {
     /// checks it against its row (sequence, counts, raw size).
     /// - Throws: `.corruptSegment` naming the segment and what is wrong.
     package func decode(_ record: SegmentRecord) throws -> Segment {
-        try Self.decode(record, model: model, storeTag: storeTag)
+        try Self.decode(record, model: model, storeTag: storeTag, maxSegmentSize: maxSegmentSize)
     }
 
     /// Decodes a stored segment with a given model and store tag, checking it against its
     /// row (recovery decodes before it trusts the file's own metadata).
-    static func decode(_ record: SegmentRecord, model: ManagedObjectModel, storeTag: UInt32) throws -> Segment {
+    static func decode(_ record: SegmentRecord, model: ManagedObjectModel, storeTag: UInt32,
+                       maxSegmentSize: Int) throws -> Segment {
         func corrupt(_ why: String) -> StrataError {
             StrataError(.corruptSegment, "Segment \(record.sequence) is corrupt: \(why).", context: ["segment": String(record.sequence)])
         }
         let raw: [UInt8]
         let segment: Segment
         do {
-            raw = try LZ4Frame.decompress(record.body, maxContentSize: SegmentCodec.defaultMaxContentSize)
+            raw = try LZ4Frame.decompress(record.body, maxContentSize: maxSegmentSize)
             segment = try SegmentDecoder.decode(raw, model: model, storeTag: storeTag, sequenceHint: record.sequence)
         } catch let error as StrataError {
             let message = error.message.hasPrefix("Segment") ? error.message : "Segment \(record.sequence) is corrupt: \(error.message)"
@@ -124,6 +128,6 @@ package final class DocumentLogFile {
 
     /// The raw (decompressed) body of a stored segment.
     package func rawBody(_ record: SegmentRecord) throws -> [UInt8] {
-        try LZ4Frame.decompress(record.body, maxContentSize: SegmentCodec.defaultMaxContentSize)
+        try LZ4Frame.decompress(record.body, maxContentSize: maxSegmentSize)
     }
 }

@@ -36,12 +36,13 @@ package enum DocumentRecovery {
     /// - Throws: `.io` when there is no file; `.corruptDocument` when it is not a Strata
     ///   document, or is one that cannot be repaired (the message says what is missing).
     package static func recover(_ url: URL, now: Date = Date(),
-                                busyTimeout: TimeInterval = DocumentStore.Configuration().busyTimeout) throws -> RecoveryReport {
+                                settings: DocumentStore.Configuration = DocumentStore.Configuration()) throws -> RecoveryReport {
         var report = RecoveryReport()
         try DocumentOpenFailure.requireFile(url.path)
+        foldLeftoverLog(url, busyTimeout: settings.busyTimeout)
         let verification: VerificationReport
         do {
-            verification = try DocumentVerifier.verify(url, busyTimeout: busyTimeout)
+            verification = try DocumentVerifier.verify(url, settings: settings)
         } catch let error as StrataError where ["notSQLite", "notStrata", "busy", "diskFull", "permission"].contains(error.context["kind"] ?? "")
                     || error.code == .io || error.code == .documentBusy || SQLiteFailureCause.of(error) == .diskFull {
             throw error   // no file, not a Strata document, busy, disk full...
@@ -51,7 +52,7 @@ package enum DocumentRecovery {
         guard !verification.isValid else { return report }
         report.damage = verification.problems
 
-        var source = try RecoverySource(url, busyTimeout: busyTimeout)
+        var source = try RecoverySource(url, settings: settings)
         defer {
             source.connection.close()
             source.removeScratch()
@@ -89,5 +90,18 @@ package enum DocumentRecovery {
             try AtomicFileWriter.copy(from: URL(fileURLWithPath: url.path + "-wal"), to: URL(fileURLWithPath: backup.path + "-wal"))
         }
         return backup
+    }
+
+    /// Recovery writes, so saves a killed process left in `DOC-wal` are folded into the file
+    /// first (SQLite does that when a writing connection opens it): the read-only
+    /// verification then sees them, and the backup holds them. A file SQLite cannot open is
+    /// left for the verification to describe.
+    private static func foldLeftoverLog(_ url: URL, busyTimeout: TimeInterval) {
+        guard DocumentCheckpoint.walBytes(url.path) > 0,
+              let connection = try? SQLiteConnection.openExisting(path: url.path, flags: [.readWrite], busyTimeout: busyTimeout,
+                                                                  probe: "SELECT 1 FROM sqlite_schema LIMIT 1")
+        else { return }
+        _ = try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        connection.close()
     }
 }

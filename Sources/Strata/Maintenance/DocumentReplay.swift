@@ -12,8 +12,8 @@ import Foundation
 package enum DocumentReplay {
     /// The last stored segment saved at or before `date`, or nil when none was.
     package static func lastSegment(of source: URL, atOrBefore date: Date,
-                                    busyTimeout: TimeInterval = DocumentStore.Configuration().busyTimeout) throws -> UInt64? {
-        let log = try DocumentLogFile(source, busyTimeout: busyTimeout)
+                                    settings: DocumentStore.Configuration = DocumentStore.Configuration()) throws -> UInt64? {
+        let log = try DocumentLogFile(source, settings: settings)
         return try log.segmentRecords().last(where: { $0.timestamp <= date })?.sequence
     }
 
@@ -25,9 +25,9 @@ package enum DocumentReplay {
     /// - Complexity: O(bytes of segments 1...sequence).
     @discardableResult
     package static func replay(_ source: URL, through sequence: UInt64, to destination: URL, overwrite: Bool = false,
-                               busyTimeout: TimeInterval = DocumentStore.Configuration().busyTimeout,
+                               settings: DocumentStore.Configuration = DocumentStore.Configuration(),
                                progress: ((Int, Int) -> Void)? = nil) throws -> Int {
-        let log = try DocumentLogFile(source, busyTimeout: busyTimeout)
+        let log = try DocumentLogFile(source, settings: settings)
         let records = try log.segmentRecords()
         let last = records.last?.sequence ?? 0
         guard sequence <= last else {
@@ -53,7 +53,9 @@ package enum DocumentReplay {
         // Built under a hidden name and renamed over the target only when complete: a
         // failure (a full disk) never destroys an existing file at `destination`.
         let building = AtomicFileWriter.temporaryName(for: destination, purpose: "replaying")
-        var configuration = DocumentStore.Configuration()
+        var configuration = settings
+        configuration.isReadOnly = false
+        configuration.checksIntegrityOnOpen = false
         configuration.compactsOnClose = false
         let store = try DocumentStore(creatingAt: building, model: log.model, configuration: configuration)
         do {

@@ -30,11 +30,11 @@ package struct VerificationReport: Sendable {
 package enum DocumentVerifier {
     /// Verifies the document at `url` without changing it: every read is through a
     /// read-only connection (``DocumentStore/Configuration/isReadOnly``).
-    /// - Parameter busyTimeout: how long to wait for another process's lock.
+    /// - Parameter settings: the busy timeout, largest segment and limits to read with.
     /// - Throws: `.io` or `.corruptDocument` when the file is not a document at all.
-    package static func verify(_ url: URL, busyTimeout: TimeInterval = DocumentStore.Configuration().busyTimeout) throws -> VerificationReport {
+    package static func verify(_ url: URL, settings: DocumentStore.Configuration = DocumentStore.Configuration()) throws -> VerificationReport {
         var report = VerificationReport()
-        let log = try DocumentLogFile(url, busyTimeout: busyTimeout)
+        let log = try DocumentLogFile(url, settings: settings)
         var records: [SegmentRecord] = []
         var damaged = 0
         do {
@@ -79,12 +79,12 @@ package enum DocumentVerifier {
 
         let store: DocumentStore
         do {
-            var configuration = DocumentStore.Configuration()
+            var configuration = settings
             configuration.compactsOnClose = false
             configuration.compactionSegmentThreshold = 0
             configuration.compactionByteThreshold = 0
             configuration.isReadOnly = true
-            configuration.busyTimeout = busyTimeout
+            configuration.checksIntegrityOnOpen = false
             store = try DocumentStore(openingAt: url, model: log.model, configuration: configuration)
         } catch let error as StrataError {
             report.problems.append("The document cannot be opened: \(error.message)")

@@ -48,7 +48,9 @@ extension RecoverySource {
     /// Creates the new file with the document's identity and the given segments.
     private func write(_ building: URL, segments kept: [SegmentRecord], compactedThrough: UInt64) throws {
         guard let model else { throw DocumentOpenFailure.damaged(url.path, "its stored model cannot be read") }
-        var configuration = DocumentStore.Configuration()
+        var configuration = settings
+        configuration.isReadOnly = false
+        configuration.checksIntegrityOnOpen = false
         configuration.compactsOnClose = false
         let createdAt: String? = if case .text(let text)? = values["createdAt"] { text } else { nil }
         try DocumentStore(creatingAt: building, model: model, overwrite: false, configuration: configuration,
@@ -71,7 +73,9 @@ extension RecoverySource {
     /// Returns the number of records.
     private func compact(_ building: URL) throws -> Int {
         guard let model else { return 0 }
-        var configuration = DocumentStore.Configuration()
+        var configuration = settings
+        configuration.isReadOnly = false
+        configuration.checksIntegrityOnOpen = false
         configuration.compactsOnClose = false
         configuration.compactionSegmentThreshold = 0
         configuration.compactionByteThreshold = 0

@@ -6,7 +6,9 @@ import Foundation
 struct RecoverySource {
     let url: URL
     /// How long to wait for another process's lock.
-    let busyTimeout: TimeInterval
+    /// The busy timeout, largest segment and limits recovery reads and writes with.
+    let settings: DocumentStore.Configuration
+    var busyTimeout: TimeInterval { settings.busyTimeout }
     var connection: SQLiteConnection
     /// The meta rows (identity fields restored by ``restoreIdentity(besides:report:)``).
     var values: [String: SQLiteValue] = [:]
@@ -41,13 +43,13 @@ struct RecoverySource {
     /// Reads what it can of the document at `url`.
     /// - Throws: `.corruptDocument` when the file is not a Strata document or SQLite
     ///   cannot read its metadata at all.
-    init(_ url: URL, busyTimeout: TimeInterval) throws {
+    init(_ url: URL, settings: DocumentStore.Configuration) throws {
         self.url = url
-        self.busyTimeout = busyTimeout
+        self.settings = settings
         let isStrata = DocumentOpenFailure.kind(of: url.path) == .strata
         var opened: (connection: SQLiteConnection, meta: [String: SQLiteValue])?
         do {
-            let connection = try Self.open(url.path, busyTimeout: busyTimeout)
+            let connection = try Self.open(url.path, busyTimeout: settings.busyTimeout)
             if let meta = Self.readMeta(connection), !meta.isEmpty, Self.ownSchemaIsIntact(connection) {
                 opened = (connection, meta)
             } else {
@@ -73,7 +75,7 @@ struct RecoverySource {
                 case 2: Self.repairOwnSchema(scratch.path, forcingRootPages: true)
                 default: Self.replaceSchemaPage(scratch.path)
                 }
-                guard let connection = try? Self.open(scratch.path, busyTimeout: busyTimeout) else { continue }
+                guard let connection = try? Self.open(scratch.path, busyTimeout: settings.busyTimeout) else { continue }
                 if let meta = Self.readMeta(connection), !meta.isEmpty {
                     opened = (connection, meta)
                     break
@@ -237,7 +239,7 @@ struct RecoverySource {
         let tag = StoreRegistry.tag(for: identifier)
         for record in records {
             do {
-                segments[record.sequence] = try DocumentLogFile.decode(record, model: model, storeTag: tag)
+                segments[record.sequence] = try DocumentLogFile.decode(record, model: model, storeTag: tag, maxSegmentSize: settings.maxSegmentSize)
             } catch let error as StrataError {
                 damaged[record.sequence] = error.message
             } catch {

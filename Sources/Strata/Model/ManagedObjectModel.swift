@@ -85,7 +85,12 @@ public final class ManagedObjectModel: @unchecked Sendable {
         for entity in declared where Self.hasInheritanceCycle(entity) {
             problem(entity.name, nil, "the entity inherits from itself")
         }
-        if !problems.isEmpty { throw Self.invalid(problems) }
+        if !problems.isEmpty {
+            // A parent cycle is also a cycle of strong `subentities` references: unlinked,
+            // the refused entities can be freed (LeakSanitizer found them kept forever).
+            for entity in declared { entity.subentities = [] }
+            throw Self.invalid(problems)
+        }
 
         for entity in Self.parentsFirst(declared) { Self.resolveProperties(of: entity, problem: problem) }
         for entity in Self.parentsFirst(declared) { entity.rootEntityIndex = entity.superentity?.rootEntityIndex ?? entity.index }

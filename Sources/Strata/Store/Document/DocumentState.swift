@@ -58,6 +58,16 @@ struct DocumentState: @unchecked Sendable {
     /// write, to take in other processes' saves). Returns the records they touched.
     @discardableResult
     mutating func catchUp(from sequence: UInt64? = nil) throws -> Set<ManagedObjectID> {
+        // Outside a transaction every statement would read its own version of the file: a
+        // compaction committing between reading the compaction mark and reading the segments
+        // (or the snapshot rows they are applied to) would have segments it folded applied
+        // again over a snapshot that already holds them — a false "inserted again". One read
+        // transaction reads one version.
+        guard connection.isAutocommit else { return try catchUpInTransaction(from: sequence) }
+        return try connection.transaction(.deferred) { try catchUpInTransaction(from: sequence) }
+    }
+
+    private mutating func catchUpInTransaction(from sequence: UInt64?) throws -> Set<ManagedObjectID> {
         if keyCounters.isEmpty { try loadCounters() }
         // Holding the write lock, no one else can have committed since the first catch-up
         // in it: a save catches up once.

@@ -240,22 +240,39 @@ public final class DocumentStore: PersistentStore {
         self.url = url
         self.model = model
         self.configuration = configuration
-        let meta = try DocumentFile.readMeta(connection, path: url.path)
-        guard meta.modelHash == model.versionHash else {
-            throw StrataError(
-                .modelIncompatible,
-                "Model incompatible with the one used to create the store at \(url.path) (stored model hash \(meta.modelHash.prefix(12)), given \(model.versionHash.prefix(12))).",
-                context: ["path": url.path])
+        // The meta, the snapshot and the log are read as one version of the file: a
+        // compaction another process commits in between would otherwise have the segments
+        // it folded applied a second time over the snapshot that now holds them.
+        let (meta, schema, read) = try connection.transaction(.deferred) { () throws -> (DocumentFile.Meta, SnapshotSchema, DocumentState) in
+            let meta = try DocumentFile.readMeta(connection, path: url.path)
+            Self.takeOpenHook(url.path)?()
+            guard meta.modelHash == model.versionHash else {
+                throw StrataError(
+                    .modelIncompatible,
+                    "Model incompatible with the one used to create the store at \(url.path) (stored model hash \(meta.modelHash.prefix(12)), given \(model.versionHash.prefix(12))).",
+                    context: ["path": url.path])
+            }
+            let schema = try SnapshotSchema(model: model, layout: SnapshotSchema.Layout(documentFormat: meta.formatVersion))
+            var initial = DocumentState(connection: connection, meta: meta, schema: schema, model: model,
+                                        storeTag: StoreRegistry.tag(for: meta.identifier), maxSegmentSize: configuration.maxSegmentSize)
+            try initial.catchUp(from: meta.compactedThrough)
+            return (meta, schema, initial)
         }
+        var initial = read
         identifier = meta.identifier
-        schema = try SnapshotSchema(model: model, layout: SnapshotSchema.Layout(documentFormat: meta.formatVersion))
-        var initial = DocumentState(connection: connection, meta: meta, schema: schema, model: model,
-                                    storeTag: StoreRegistry.tag(for: meta.identifier), maxSegmentSize: configuration.maxSegmentSize)
-        try initial.catchUp(from: meta.compactedThrough)
+        self.schema = schema
         // Opening reads the document as it is: nothing in it is news to a context yet.
         initial.externalChanges = []
         openedAt = (initial.lastSequence, meta.compactedThrough)
         state = Mutex(initial)
+    }
+
+    /// Test seam: run once by the next open of the file at a path, right after it read the
+    /// meta (so a test can commit a compaction from another connection at that moment).
+    package static let openHooks = Mutex<[String: @Sendable () -> Void]>([:])
+
+    private static func takeOpenHook(_ path: String) -> (@Sendable () -> Void)? {
+        openHooks.withLock { $0.isEmpty ? nil : $0.removeValue(forKey: path) }
     }
 
     /// Compacts (when configured) and closes the document, leaving a single file.
