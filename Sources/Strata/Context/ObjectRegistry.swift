@@ -137,7 +137,7 @@ extension ObjectRegistry {
                     if position?.store != store || position?.root != root || position?.key != table.base + index {
                         problems.append("\(object.objectID) sits in dense table \(store)/\(root) at key \(table.base + index)")
                     }
-                    if sparse[object.objectID] != nil { problems.append("\(object.objectID) is both dense and in the dictionary") }
+                    if !sparse.isEmpty, sparse[object.objectID] != nil { problems.append("\(object.objectID) is both dense and in the dictionary") }
                 }
             }
         }
