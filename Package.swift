@@ -50,10 +50,17 @@ let package = Package(
             name: "StaffListExample", dependencies: ["Strata"], path: "Examples/StaffList"),
         .executableTarget(name: "strata-crash-writer", dependencies: ["Strata", "StrataTestSupport"], path: "Tests/CrashWriter"),
         .executableTarget(name: "strata-stress-writer", dependencies: ["Strata", "StrataTestSupport"], path: "Tests/StressWriter"),
-        .target(name: "StrataTestSupport", dependencies: ["CSQLite"], path: "Tests/StrataTestSupport"),
-        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTestSupport"],
-                    resources: [.copy("Fixtures")]),
-        .testTarget(name: "StrataCLITests", dependencies: ["Strata", "StrataTestSupport"]),
+        .target(name: "StrataTestSupport", dependencies: ["Strata", "CSQLite"], path: "Tests/StrataTestSupport"),
+        // The test targets depend on the programs they run, so `swift test` always builds
+        // them and `builtExecutable(_:)` finds them in one place. The tests that break an
+        // invariant on purpose need the internal checks (docs/INVARIANTS.md) compiled in.
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTestSupport", "strata-crash-writer"],
+                    resources: [.copy("Fixtures")],
+                    swiftSettings: [.define("STRATA_INVARIANTS", .when(configuration: .debug))]),
+        .testTarget(name: "StrataCLITests", dependencies: [
+            "Strata", "StrataTestSupport", "strata", "strata-log", "strata-stress-writer",
+            "EmployeesExample", "BackgroundImportExample", "StaffListExample",
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

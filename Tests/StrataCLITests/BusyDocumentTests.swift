@@ -7,7 +7,7 @@ import Testing
 struct BusyDocumentTests {
     @Test("many processes opening and inserting at once never see 'There is no document'")
     func contention() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try sandbox.employees()
         let writes = (0..<24).map { $0 % 3 != 2 }
         let results = try CLI.runAll("strata", writes.enumerated().map { index, writes in
@@ -20,12 +20,12 @@ struct BusyDocumentTests {
             if writes, result.status == 0 { inserted += 1 }
         }
         #expect(inserted == 16)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.directory.path).filter { $0.hasPrefix("staff.strata") } == ["staff.strata"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.url.path).filter { $0.hasPrefix("staff.strata") } == ["staff.strata"])
     }
 
     @Test("a document another process holds fails after STRATA_BUSY_TIMEOUT with 'busy', naming the process")
     func busyNamesTheHolder() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try sandbox.employees()
         _ = try sandbox.insert(document, "Department", "name=Research")
         let sqlite = URL(fileURLWithPath: "/usr/bin/sqlite3")

@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+// Every file of the test target sees the temporary directory and the built-program locator.
+@_exported import StrataTestSupport
 
 /// What one run of a built tool printed and returned.
 struct CommandResult {
@@ -13,23 +15,11 @@ struct CommandResult {
     }
 }
 
-/// Runs the built `strata` and `strata-log` binaries as real processes.
-///
-/// The binaries are looked up beside the test bundle and in the package's `.build/debug`
-/// (derived from this file's path); `swift build --build-tests` builds them.
+/// Runs the built programs (`strata`, `strata-log`, ...; see ``builtExecutable(_:)``) and
+/// other programs given by absolute path as real processes.
 enum CLI {
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     static func binary(_ name: String) -> URL {
-        if name.hasPrefix("/") { return URL(fileURLWithPath: name) }
-        let bundle = Bundle.main.bundleURL
-        let candidates = [
-            bundle.appendingPathComponent(name),
-            bundle.deletingLastPathComponent().appendingPathComponent(name),
-            packageRoot.appendingPathComponent(".build/debug/\(name)"),
-        ]
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[2]
+        name.hasPrefix("/") ? URL(fileURLWithPath: name) : builtExecutable(name)
     }
 
     static func run(_ tool: String, _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> CommandResult {
@@ -41,13 +31,8 @@ enum CLI {
     static func runAll(_ tool: String, _ argumentLists: [[String]], in directory: URL? = nil,
                        environment: [String: String] = [:]) throws -> [CommandResult] {
         let executable = binary(tool)
-        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-            Issue.record("\(executable.path) is missing: run `swift build --build-tests` first.")
-            return argumentLists.map { _ in CommandResult(status: -1, stdout: "", stderr: "") }
-        }
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("strata-cli-out-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
+        let outputs = try TemporaryDirectory()
+        let scratch = outputs.url
         var running: [(process: Process, out: URL, err: URL)] = []
         for (index, arguments) in argumentLists.enumerated() {
             let outURL = scratch.appendingPathComponent("out\(index)"), errURL = scratch.appendingPathComponent("err\(index)")
@@ -80,21 +65,8 @@ enum CLI {
     static func strataLog(_ arguments: String...) throws -> CommandResult { try run("strata-log", arguments) }
 }
 
-/// A fresh temporary directory per test, removed afterwards.
-final class Sandbox {
-    let directory: URL
-
-    init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: directory) }
-
-    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
-
-    func bytes(_ name: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path(name))) }
-
+/// A test's documents, made with the `strata` tool in its temporary directory.
+extension TemporaryDirectory {
     /// Creates an employees-example document and returns its path.
     func employees(_ name: String = "staff.strata") throws -> String {
         let document = path(name)

@@ -18,7 +18,7 @@ private func quickCheckFails(_ path: String) -> Bool {
 struct DamagedDocumentTests {
     /// A document with its whole history: inserts, an update, a delete, a compaction
     /// (so the snapshot tables hold rows), then saves after it.
-    private func historyDocument(_ sandbox: Sandbox) throws -> String {
+    private func historyDocument(_ sandbox: TemporaryDirectory) throws -> String {
         let document = try sandbox.employees("base.strata")
         for index in 1...6 { _ = try sandbox.insert(document, "Department", "name=Dept\(index)") }
         for index in 1...4 {
@@ -41,13 +41,13 @@ struct DamagedDocumentTests {
         let seed = testSeed("DamagedDocumentTests.seededFlips")
         let flips = environment["STRATA_FLIPS"].flatMap { Int($0) } ?? 200
         print("DamagedDocumentTests.seededFlips: STRATA_FLIPS=\(flips)")
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let base = try Data(contentsOf: URL(fileURLWithPath: try historyDocument(sandbox)))
         let document = sandbox.path("d.strata")
         var generator = SeededGenerator(seed: seed)
         var counts: [String: Int] = [:]
         for flip in 0..<flips {
-            let names = try FileManager.default.contentsOfDirectory(atPath: sandbox.directory.path)
+            let names = try FileManager.default.contentsOfDirectory(atPath: sandbox.url.path)
             for name in names where name.hasPrefix("d.strata") { try FileManager.default.removeItem(atPath: sandbox.path(name)) }
             var bytes = base
             let position = Int.random(in: 0..<bytes.count, using: &generator)
@@ -85,7 +85,7 @@ struct DamagedDocumentTests {
 
     @Test("a flipped byte in the store identifier is caught by open and verify, and recover restores it")
     func identifierFlip() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try sandbox.employees()
         let uri = try sandbox.insert(document, "Department", "name=Research")
         let original = try #require(try DocumentStore.storedIdentifier(document))
@@ -116,7 +116,7 @@ struct DamagedDocumentTests {
 
     @Test("files that are not documents, SQLite files without Strata metadata and damaged documents get different errors")
     func kindsOfFiles() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         try Data("hello\n".utf8).write(to: URL(fileURLWithPath: sandbox.path("notes.txt")))
         expectFailure(try CLI.strataLog("recover", sandbox.path("notes.txt")), tool: "strata-log", mentions: ["not a Strata document", "not an SQLite file"])
         let foreign = sandbox.path("foreign.db")

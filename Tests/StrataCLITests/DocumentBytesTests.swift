@@ -9,7 +9,7 @@ import Testing
 struct LibraryIssueTests {
     @Test("a document that fails to open is left as it was")
     func failedOpenLeavesFileUnchanged() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let url = URL(fileURLWithPath: sandbox.path("doc.strata"))
         let model = ManagedObjectModel.employeesExample()
         var configuration = DocumentStore.Configuration()
@@ -33,7 +33,7 @@ struct LibraryIssueTests {
 
     @Test("opening and closing a document without changes keeps its bytes")
     func openCloseKeepsBytes() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let url = URL(fileURLWithPath: sandbox.path("doc.strata"))
         try DocumentStore(creatingAt: url, model: ManagedObjectModel.employeesExample()).close()
         let before = try Data(contentsOf: url)

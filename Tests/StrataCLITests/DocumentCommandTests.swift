@@ -6,7 +6,7 @@ import Testing
 struct DocumentCommandTests {
     @Test("new creates a document from the example and refuses to overwrite it without --force")
     func newRefusesToOverwrite() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try sandbox.employees()
         #expect(FileManager.default.fileExists(atPath: document))
         _ = try sandbox.insert(document, "Department", "name=Research")
@@ -22,7 +22,7 @@ struct DocumentCommandTests {
 
     @Test("new reads a JSON model file")
     func newReadsAModelFile() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let modelPath = sandbox.path("model.json")
         try ManagedObjectModel.employeesExample().jsonRepresentation().write(to: URL(fileURLWithPath: modelPath))
         let result = try CLI.strata("new", sandbox.path("doc.strata"), "--model", modelPath)
@@ -35,7 +35,7 @@ struct DocumentCommandTests {
 
     @Test("info prints tables for people and JSON for scripts")
     func infoTablesAndJSON() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try sandbox.employees()
         let department = try sandbox.insert(document, "Department", "name=Research")
         _ = try sandbox.insert(document, "Employee", "firstName=Ada", "lastName=Lovelace", "department=@\(department)")
@@ -62,7 +62,7 @@ struct DocumentCommandTests {
 
     @Test("insert prints the URI and get shows values parsed by each attribute's type")
     func insertParsesValuesByType() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try sandbox.employees()
         let uri = try sandbox.insert(document, "Employee", "firstName=Ada Augusta", "lastName=Lovelace", "salary=150000",
                                      "employeeID=7", "bonus=1234.50", "rating=4.25", "active=false",
@@ -90,7 +90,7 @@ struct DocumentCommandTests {
 
     @Test("update sets relationships both ways and += / -= change one member")
     func updateRelationships() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try sandbox.employees()
         let research = try sandbox.insert(document, "Department", "name=Research")
         let ada = try sandbox.insert(document, "Employee", "firstName=Ada", "lastName=Lovelace")
@@ -112,7 +112,7 @@ struct DocumentCommandTests {
 
     @Test("delete removes an object and its department's cascade deletes the employees")
     func deleteCascades() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try sandbox.employees()
         let research = try sandbox.insert(document, "Department", "name=Research")
         let ada = try sandbox.insert(document, "Employee", "firstName=Ada", "lastName=Lovelace", "department=@\(research)")
@@ -126,7 +126,7 @@ struct DocumentCommandTests {
 
     @Test("a wrong key, type or URI is one error line naming it, and the file is unchanged")
     func wrongKeyTypeOrURI() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try sandbox.employees()
         let research = try sandbox.insert(document, "Department", "name=Research")
         let ada = try sandbox.insert(document, "Employee", "firstName=Ada", "lastName=Lovelace")
@@ -158,7 +158,7 @@ struct DocumentCommandTests {
 
     @Test("unknown documents and files that are not documents are errors that change nothing")
     func notDocuments() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         expectFailure(try CLI.strata("info", sandbox.path("missing.strata")), mentions: ["no document", "missing.strata"])
         try Data("hello\n".utf8).write(to: URL(fileURLWithPath: sandbox.path("notes.txt")))
         expectFailure(try CLI.strata("info", sandbox.path("notes.txt")), mentions: ["not a Strata document"])
@@ -178,7 +178,7 @@ struct DocumentCommandTests {
 
     @Test("a validation failure lists each problem and saves nothing")
     func validationFailure() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try sandbox.employees()
         let before = try sandbox.bytes("staff.strata")
         let result = try CLI.strata("insert", document, "Employee", "firstName=", "salary=-5", "email=nope")
@@ -193,7 +193,7 @@ struct DocumentCommandTests {
 
     @Test("reading commands leave the file's bytes as they were")
     func readsChangeNothing() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try sandbox.employees()
         _ = try sandbox.insert(document, "Department", "name=Research")
         let before = try sandbox.bytes("staff.strata")

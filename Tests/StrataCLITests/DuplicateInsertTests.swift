@@ -6,7 +6,7 @@ import Testing
 /// given the same key used to write (docs/RELIABILITY.md, "Writers never collide").
 @Suite struct DuplicateInsertVerify {
     @Test func verifyFailsAndNamesBothSegmentsOfAForgedDuplicateInsert() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try sandbox.employees()
         _ = try sandbox.insert(document, "Department", "name=First")
         let url = URL(fileURLWithPath: document)

@@ -4,9 +4,8 @@ import Testing
 @Suite("examples run as programs")
 struct ExampleTests {
     @Test func theBackgroundImportExampleMergesAnImportIntoAnEditedDocument() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-example-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try TemporaryDirectory()
+        let directory = temporary.url
         let document = directory.appendingPathComponent("import.strata")
         let result = try CLI.run("background-import-example", [document.path, "--employees", "1500"])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")

@@ -4,7 +4,7 @@ import Testing
 @Suite("strata fetch")
 struct FetchCommandTests {
     /// A document with one department and four employees.
-    func staff(_ sandbox: Sandbox) throws -> String {
+    func staff(_ sandbox: TemporaryDirectory) throws -> String {
         let document = try sandbox.employees()
         let research = try sandbox.insert(document, "Department", "name=Research")
         _ = try sandbox.insert(document, "Department", "name=Sales")
@@ -19,7 +19,7 @@ struct FetchCommandTests {
 
     @Test("fetch filters with a predicate, sorts, pages and counts")
     func filtersSortsPagesCounts() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try staff(sandbox)
         let names = try #require(try CLI.strata("fetch", document, "Employee", "--where", "salary > 100000",
                                                 "--sort", "salary:desc", "--format", "json").json() as? [[String: Any]])
@@ -38,7 +38,7 @@ struct FetchCommandTests {
 
     @Test("JSON lists keys in model order with URIs for relationships")
     func jsonShape() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try staff(sandbox)
         let result = try CLI.strata("fetch", document, "Department", "--where", "name == 'Research'", "--format", "json")
         let records = try #require(try result.json() as? [[String: Any]])
@@ -62,7 +62,7 @@ struct FetchCommandTests {
 
     @Test("table, CSV and ids formats print every object")
     func otherFormats() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try staff(sandbox)
         let table = try CLI.strata("fetch", document, "Employee", "--sort", "lastName")
         #expect(table.status == 0)
@@ -78,7 +78,7 @@ struct FetchCommandTests {
 
     @Test("a malformed predicate is an error naming its column")
     func malformedPredicate() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try staff(sandbox)
         let result = try CLI.strata("fetch", document, "Employee", "--where", "salary >> 3")
         expectFailure(result, mentions: ["column 9", "salary >> 3"])

@@ -7,12 +7,12 @@ final class SmallFileSystem {
     let directory: URL
 
     /// Mounts a tmpfs of `kilobytes`, or returns nil (printing why) when the test cannot.
-    static func mount(kilobytes: Int, in sandbox: Sandbox) -> SmallFileSystem? {
+    static func mount(kilobytes: Int, in sandbox: TemporaryDirectory) -> SmallFileSystem? {
         guard getuid() == 0 else {
             print("skipped: mounting a tmpfs needs root (uid \(getuid()))")
             return nil
         }
-        let directory = sandbox.directory.appendingPathComponent("small")
+        let directory = sandbox.url.appendingPathComponent("small")
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let result = try? CLI.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(kilobytes)k", "tmpfs", directory.path])
         guard result?.status == 0 else {
@@ -66,7 +66,7 @@ final class SmallFileSystem {
 struct FullDiskTests {
     @Test("on a 100% full disk read-only commands work, leave no -wal/-shm, and writes fail saying the disk is full")
     func readingAFullDisk() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         guard let disk = SmallFileSystem.mount(kilobytes: 512, in: sandbox) else { return }
         let source = try sandbox.employees()
         let uri = try sandbox.insert(source, "Department", "name=Research")
@@ -106,7 +106,7 @@ struct FullDiskTests {
 
     @Test("on a nearly full disk every acknowledged save reaches the main file after close or the next open")
     func savingOnANearlyFullDisk() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let rows = (0..<5000).map { "{\"name\": \"Department \($0) with a name long enough to take room\"}" }
         let input = sandbox.path("rows.json")
         try Data(("[" + rows.joined(separator: ",\n") + "]").utf8).write(to: URL(fileURLWithPath: input))
@@ -148,7 +148,7 @@ struct FullDiskTests {
 
     @Test("replay --out and recover's backup never leave a partial file over an existing one")
     func filesWrittenByRename() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try sandbox.employees()
         for index in 1...3 { _ = try sandbox.insert(document, "Department", "name=D\(index)") }
         let target = sandbox.path("old.strata")
@@ -158,7 +158,7 @@ struct FullDiskTests {
         #expect(try sandbox.bytes("old.strata") == Data("precious".utf8))
         #expect(try CLI.strataLog("replay", document, "--to", "2", "--out", target, "--force").status == 0)
         #expect(try CLI.strata("fetch", target, "Department", "--count").stdout == "2\n")
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: sandbox.directory.path).filter { $0.hasPrefix(".") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: sandbox.url.path).filter { $0.hasPrefix(".") }
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 }

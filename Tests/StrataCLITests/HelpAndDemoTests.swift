@@ -32,7 +32,7 @@ struct HelpAndDemoTests {
 
     @Test("demo builds the example document, prints each step and where the file is")
     func demo() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let result = try CLI.strata("demo", sandbox.path("tour"))
         #expect(result.status == 0, "\(result.stderr)")
         let document = sandbox.path("tour/employees.strata")

@@ -5,7 +5,7 @@ import Testing
 struct ImportExportCommandTests {
     @Test("export then import into a new document reproduces every object and relationship")
     func exportImportRoundTrip() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let source = try sandbox.employees("source.strata")
         let research = try sandbox.insert(source, "Department", "name=Research", "budget=1250000.75")
         let sales = try sandbox.insert(source, "Department", "name=Sales")
@@ -43,7 +43,7 @@ struct ImportExportCommandTests {
 
     @Test("import reads CSV with a header row as one undo group named after the entity")
     func importCSV() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try sandbox.employees()
         let research = try sandbox.insert(document, "Department", "name=Research")
         let csv = [
@@ -71,7 +71,7 @@ struct ImportExportCommandTests {
 
     @Test("an import with a bad value names the row and saves nothing")
     func importFailureSavesNothing() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try sandbox.employees()
         let json = #"[{"name": "Research", "budget": 12.5}, {"name": "Sales", "budget": "lots"}]"#
         try Data(json.utf8).write(to: URL(fileURLWithPath: sandbox.path("bad.json")))

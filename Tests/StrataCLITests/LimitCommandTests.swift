@@ -14,7 +14,7 @@ struct LimitCommandTests {
 
     @Test("a 5,000-term OR works; deep nesting is one clear line")
     func predicates() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try sandbox.employees()
         for (first, salary) in [("Ada", "150000"), ("Alan", "98000"), ("Grace", "4000")] {
             _ = try sandbox.insert(document, "Employee", "firstName=\(first)", "lastName=X", "salary=\(salary)")
@@ -72,7 +72,7 @@ struct LimitCommandTests {
 
     @Test("a model XML syntax error names file, line and column")
     func modelXML() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let bundle = sandbox.path("Broken.xcdatamodel")
         try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
         let xml = """

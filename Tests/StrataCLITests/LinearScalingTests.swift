@@ -44,7 +44,7 @@ struct LinearScalingTests {
     /// Builds a document with one department and `count` employees in it (one CSV import),
     /// then verifies it, reads the department and undoes the import, timing each.
     private func measure(employees count: Int) throws -> Measurement {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try sandbox.employees()
         let department = try sandbox.insert(document, "Department", "name=Research")
         var csv = "firstName,lastName,salary,department\n"

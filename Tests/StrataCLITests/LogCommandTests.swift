@@ -4,7 +4,7 @@ import Testing
 @Suite("strata-log")
 struct LogCommandTests {
     /// A document with four saves: two inserts, an update, a delete.
-    func history(_ sandbox: Sandbox) throws -> String {
+    func history(_ sandbox: TemporaryDirectory) throws -> String {
         let document = try sandbox.employees()
         let research = try sandbox.insert(document, "Department", "name=Research")
         let ada = try sandbox.insert(document, "Employee", "firstName=Ada", "lastName=Lovelace", "salary=100", "department=@\(research)")
@@ -25,7 +25,7 @@ struct LogCommandTests {
 
     @Test("dump shows segments, groups and operations as text and JSON")
     func dump() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try history(sandbox)
         let text = try CLI.strataLog("dump", document)
         #expect(text.status == 0)
@@ -48,7 +48,7 @@ struct LogCommandTests {
 
     @Test("verify fails on a corrupted segment, recover backs up, drops it and the document verifies again")
     func verifyAndRecover() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try history(sandbox)
         let healthy = try CLI.strataLog("verify", document)
         #expect(healthy.status == 0, "\(healthy.stdout)\(healthy.stderr)")
@@ -66,7 +66,7 @@ struct LogCommandTests {
         let recovered = try CLI.strataLog("recover", document)
         #expect(recovered.status == 0, "\(recovered.stderr)")
         #expect(recovered.stdout.contains("dropped segment 4"))
-        let backups = try FileManager.default.contentsOfDirectory(atPath: sandbox.directory.path).filter { $0.hasPrefix("staff.strata.bak-") }
+        let backups = try FileManager.default.contentsOfDirectory(atPath: sandbox.url.path).filter { $0.hasPrefix("staff.strata.bak-") }
         #expect(backups.count == 1)
         #expect(try sandbox.bytes(backups[0]) == corrupted)
         #expect(try CLI.strataLog("verify", document).status == 0)
@@ -76,7 +76,7 @@ struct LogCommandTests {
 
     @Test("replay --to writes the document as it was after that segment")
     func replayTo() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try sandbox.employees()
         let research = try sandbox.insert(document, "Department", "name=Research")
         let ada = try sandbox.insert(document, "Employee", "firstName=Ada", "lastName=Lovelace", "salary=100", "department=@\(research)")
@@ -103,7 +103,7 @@ struct LogCommandTests {
 
     @Test("compact folds the log, keeps the requested history, and replay then needs full history")
     func compactWithRetention() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try history(sandbox)
         let before = try CLI.strata("export", document).json()
         let compact = try CLI.strataLog("compact", document, "--retain", "1")
@@ -122,7 +122,7 @@ struct LogCommandTests {
 
     @Test("export writes each segment as SEQ.lz4 readable by lz4 -d and SEQ.json beside it")
     func exportSegments() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try history(sandbox)
         let folder = sandbox.path("segments")
         #expect(try CLI.strataLog("export", document, "--out", folder).status == 0)
@@ -141,7 +141,7 @@ struct LogCommandTests {
 
     @Test("stats counts operations, groups and bytes per entity")
     func stats() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try history(sandbox)
         let stats = try #require(try CLI.strataLog("stats", document, "--json").json() as? [String: Any])
         #expect(stats["segments"] as? Int == 4)

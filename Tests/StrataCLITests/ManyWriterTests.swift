@@ -21,7 +21,7 @@ import Testing
 
     @Test(arguments: [2, 4, 8])
     func everyAcknowledgedChangeIsInTheDocumentExactlyOnce(writers: Int) throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = sandbox.path("shared.strata")
         try Self.makeDocument(document, departments: 3, projects: 3)
         let seed = testSeed("ManyWriters.\(writers)")
@@ -79,7 +79,7 @@ import Testing
     /// reverts exactly its own process's group, so nothing they made is left and nothing
     /// else is touched.
     @Test func twoProcessesUndoingAtOnceEachRevertTheirOwnGroup() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = sandbox.path("undo.strata")
         try Self.makeDocument(document, departments: 1, projects: 1)
         for round in 0..<12 {
@@ -98,7 +98,7 @@ import Testing
     /// The command line's undo reverts the document's last group: after two processes
     /// inserted at the same moment, one `strata undo` removes exactly one of the two.
     @Test func oneCommandLineUndoAfterTwoConcurrentInsertsRevertsExactlyOne() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         for round in 0..<8 {
             let document = try sandbox.employees("round\(round).strata")
             let results = try CLI.runAll("strata", [

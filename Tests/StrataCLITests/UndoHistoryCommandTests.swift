@@ -5,7 +5,7 @@ import Testing
 struct UndoHistoryCommandTests {
     @Test("undo in one process and redo in the next restore the values")
     func undoThenRedoAcrossProcesses() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try sandbox.employees()
         let ada = try sandbox.insert(document, "Employee", "firstName=Ada", "lastName=Lovelace", "salary=100")
         #expect(try CLI.strata("update", document, ada, "salary=200").status == 0)
@@ -29,7 +29,7 @@ struct UndoHistoryCommandTests {
 
     @Test("undo refuses to undo more groups than there are and changes nothing")
     func undoTooMuch() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try sandbox.employees()
         _ = try sandbox.insert(document, "Department", "name=Research")
         let before = try sandbox.bytes("staff.strata")
@@ -41,7 +41,7 @@ struct UndoHistoryCommandTests {
 
     @Test("a new change after an undo clears what can be redone")
     func newChangeClearsRedo() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try sandbox.employees()
         _ = try sandbox.insert(document, "Department", "name=Research")
         #expect(try CLI.strata("undo", document).status == 0)
@@ -51,7 +51,7 @@ struct UndoHistoryCommandTests {
 
     @Test("history lists each group with its action name, kind and whether it is undone")
     func historyMarksUndoneGroups() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try sandbox.employees()
         let research = try sandbox.insert(document, "Department", "name=Research")
         #expect(try CLI.strata("update", document, research, "name=R&D").status == 0)

@@ -19,7 +19,7 @@ struct BatchFixture {
             let stack = Stack(model: model)
             (context, store, keepAlive) = (stack.context, stack.store, nil)
         case .document:
-            let stack = try BatchDocumentStack(model: model, configuration: neverCompacting)
+            let stack = try DocumentStack(model: model, configuration: manualCompaction())
             (context, store, keepAlive) = (stack.context, stack.store, stack)
         }
     }
@@ -102,7 +102,7 @@ struct BatchFixture {
     }
 
     @Test func aDocumentRecordsTheBatchAsOneSegmentWithABatchGroupThatSurvivesCompactionAndReopening() throws {
-        let stack = try BatchDocumentStack(configuration: neverCompacting)
+        let stack = try DocumentStack(configuration: manualCompaction())
         let graph = try BatchGraph(in: stack.context)
         let before = try stack.store.segmentRecords().count
         let request = BatchUpdateRequest(entityName: "Employee", predicate: try FetchPredicate(format: "salary < 100000"),
@@ -212,7 +212,7 @@ struct BatchFixture {
     }
 
     @Test func aDocumentRecordsTheDeletesWithFullValuesAndReplaysThemAfterReopening() throws {
-        let stack = try BatchDocumentStack(configuration: neverCompacting)
+        let stack = try DocumentStack(configuration: manualCompaction())
         let graph = try BatchGraph(in: stack.context)
         let ada = try #require(try stack.store.values(for: graph.employee("Ada")))
         _ = try stack.newContext().executeBatch(BatchDeleteRequest(entityName: "Employee", predicate: try FetchPredicate(format: "firstName == 'Ada'")))
@@ -229,7 +229,7 @@ struct BatchFixture {
         #expect(deletes.first?[firstName] == .string("Ada"))
         #expect(deletes.first?.count == ada.count)
         // Reopened without compaction (overlay replay), then compacted.
-        try stack.reopen(configuration: neverCompacting)
+        try stack.reopen(configuration: manualCompaction())
         #expect(try stack.store.values(for: graph.employee("Ada")) == nil)
         #expect(try storedValue(graph.employee("Alan"), "manager", in: stack.store) == .null)
         try stack.store.compact()

@@ -2,54 +2,6 @@ import Foundation
 import Testing
 @testable import Strata
 
-/// A document in a fresh temporary directory with a coordinator and a context; removes the
-/// directory when released.
-final class BatchDocumentStack {
-    let directory: URL
-    let url: URL
-    let model: ManagedObjectModel
-    private(set) var store: DocumentStore
-    private(set) var coordinator: PersistentStoreCoordinator
-    private(set) var context: ManagedObjectContext
-
-    init(model: ManagedObjectModel = sharedExampleModel, configuration: DocumentStore.Configuration = DocumentStore.Configuration()) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-batch-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        url = directory.appendingPathComponent("doc.strata")
-        self.model = model
-        store = try DocumentStore(creatingAt: url, model: model, configuration: configuration)
-        coordinator = PersistentStoreCoordinator(model: model)
-        try coordinator.addStore(store)
-        context = ManagedObjectContext(coordinator: coordinator)
-    }
-
-    deinit {
-        try? store.close()
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    /// A second context on the same coordinator.
-    func newContext() -> ManagedObjectContext { ManagedObjectContext(coordinator: coordinator) }
-
-    /// Closes the document and opens it again, with a new coordinator and context.
-    func reopen(configuration: DocumentStore.Configuration = DocumentStore.Configuration()) throws {
-        try store.close()
-        store = try DocumentStore(openingAt: url, model: model, configuration: configuration)
-        coordinator = PersistentStoreCoordinator(model: model)
-        try coordinator.addStore(store)
-        context = ManagedObjectContext(coordinator: coordinator)
-    }
-}
-
-/// Document settings that never compact on their own, so the overlay stays in use.
-var neverCompacting: DocumentStore.Configuration {
-    var configuration = DocumentStore.Configuration()
-    configuration.compactionSegmentThreshold = 0
-    configuration.compactionByteThreshold = 0
-    configuration.compactsOnClose = false
-    return configuration
-}
-
 /// A small saved graph for batch tests: departments R&D and Sales, projects Engine and
 /// Apollo, five employees (Ada manages Alan and Grace).
 ///

@@ -24,9 +24,6 @@ private func configuredModel() throws -> ManagedObjectModel {
     @Test func eachEntityIsSavedToTheStoreOfItsConfiguration() throws {
         let model = try configuredModel()
         let catalog = InMemoryStore(model: model, configurationName: "Catalog")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
         let coordinator = PersistentStoreCoordinator(model: model)
         try coordinator.addStore(catalog)
         let orders = InMemoryStore(model: model, configurationName: "Orders")

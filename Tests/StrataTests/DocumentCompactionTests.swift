@@ -2,124 +2,14 @@ import Foundation
 import Testing
 @testable import Strata
 
-/// Random edits, undo and redo over the example model in a document-backed context.
-struct DocumentEditor {
-    let context: ManagedObjectContext
-    var random: SeededGenerator
-    var log: [String] = []
-
-    init(context: ManagedObjectContext, seed: UInt64) {
-        self.context = context
-        random = SeededGenerator(seed: seed)
-        context.retainsRegisteredObjects = true
+/// The live graph of a context in comparable form (what the store must hold after a save).
+func liveGraph(_ context: ManagedObjectContext) throws -> [RecordKey: [String: ComparableValue]] {
+    var result: [RecordKey: [String: ComparableValue]] = [:]
+    for object in context.registeredObjects where !object.isDeleted && !object.isInvalid {
+        try context.fireFault(object)
+        result[RecordKey(entity: object.entity.name, key: object.objectID.primaryKey)] = comparable(object.storage, of: object.entity)
     }
-
-    func live(_ entity: String) -> [ManagedObject] {
-        context.registeredObjects
-            .filter { $0.entity.name == entity && !$0.isDeleted && !$0.isInvalid }
-            .sorted { $0.objectID < $1.objectID }   // by ID: temporary numbers are process-wide
-    }
-
-    mutating func pick(_ entity: String) -> ManagedObject? {
-        let candidates = live(entity)
-        return candidates.isEmpty ? nil : candidates[Int.random(in: 0..<candidates.count, using: &random)]
-    }
-
-    mutating func number(_ range: ClosedRange<Int64>) -> Int64 { Int64.random(in: range, using: &random) }
-
-    /// One random edit (flushed as one undo group), or an undo or redo.
-    mutating func step() throws {
-        let undo = context.undoManager!
-        switch Int.random(in: 0..<16, using: &random) {
-        case 0, 1:
-            let employee = try context.insertObject(forEntityName: "Employee")
-            let n = number(0...999)
-            try employee.setValue(.string("F\(n)"), forKey: "firstName")
-            try employee.setValue(.string("L\(n % 13)"), forKey: "lastName")
-            try employee.setValue(.integer(n * 100), forKey: "salary")
-            log.append("insert employee")
-        case 2:
-            try insertNamed("Department", "D\(number(0...99))", in: context)
-            log.append("insert department")
-        case 3:
-            try insertNamed("Project", "P\(number(0...99))", in: context)
-            log.append("insert project")
-        case 4, 5:
-            guard let employee = pick("Employee") else { return }
-            let n = number(-1000...1000)
-            let (key, value): (String, PropertyValue) = switch Int.random(in: 0..<8, using: &random) {
-            case 0: ("salary", n < -900 ? .null : .integer(abs(n)))
-            case 1: ("rating", .double(Double(n) / 7))
-            case 2: ("bonus", .decimal(Decimal(n) / 1000))
-            case 3: ("startDate", .date(Date(timeIntervalSinceReferenceDate: Double(n) * 86_400.125)))
-            case 4: ("active", .boolean(n % 2 == 0))
-            case 5: ("badge", .uuid(UUID()))
-            case 6: ("photo", .data(Data((0..<Int(abs(n) % 40)).map { UInt8(truncatingIfNeeded: $0 &* 31) })))
-            default: ("email", n < 0 ? .null : .string("e\(n)@example.com"))
-            }
-            try employee.setValue(value, forKey: key)
-            log.append("set \(key)")
-        case 6:
-            guard let employee = pick("Employee") else { return }
-            try employee.setObject(Bool.random(using: &random) ? pick("Department") : nil, forKey: "department")
-            log.append("set department")
-        case 7:
-            guard let employee = pick("Employee") else { return }
-            try employee.setObject(Bool.random(using: &random) ? pick("Employee") : nil, forKey: "manager")
-            log.append("set manager")
-        case 8:
-            guard let employee = pick("Employee"), let project = pick("Project") else { return }
-            let projects = try employee.mutableSetValue(forKey: "projects")
-            if try projects.contains(project) { try projects.remove(project) } else { try projects.add(project) }
-            log.append("toggle project")
-        case 9:
-            let entity = ["Employee", "Employee", "Department", "Project"][Int.random(in: 0..<4, using: &random)]
-            guard let object = pick(entity) else { return }
-            context.delete(object)
-            log.append("delete \(entity)")
-        case 10:
-            guard let department = pick("Department") else { return }
-            let members = live("Employee").filter { _ in Int.random(in: 0..<4, using: &random) == 0 }
-            try department.mutableSetValue(forKey: "employees").set(members)
-            log.append("set employees")
-        case 11, 12:
-            guard undo.canUndo else { return }
-            try undo.undo()
-            log.append("undo")
-            return
-        case 13:
-            guard undo.canRedo else { return }
-            try undo.redo()
-            log.append("redo")
-            return
-        default:
-            guard let project = pick("Project") else { return }
-            try project.setValue(.date(Date(timeIntervalSinceReferenceDate: Double(number(0...1_000_000)) + 0.25)), forKey: "deadline")
-            log.append("set deadline")
-        }
-        context.processPendingChanges()
-    }
-
-    /// Saves; a save refused by validation is rolled back.
-    mutating func save() throws {
-        do {
-            try context.save()
-            log.append("save")
-        } catch let error as StrataError where error.code == .validation {
-            context.rollback()
-            log.append("rollback: \(error.message)")
-        }
-    }
-
-    /// The live graph in comparable form (what the store must hold after a save).
-    func graph() throws -> [RecordKey: [String: ComparableValue]] {
-        var result: [RecordKey: [String: ComparableValue]] = [:]
-        for object in context.registeredObjects where !object.isDeleted && !object.isInvalid {
-            try context.fireFault(object)
-            result[RecordKey(entity: object.entity.name, key: object.objectID.primaryKey)] = comparable(object.storage, of: object.entity)
-        }
-        return result
-    }
+    return result
 }
 
 @Suite struct DocumentCompaction {
@@ -131,7 +21,7 @@ struct DocumentEditor {
         var saves = 0
         do {
             let stack = try DocumentStack.create(url, configuration: manualCompaction())
-            var editor = DocumentEditor(context: stack.context, seed: seed)
+            var editor = RandomEditor(context: stack.context, seed: seed, undoesAndRedoes: true)
             var random = SeededGenerator(seed: seed ^ 0xFEED)
             for index in 0..<260 {
                 try editor.step()
@@ -149,7 +39,7 @@ struct DocumentEditor {
             for kind in ["undo", "redo", "delete", "insert", "set", "toggle project"] {
                 #expect(editor.log.contains { $0.hasPrefix(kind) }, "seed \(seed): the history has no \(kind)")
             }
-            let graph = try editor.graph()
+            let graph = try liveGraph(editor.context)
             reference = try readEverything(stack.store)
             #expect(reference.count > 20, "seed \(seed): too little was saved")
             #expect(firstDifference(graph, reference) == nil,
@@ -182,7 +72,7 @@ struct DocumentEditor {
         var reference: [RecordKey: [String: ComparableValue]] = [:]
         do {
             let stack = try DocumentStack.create(url, configuration: manualCompaction())
-            var editor = DocumentEditor(context: stack.context, seed: seed)
+            var editor = RandomEditor(context: stack.context, seed: seed, undoesAndRedoes: true)
             for index in 0..<150 {
                 try editor.step()
                 if index % 15 == 14 { try editor.save() }

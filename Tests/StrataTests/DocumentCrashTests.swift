@@ -81,9 +81,9 @@ import Testing
         return k
     }
 
-    @Test(.enabled(if: crashWriterPath != nil, Comment(rawValue: crashWriterMissing)), arguments: ["save", "compact"])
+    @Test(arguments: ["save", "compact"])
     func aWriterKilledAtRandomMomentsLeavesExactlyAPrefixOfItsSaves(mode: String) throws {
-        let writer = try #require(crashWriterPath)
+        let writer = builtExecutable("strata-crash-writer").path
         let seed = testSeed("DocumentCrash \(mode)")
         var random = SeededGenerator(seed: seed)
         let directory = try TemporaryDirectory()

@@ -4,9 +4,8 @@ import Testing
 
 @Suite struct DocumentSmoke {
     @Test func aDocumentRoundTripsThroughSaveReopenCompactionAndUndo() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try TemporaryDirectory()
+        let directory = temporary.url
         let url = directory.appendingPathComponent("doc.strata")
         let model = sharedExampleModel
         var employeeURI: URL
@@ -64,9 +63,8 @@ import Testing
 
 @Suite struct DocumentFetchSmoke {
     @Test func fetchesSeeTheOverlayAndTheSnapshotAlike() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try TemporaryDirectory()
+        let directory = temporary.url
         let model = sharedExampleModel
         var configuration = DocumentStore.Configuration()
         configuration.compactionSegmentThreshold = 0

@@ -5,76 +5,9 @@ import Testing
 // Every file of the test target sees the one seeded generator and seed policy.
 @_exported import StrataTestSupport
 
-// Helpers for the document store suites: temporary directories, stacks over real document
-// files, whole-document reads for equivalence checks, and small models with the
-// relationship kinds the example model lacks.
-
-/// A fresh temporary directory, removed when the value is released.
-final class TemporaryDirectory: @unchecked Sendable {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-doc-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    func file(_ name: String = "doc.strata") -> URL { url.appendingPathComponent(name) }
-}
-
-/// A document store, its coordinator and one context.
-struct DocumentStack {
-    let store: DocumentStore
-    let coordinator: PersistentStoreCoordinator
-    let context: ManagedObjectContext
-
-    var model: ManagedObjectModel { store.model }
-    var undo: ContextUndoManager { context.undoManager! }
-
-    private init(store: DocumentStore) throws {
-        self.store = store
-        coordinator = PersistentStoreCoordinator(model: store.model)
-        try coordinator.addStore(store)
-        context = ManagedObjectContext(coordinator: coordinator)
-    }
-
-    static func create(_ url: URL, model: ManagedObjectModel = sharedExampleModel,
-                       configuration: DocumentStore.Configuration = .init()) throws -> DocumentStack {
-        try DocumentStack(store: DocumentStore(creatingAt: url, model: model, configuration: configuration))
-    }
-
-    static func open(_ url: URL, model: ManagedObjectModel = sharedExampleModel,
-                     configuration: DocumentStore.Configuration = .init()) throws -> DocumentStack {
-        try DocumentStack(store: DocumentStore(openingAt: url, model: model, configuration: configuration))
-    }
-
-    /// Creates a document at `url`, fills it with `setUp` and closes it, then opens it twice,
-    /// as two processes do (two connections, manual compaction).
-    static func twoConnections<Value>(_ url: URL, setUp: (DocumentStack) throws -> Value) throws
-        -> (value: Value, one: DocumentStack, other: DocumentStack)
-    {
-        let stack = try create(url)
-        let value = try setUp(stack)
-        try stack.store.close()
-        return (value, try open(url, configuration: manualCompaction()), try open(url, configuration: manualCompaction()))
-    }
-
-    /// The object for a URI saved before, loaded through this stack's context.
-    func object(_ uri: URL) throws -> ManagedObject {
-        try context.existingObject(with: try coordinator.managedObjectID(forURIRepresentation: uri))
-    }
-}
-
-/// A configuration that never compacts by itself (so tests decide when).
-func manualCompaction(retention: DocumentStore.HistoryRetention = .all, compactsOnClose: Bool = false) -> DocumentStore.Configuration {
-    var configuration = DocumentStore.Configuration()
-    configuration.compactionSegmentThreshold = 0
-    configuration.compactionByteThreshold = 0
-    configuration.compactsOnClose = compactsOnClose
-    configuration.retention = retention
-    return configuration
-}
+// Helpers for the document store suites: whole-document reads for equivalence checks, and
+// small models with the relationship kinds the example model lacks. (Temporary
+// directories and document stacks are in StrataTestSupport.)
 
 /// One record as compared between reads: keyed by entity name and primary key (so reads
 /// of different store instances compare), values with unordered to-manys as sorted sets.
@@ -206,23 +139,6 @@ let documentKindsModel: ManagedObjectModel = {
     ])
     return try! ManagedObjectModel(entities: [playlist, track, shelf, item, book, film, person, tag])
 }()
-
-/// The `strata-crash-writer` child program built by `swift build --build-tests` next to
-/// the test bundle (or in the package's `.build/debug`), or nil when it is not built.
-let crashWriterPath: String? = {
-    var candidates: [URL] = []
-    if let executable = Bundle.main.executableURL {
-        candidates.append(executable.deletingLastPathComponent().appendingPathComponent("strata-crash-writer"))
-    }
-    for bundle in Bundle.allBundles {
-        candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("strata-crash-writer"))
-    }
-    let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    candidates.append(packageRoot.appendingPathComponent(".build/debug/strata-crash-writer"))
-    return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }?.path
-}()
-
-let crashWriterMissing = "strata-crash-writer is not built: run `swift build --build-tests` before `swift test`"
 
 /// SQLite's `PRAGMA integrity_check` of the file ("ok" when sound).
 func integrityCheck(_ url: URL) throws -> String {

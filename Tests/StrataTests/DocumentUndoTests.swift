@@ -135,9 +135,9 @@ private func reopenWithHistory(_ url: URL, configuration: DocumentStore.Configur
         try stack.store.close()
     }
 
-    @Test(.enabled(if: crashWriterPath != nil, Comment(rawValue: crashWriterMissing)))
+    @Test
     func undoInAnotherProcessRevertsWhatThisProcessSavedAndTheReverse() throws {
-        let writer = try #require(crashWriterPath)
+        let writer = builtExecutable("strata-crash-writer").path
         let directory = try TemporaryDirectory()
         let url = directory.file()
         // Another process saves three groups.

@@ -48,7 +48,7 @@ final class EquivalenceRun {
     var generator: EquivalenceGenerator
     let memory: EquivalenceWorld
     let memoryStack: Stack
-    let document: BatchDocumentStack
+    let document: DocumentStack
     let documentWorld: EquivalenceWorld
     var script: [EquivalenceStep] = []
     var failures = 0
@@ -58,7 +58,7 @@ final class EquivalenceRun {
         generator = EquivalenceGenerator(seed: seed)
         memoryStack = Stack()
         memory = EquivalenceWorld(name: "memory", context: memoryStack.context)
-        document = try BatchDocumentStack(configuration: neverCompacting)
+        document = try DocumentStack(configuration: manualCompaction())
         documentWorld = EquivalenceWorld(name: "document", context: document.context)
     }
 
@@ -93,7 +93,7 @@ final class EquivalenceRun {
         let saved = requests.map { $0.run(in: memory) }
         try compare(requests, saved, phase: "(b) snapshot + overlay")
 
-        try document.reopen(configuration: neverCompacting)
+        try document.reopen(configuration: manualCompaction())
         documentWorld.adopt(document.context)
         try compare(requests, saved, phase: "(b) reopened, overlay replayed")
 
@@ -106,7 +106,7 @@ final class EquivalenceRun {
 
         try document.store.compact()
         try compare(requests, saved, phase: "(c) compacted")
-        try document.reopen(configuration: neverCompacting)
+        try document.reopen(configuration: manualCompaction())
         documentWorld.adopt(document.context)
         try compare(requests, saved, phase: "(d) compacted, reopened")
 

@@ -39,8 +39,8 @@ import Testing
 
     @Test func mutatedXMLIsEitherImportedOrRejectedWithAStrataError() throws {
         let original = Array(try Data(contentsOf: ModelFixtures.xcodeFixtureURL("mogenerator__test")))
-        let directory = try ModelFixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try TemporaryDirectory()
+        let directory = temporary.url
         let file = directory.appendingPathComponent("contents")
         var random = SeededGenerator(seed: 7)
         for round in 0..<400 {

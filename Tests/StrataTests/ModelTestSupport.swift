@@ -20,13 +20,6 @@ enum ModelFixtures {
         try ManagedObjectModel(xcdatamodelAt: xcodeFixtureURL(name))
     }
 
-    /// A fresh temporary directory; the caller removes it.
-    static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-model-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
     static func date(_ text: String) -> Date {
         guard let date = ModelDateText.date(from: text) else { fatalError("bad test date \(text)") }
         return date

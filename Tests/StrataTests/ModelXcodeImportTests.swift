@@ -130,8 +130,8 @@ import Testing
     }
 
     @Test func anXcdatamodeldFolderUsesTheVersionNamedByXccurrentversion() throws {
-        let directory = try ModelFixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try TemporaryDirectory()
+        let directory = temporary.url
         let bundle = directory.appendingPathComponent("SampleModel.xcdatamodeld")
         for (fixture, version) in [("CoreDataPlus__SampleModel", "SampleModel"), ("CoreDataPlus__SampleModel3", "SampleModel3"),
                                    ("CoreStore__Model", "SampleModel2")] {
@@ -166,8 +166,8 @@ import Testing
     }
 
     @Test func contentsOfDispatchesByExtensionAndContent() throws {
-        let directory = try ModelFixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try TemporaryDirectory()
+        let directory = temporary.url
         let model = try ModelFixtures.employeeModel()
         let json = directory.appendingPathComponent("Employees.json")
         try model.jsonRepresentation().write(to: json)
@@ -235,8 +235,8 @@ import Testing
         #expect(!error.message.contains("NSXMLParserErrorDomain"))
         #expect(throws: StrataError.self) { try Self.load("") }
         // Found by the mutation test: FoundationXML traps on invalid UTF-8 in an attribute value.
-        let directory = try ModelFixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try TemporaryDirectory()
+        let directory = temporary.url
         let file = directory.appendingPathComponent("contents")
         try Data("<model>\n<entity name=\"na".utf8 + [0xC3, 0x65] + "\"/></model>".utf8).write(to: file)
         let utf8 = try #require(throws: StrataError.self) { try ManagedObjectModel(xcdatamodelAt: file) }
@@ -259,8 +259,8 @@ import Testing
 
     /// Loads XML text through a temporary contents file.
     static func load(_ xml: String) throws -> ManagedObjectModel {
-        let directory = try ModelFixtures.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try TemporaryDirectory()
+        let directory = temporary.url
         let file = directory.appendingPathComponent("contents")
         try Data(xml.utf8).write(to: file)
         return try ManagedObjectModel(xcdatamodelAt: file)

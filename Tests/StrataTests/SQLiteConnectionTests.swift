@@ -4,14 +4,10 @@ import Testing
 
 /// Real SQLite in a fresh temporary directory per test.
 final class SQLiteScratch {
-    let directory: URL
-    init() throws {
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("strata-sqlite-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: directory) }
-    var path: String { directory.appendingPathComponent("test.sqlite").path }
+    private let temporary: TemporaryDirectory
+    var directory: URL { temporary.url }
+    init() throws { temporary = try TemporaryDirectory() }
+    var path: String { temporary.path("test.sqlite") }
 
     func open(_ flags: SQLiteConnection.OpenFlags = [.readWrite, .create], busyTimeout: TimeInterval = 5) throws
         -> SQLiteConnection

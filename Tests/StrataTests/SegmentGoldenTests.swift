@@ -68,10 +68,8 @@ import Testing
         let model = try SegmentFixture.makeModel()
         let segment = SegmentFixture.goldenSegment(model)
         let raw = try SegmentEncoder.encode(segment, model: model)
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("strata-lz4-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try TemporaryDirectory()
+        let directory = temporary.url
 
         for (name, expected, frame) in [
             ("segment.lz4", raw, try SegmentCodec.compressedBody(segment, model: model)),

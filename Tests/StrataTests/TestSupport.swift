@@ -46,8 +46,6 @@ struct Stack {
     }
 }
 
-let sharedExampleModel = ManagedObjectModel.employeesExample()
-
 func ids(_ objects: [ManagedObject]) -> Set<ManagedObjectID> { Set(objects.map(\.objectID)) }
 
 extension ManagedObject {

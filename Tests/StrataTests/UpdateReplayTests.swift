@@ -65,8 +65,8 @@ private final class LastChange: @unchecked Sendable {
         let fast = Stack()
         let general = Stack()
         general.context.replaysUpdatesDirectly = false
-        var fastEditor = RandomEditor(stack: fast, random: SeededGenerator(seed: seed))
-        var generalEditor = RandomEditor(stack: general, random: SeededGenerator(seed: seed))
+        var fastEditor = RandomEditor(context: fast.context, seed: seed)
+        var generalEditor = RandomEditor(context: general.context, seed: seed)
         var choices = SeededGenerator(seed: seed &+ 1)
         let fastNames = IDNames(), generalNames = IDNames()
         let fastChange = LastChange(), generalChange = LastChange()

@@ -64,9 +64,6 @@ extension ManagedObjectContext {
         guard !operations.isEmpty else { return }
         record(operations)
         postObjectsDidChange(changes)
-        #if STRATA_INVARIANTS
-        log._checkInvariants()
-        #endif
     }
 
     /// The update and relate operations for one object's changed slots.

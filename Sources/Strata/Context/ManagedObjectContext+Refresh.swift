@@ -40,6 +40,9 @@ extension ManagedObjectContext {
         object.willTurnIntoFault()
         object.didTurnIntoFault()
         object.loadGeneration = generation
+        #if STRATA_INVARIANTS
+        mergedOverPendingChanges = true
+        #endif
         let pending = object.changedValues()
         let transients = object.entity.attributes.filter(\.isTransient).map { ($0.slot, object.storage[$0.slot]) }
         object.storage = Self.withTransientDefaults(stored, of: object.entity)

@@ -150,6 +150,10 @@ extension ManagedObjectContext {
             }
         }
         log.clearUnsaved()
+        #if STRATA_INVARIANTS
+        // Before `didSave`, which may change objects again (and leave them to flush).
+        checkGraphInvariants(of: saved)
+        #endif
         for object in saved where !object.state.isInvalid || object.state.isDeleted { object.didSave() }
         if !changes.isEmpty { postDidSave(changes) }
     }

@@ -50,9 +50,6 @@ extension ManagedObjectContext {
         guard !inverse.isEmpty else { return true }
         record(inverse)
         postObjectsDidChange(changes)
-        #if STRATA_INVARIANTS
-        log._checkInvariants()
-        #endif
         return true
     }
 

@@ -62,6 +62,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var retainAll: [ManagedObject] = []
     /// The group kind the next flush records when it is an undo, redo or merge.
     var pendingFlushKind: ChangeGroupKind?
+    #if STRATA_INVARIANTS
+    /// Whether a refresh kept pending changes on top of newer stored values since the last
+    /// save: the save's graph check is then skipped (see `checkGraphInvariants(of:)`).
+    var mergedOverPendingChanges = false
+    #endif
     /// Whether undo and redo of a batch of updates take the one-pass path
     /// (``replayInverseOfUpdates(_:)``); tests turn it off to compare with the general path.
     var replaysUpdatesDirectly = true

@@ -25,6 +25,9 @@ struct ObjectRegistry {
     private var tables: [[Table]] = []
     private var sparse: [ManagedObjectID: WeakObject] = [:]
     private var denseCount = 0
+    #if STRATA_INVARIANTS
+    private var sampler = InvariantSampler()
+    #endif
 
     /// The dense position of an ID: store tag, root entity and key index, or nil when the ID
     /// is temporary or its key is not positive.
@@ -57,6 +60,9 @@ struct ObjectRegistry {
             return sparse.isEmpty ? nil : sparse[id]
         }
         set {
+            #if STRATA_INVARIANTS
+            defer { _checkInvariants(after: id) }
+            #endif
             guard let (store, root, key) = Self.position(id), fitsDense(store: store, root: root, key: key) else {
                 sparse[id] = newValue
                 return
@@ -111,3 +117,65 @@ struct ObjectRegistry {
         denseCount = 0
     }
 }
+
+#if STRATA_INVARIANTS
+extension ObjectRegistry {
+    /// Every broken invariant of the whole table: each dense table's count is its number of
+    /// entries and an empty one holds no slots, the dense count is their sum, each live
+    /// object sits where its ID says (dense slot or dictionary key), and no ID is in both.
+    /// O(slots + dictionary entries).
+    func _invariantViolations() -> [String] {
+        var problems: [String] = []
+        var total = 0
+        for (store, tablesOfStore) in tables.enumerated() {
+            for (root, table) in tablesOfStore.enumerated() {
+                problems += Self.violations(of: table, store: store, root: root)
+                total += table.count
+                for (index, entry) in table.slots.enumerated() {
+                    guard let object = entry?.object else { continue }
+                    let position = Self.position(object.objectID)
+                    if position?.store != store || position?.root != root || position?.key != table.base + index {
+                        problems.append("\(object.objectID) sits in dense table \(store)/\(root) at key \(table.base + index)")
+                    }
+                    if !sparse.isEmpty, sparse[object.objectID] != nil { problems.append("\(object.objectID) is both dense and in the dictionary") }
+                }
+            }
+        }
+        if total != denseCount { problems.append("the dense count is \(denseCount), the tables hold \(total)") }
+        for (id, entry) in sparse {
+            if let object = entry.object, object.objectID != id { problems.append("\(object.objectID) is in the dictionary as \(id)") }
+        }
+        return problems
+    }
+
+    /// The invariants a change of `id`'s entry could break: those of its dense table.
+    /// O(1).
+    private func violations(after id: ManagedObjectID) -> [String] {
+        guard let (store, root, key) = Self.position(id), store < tables.count, root < tables[store].count else { return [] }
+        var problems = Self.violations(of: tables[store][root], store: store, root: root)
+        if denseCount < 0 { problems.append("the dense count is \(denseCount)") }
+        if index(store: store, root: root, key: key) != nil, self[id] != nil, sparse[id] != nil {
+            problems.append("\(id) is both dense and in the dictionary")
+        }
+        return problems
+    }
+
+    private static func violations(of table: Table, store: Int, root: Int) -> [String] {
+        var problems: [String] = []
+        if table.count < 0 || table.count > table.slots.count || (table.count == 0) != table.slots.isEmpty {
+            problems.append("dense table \(store)/\(root) counts \(table.count) entries in \(table.slots.count) slots")
+        }
+        return problems
+    }
+
+    /// Stops the process when a change of `id`'s entry broke an invariant; now and then
+    /// (amortized O(1)) checks the whole table.
+    private mutating func _checkInvariants(after id: ManagedObjectID) {
+        checkInvariants(of: "ObjectRegistry", violations(after: id))
+        if sampler.isFullCheckDue(after: 1, size: count) { checkInvariants(of: "ObjectRegistry", _invariantViolations()) }
+    }
+
+    /// Miscounts the dense entries, for the test that shows the check catches it.
+    mutating func _corruptForTesting() { denseCount += 1 }
+}
+#endif

@@ -50,6 +50,9 @@ final class OperationLog {
         appendedCount += 1
         unsaved.append(batch)
         if groups[group.id] == nil { groups[group.id] = group }
+        #if STRATA_INVARIANTS
+        checkInvariants(of: "OperationLog", violations(from: unsaved.count - 2))
+        #endif
         return batch
     }
 
@@ -75,6 +78,9 @@ final class OperationLog {
         }
         for index in first..<unsaved.count { unsaved[index].groupID = target }
         groups[id] = nil
+        #if STRATA_INVARIANTS
+        checkInvariants(of: "OperationLog", violations(from: first - 1))
+        #endif
         return true
     }
 
@@ -99,6 +105,9 @@ final class OperationLog {
         for index in unsaved.indices {
             unsaved[index].operations = unsaved[index].operations.map { $0.mapIDs(transform) }
         }
+        #if STRATA_INVARIANTS
+        _checkInvariants()
+        #endif
     }
 
     /// Drops the unsaved operations that change the given records (merged deletes: the
@@ -116,6 +125,9 @@ final class OperationLog {
         unsaved = kept
         // The next batch follows the last one kept, with no gap.
         nextSequence = (kept.last?.sequence ?? first - 1) + 1
+        #if STRATA_INVARIANTS
+        _checkInvariants()
+        #endif
     }
 
     /// Forgets the unsaved batches: after a save wrote them, or a rollback reverted them.
@@ -123,15 +135,39 @@ final class OperationLog {
         lastClearedGroupID = unsaved.last?.groupID ?? lastClearedGroupID
         unsaved.removeAll(keepingCapacity: false)
         groups.removeAll()
+        #if STRATA_INVARIANTS
+        _checkInvariants()
+        #endif
     }
 
     #if STRATA_INVARIANTS
-    /// Checks that sequence numbers increase by one and no batch is empty.
-    func _checkInvariants() {
-        for (previous, next) in zip(unsaved, unsaved.dropFirst()) {
-            precondition(next.sequence == previous.sequence + 1, "log sequence gap")
+    /// Every broken invariant of the unsaved batches: sequence numbers rise by one, no batch
+    /// is empty, the next sequence number follows the last batch, and no more batches are
+    /// unsaved than were ever appended. O(unsaved batches).
+    func _invariantViolations() -> [String] { violations(from: 0) }
+
+    /// The invariants of the batches from `start` on (and of the next sequence number): an
+    /// append checks the last two only, so it stays O(1).
+    private func violations(from start: Int) -> [String] {
+        var problems: [String] = []
+        let start = max(start, 0)
+        for index in start..<unsaved.count {
+            if unsaved[index].operations.isEmpty { problems.append("batch \(unsaved[index].sequence) is empty") }
+            if index > 0, unsaved[index].sequence != unsaved[index - 1].sequence + 1 {
+                problems.append("batch \(unsaved[index].sequence) follows batch \(unsaved[index - 1].sequence)")
+            }
         }
-        precondition(unsaved.allSatisfy { !$0.operations.isEmpty }, "empty batch in the log")
+        if let last = unsaved.last, nextSequence != last.sequence + 1 {
+            problems.append("the next sequence number \(nextSequence) does not follow the last batch's \(last.sequence)")
+        }
+        if appendedCount < unsaved.count { problems.append("\(unsaved.count) unsaved batches, \(appendedCount) ever appended") }
+        return problems
     }
+
+    /// Stops the process when an invariant of the unsaved batches is broken.
+    func _checkInvariants() { checkInvariants(of: "OperationLog", _invariantViolations()) }
+
+    /// Skips a sequence number, for the test that shows the check catches it.
+    func _corruptForTesting() { nextSequence += 1 }
     #endif
 }

@@ -93,6 +93,9 @@ final class SlotNameStorage: @unchecked Sendable {
         }
         table = SlotNameTable(buckets: UnsafePointer(buckets.baseAddress), mask: mask,
                               bytes: UnsafePointer(bytes.baseAddress), offsets: UnsafePointer(offsets.baseAddress))
+        #if STRATA_INVARIANTS
+        _checkInvariants()
+        #endif
     }
 
     deinit {
@@ -101,3 +104,50 @@ final class SlotNameStorage: @unchecked Sendable {
         offsets.deallocate()
     }
 }
+
+#if STRATA_INVARIANTS
+extension SlotNameStorage {
+    /// Every broken invariant: a power-of-two bucket count above the name count (so a
+    /// probe always meets an empty bucket), name offsets that start at 0 and never
+    /// decrease, each slot in exactly one bucket, and each name found by a lookup.
+    /// O(names); the table never changes after it is built, so it is checked once, then.
+    func _invariantViolations() -> [String] {
+        var problems: [String] = []
+        let count = offsets.count - 1
+        if buckets.count & (buckets.count - 1) != 0 || buckets.count <= count || table.mask != buckets.count - 1 {
+            problems.append("\(buckets.count) buckets (mask \(table.mask)) for \(count) names")
+        }
+        if offsets[0] != 0 { problems.append("the first name starts at \(offsets[0])") }
+        var bucketsOfSlot = [Int](repeating: 0, count: count)
+        for slot in buckets where slot >= 0 {
+            if Int(slot) < count { bucketsOfSlot[Int(slot)] += 1 } else { problems.append("a bucket holds slot \(slot) of \(count)") }
+        }
+        for slot in 0..<count {
+            let start = Int(offsets[slot]), end = Int(offsets[slot + 1])
+            guard start <= end, end <= bytes.count else {
+                problems.append("name \(slot) spans \(start)..<\(end) of \(bytes.count) bytes")
+                continue
+            }
+            if bucketsOfSlot[slot] != 1 { problems.append("slot \(slot) is in \(bucketsOfSlot[slot]) buckets") }
+            let name = self.name(slot)
+            // A duplicate name finds its first slot: what matters is that the name is found.
+            if table.slot(name).map(self.name) != name {
+                problems.append("the lookup of '\(name)' (slot \(slot)) fails")
+            }
+        }
+        return problems
+    }
+
+    private func name(_ slot: Int) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[Int(offsets[slot])..<Int(offsets[slot + 1])]), as: UTF8.self)
+    }
+
+    /// Stops the process when an invariant is broken (once, when the table is built).
+    func _checkInvariants() { checkInvariants(of: "SlotNameTable", _invariantViolations()) }
+
+    /// Empties the bucket of slot 0, for the test that shows the check catches it.
+    func _corruptForTesting() {
+        if let bucket = buckets.firstIndex(of: 0) { buckets[bucket] = -1 }
+    }
+}
+#endif

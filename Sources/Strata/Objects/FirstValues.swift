@@ -31,6 +31,9 @@ struct FirstValues: Sequence {
                 if let newValue { firstValue = newValue } else { removeFirst() }
             } else if let index = more.firstIndex(where: { $0.slot == slot }) {
                 if let newValue { more[index].value = newValue } else { more.remove(at: index) }
+                #if STRATA_INVARIANTS
+                _checkInvariants()
+                #endif
             } else if let newValue {
                 insert(slot, newValue)
             }
@@ -75,6 +78,9 @@ struct FirstValues: Sequence {
             let position = more.firstIndex { $0.slot > slot } ?? more.count
             more.insert((slot, value), at: position)
         }
+        #if STRATA_INVARIANTS
+        _checkInvariants()
+        #endif
     }
 
     private mutating func removeFirst() {
@@ -84,6 +90,9 @@ struct FirstValues: Sequence {
         } else {
             (firstSlot, firstValue) = more.removeFirst()
         }
+        #if STRATA_INVARIANTS
+        _checkInvariants()
+        #endif
     }
 
     /// No entries.
@@ -126,3 +135,29 @@ struct FirstValues: Sequence {
         }
     }
 }
+
+#if STRATA_INVARIANTS
+extension FirstValues {
+    /// Every broken invariant: slots ascend strictly from the inline first entry, and an
+    /// empty value (first slot -1) has no further entries. O(entries): one object's slots.
+    func _invariantViolations() -> [String] {
+        var problems: [String] = []
+        if firstSlot < 0 {
+            if firstSlot != -1 { problems.append("the empty marker is \(firstSlot), not -1") }
+            if !more.isEmpty { problems.append("no first entry, yet \(more.count) more") }
+        }
+        var previous = firstSlot
+        for entry in more {
+            if entry.slot <= previous { problems.append("slot \(entry.slot) follows slot \(previous)") }
+            previous = entry.slot
+        }
+        return problems
+    }
+
+    /// Stops the process when an invariant is broken (after every change of the slot list).
+    func _checkInvariants() { checkInvariants(of: "FirstValues", _invariantViolations()) }
+
+    /// Breaks the slot order, for the test that shows the check catches it.
+    mutating func _corruptForTesting() { more.append((slot: firstSlot, value: .null)) }
+}
+#endif

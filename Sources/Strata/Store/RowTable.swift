@@ -36,6 +36,9 @@ struct RowTable: Sendable {
     private var batch: UInt32 = 0
     private var isRecording = false
     private var journal: [Saved] = []
+    #if STRATA_INVARIANTS
+    private var sampler = InvariantSampler()
+    #endif
 
     /// The number of records.
     var count: Int { lanes.reduce(sparse.count) { $0 + $1.count } }
@@ -132,6 +135,10 @@ struct RowTable: Sendable {
     }
 
     private mutating func endBatch() {
+        #if STRATA_INVARIANTS
+        let changes = journal.count
+        defer { _checkInvariants(afterBatchOf: changes) }
+        #endif
         isRecording = false
         // Holding the old rows would make the next batch's first change of each copy it.
         journal.removeAll(keepingCapacity: true)
@@ -150,6 +157,10 @@ struct RowTable: Sendable {
                 if wasDeleted { deleted.insert(id) } else { deleted.remove(id) }
             }
         }
+        #if STRATA_INVARIANTS
+        let changes = journal.count
+        defer { _checkInvariants(afterBatchOf: changes) }
+        #endif
         journal.removeAll(keepingCapacity: true)
     }
 
@@ -227,6 +238,9 @@ struct RowTable: Sendable {
     // MARK: Operations
 
     private mutating func insert(_ id: ManagedObjectID, _ values: [PropertyValue]) throws {
+        #if STRATA_INVARIANTS
+        defer { _checkInvariants(touching: id) }
+        #endif
         // An insert of a record that exists (with no delete between) means two writers were
         // given one key: refused, never a silent replacement of the first record.
         if self.values(for: id) != nil { throw OverlayPatch.duplicate(id) }
@@ -246,6 +260,9 @@ struct RowTable: Sendable {
     }
 
     private mutating func remove(_ id: ManagedObjectID) {
+        #if STRATA_INVARIANTS
+        defer { _checkInvariants(touching: id) }
+        #endif
         if let (lane, key) = denseSlot(id), lanes[lane].rows[key] != nil {
             saveDense(lane, key)
             setDense(lane, key, nil)
@@ -259,6 +276,9 @@ struct RowTable: Sendable {
     /// Applies an update of one slot (the streaming replay's common case, without an array
     /// of changes).
     mutating func update(_ id: ManagedObjectID, slot: Int, to value: PropertyValue) throws {
+        #if STRATA_INVARIANTS
+        defer { _checkInvariants(touching: id) }
+        #endif
         if let (lane, key) = denseSlot(id), lanes[lane].rows[key] != nil {
             saveDense(lane, key)
             guard slot >= 0, slot < lanes[lane].isTransient.count, !lanes[lane].isTransient[slot] else { return }
@@ -272,6 +292,9 @@ struct RowTable: Sendable {
 
     /// Applies an update's changes (see ``apply(_:model:)``).
     mutating func update(_ id: ManagedObjectID, _ changes: some Collection<SlotChange>) throws {
+        #if STRATA_INVARIANTS
+        defer { _checkInvariants(touching: id) }
+        #endif
         if let (lane, key) = denseSlot(id), lanes[lane].rows[key] != nil {
             saveDense(lane, key)
             // Taken out so that each change checks one buffer for sharing, not three.
@@ -294,6 +317,9 @@ struct RowTable: Sendable {
     }
 
     private mutating func relate(_ id: ManagedObjectID, slot: Int, added: [ManagedObjectID], removed: [ManagedObjectID]) throws {
+        #if STRATA_INVARIANTS
+        defer { _checkInvariants(touching: id) }
+        #endif
         /// Changes the members in place; the slot is known to hold `.objects`.
         func change(_ values: inout [PropertyValue]) {
             guard case .objects(var members) = values[slot] else { return }
@@ -341,3 +367,60 @@ struct RowTable: Sendable {
         return result
     }
 }
+
+#if STRATA_INVARIANTS
+extension RowTable {
+    /// Every broken invariant of the whole table: each lane has one stamp per row and
+    /// counts its rows, no two lanes share an entity and store, a record is in a lane or
+    /// the dictionary (not both) and never both present and deleted, and outside a batch
+    /// nothing is kept for a rollback. O(rows).
+    func _invariantViolations() -> [String] {
+        var problems: [String] = []
+        var seen = Set<String>()
+        for lane in lanes {
+            problems += Self.violations(of: lane)
+            let held = lane.rows.lazy.filter { $0 != nil }.count
+            if held != lane.count { problems.append("lane \(lane.entity.name)/\(lane.storeTag) counts \(lane.count) rows but holds \(held)") }
+            if !seen.insert("\(ObjectIdentifier(lane.entity))/\(lane.storeTag)").inserted {
+                problems.append("two lanes for \(lane.entity.name)/\(lane.storeTag)")
+            }
+        }
+        for id in sparse.keys { problems += violations(touching: id) }
+        for id in deleted where values(for: id) != nil { problems.append("\(id) is both present and deleted") }
+        if !isRecording, !journal.isEmpty { problems.append("\(journal.count) rollback entries outside a batch") }
+        return problems
+    }
+
+    /// The invariants a change of `id`'s record could break. O(1).
+    private func violations(touching id: ManagedObjectID) -> [String] {
+        var problems: [String] = []
+        if let lane = laneIndex(of: id) { problems += Self.violations(of: lanes[lane]) }
+        if let (lane, key) = denseSlot(id), lanes[lane].rows[key] != nil, !sparse.isEmpty, sparse[id] != nil {
+            problems.append("\(id) is both in a lane and in the dictionary")
+        }
+        if !deleted.isEmpty, deleted.contains(id), values(for: id) != nil { problems.append("\(id) is both present and deleted") }
+        return problems
+    }
+
+    private static func violations(of lane: Lane) -> [String] {
+        guard lane.stamps.count != lane.rows.count || lane.count < 0 || lane.count > lane.rows.count else { return [] }
+        return ["lane \(lane.entity.name)/\(lane.storeTag) has \(lane.rows.count) rows, \(lane.stamps.count) stamps, count \(lane.count)"]
+    }
+
+    /// Stops the process when a change of `id`'s record broke an invariant.
+    private func _checkInvariants(touching id: ManagedObjectID) {
+        checkInvariants(of: "RowTable", violations(touching: id))
+    }
+
+    /// After a batch (applied or rolled back): now and then (amortized O(1) per change)
+    /// checks the whole table.
+    private mutating func _checkInvariants(afterBatchOf changes: Int) {
+        if sampler.isFullCheckDue(after: changes, size: count + deleted.count) { checkInvariants(of: "RowTable", _invariantViolations()) }
+    }
+
+    /// Miscounts the rows of the first lane, for the test that shows the check catches it.
+    mutating func _corruptForTesting() {
+        if !lanes.isEmpty { lanes[0].count += 1 }
+    }
+}
+#endif

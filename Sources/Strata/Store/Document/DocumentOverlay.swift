@@ -6,6 +6,10 @@ import Foundation
 struct DocumentOverlay {
     private(set) var rows: [ManagedObjectID: [PropertyValue]] = [:]
     private(set) var deleted: Set<ManagedObjectID> = []
+    #if STRATA_INVARIANTS
+    /// When to check the whole overlay (see `_checkInvariants(after:)`).
+    var invariantSampler = InvariantSampler()
+    #endif
 
     var isEmpty: Bool { rows.isEmpty && deleted.isEmpty }
 
@@ -21,6 +25,9 @@ struct DocumentOverlay {
     }
 
     mutating func merge(_ patch: OverlayPatch) {
+        #if STRATA_INVARIANTS
+        defer { _checkInvariants(after: patch) }
+        #endif
         // The first save after open or compaction (a bulk import) takes the patch's tables
         // as they are instead of hashing every record into empty ones again.
         if isEmpty {
@@ -42,6 +49,13 @@ struct DocumentOverlay {
         rows.removeAll()
         deleted.removeAll()
     }
+
+    #if STRATA_INVARIANTS
+    /// Misses a deleted record's row, for the test that shows the check catches it.
+    mutating func _corruptForTesting() {
+        if let id = rows.keys.first { deleted.insert(id) }
+    }
+    #endif
 }
 
 /// Changes computed on top of the overlay before they are committed: applied to the
