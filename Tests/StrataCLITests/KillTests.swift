@@ -73,7 +73,7 @@ private struct Held: Equatable {
 @Suite(.serialized) struct KillTests {
     /// Kills `command` (run on a fresh copy of `template` each time) until `killsWanted`
     /// kills landed while it ran; each leaves exactly `before` or `after`.
-    private func killRepeatedly(_ name: String, template: String, sandbox: Sandbox, before: Held,
+    private func killRepeatedly(_ name: String, template: String, sandbox: TemporaryDirectory, before: Held,
                                 _ command: (String) -> (tool: String, arguments: [String])) throws {
         let seed = testSeed("KillTests \(name)")
         var random = SeededGenerator(seed: seed)
@@ -118,7 +118,7 @@ private struct Held: Equatable {
     }
 
     @Test func killsDuringALargeImportLeaveTheStateBeforeOrAfter() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let template = try sandbox.employees("template.strata")
         let rows = sandbox.path("rows.csv")
         try departmentRows(rowCount).write(to: URL(fileURLWithPath: rows))
@@ -129,7 +129,7 @@ private struct Held: Equatable {
     }
 
     @Test func killsDuringALargeCompactionLeaveTheStateBeforeOrAfter() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let template = try sandbox.employees("template.strata")
         let rows = sandbox.path("rows.csv")
         try departmentRows(rowCount).write(to: URL(fileURLWithPath: rows))

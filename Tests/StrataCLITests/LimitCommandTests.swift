@@ -36,7 +36,7 @@ struct LimitCommandTests {
 
     @Test("a MATCHES that would backtrack for years stops at its budget with one clear line")
     func catastrophicRegex() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try sandbox.employees()
         _ = try sandbox.insert(document, "Employee", "firstName=\(String(repeating: "a", count: 40))", "lastName=X", "salary=1")
         let result = try CLI.strata("fetch", document, "Employee", "--where", "firstName MATCHES '(a+)+b'")
@@ -48,7 +48,7 @@ struct LimitCommandTests {
 
     @Test("the tools decode segments and check predicates with the limits the environment sets")
     func configuredLimits() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try sandbox.employees()
         _ = try sandbox.insert(document, "Employee", "firstName=Ada", "lastName=Lovelace", "salary=1")
         let small = ["STRATA_MAX_SEGMENT_SIZE": "16"]
