@@ -53,7 +53,7 @@ extension DocumentStore {
         if DocumentCheckpoint.walBytes(url.path) > 0, DocumentLockHolder.holder(of: url.path, countingThisProcess: true) == nil {
             throw StrataError(
                 .io,
-                "\(url.path)-wal holds saves that are not yet in \(url.path) (a process stopped before folding them in); a read-only open cannot fold them in. Open the document once to write (any command that changes it, or `strata-log compact`) to finish.",
+                "\(url.path)-wal holds saves that are not yet in \(url.path) (a process stopped before folding them in); a read-only open cannot fold them in. Open the document once to write to finish: `strata-log recover` does only that when the document is sound (or any command that changes it).",
                 context: ["path": url.path, "kind": "needsWrite"])
         }
         let connection: SQLiteConnection
