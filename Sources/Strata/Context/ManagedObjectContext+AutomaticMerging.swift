@@ -24,15 +24,35 @@ extension ManagedObjectContext {
         set { coordinator.setMergesAutomatically(self, newValue) }
     }
 
-    /// Called by the coordinator, on the saving thread, with another save's changes.
-    func receive(_ changes: SaveChanges) {
+    /// Called by the coordinator, on the saving (or catching-up) thread, with another
+    /// save's changes. `refreshingAllOfStore`: the tag of a store whose every record may
+    /// have changed (another process's compaction hid what changed): objects of that store
+    /// whose records are not in `changes` are gone and merge as deleted.
+    func receive(_ changes: SaveChanges, refreshingAllOfStore tag: UInt32? = nil) {
         switch concurrencyType {
         case .confinement:
-            mailbox.withLock { $0.append(changes) }
+            mailbox.withLock { $0.append((changes, tag)) }
             hasMail.store(true, ordering: .releasing)
         case .privateQueue, .mainQueue:
-            workQueue?.async { [weak self] in self?.mergeChanges(fromContextDidSave: changes) }
+            workQueue?.async { [weak self] in self?.mergeArrived(changes, refreshingAllOfStore: tag) }
         }
+    }
+
+    private func mergeArrived(_ changes: SaveChanges, refreshingAllOfStore tag: UInt32?) {
+        guard let tag else { return mergeChanges(fromContextDidSave: changes) }
+        var changes = changes
+        for entry in registry.values {
+            guard let id = entry.object?.objectID, id.storeTag == tag, !id.isTemporaryID,
+                  !changes.updated.contains(id), !changes.inserted.contains(id) else { continue }
+            changes.deleted.insert(id)
+        }
+        mergeChanges(fromContextDidSave: changes)
+    }
+
+    /// Merges the saves that arrived for a confinement context now, rather than at its next
+    /// operation (``PersistentContainer/mergeChangesFromOtherProcesses()``).
+    func takeInArrivedChanges() {
+        if hasMail.load(ordering: .acquiring) { takeInArrivedSaves() }
     }
 
     /// The start of a public operation: checks the queue (debug builds) and takes in saves
@@ -50,7 +70,7 @@ extension ManagedObjectContext {
             defer { mail.removeAll() }
             return mail
         }
-        for changes in arrived { mergeChanges(fromContextDidSave: changes) }
+        for (changes, tag) in arrived { mergeArrived(changes, refreshingAllOfStore: tag) }
     }
 }
 
