@@ -11,8 +11,8 @@ struct PendingRemoteChanges {
 
     var isEmpty: Bool { changes.isEmpty && !mayHaveChangedEverything }
 
-    mutating func applied(_ sequence: UInt64) {
-        sequences = (sequences?.lowerBound ?? sequence)...sequence
+    mutating func applied(_ range: ClosedRange<UInt64>) {
+        sequences = min(sequences?.lowerBound ?? range.lowerBound, range.lowerBound)...range.upperBound
     }
 
     /// Adds what one catch-up found, the later state of a record winning: a record deleted

@@ -71,19 +71,21 @@ struct DocumentState: @unchecked Sendable {
         let reports = sequence == nil
         var inserted: Set<ManagedObjectID> = []
         if sequence == nil, let compacted = try storedCompactionMark(), compacted > lastSequence {
+            // Another connection compacted segments this one never read: they are only in
+            // the snapshot now. The overlay may hold older rows of the records they changed,
+            // which would hide the snapshot's (and a compaction from here would write them
+            // back over it), so it starts again from the snapshot.
+            let previous = Set(overlay.rows.keys).union(overlay.deleted)
+            externalChanges.formUnion(previous)
             if let gap = try recordsInCompactedGap(after: lastSequence, through: compacted) {
+                // Its retention kept them: they say exactly what changed.
                 touched = gap.touched
                 inserted = gap.inserted
             } else {
+                touched = previous
                 pendingRemoteChanges.mayHaveChangedEverything = true
             }
-            pendingRemoteChanges.applied(compacted)
-            // Another connection compacted segments this one never read and its retention
-            // dropped them: they are only in the snapshot now. The overlay may hold older rows
-            // of the records they changed, which would hide the snapshot's (and a compaction
-            // from here would write them back over it), so it starts again from the snapshot.
-            touched.formUnion(overlay.rows.keys)
-            touched.formUnion(overlay.deleted)
+            pendingRemoteChanges.applied((lastSequence + 1)...compacted)
             externalChanges.formUnion(touched)
             overlay.removeAll()
             keyCounters = [:]
@@ -112,7 +114,7 @@ struct DocumentState: @unchecked Sendable {
             lastSequence = UInt64(seq)
             uncompactedSegments += 1
             uncompactedBytes += body.count
-            if reports { pendingRemoteChanges.applied(UInt64(seq)) }
+            if reports { pendingRemoteChanges.applied(UInt64(seq)...UInt64(seq)) }
         }
         if reports, !touched.isEmpty { try noteRemoteChanges(touched: touched, inserted: inserted) }
         return touched
