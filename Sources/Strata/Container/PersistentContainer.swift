@@ -125,11 +125,12 @@ public final class PersistentContainer: @unchecked Sendable {
     }
 
     /// Takes in what other processes saved to the document since this one last read its
-    /// log (``DocumentStore/catchUp()``), and merges it into the view context before it
-    /// returns (on its queue), so its objects and its ``FetchedResultsController``s are
-    /// current. Returns the changes (empty when nothing changed). Other automatically
-    /// merging contexts get them too; ``DocumentStore/Configuration/watchesForRemoteChanges``
-    /// does this on its own.
+    /// log (``DocumentStore/catchUp()``), and merges it into the view context, so its
+    /// objects and its ``FetchedResultsController``s are current: a confinement view
+    /// context before this returns, a queue one on its queue (before this returns when
+    /// called from another thread). Returns the changes (empty when nothing changed). Other
+    /// automatically merging contexts get them too;
+    /// ``DocumentStore/Configuration/watchesForRemoteChanges`` does this on its own.
     /// - Throws: the document store's errors.
     /// - Complexity: O(bytes of the segments other processes appended).
     @discardableResult

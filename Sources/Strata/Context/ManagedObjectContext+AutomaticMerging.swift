@@ -2,9 +2,11 @@ import Foundation
 import Synchronization
 
 extension ManagedObjectContext {
-    /// Whether the context takes in what other contexts of its coordinator save, and what
-    /// batch requests change, on its own (Core Data's property of the same name; here the
-    /// parent is always the coordinator). Default `false`.
+    /// Whether the context takes in what is saved to its parent, on its own (Core Data's
+    /// property of the same name). Default `false`. For a context over the coordinator that
+    /// is what other contexts of the coordinator save, what batch requests change and what
+    /// other processes save (``StoreRemoteChange``); for a child context, what its parent
+    /// saves to the store and what its sibling children save into the parent.
     ///
     /// ```swift
     /// let ui = ManagedObjectContext(coordinator: coordinator, concurrencyType: .mainQueue)
@@ -39,6 +41,8 @@ extension ManagedObjectContext {
     }
 
     private func mergeArrived(_ changes: SaveChanges, refreshingAllOfStore tag: UInt32?) {
+        // A child knows its parent's new records by the IDs the root's save gave them.
+        if parent != nil { takeInPermanentIDs() }
         guard let tag else { return mergeChanges(fromContextDidSave: changes) }
         var changes = changes
         for entry in registry.values {
@@ -72,6 +76,14 @@ extension ManagedObjectContext {
         }
         for (changes, tag) in arrived { mergeArrived(changes, refreshingAllOfStore: tag) }
     }
+
+    /// Hands what was saved to this context — its own save to the store, or a child's save
+    /// into it — to its automatically merging children but `origin`.
+    func announceToChildren(_ changes: SaveChanges, from origin: ManagedObjectContext?) {
+        guard !changes.isEmpty else { return }
+        let listening = children.withLock { $0.compactMap(\.context) }
+        for child in listening where child !== origin && child.automaticallyMergesChangesFromParent { child.receive(changes) }
+    }
 }
 
 extension PersistentStoreCoordinator {
@@ -79,6 +91,7 @@ extension PersistentStoreCoordinator {
     /// context but the one that made them.
     func announce(_ changes: SaveChanges, from origin: ManagedObjectContext?) {
         guard !changes.isEmpty else { return }
-        for context in automaticMergers() where context !== origin { context.receive(changes) }
+        // Children listen to their parents (``ManagedObjectContext/announceToChildren(_:from:)``).
+        for context in automaticMergers() where context !== origin && context.parent == nil { context.receive(changes) }
     }
 }

@@ -82,7 +82,9 @@ extension PersistentStoreCoordinator {
         let changed = changes.updated.union(changes.deleted)
         rowCache.remove(changed)
         if !changed.isEmpty { noteChanged(changed) }
-        for context in automaticMergers() { context.receive(changes, refreshingAllOfStore: refreshingAll) }
+        for context in automaticMergers() where context.parent == nil {
+            context.receive(changes, refreshingAllOfStore: refreshingAll)
+        }
         NotificationCenter.default.post(name: Self.storeRemoteChangeNotification, object: self,
                                         userInfo: [Self.remoteChangeKey: change])
     }
