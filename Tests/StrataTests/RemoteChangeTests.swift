@@ -262,6 +262,30 @@ struct RemoteChangeTests {
         try other.store.close()
     }
 
+    @Test func whatASavesCatchUpReadsOfAnotherConnectionReachesMergingContextsAfterTheSave() throws {
+        let directory = try TemporaryDirectory()
+        let (uris, one, other) = try DocumentStack.twoConnections(directory.file(), setUp: staff)
+        let recorder = RemoteChangeRecorder(one.coordinator)
+        let reader = ManagedObjectContext(coordinator: one.coordinator)
+        reader.automaticallyMergesChangesFromParent = true
+        let readersHopper = try reader.existingObject(with: try one.coordinator.managedObjectID(forURIRepresentation: uris["Hopper"]!))
+        #expect(try readersHopper.int("salary") == 100)
+
+        try other.object(uris["Hopper"]!).setValue(.integer(42), forKey: "salary")
+        try other.context.save()
+        // The writer context saves something else: its save catches up with the other
+        // connection first, and the reader is handed both.
+        try one.object(uris["Lovelace"]!).setValue(.integer(7), forKey: "salary")
+        try one.context.save()
+        #expect(recorder.changes.count == 1)
+        #expect(recorder.changes.first?.changes.updated == [readersHopper.objectID])
+        _ = try reader.count(for: listRequest())
+        #expect(try readersHopper.int("salary") == 42)
+        #expect(try reader.existingObject(with: try one.coordinator.managedObjectID(forURIRepresentation: uris["Lovelace"]!)).int("salary") == 7)
+        try one.store.close()
+        try other.store.close()
+    }
+
     @Test func aPollIntervalThatIsNotPositiveIsRefusedWhenOpening() throws {
         let directory = try TemporaryDirectory()
         let url = directory.file()
