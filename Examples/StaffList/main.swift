@@ -5,8 +5,10 @@ import Strata
 //   1. a background context imports a batch,
 //   2. another process (this program again, with `--edit DOCUMENT`) edits the document,
 //   3. an edit sheet (a child context of the view context) changes it and saves into it.
-// Each change of the list is printed as the diff a list view would apply. The three happen
-// one after the other, so the output is the same on every run (a test compares it). Usage:
+// Each change of the list is printed as the diff a list view would apply. The document is
+// opened with `watchesForRemoteChanges`, so the other process's save reaches the list on its
+// own: the program only waits for the diff. The three happen one after the other, so the
+// output is the same on every run (a test compares it). Usage:
 //   staff-list-example [DOCUMENT]
 // It exits 1 if the reopened document is not what the list showed.
 
@@ -81,7 +83,13 @@ final class DiffPrinter: FetchedResultsControllerDelegate {
         for object in objects { names[ObjectIdentifier(object)] = lastName(object) }
     }
 
-    func controllerWillChangeContent(_ controller: FetchedResultsController) { say("diff after \(step):") }
+    /// How many diffs were printed.
+    var diffs = 0
+
+    func controllerWillChangeContent(_ controller: FetchedResultsController) {
+        diffs += 1
+        say("diff after \(step):")
+    }
     func controller(_ controller: FetchedResultsController, didChange section: FetchedResultsSection,
                     atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType) {
         say("  section \(type) [\(sectionIndex)] \(section.name)")
@@ -106,7 +114,10 @@ let url = arguments.first.map { URL(fileURLWithPath: $0) }
     ?? FileManager.default.temporaryDirectory.appendingPathComponent("strata-staff-\(UUID().uuidString).strata")
 try? FileManager.default.removeItem(at: url)
 
-let container = try PersistentContainer(name: "Staff", model: model, url: url, options: options())
+var watching = options()
+watching.configuration.watchesForRemoteChanges = true   // other processes' saves arrive on their own
+watching.configuration.remoteChangePollInterval = 0.05
+let container = try PersistentContainer(name: "Staff", model: model, url: url, options: watching)
 let view = container.viewContext
 do {
     let engineering = try view.insertObject(forEntityName: "Department")
@@ -149,7 +160,15 @@ other.arguments = ["--edit", url.path]
 try other.run()
 other.waitUntilExit()
 guard other.terminationStatus == 0 else { fail("the editing process failed") }
-_ = try container.mergeChangesFromOtherProcesses()
+// The store's watcher notices the save and hands it to the view context, which (confined to
+// this program's one thread) merges it at its next operation: wait for the diff.
+let diffsBefore = printer.diffs
+let deadline = Date().addingTimeInterval(60)
+while printer.diffs == diffsBefore {
+    guard Date() < deadline else { fail("the other process's save did not arrive within 60 s") }
+    try await Task.sleep(for: .milliseconds(20))
+    _ = try view.count(for: request)
+}
 say("list: \(show(list))")
 
 // 3. An edit sheet: a child context of the view context. Nothing shows until it saves.

@@ -78,6 +78,7 @@ import Testing
         "StoreBatchRequest": StoreBatchRequest.self,
         "StoreFetchMerge": StoreFetchMerge.self,
         "StoreFetchRequest": StoreFetchRequest.self,
+        "StoreRemoteChange": StoreRemoteChange.self,
         "StoreSaveRequest": StoreSaveRequest.self,
         "StoreSaveResult": StoreSaveResult.self,
         "UndoGroupIDs": UndoGroupIDs.self,

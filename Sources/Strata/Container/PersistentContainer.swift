@@ -125,24 +125,26 @@ public final class PersistentContainer: @unchecked Sendable {
     }
 
     /// Takes in what other processes saved to the document since this one last read its
-    /// log, and merges it into the view context (on its queue), so its objects and its
-    /// ``FetchedResultsController``s are current. Returns the merged changes (records still
-    /// in the document as updated, the others as deleted).
+    /// log (``DocumentStore/catchUp()``), and merges it into the view context, so its
+    /// objects and its ``FetchedResultsController``s are current: a confinement view
+    /// context before this returns, a queue one on its queue (before this returns when
+    /// called from another thread). Returns the changes (empty when nothing changed). Other
+    /// automatically merging contexts get them too;
+    /// ``DocumentStore/Configuration/watchesForRemoteChanges`` does this on its own.
     /// - Throws: the document store's errors.
     /// - Complexity: O(bytes of the segments other processes appended).
     @discardableResult
     public func mergeChangesFromOtherProcesses() throws -> SaveChanges {
         guard let document = store as? DocumentStore else { return SaveChanges() }
-        var changes = SaveChanges()
-        for id in try document.refreshFromLog() {
-            if try coordinator.values(for: id) == nil { changes.deleted.insert(id) } else { changes.updated.insert(id) }
+        // Changes a save's catch-up or the watcher found are handed over too.
+        let change = try document.catchUp()
+        if viewContext.automaticallyMergesChangesFromParent {
+            // The view context was handed them; a confinement context takes them in now.
+            viewContext.performAndWait { viewContext.takeInArrivedChanges() }
+        } else if let change {
+            viewContext.performAndWait { viewContext.mergeChanges(fromContextDidSave: change.changes) }
         }
-        guard !changes.isEmpty else { return changes }
-        try ManagedObjectContext.mergeChanges(
-            fromRemoteContextSave: [ManagedObjectContext.updatedObjectsKey: Array(changes.updated),
-                                    ManagedObjectContext.deletedObjectsKey: Array(changes.deleted)],
-            into: [viewContext])
-        return changes
+        return change?.changes ?? SaveChanges()
     }
 
     /// Closes the document (checkpointing it, and compacting it when the configuration says

@@ -59,6 +59,7 @@ extension ManagedObjectContext {
         }
         let outcome = try parent.onQueue { try parent.takeInChildPush(push) }
         finishSave(assigned: StoreSaveResult(), changes: changes, generation: nil)
+        parent.announceToChildren(changes, from: self)
 
         // Where the parent now holds other values than this child (a conflict resolved its
         // way, an inverse it maintained, a record it deletes), the child's objects are

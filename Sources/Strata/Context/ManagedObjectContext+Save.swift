@@ -50,6 +50,7 @@ extension ManagedObjectContext {
             case .saved(let changes, let generation, let assigned):
                 finishSave(assigned: assigned, changes: changes, generation: generation)
                 coordinator.announce(changes, from: self)
+                announceToChildren(changes, from: nil)
                 return
             case .raced:
                 continue

@@ -101,7 +101,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Marks the private queue as this context's, so that nested calls run at once.
     let queueKey = DispatchSpecificKey<ObjectIdentifier>()
     /// Other contexts' saves waiting for a confinement context that merges automatically.
-    let mailbox = Mutex<[SaveChanges]>([])
+    /// With the tag of a store whose every record may have changed (``StoreRemoteChange/mayHaveChangedEverything``).
+    let mailbox = Mutex<[(changes: SaveChanges, refreshingAllOfStore: UInt32?)]>([])
     /// Permanent IDs an ancestor's save gave to records this child knows by temporary ID,
     /// waiting for the child's next operation (``enter()``).
     let permanentIDMail = Mutex<[[ManagedObjectID: ManagedObjectID]]>([])

@@ -65,10 +65,12 @@ public final class PersistentStoreCoordinator: Sendable {
             }
             state.stores.append(store)
         }
+        (store as? DocumentStore)?.setRemoteChangeHandler(for: self) { [weak self] in self?.announceRemoteChange($0) }
     }
 
     /// Removes a store.
     public func removeStore(_ store: any PersistentStore) {
+        (store as? DocumentStore)?.setRemoteChangeHandler(for: self, nil)
         state.withLock { state in
             guard let position = state.stores.firstIndex(where: { $0 === store }) else { return }
             state.stores.remove(at: position)
@@ -193,6 +195,9 @@ public final class PersistentStoreCoordinator: Sendable {
         }
         var outcome: Result<T, any Error>?
         saveLock.withLock { _ in outcome = Result { try holding(stores[...]) } }
+        // What the save's catch-up read of other processes' saves reaches contexts now that
+        // no lock is held (an observer of the notification may save).
+        deliverRemoteChanges()
         return try outcome!.get()
     }
 }

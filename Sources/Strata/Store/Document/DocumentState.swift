@@ -28,6 +28,9 @@ struct DocumentState: @unchecked Sendable {
     /// Records other connections changed, found by catch-ups since contexts last asked
     /// (``DocumentStore/catchUpWithOtherProcesses()``).
     var externalChanges: Set<ManagedObjectID> = []
+    /// What catch-ups found other connections inserted, updated and deleted, until the
+    /// store hands it to its coordinator (``DocumentStore/catchUp()``).
+    var pendingRemoteChanges = PendingRemoteChanges()
     /// The write transaction a context's save holds from its catch-up to its write
     /// (``DocumentStore/performWrite(_:)``), with what to apply once it commits.
     var heldWrite: HeldWrite?
@@ -74,12 +77,25 @@ struct DocumentState: @unchecked Sendable {
         if sequence == nil, heldWrite?.hasCaughtUp == true { return [] }
         defer { if heldWrite != nil { heldWrite?.hasCaughtUp = true } }
         var touched: Set<ManagedObjectID> = []
+        // Only catch-ups after open report changes (`sequence` is given only at open).
+        let reports = sequence == nil
+        var inserted: Set<ManagedObjectID> = []
         if sequence == nil, let compacted = try storedCompactionMark(), compacted > lastSequence {
-            // Another connection compacted segments this one never read and its retention
-            // dropped them: they are only in the snapshot now. The overlay may hold older rows
-            // of the records they changed, which would hide the snapshot's (and a compaction
-            // from here would write them back over it), so it starts again from the snapshot.
-            touched = Set(overlay.rows.keys).union(overlay.deleted)
+            // Another connection compacted segments this one never read: they are only in
+            // the snapshot now. The overlay may hold older rows of the records they changed,
+            // which would hide the snapshot's (and a compaction from here would write them
+            // back over it), so it starts again from the snapshot.
+            let previous = Set(overlay.rows.keys).union(overlay.deleted)
+            externalChanges.formUnion(previous)
+            if let gap = try recordsInCompactedGap(after: lastSequence, through: compacted) {
+                // Its retention kept them: they say exactly what changed.
+                touched = gap.touched
+                inserted = gap.inserted
+            } else {
+                touched = previous
+                pendingRemoteChanges.mayHaveChangedEverything = true
+            }
+            pendingRemoteChanges.applied((lastSequence + 1)...compacted)
             externalChanges.formUnion(touched)
             overlay.removeAll()
             keyCounters = [:]
@@ -98,6 +114,7 @@ struct DocumentState: @unchecked Sendable {
                 largestGroupID = max(largestGroupID, group.id)
                 for operation in group.operations {
                     try patch.apply(operation) { try self.currentValues($0) }
+                    if reports, case .insert(let id, _) = operation { inserted.insert(id) }
                 }
             }
             overlay.merge(patch)
@@ -107,7 +124,9 @@ struct DocumentState: @unchecked Sendable {
             lastSequence = UInt64(seq)
             uncompactedSegments += 1
             uncompactedBytes += body.count
+            if reports { pendingRemoteChanges.applied(UInt64(seq)...UInt64(seq)) }
         }
+        if reports, !touched.isEmpty { try noteRemoteChanges(touched: touched, inserted: inserted) }
         return touched
     }
 

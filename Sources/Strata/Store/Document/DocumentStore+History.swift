@@ -86,12 +86,15 @@ extension DocumentStore {
     }
 
     /// Takes in segments other processes appended since this store last read the log.
-    /// Returns the records they touched.
+    /// Returns the records they touched. Coordinators are told as by ``catchUp()``, which
+    /// also says which records were inserted, updated and deleted.
     @discardableResult
     public func refreshFromLog() throws -> Set<ManagedObjectID> {
-        try withOpenState { state in
+        let touched = try withOpenState { state in
             try state.catchUp()
         }
+        deliverRemoteChanges()
+        return touched
     }
 }
 

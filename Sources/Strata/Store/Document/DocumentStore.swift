@@ -63,6 +63,17 @@ public final class DocumentStore: PersistentStore {
         /// `strata-log` and the read-only `strata` commands open documents this way.
         public var isReadOnly = false
 
+        /// Watch the document for other processes' saves (default `false`): every
+        /// ``remoteChangePollInterval`` a background timer asks SQLite whether another
+        /// connection committed (`PRAGMA data_version`, which costs no more than a page
+        /// read) and, when one did, calls ``DocumentStore/catchUp()``, so automatically
+        /// merging contexts and their fetched results controllers follow other processes
+        /// without saving. The timer stops when the store closes.
+        public var watchesForRemoteChanges = false
+        /// How often the watcher looks, in seconds (default 0.5); opening throws
+        /// `.invalidArgument` when it is not positive.
+        public var remoteChangePollInterval: TimeInterval = 0.5
+
         /// The defaults.
         public init() {}
 
@@ -127,6 +138,8 @@ public final class DocumentStore: PersistentStore {
     /// The log position and compaction mark at open: a close after either moved writes
     /// the identity checksum into a document that predates it.
     let openedAt: (sequence: UInt64, compactedThrough: UInt64)
+    /// The coordinators told of other connections' saves, and the watcher's timer.
+    let remoteChanges = RemoteChangeWatch()
 
     /// The current format version of the document file: 2 since the snapshot tables left
     /// out `_entity` where the hierarchy has one entity and `_version` (docs/FORMAT.md,
@@ -265,6 +278,7 @@ public final class DocumentStore: PersistentStore {
         initial.externalChanges = []
         openedAt = (initial.lastSequence, meta.compactedThrough)
         state = Mutex(initial)
+        try startWatchingIfConfigured()
     }
 
     /// Test seam: run once by the next open of the file at a path, right after it read the
@@ -281,6 +295,7 @@ public final class DocumentStore: PersistentStore {
     ///   committed but the log could not be folded back into the main file (a full disk):
     ///   the changes are safe in `DOC-wal`, and the next open or close finishes the job.
     public func close() throws {
+        remoteChanges.stop()
         writer.lock()
         defer { writer.unlock() }
         try state.withLock { state in
@@ -306,6 +321,7 @@ public final class DocumentStore: PersistentStore {
     }
 
     deinit {
+        remoteChanges.stop()
         state.withLock { state in
             if state.isOpen {
                 if !configuration.isReadOnly { try? state.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
