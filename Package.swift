@@ -48,9 +48,16 @@ let package = Package(
         .executableTarget(name: "strata-crash-writer", dependencies: ["Strata", "StrataTestSupport"], path: "Tests/CrashWriter"),
         .executableTarget(name: "strata-stress-writer", dependencies: ["Strata", "StrataTestSupport"], path: "Tests/StressWriter"),
         .target(name: "StrataTestSupport", path: "Tests/StrataTestSupport"),
+        // Fuzzing (Tools/fuzz.sh, docs/RELIABILITY.md "Fuzzing"): the targets, one driver that
+        // is libFuzzer's when built with -sanitize=fuzzer,address -DSTRATA_FUZZING, and the
+        // tests that replay every input that ever crashed.
+        .target(name: "StrataFuzzTargets", dependencies: ["Strata", "StrataToolSupport"], path: "Tests/Fuzz/Targets"),
+        .executableTarget(name: "strata-fuzz", dependencies: ["StrataFuzzTargets"], path: "Tests/Fuzz/Driver"),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "StrataCLITests", dependencies: ["Strata", "StrataTestSupport"]),
+        .testTarget(name: "StrataFuzzTests", dependencies: ["Strata", "StrataFuzzTargets"],
+                    resources: [.copy("Crashers")]),
     ],
     swiftLanguageModes: [.v6]
 )

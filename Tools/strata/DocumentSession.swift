@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataToolSupport
 
 /// One open document for one command: the store (with the model stored in the file), a
 /// coordinator and a context whose undo stacks are rebuilt from the document's history.
@@ -7,7 +8,7 @@ import Strata
 /// A command saves at most once, as one undo group named after it. The store never
 /// compacts on close (the log is the undo history; `strata-log compact` folds it), and a
 /// command that does not save leaves the file's bytes as they were.
-final class DocumentSession {
+final class DocumentSession: ImportDestination {
     let url: URL
     let store: DocumentStore
     let coordinator: PersistentStoreCoordinator
