@@ -25,4 +25,25 @@ import Testing
             }
         }
     }
+
+    /// The committed seeds (Tests/Fuzz/Corpus/TARGET) end the same way, and each target
+    /// accepts some of them: a target that refused all its valid seeds would fuzz only its
+    /// error paths.
+    @Test(arguments: FuzzTarget.allCases)
+    func seedsEndInAResultOrAClearErrorAndSomeAreAccepted(_ target: FuzzTarget) throws {
+        let folder = FuzzTarget.folder.appendingPathComponent("Corpus").appendingPathComponent(target.rawValue)
+        let seeds = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+        var accepted = 0
+        for file in seeds {
+            switch target.run([UInt8](try Data(contentsOf: file))) {
+            case .accepted:
+                accepted += 1
+            case .refused(let error):
+                let strata = try #require(error as? StrataError, "\(file.lastPathComponent): \(error)")
+                #expect(!strata.message.isEmpty, "\(file.lastPathComponent)")
+            }
+        }
+        #expect(!seeds.isEmpty)
+        #expect(accepted > 0, "no seed of \(target.rawValue) is accepted")
+    }
 }
