@@ -5,7 +5,8 @@
 #
 # Builds `strata-fuzz` with -sanitize=fuzzer,address into .build-fuzz (the normal build in
 # .build is not touched), then runs each target for SECONDS, starting from its committed
-# seeds (Tests/Fuzz/Corpus/TARGET) plus what earlier runs found (.build-fuzz/fuzz/corpus).
+# seeds (Tests/Fuzz/Corpus/TARGET) plus what earlier runs found (.build-fuzz/fuzz/corpus),
+# with the target's dictionary of keywords when there is one (Tests/Fuzz/Dictionaries).
 # A hang is an input taking over 10 s, a memory blow-up one using over 2 GB. Prints the
 # executions per target and every new crasher; exits 1 when any target found one. A
 # crasher, once fixed, goes to Tests/StrataFuzzTests/Crashers/TARGET.
@@ -46,10 +47,12 @@ for target in "${targets[@]}"; do
   echo "== fuzz: $target for $seconds s"
   # Swift's backtracer would wait on a crashing fuzzer; libFuzzer and ASan report instead.
   # Leak checking is off: the Swift runtime's caches read as leaks.
+  dictionary=()
+  [ -f "Tests/Fuzz/Dictionaries/$target.dict" ] && dictionary=(-dict="Tests/Fuzz/Dictionaries/$target.dict")
   set +e
   SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 "$binary" "$target" \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-    -artifact_prefix="$artifacts/" ${STRATA_FUZZ_ARGS:-} "$corpus" "Tests/Fuzz/Corpus/$target" >"$log" 2>&1
+    -artifact_prefix="$artifacts/" "${dictionary[@]}" ${STRATA_FUZZ_ARGS:-} "$corpus" "Tests/Fuzz/Corpus/$target" >"$log" 2>&1
   status=$?
   set -e
   executions=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
