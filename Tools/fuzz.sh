@@ -18,7 +18,7 @@ which=${1:-all}
 seconds=${2:-60}
 if [ "$which" != all ]; then
   if [[ " ${targets[*]} " != *" $which "* ]]; then
-    echo "usage: Tools/fuzz.sh [all|${targets[*]// /|}] [SECONDS]" >&2
+    echo "usage: Tools/fuzz.sh [all|$(IFS='|'; echo "${targets[*]}")] [SECONDS]" >&2
     exit 2
   fi
   targets=("$which")
@@ -27,12 +27,15 @@ fi
 echo "== fuzz: building strata-fuzz (libFuzzer + AddressSanitizer, .build-fuzz)"
 build_start=$(date +%s)
 # The gold linker warns about every sanitizer helper symbol it cannot export; nothing to act on.
+set +e
 swift build --product strata-fuzz --scratch-path .build-fuzz \
   -Xswiftc -sanitize=fuzzer,address -Xswiftc -DSTRATA_FUZZING 2>&1 \
-  | grep -v "ld.gold: warning: Cannot export local symbol" || true
+  | grep -v "ld.gold: warning: Cannot export local symbol"
+build_status=${PIPESTATUS[0]}
+set -e
+[ "$build_status" -eq 0 ] || { echo "fuzz: the build failed" >&2; exit 1; }
 binary=$(swift build --product strata-fuzz --scratch-path .build-fuzz --show-bin-path \
   -Xswiftc -sanitize=fuzzer,address -Xswiftc -DSTRATA_FUZZING)/strata-fuzz
-[ -x "$binary" ] || { echo "fuzz: the build failed" >&2; exit 1; }
 echo "== fuzz: built in $(( $(date +%s) - build_start )) s"
 
 work=.build-fuzz/fuzz
