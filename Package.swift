@@ -50,6 +50,11 @@ let package = Package(
             name: "StaffListExample", dependencies: ["Strata"], path: "Examples/StaffList"),
         .executableTarget(name: "strata-crash-writer", dependencies: ["Strata", "StrataTestSupport"], path: "Tests/CrashWriter"),
         .executableTarget(name: "strata-stress-writer", dependencies: ["Strata", "StrataTestSupport"], path: "Tests/StressWriter"),
+        // Fuzzing (Tools/fuzz.sh, docs/RELIABILITY.md "Fuzzing"): the targets, one driver that
+        // is libFuzzer's when built with -sanitize=fuzzer,address -DSTRATA_FUZZING, and the
+        // tests that replay every input that ever crashed.
+        .target(name: "StrataFuzzTargets", dependencies: ["Strata", "StrataToolSupport"], path: "Tests/Fuzz/Targets"),
+        .executableTarget(name: "strata-fuzz", dependencies: ["StrataFuzzTargets"], path: "Tests/Fuzz/Driver"),
         .target(name: "StrataTestSupport", dependencies: ["Strata", "CSQLite"], path: "Tests/StrataTestSupport"),
         // The test targets depend on the programs they run, so `swift test` always builds
         // them and `builtExecutable(_:)` finds them in one place. The tests that break an
@@ -61,6 +66,8 @@ let package = Package(
             "Strata", "StrataTestSupport", "strata", "strata-log", "strata-stress-writer",
             "EmployeesExample", "BackgroundImportExample", "StaffListExample",
         ]),
+        .testTarget(name: "StrataFuzzTests", dependencies: ["Strata", "StrataFuzzTargets"],
+                    resources: [.copy("Crashers")]),
     ],
     swiftLanguageModes: [.v6]
 )

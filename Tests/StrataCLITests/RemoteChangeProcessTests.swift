@@ -39,7 +39,7 @@ struct RemoteChangeProcessTests {
     }
 
     @Test func aWatchingListFollowsAnotherProcesssMoveInsertAndDelete() throws {
-        let sandbox = try Sandbox()
+        let sandbox = try TemporaryDirectory()
         let document = try sandbox.employees()
         _ = try sandbox.insert(document, "Department", "name=Engineering")
         _ = try sandbox.insert(document, "Department", "name=Sales")

@@ -116,6 +116,35 @@ private func documentWithOneDepartment(in directory: TemporaryDirectory) throws 
         _ = try DocumentStore(openingAt: url, model: sharedExampleModel, configuration: checking)
     }
 
+    /// A single-byte repair tries only the bytes valid values of the field are made of
+    /// (`DocumentIdentity.repairAlphabet`): every byte of a real document's short identity
+    /// fields is among them, and a byte of each field damaged to one outside every alphabet
+    /// is still repaired (found by the `document` fuzz target: trying every printable byte
+    /// made one verify take seconds).
+    @Test func aDamagedByteOfEachShortIdentityFieldIsRepairedFromTheFieldsAlphabet() throws {
+        typealias Identity = Strata.DocumentIdentity  // the suite DocumentIdentity hides it
+        let directory = try TemporaryDirectory()
+        let url = try documentWithOneDepartment(in: directory)
+        let connection = try SQLiteConnection(path: url.path, flags: [.readWrite])
+        var values: [String: SQLiteValue] = [:]
+        for row in try connection.prepare("SELECT key, value FROM strata_meta").rows() where row.count == 2 {
+            if case .text(let key) = row[0] { values[key] = row[1] }
+        }
+        connection.close()
+        let expected = Identity.checksum(values)
+        #expect(values[Identity.key] == .text(expected))
+        for field in Identity.fields where field != "model" {
+            let original = Identity.text(values[field])
+            #expect(original.utf8.allSatisfy(Identity.repairAlphabet(field).contains), "\(field): \(original)")
+            var bytes = Array(original.utf8)
+            bytes[bytes.count / 2] = 0x7F
+            var damaged = values
+            damaged[field] = .text(String(decoding: bytes, as: UTF8.self))
+            let repair = Identity.singleByteRepair(damaged, expected: expected)
+            #expect(repair?.field == field && repair?.text == original, "\(field): \(String(describing: repair))")
+        }
+    }
+
     @Test func aMissingFileIsReportedMissingAndNothingElseIs() throws {
         let directory = try TemporaryDirectory()
         let missing = directory.file("missing.strata")

@@ -8,7 +8,7 @@ import StrataToolSupport
 /// A command saves at most once, as one undo group named after it. The store never
 /// compacts on close (the log is the undo history; `strata-log compact` folds it), and a
 /// command that does not write opens the document read-only, so its bytes stay as they were.
-final class DocumentSession {
+final class DocumentSession: ImportDestination {
     let url: URL
     let store: DocumentStore
     let coordinator: PersistentStoreCoordinator

@@ -101,7 +101,9 @@ struct ImportCommand: ParsableCommand {
             : (url.pathExtension.lowercased() == "json" || data.first(where: { !" \n\r\t".utf8.contains($0) }) == UInt8(ascii: "[") ? .json : .csv))
         let rows = chosen == .json ? try ImportRows.json(data) : try ImportRows.csv(data)
         let summary = try DocumentSession.with(document, writes: true) { session in
-            try ImportRows.importRows(rows, defaultEntity: entity, into: session)
+            let (count, action) = try ImportRows.insert(rows, defaultEntity: entity, into: session)
+            try session.save(action: action)
+            return "Imported \(count) object\(count == 1 ? "" : "s") (\(action))."
         }
         print(summary)
     }

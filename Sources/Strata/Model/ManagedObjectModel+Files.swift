@@ -19,13 +19,20 @@ extension ManagedObjectModel {
     ///   `.invalidModel` when the model it describes is inconsistent.
     public convenience init(xcdatamodelAt url: URL) throws {
         let contents = try Self._xcodeContentsFile(at: url)
-        let data = try Self._readModelFile(contents)
-        let root = try XcodeModelElement.parse(data, file: contents.path)
-        let declaration = try XcodeModelReader(file: contents.path).declaration(from: root)
+        try self.init(xcodeModelContents: Self._readModelFile(contents), file: contents.path)
+    }
+
+    /// Reads the XML of an Xcode model's `contents` file already in memory; `file` is the
+    /// name errors give it. ``init(xcdatamodelAt:)`` reads the file and calls this; the
+    /// fuzzers (Tests/Fuzz) call it with mutated bytes.
+    /// - Throws: As ``init(xcdatamodelAt:)``, for the one file.
+    package convenience init(xcodeModelContents data: Data, file: String) throws {
+        let root = try XcodeModelElement.parse(data, file: file)
+        let declaration = try XcodeModelReader(file: file).declaration(from: root)
         do {
             try self.init(declaration: declaration)
         } catch var error as StrataError {
-            error.context["file"] = contents.path
+            error.context["file"] = file
             throw error
         }
     }

@@ -38,8 +38,18 @@ enum SHA256Digest {
         0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
     ]
 
+    /// The digest as 64 lowercase hex digits. Written out by table, not `String(format:)`
+    /// per byte: an identity repair search hashes thousands of candidates, and formatting
+    /// was most of its time.
     static func hex(of message: [UInt8]) -> String {
-        digest(message).map { String(format: "%02x", $0) }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for byte in digest(message) {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     static func digest(_ message: [UInt8]) -> [UInt8] {

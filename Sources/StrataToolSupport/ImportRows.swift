@@ -1,22 +1,45 @@
 import Foundation
 import Strata
-import StrataToolSupport
 
 /// One object to import: its entity, its old URI, and its property values.
-struct ImportRow {
-    enum Value {
+package struct ImportRow {
+    /// A value as the file holds it.
+    package enum Value {
+        /// A JSON value (JSON import files).
         case json(JSONValue)
+        /// A CSV cell (an empty cell is null).
         case text(String)
     }
-    var number: Int
-    var entity: String?
-    var uri: String?
-    var values: [(key: String, value: Value)]
+    /// The row's number in the file, from 1, for errors.
+    package var number: Int
+    /// The `_entity` the row names, if any.
+    package var entity: String?
+    /// The `_uri` the row names, if any: other rows of the file may refer to it.
+    package var uri: String?
+    /// The property values, in the file's order.
+    package var values: [(key: String, value: Value)]
 }
 
-/// Reading import files and writing their objects into a document.
-enum ImportRows {
-    static func json(_ data: Data) throws -> [ImportRow] {
+/// Where `strata import` puts objects: a context, and how entity names and references to
+/// objects already there resolve. `strata`'s document session is one; the fuzzers
+/// (Tests/Fuzz) use an in-memory store.
+package protocol ImportDestination {
+    /// The context the objects are inserted into.
+    var context: ManagedObjectContext { get }
+    /// The entity with a name.
+    /// - Throws: `.unknownKey` naming it.
+    func entity(named name: String) throws -> EntityDescription
+    /// The ID a URI or `Entity/pKEY` reference names.
+    /// - Throws: `.invalidObjectID`, `.objectNotFound` naming the reference.
+    func objectID(_ reference: String) throws -> ManagedObjectID
+}
+
+/// Reading import files (JSON arrays, CSV) and inserting their objects into a context.
+package enum ImportRows {
+    /// The rows of a JSON import file: an array of objects.
+    /// - Throws: `.invalidArgument` naming the item that is not an object; the JSON
+    ///   reader's errors (with line and column).
+    package static func json(_ data: Data) throws -> [ImportRow] {
         guard case .array(let items) = try JSONValue.parse([UInt8](data)) else {
             throw StrataError(.invalidArgument, "The JSON import file must hold an array of objects.")
         }
@@ -36,7 +59,9 @@ enum ImportRows {
         }
     }
 
-    static func csv(_ data: Data) throws -> [ImportRow] {
+    /// The rows of a CSV import file: a header of property names, then one row per object.
+    /// - Throws: `.invalidArgument` naming a row whose field count differs from the header's.
+    package static func csv(_ data: Data) throws -> [ImportRow] {
         let records = try CSVReader.records(String(decoding: data, as: UTF8.self))
         guard let header = records.first else { return [] }
         return try records.dropFirst().enumerated().compactMap { index, fields in
@@ -57,8 +82,13 @@ enum ImportRows {
         }
     }
 
-    /// Creates every object, then links relationships, then saves once.
-    static func importRows(_ rows: [ImportRow], defaultEntity: String?, into session: DocumentSession) throws -> String {
+    /// Creates every object, then links relationships; the caller saves (as one undo group
+    /// named by the returned action).
+    /// - Returns: How many objects were created and the undo action name ("Import ENTITY").
+    /// - Throws: The first bad row's error, its message starting "Import row N".
+    package static func insert(
+        _ rows: [ImportRow], defaultEntity: String?, into session: some ImportDestination
+    ) throws -> (count: Int, action: String) {
         let fallback = try defaultEntity.map(session.entity(named:))
         let bar = ToolProgressBar(label: "Importing")
         var created: [(row: ImportRow, object: ManagedObject)] = []
@@ -138,8 +168,7 @@ enum ImportRows {
         bar.finish()
         let names = Set(created.map(\.object.entity.name))
         let action = "Import " + (names.count == 1 ? (names.first ?? "Objects") : (fallback?.name ?? "Objects"))
-        try session.save(action: action)
-        return "Imported \(created.count) object\(created.count == 1 ? "" : "s") (\(action))."
+        return (created.count, action)
     }
 
     private static func unknownKey(_ key: String, _ entity: EntityDescription) -> StrataError {
@@ -156,47 +185,5 @@ enum ImportRows {
             error.context["row"] = String(row.number)
             throw error
         }
-    }
-}
-
-/// An RFC 4180 CSV reader: quoted fields with doubled quotes, commas and line breaks.
-enum CSVReader {
-    static func records(_ text: String) throws -> [[String]] {
-        var records: [[String]] = []
-        var fields: [String] = []
-        var field = ""
-        var inQuotes = false
-        var afterQuote = false
-        var iterator = text.unicodeScalars.makeIterator()
-        var pending: Unicode.Scalar? = nil
-        func next() -> Unicode.Scalar? {
-            if let scalar = pending { pending = nil; return scalar }
-            return iterator.next()
-        }
-        while let scalar = next() {
-            if inQuotes {
-                if scalar == "\"" {
-                    if let following = iterator.next() {
-                        if following == "\"" { field.unicodeScalars.append("\"") } else { inQuotes = false; afterQuote = true; pending = following }
-                    } else { inQuotes = false; afterQuote = true }
-                } else {
-                    field.unicodeScalars.append(scalar)
-                }
-                continue
-            }
-            switch scalar {
-            case "\"" where field.isEmpty && !afterQuote: inQuotes = true
-            case ",":
-                fields.append(field); field = ""; afterQuote = false
-            case "\r": continue
-            case "\n":
-                fields.append(field); records.append(fields); fields = []; field = ""; afterQuote = false
-            default:
-                field.unicodeScalars.append(scalar)
-            }
-        }
-        guard !inQuotes else { throw StrataError(.invalidArgument, "The CSV file ends inside a quoted field.") }
-        if !field.isEmpty || !fields.isEmpty { fields.append(field); records.append(fields) }
-        return records
     }
 }
