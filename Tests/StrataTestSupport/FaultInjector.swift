@@ -1,6 +1,6 @@
 import CSQLite
 import Foundation
-import Synchronization
+import Strata
 
 // SQLite's extended codes are macros Swift cannot import: SQLITE_IOERR_WRITE is
 // SQLITE_IOERR | 3 << 8, _FSYNC | 4 << 8, _TRUNCATE | 6 << 8.
@@ -110,7 +110,7 @@ package final class FaultInjector: Sendable {
         var report = Report()
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private init() {}
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import Strata
 
@@ -7,7 +6,7 @@ import Testing
 /// tests can prove which faults fire.
 final class CountingStore: PersistentStore {
     let base: InMemoryStore
-    private let counters = Mutex((values: 0, fetches: 0, counts: 0))
+    private let counters = Locked((values: 0, fetches: 0, counts: 0))
 
     init(model: ManagedObjectModel) { base = InMemoryStore(model: model) }
 

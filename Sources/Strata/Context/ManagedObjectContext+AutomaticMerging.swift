@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 extension ManagedObjectContext {
     /// Whether the context takes in what is saved to its parent, on its own (Core Data's

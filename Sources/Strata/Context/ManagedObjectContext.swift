@@ -102,13 +102,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let queueKey = DispatchSpecificKey<ObjectIdentifier>()
     /// Other contexts' saves waiting for a confinement context that merges automatically.
     /// With the tag of a store whose every record may have changed (``StoreRemoteChange/mayHaveChangedEverything``).
-    let mailbox = Mutex<[(changes: SaveChanges, refreshingAllOfStore: UInt32?)]>([])
+    let mailbox = Locked<[(changes: SaveChanges, refreshingAllOfStore: UInt32?)]>([])
     /// Permanent IDs an ancestor's save gave to records this child knows by temporary ID,
     /// waiting for the child's next operation (``enter()``).
-    let permanentIDMail = Mutex<[[ManagedObjectID: ManagedObjectID]]>([])
+    let permanentIDMail = Locked<[[ManagedObjectID: ManagedObjectID]]>([])
     let hasMail = Atomic<Bool>(false)
     /// The child contexts made over this one (held weakly), told of permanent IDs.
-    let children = Mutex<[WeakContext]>([])
+    let children = Locked<[WeakContext]>([])
 
     /// Creates a context over a coordinator, with an undo manager.
     ///

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The string rules predicates use, in one place so that the SQL functions registered by
 /// the store reuse them and memory and store agree.
@@ -223,7 +222,7 @@ public enum PredicateText {
         let regex: NSRegularExpression
     }
 
-    private static let regexCache = Mutex<[RegexKey: RegexBox]>([:])
+    private static let regexCache = Locked<[RegexKey: RegexBox]>([:])
     private static let regexCacheLimit = 256
 
     private static func compiled(_ pattern: String, caseInsensitive: Bool) throws -> NSRegularExpression {

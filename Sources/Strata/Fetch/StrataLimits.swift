@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Caps on the work hostile or runaway input can demand: predicate size and nesting, key
 /// path length and `MATCHES` work (docs/LIMITS.md).
@@ -47,7 +46,7 @@ public struct StrataLimits: Sendable, Hashable {
     /// The defaults.
     public init() {}
 
-    private static let storage = Mutex(StrataLimits())
+    private static let storage = Locked(StrataLimits())
 
     /// The limits the predicate parser (`FetchPredicate(format:)`), the in-memory
     /// evaluator's `MATCHES` and new `DocumentStore.Configuration`s use (default: the

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A seam for the fault-injection tests: the file calls ``AtomicFileWriter`` makes itself —
 /// writing, syncing and renaming the files recovery and the export commands write beside a
@@ -12,7 +11,7 @@ package enum FileWriteFaults {
     }
 
     /// Asked before each call with the target path; an `errno` value fails the call.
-    package static let inject = Mutex<(@Sendable (Call, String) -> Int32?)?>(nil)
+    package static let inject = Locked<(@Sendable (Call, String) -> Int32?)?>(nil)
 
     /// The `errno` the call must fail with, if a test said so.
     static func failure(_ call: Call, _ path: String) -> Int32? {

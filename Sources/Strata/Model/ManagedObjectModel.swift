@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A model: the entities of a document, their configurations and fetch request templates.
 ///
@@ -24,7 +23,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
     /// The subclass registered for each entity name. The model owns its registrations, so
     /// they go with it: a table outside keyed by the model's address outlived the model, and
     /// a new model allocated at the same address inherited its classes.
-    let classRegistrations = Mutex<[String: ManagedObject.Type]>([:])
+    let classRegistrations = Locked<[String: ManagedObject.Type]>([:])
 
     /// Property names that collide with the object's own API and are refused.
     public static let reservedPropertyNames: Set<String> = [

@@ -102,7 +102,7 @@ public struct ManagedObjectID: Hashable, Sendable, Comparable, CustomStringConve
 
 /// Interns store identifiers so object IDs carry a small tag instead of a string.
 enum StoreRegistry {
-    private static let table = Mutex<(byName: [String: UInt32], names: [String])>(([:], [""]))
+    private static let table = Locked<(byName: [String: UInt32], names: [String])>(([:], [""]))
 
     /// The tag for a store identifier, created on first use.
     static func tag(for identifier: String) -> UInt32 {

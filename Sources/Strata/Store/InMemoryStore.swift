@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A store that keeps its records in memory for the life of the process.
 ///
@@ -24,7 +23,7 @@ public final class InMemoryStore: PersistentStore {
         var largestGroupID: UInt64 = 0
         var savedSegments = 0
     }
-    let state = Mutex(State())
+    let state = Locked(State())
 
     /// Creates an empty in-memory store.
     public init(model: ManagedObjectModel, configurationName: String? = nil, identifier: String = UUID().uuidString) {

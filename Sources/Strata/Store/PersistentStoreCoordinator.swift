@@ -17,19 +17,21 @@ public final class PersistentStoreCoordinator: Sendable {
         var stores: [any PersistentStore] = []
         var storeByEntity: [Int: Int] = [:]
     }
-    private let state = Mutex(State())
-    private let saveLock = Mutex(())
+    private let state = Locked(State())
+    /// A plain lock, not a `Locked(())`: ThreadSanitizer reports the `inout` access to a
+    /// zero-sized value as a race on the object, whatever guards it.
+    private let saveLock = NSLock()
     /// Grows by one with every save and batch request that changed or deleted records.
     private let changeGeneration = Atomic<UInt64>(0)
     /// The generation at which each record was last changed or deleted through this
     /// coordinator (or seen changed by another process): what optimistic locking compares
     /// an object's ``ManagedObject/loadGeneration`` with.
-    private let lastChanges = Mutex<[ManagedObjectID: UInt64]>([:])
+    private let lastChanges = Locked<[ManagedObjectID: UInt64]>([:])
     /// Rows read to fire faults and refresh objects, reused as contexts' staleness
     /// intervals allow.
     let rowCache = RowCache()
     /// The contexts that merge others' saves on their own, held weakly.
-    private let mergers = Mutex<[ObjectIdentifier: WeakContext]>([:])
+    private let mergers = Locked<[ObjectIdentifier: WeakContext]>([:])
 
     private struct WeakContext: Sendable {
         weak var context: ManagedObjectContext?
@@ -194,7 +196,7 @@ public final class PersistentStoreCoordinator: Sendable {
             return try first.performWrite { try holding(remaining.dropFirst()) }
         }
         var outcome: Result<T, any Error>?
-        saveLock.withLock { _ in outcome = Result { try holding(stores[...]) } }
+        saveLock.withLock { outcome = Result { try holding(stores[...]) } }
         // What the save's catch-up read of other processes' saves reaches contexts now that
         // no lock is held (an observer of the notification may save).
         deliverRemoteChanges()

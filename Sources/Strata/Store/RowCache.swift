@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The coordinator's row cache: the persistent values of records it read to fire faults
 /// and refresh objects, and when, so that a context's ``ManagedObjectContext/stalenessInterval``
@@ -21,7 +20,7 @@ final class RowCache: Sendable {
     /// Entries beyond this are dropped all at once: the cache saves round trips, it is not a
     /// second copy of the document.
     static let limit = 65_536
-    private let entries = Mutex<[ManagedObjectID: Entry]>([:])
+    private let entries = Locked<[ManagedObjectID: Entry]>([:])
 
     /// The cached row when its age fits `stalenessInterval` (negative: any age; zero: none)
     /// and the record has not changed since, as far as `changedSince` knows.

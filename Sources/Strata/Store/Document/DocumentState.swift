@@ -4,7 +4,7 @@ import OrderedCollections
 /// Everything a document store guards with its lock: the connection, the overlay, the
 /// log position and the key counters — and what it reads them with: the snapshot schema,
 /// the model, the tag of the store's object IDs and the largest segment it decodes.
-/// `@unchecked Sendable`: only ever touched under the store's `Mutex`.
+/// `@unchecked Sendable`: only ever touched under the store's lock (`Locked`).
 struct DocumentState: @unchecked Sendable {
     let connection: SQLiteConnection
     /// The snapshot tables' layout.

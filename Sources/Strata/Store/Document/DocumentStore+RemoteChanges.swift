@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 extension DocumentStore {
     /// Takes in what other connections (other processes) saved since this store last read

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A Strata document: one SQLite file holding the model, an append-only log of
 /// LZ4-compressed segments (one per save) and snapshot tables the segments compact into.
@@ -129,7 +128,7 @@ public final class DocumentStore: PersistentStore {
     public let configuration: Configuration
 
     let schema: SnapshotSchema
-    let state: Mutex<DocumentState>
+    let state: Locked<DocumentState>
     /// Held by whatever writes through this store — a context's whole save
     /// (``performWrite(_:)``), a direct save, a compaction, a batch request, closing — so
     /// that no thread's write lands inside another's transaction. Recursive: a save inside
@@ -277,13 +276,13 @@ public final class DocumentStore: PersistentStore {
         // Opening reads the document as it is: nothing in it is news to a context yet.
         initial.externalChanges = []
         openedAt = (initial.lastSequence, meta.compactedThrough)
-        state = Mutex(initial)
+        state = Locked(initial)
         try startWatchingIfConfigured()
     }
 
     /// Test seam: run once by the next open of the file at a path, right after it read the
     /// meta (so a test can commit a compaction from another connection at that moment).
-    package static let openHooks = Mutex<[String: @Sendable () -> Void]>([:])
+    package static let openHooks = Locked<[String: @Sendable () -> Void]>([:])
 
     private static func takeOpenHook(_ path: String) -> (@Sendable () -> Void)? {
         openHooks.withLock { $0.isEmpty ? nil : $0.removeValue(forKey: path) }
