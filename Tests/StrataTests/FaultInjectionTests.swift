@@ -88,6 +88,37 @@ private let scale = full ? 25 : 1
         #expect(tally.counts.syncs > 0)
     }
 
+    /// A bulk save over the operation threshold, folded into the snapshot right after it
+    /// in the same process: a failure or kill inside that compaction keeps the save.
+    @Test func everyFailurePointOfABulkSaveAndTheCompactionAfterIt() throws {
+        let tally = try enumerateFaults(FaultOperation(
+            name: "bulk save + compaction",
+            prepare: { try staffDocument($0, departments: 1, perDepartment: 2 * scale, saves: 1) },
+            perform: { url, acknowledgement in
+                var configuration = manualCompaction()
+                configuration.compactionOperationThreshold = 10
+                let stack = try DocumentStack.open(url, configuration: configuration)
+                do {
+                    let department = try #require(try stack.context.fetch(FetchRequest(entityName: "Department")).first)
+                    for person in 0..<(12 * scale) {
+                        let employee = try stack.context.insertObject(forEntityName: "Employee")
+                        try employee.setValue(.string("Bulk\(person)"), forKey: "firstName")
+                        try employee.setValue(.string("Import"), forKey: "lastName")
+                        try employee.setObject(department, forKey: "department")
+                    }
+                    stack.undo.setActionName("Bulk")
+                    try acknowledgement.retryingOnce { try stack.context.save() }
+                } catch {
+                    acknowledgement.refuse(error)
+                    try? stack.store.close()
+                    throw error
+                }
+                try stack.store.close()
+            },
+            compactsAfterwards: true))
+        #expect(tally.counts.syncs > 0)
+    }
+
     /// An import as `strata import` makes it: every object inserted, then related, then
     /// one save as one undo group.
     @Test func everyFailurePointOfAnImport() throws {
