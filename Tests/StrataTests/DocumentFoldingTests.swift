@@ -117,4 +117,54 @@ private func onlyThresholds(operations: Int = 0, decodedBytes: Int = 0) -> Docum
         try writer.store.close()
         try reader.close()
     }
+
+    @Test func aBulkFoldIntoAnEmptyTableRebuildsItsIndexesAndTheyMatchTheRows() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file()
+        var configuration = manualCompaction()
+        configuration.indexRebuildMinimumRows = 10
+        let stack = try DocumentStack.create(url, configuration: configuration)
+        let indexes = "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name"
+        let before = try sqlRows(url, indexes)
+        // Employees live in their hierarchy's table, Person.
+        #expect(before.contains { $0.first == .text("Person_lastName_index") })
+        for index in 0..<40 {
+            let employee = try stack.context.insertObject(forEntityName: "Employee")
+            try employee.setValue(.string("First\(index)"), forKey: "firstName")
+            try employee.setValue(.string("Last\(index % 7)"), forKey: "lastName")
+            try employee.setValue(.integer(Int64(1_000 * index)), forKey: "salary")
+        }
+        try stack.context.save()
+        try stack.store.compact()
+        #expect(try sqlRows(url, indexes) == before, "every index is back, as it was declared")
+        #expect(try sqlRows(url, "PRAGMA integrity_check") == [[.text("ok")]], "the indexes hold every row")
+        let plan = try sqlRows(url, "EXPLAIN QUERY PLAN SELECT _pk FROM Person WHERE lastName = 'Last3'")
+        #expect(plan.contains { $0.contains(where: { if case .text(let detail) = $0 { detail.contains("Person_lastName_index") } else { false } }) })
+        let found = try stack.context.fetch(FetchRequest(entityName: "Employee", predicate: try FetchPredicate(format: "lastName == 'Last3'")))
+        #expect(found.count == 6)
+        try stack.store.close()
+    }
+
+    @Test func onlyTablesGettingAtLeastAsManyRowsAsTheyHoldLoseTheirIndexesForTheFold() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file()
+        let stack = try DocumentStack.create(url, configuration: manualCompaction())
+        try saveProjects(30, in: stack)
+        try stack.store.compact()
+        try stack.store.withOpenState { state in
+            try state.connection.transaction(.immediate) {
+                // Project holds 30 rows: 20 more keep its index; Person (employees) is empty;
+                // Department's 2 rows are under the minimum.
+                let rebuild = try SnapshotIndexRebuild(connection: state.connection, rowsByTable: ["Project": 20, "Person": 5, "Department": 2],
+                                                       minimumRows: 3)
+                #expect(rebuild.dropped.count == 5, "Person's five indexes: \(rebuild.dropped)")
+                #expect(rebuild.dropped.allSatisfy { $0.contains("ON \"Person\"") })
+                let indexes = "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Person' AND sql IS NOT NULL"
+                #expect(try state.connection.prepare(indexes).rows() == [[.integer(0)]])
+                try rebuild.restore()
+                #expect(try state.connection.prepare(indexes).rows() == [[.integer(5)]])
+            }
+        }
+        try stack.store.close()
+    }
 }

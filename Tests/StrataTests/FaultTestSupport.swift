@@ -79,6 +79,8 @@ struct FaultOperation: Sendable {
     /// failure or kill inside it may leave the call's records and segments with the
     /// compaction mark where it was.
     var compactsAfterwards = false
+    /// More checks of every outcome's files (after it reopened and verified).
+    var checkFiles: (@Sendable (URL) throws -> Void)?
 }
 
 /// The figures of one enumeration, for docs/RELIABILITY.md.
@@ -138,6 +140,7 @@ func enumerateFaults(_ operation: FaultOperation) throws -> FaultTally {
     func check(_ label: String, _ url: URL, mayBeBefore: Bool, mayBeAfter: Bool) -> DocumentImage? {
         do {
             let found = try DocumentImage(url, model: operation.model)
+            try operation.checkFiles?(url)
             let savedNotFolded = operation.compactsAfterwards && found.records == after.records && found.segments == after.segments
                 && found.compactedThrough <= after.compactedThrough
             let allowed = (mayBeBefore && found == before) || (mayBeAfter && (found == after || savedNotFolded))

@@ -46,7 +46,8 @@ extension DocumentState {
             let rows = overlay.rows.sorted(by: { $0.key < $1.key })
             var rowsByTable: [String: Int] = [:]
             for (id, _) in rows { rowsByTable[schema.table(for: id.entity).name, default: 0] += 1 }
-            let indexes = try SnapshotIndexRebuild(connection: connection, rowsByTable: rowsByTable)
+            let indexes = try SnapshotIndexRebuild(connection: connection, rowsByTable: rowsByTable,
+                                                   minimumRows: configuration.indexRebuildMinimumRows)
             var writer = SnapshotRowWriter(connection: connection, schema: schema)
             for (id, values) in rows {
                 try writer.write(id, values)

@@ -33,6 +33,10 @@ public final class DocumentStore: PersistentStore {
         /// many bytes (default 4 MiB; 0 never): well-compressing values decode to far more
         /// than ``compactionByteThreshold`` counts.
         public var compactionDecodedByteThreshold = 4 << 20
+        /// A compaction writing at least this many rows into a table, and at least as many as
+        /// it holds, rebuilds the table's indexes instead of updating them row by row
+        /// (`SnapshotIndexRebuild`); tests lower it to reach that path with small documents.
+        var indexRebuildMinimumRows = SnapshotIndexRebuild.minimumRows
         /// Compact when the document closes (default `true`).
         public var compactsOnClose = true
         /// Which segments are kept after compaction (default `.all`: full history).

@@ -18,10 +18,10 @@ struct SnapshotIndexRebuild {
     private(set) var dropped: [String] = []
 
     /// Drops the indexes of every table in `rowsByTable` that receives at least
-    /// ``minimumRows`` rows and at least as many as it holds.
-    init(connection: SQLiteConnection, rowsByTable: [String: Int]) throws {
+    /// `minimumRows` rows and at least as many as it holds.
+    init(connection: SQLiteConnection, rowsByTable: [String: Int], minimumRows: Int = Self.minimumRows) throws {
         self.connection = connection
-        for (table, rows) in rowsByTable.sorted(by: { $0.key < $1.key }) where rows >= Self.minimumRows {
+        for (table, rows) in rowsByTable.sorted(by: { $0.key < $1.key }) where rows >= max(1, minimumRows) {
             let quoted = SnapshotSchema.quote(table)
             guard case .integer(let held)? = try connection.prepare("SELECT count(*) FROM \(quoted)").rows().first?.first,
                   held <= Int64(rows) else { continue }
