@@ -29,6 +29,7 @@ package enum ToolSettings {
     /// - Throws: `.invalidArgument` naming the variable and the value it cannot use.
     package static func apply() throws {
         _ = try parsedMaxSegmentSize()
+        _ = try parsedCompaction()
         StrataLimits.current = try parsedLimits()
     }
 
@@ -64,7 +65,7 @@ package enum ToolSettings {
     }
 
     /// How the tools open a document: no compaction on close, the busy timeout, segment
-    /// size and limits from the environment; read-only when the command does not write (the
+    /// size, limits and compaction thresholds from the environment; read-only when the command does not write (the
     /// file's bytes stay as they were), and, when it writes, SQLite's quick check first so
     /// that a damaged document is refused instead of written to.
     package static func configuration(writes: Bool) -> DocumentStore.Configuration {
@@ -75,6 +76,7 @@ package enum ToolSettings {
         configuration.checksIntegrityOnOpen = writes
         configuration.maxSegmentSize = maxSegmentSize
         configuration.limits = limits
+        applyCompaction(to: &configuration)
         return configuration
     }
 

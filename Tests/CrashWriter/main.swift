@@ -73,6 +73,8 @@ func run(_ options: Options) throws {
     if options.mode == "compact" {
         configuration.compactionSegmentThreshold = 0
         configuration.compactionByteThreshold = 0
+        configuration.compactionOperationThreshold = 0
+        configuration.compactionDecodedByteThreshold = 0
         configuration.retention = .last(4)
     }
     let store = FileManager.default.fileExists(atPath: url.path)

@@ -94,6 +94,8 @@ package func manualCompaction(retention: DocumentStore.HistoryRetention = .all, 
     var configuration = DocumentStore.Configuration()
     configuration.compactionSegmentThreshold = 0
     configuration.compactionByteThreshold = 0
+    configuration.compactionOperationThreshold = 0
+    configuration.compactionDecodedByteThreshold = 0
     configuration.compactsOnClose = compactsOnClose
     configuration.retention = retention
     return configuration

@@ -69,6 +69,8 @@ import Testing
         var configuration = DocumentStore.Configuration()
         configuration.compactionSegmentThreshold = 0
         configuration.compactionByteThreshold = 0
+        configuration.compactionOperationThreshold = 0
+        configuration.compactionDecodedByteThreshold = 0
         let store = try DocumentStore(creatingAt: directory.appendingPathComponent("f.strata"), model: model, configuration: configuration)
         let coordinator = PersistentStoreCoordinator(model: model)
         try coordinator.addStore(store)

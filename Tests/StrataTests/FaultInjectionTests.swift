@@ -88,6 +88,67 @@ private let scale = full ? 25 : 1
         #expect(tally.counts.syncs > 0)
     }
 
+    /// A compaction that drops the indexes of the tables it fills and creates them again
+    /// (as a bulk fold into an empty snapshot does), all in its one transaction.
+    @Test func everyFailurePointOfACompactionThatRebuildsIndexes() throws {
+        let tally = try enumerateFaults(FaultOperation(
+            name: "compaction rebuilding indexes",
+            prepare: { try staffDocument($0, departments: 2, perDepartment: 2 * scale, saves: 2) },
+            perform: { url, acknowledgement in
+                var configuration = manualCompaction()
+                configuration.indexRebuildMinimumRows = 1
+                let stack = try DocumentStack.open(url, configuration: configuration)
+                do {
+                    try acknowledgement.retryingOnce { _ = try stack.store.compact() }
+                } catch {
+                    acknowledgement.refuse(error)
+                    try? stack.store.close()
+                    throw error
+                }
+                try stack.store.close()
+            },
+            checkFiles: { url in
+                // Whatever happened, the indexes are all there and hold every row.
+                // (Employee's rows are in its hierarchy's table, Person, with five indexes.)
+                let indexes = try sqlRows(url, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Person' AND sql IS NOT NULL")
+                guard indexes == [[.integer(5)]], try sqlRows(url, "PRAGMA integrity_check") == [[.text("ok")]] else {
+                    throw StrataError(.corruptDocument, "Person's indexes: \(indexes), integrity: \(try sqlRows(url, "PRAGMA integrity_check"))")
+                }
+            }))
+        #expect(tally.counts.syncs > 0)
+    }
+
+    /// A bulk save over the operation threshold, folded into the snapshot right after it
+    /// in the same process: a failure or kill inside that compaction keeps the save.
+    @Test func everyFailurePointOfABulkSaveAndTheCompactionAfterIt() throws {
+        let tally = try enumerateFaults(FaultOperation(
+            name: "bulk save + compaction",
+            prepare: { try staffDocument($0, departments: 1, perDepartment: 2 * scale, saves: 1) },
+            perform: { url, acknowledgement in
+                var configuration = manualCompaction()
+                configuration.compactionOperationThreshold = 10
+                let stack = try DocumentStack.open(url, configuration: configuration)
+                do {
+                    let department = try #require(try stack.context.fetch(FetchRequest(entityName: "Department")).first)
+                    for person in 0..<(12 * scale) {
+                        let employee = try stack.context.insertObject(forEntityName: "Employee")
+                        try employee.setValue(.string("Bulk\(person)"), forKey: "firstName")
+                        try employee.setValue(.string("Import"), forKey: "lastName")
+                        try employee.setObject(department, forKey: "department")
+                    }
+                    stack.undo.setActionName("Bulk")
+                    try acknowledgement.retryingOnce { try stack.context.save() }
+                } catch {
+                    acknowledgement.refuse(error)
+                    try? stack.store.close()
+                    throw error
+                }
+                try stack.store.close()
+            },
+            compactsAfterwards: true))
+        #expect(tally.counts.syncs > 0)
+    }
+
     /// An import as `strata import` makes it: every object inserted, then related, then
     /// one save as one undo group.
     @Test func everyFailurePointOfAnImport() throws {

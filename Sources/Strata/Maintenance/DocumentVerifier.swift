@@ -83,6 +83,8 @@ package enum DocumentVerifier {
             configuration.compactsOnClose = false
             configuration.compactionSegmentThreshold = 0
             configuration.compactionByteThreshold = 0
+            configuration.compactionOperationThreshold = 0
+            configuration.compactionDecodedByteThreshold = 0
             configuration.isReadOnly = true
             configuration.checksIntegrityOnOpen = false
             store = try DocumentStore(openingAt: url, model: log.model, configuration: configuration)

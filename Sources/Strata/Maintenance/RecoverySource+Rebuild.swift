@@ -79,6 +79,8 @@ extension RecoverySource {
         configuration.compactsOnClose = false
         configuration.compactionSegmentThreshold = 0
         configuration.compactionByteThreshold = 0
+        configuration.compactionOperationThreshold = 0
+        configuration.compactionDecodedByteThreshold = 0
         let store = try DocumentStore(openingAt: building, model: model, configuration: configuration)
         do {
             _ = try store.compact(retention: .all)

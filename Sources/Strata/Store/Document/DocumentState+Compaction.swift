@@ -15,6 +15,16 @@ public struct CompactionReport: Sendable, Hashable {
 }
 
 extension DocumentState {
+    /// Whether the uncompacted segments pass one of the configuration's thresholds (a
+    /// threshold of 0 is off).
+    func isCompactionDue(_ configuration: DocumentStore.Configuration) -> Bool {
+        func passes(_ value: Int, _ threshold: Int) -> Bool { threshold > 0 && value >= threshold }
+        return passes(uncompactedSegments, configuration.compactionSegmentThreshold)
+            || passes(uncompactedBytes, configuration.compactionByteThreshold)
+            || passes(uncompactedOperations, configuration.compactionOperationThreshold)
+            || passes(uncompactedDecodedBytes, configuration.compactionDecodedByteThreshold)
+    }
+
     /// Writes the overlay into the snapshot tables, moves the compaction mark and applies
     /// the retention policy, in one transaction; then empties the overlay.
     ///
@@ -33,13 +43,19 @@ extension DocumentState {
                 done += 1
                 if done % 10_000 == 0 { progress?(done, total) }
             }
+            let rows = overlay.rows.sorted(by: { $0.key < $1.key })
+            var rowsByTable: [String: Int] = [:]
+            for (id, _) in rows { rowsByTable[schema.table(for: id.entity).name, default: 0] += 1 }
+            let indexes = try SnapshotIndexRebuild(connection: connection, rowsByTable: rowsByTable,
+                                                   minimumRows: configuration.indexRebuildMinimumRows)
             var writer = SnapshotRowWriter(connection: connection, schema: schema)
-            for (id, values) in overlay.rows.sorted(by: { $0.key < $1.key }) {
+            for (id, values) in rows {
                 try writer.write(id, values)
                 report.rowsWritten += 1
                 done += 1
                 if done % 10_000 == 0 { progress?(done, total) }
             }
+            try indexes.restore()
             progress?(total, total)
             report.segments = uncompactedSegments
             report.compactedThrough = lastSequence
@@ -50,6 +66,8 @@ extension DocumentState {
         overlay.removeAll()
         uncompactedSegments = 0
         uncompactedBytes = 0
+        uncompactedOperations = 0
+        uncompactedDecodedBytes = 0
         return report
     }
 

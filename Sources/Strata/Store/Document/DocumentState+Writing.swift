@@ -37,6 +37,8 @@ extension DocumentState {
         var patch = OverlayPatch()
         var sequence: UInt64 = 0
         var bodySize = 0
+        var rawSize = 0
+        var operationCount = 0
         var counters = keyCounters
         var largestGroup = largestGroupID
         var raced: [ManagedObjectID] = []
@@ -75,6 +77,8 @@ extension DocumentState {
             let raw = try SegmentEncoder.encode(segment, model: model)
             let body = LZ4Frame.compress(raw)
             bodySize = body.count
+            rawSize = raw.count
+            operationCount = segment.operationCount
             let record = SegmentRecord(sequence: sequence, timestamp: request.timestamp, groupCount: request.groups.count,
                                        operationCount: segment.operationCount, rawSize: raw.count, body: body, isCompacted: false)
             try LogTables.append(connection, record, groups: request.groups.map(\.info))
@@ -86,11 +90,13 @@ extension DocumentState {
         }
         try Self.inWriteTransaction(connection, held: heldWrite != nil, write)
         if !raced.isEmpty { return .raced(raced) }
-        let committed: (inout DocumentState) -> Void = { [patch, sequence, bodySize, counters, largestGroup] state in
+        let committed: (inout DocumentState) -> Void = { [patch, sequence, bodySize, rawSize, operationCount, counters, largestGroup] state in
             state.overlay.merge(patch)
             state.lastSequence = max(state.lastSequence, sequence)
             state.uncompactedSegments += 1
             state.uncompactedBytes += bodySize
+            state.uncompactedOperations += operationCount
+            state.uncompactedDecodedBytes += rawSize
             for (root, key) in counters { state.keyCounters[root] = max(state.keyCounters[root] ?? 0, key) }
             state.largestGroupID = max(state.largestGroupID, largestGroup)
             for root in state.model.entities where root.superentity == nil {

@@ -22,6 +22,9 @@ struct DocumentState: @unchecked Sendable {
     var overlay = DocumentOverlay()
     var uncompactedSegments = 0
     var uncompactedBytes = 0
+    /// Operations and decoded bytes of the uncompacted segments (the costs of an open).
+    var uncompactedOperations = 0
+    var uncompactedDecodedBytes = 0
     /// The largest primary key handed out or seen, per root entity index.
     var keyCounters: [Int: Int64] = [:]
     var largestGroupID: UInt64 = 0
@@ -104,6 +107,8 @@ struct DocumentState: @unchecked Sendable {
             meta.compactedThrough = compacted
             uncompactedSegments = 0
             uncompactedBytes = 0
+            uncompactedOperations = 0
+            uncompactedDecodedBytes = 0
         }
         let start = sequence ?? lastSequence
         for (seq, body) in try LogTables.bodies(connection, after: start) {
@@ -124,10 +129,20 @@ struct DocumentState: @unchecked Sendable {
             lastSequence = UInt64(seq)
             uncompactedSegments += 1
             uncompactedBytes += body.count
+            uncompactedOperations += segment.operationCount
+            uncompactedDecodedBytes += try decodedSize(of: UInt64(seq), compressed: body.count)
             if reports { pendingRemoteChanges.applied(UInt64(seq)...UInt64(seq)) }
         }
         if reports, !touched.isEmpty { try noteRemoteChanges(touched: touched, inserted: inserted) }
         return touched
+    }
+
+    /// The decoded size the log row records for a segment (the compressed size when the row
+    /// does not say).
+    private func decodedSize(of sequence: UInt64, compressed: Int) throws -> Int {
+        let rows = try connection.prepare("SELECT raw_size FROM strata_segment WHERE seq = ?").rows([.integer(Int64(sequence))])
+        guard case .integer(let size)? = rows.first?.first, size >= 0 else { return compressed }
+        return Int(size)
     }
 
     /// The compaction mark as the file holds it now (another connection may have moved it).

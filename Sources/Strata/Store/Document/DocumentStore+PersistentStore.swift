@@ -51,18 +51,14 @@ extension DocumentStore {
         }
     }
 
-    /// Compacts when the configured segment or byte threshold is passed (the save is
-    /// already durable; a failed compaction is retried after the next save).
+    /// Compacts when a configured threshold is passed (segments, compressed bytes,
+    /// operations, decoded bytes): a bulk save is folded right after it. The save is already
+    /// durable and compaction is a transaction of its own, so a failed or interrupted
+    /// compaction leaves the saved document as it was; it is retried after the next save.
     func compactIfDue(_ state: inout DocumentState) {
         // Inside a held write the save is not committed yet: compaction waits for the commit.
-        guard state.heldWrite == nil else { return }
-        let bySegments = configuration.compactionSegmentThreshold > 0
-            && state.uncompactedSegments >= configuration.compactionSegmentThreshold
-        let byBytes = configuration.compactionByteThreshold > 0
-            && state.uncompactedBytes >= configuration.compactionByteThreshold
-        if bySegments || byBytes {
-            _ = try? state.compact(configuration: configuration)
-        }
+        guard state.heldWrite == nil, state.isCompactionDue(configuration) else { return }
+        _ = try? state.compact(configuration: configuration)
     }
 
     /// The largest undo group id in the document.

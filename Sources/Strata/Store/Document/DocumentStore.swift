@@ -24,6 +24,19 @@ public final class DocumentStore: PersistentStore {
         /// Compact after a save once the uncompacted segments hold this many compressed
         /// bytes (default 8 MiB; 0 never).
         public var compactionByteThreshold = 8 << 20
+        /// Compact after a save or batch request once the uncompacted segments hold this
+        /// many operations (default 10,000; 0 never). Opening decodes every uncompacted
+        /// operation, so this bounds what an open costs: a bulk save of many small rows
+        /// compresses far below ``compactionByteThreshold`` and is folded right after it.
+        public var compactionOperationThreshold = 10_000
+        /// Compact after a save or batch request once the uncompacted segments decode to this
+        /// many bytes (default 4 MiB; 0 never): well-compressing values decode to far more
+        /// than ``compactionByteThreshold`` counts.
+        public var compactionDecodedByteThreshold = 4 << 20
+        /// A compaction writing at least this many rows into a table, and at least as many as
+        /// it holds, rebuilds the table's indexes instead of updating them row by row
+        /// (`SnapshotIndexRebuild`); tests lower it to reach that path with small documents.
+        var indexRebuildMinimumRows = SnapshotIndexRebuild.minimumRows
         /// Compact when the document closes (default `true`).
         public var compactsOnClose = true
         /// Which segments are kept after compaction (default `.all`: full history).

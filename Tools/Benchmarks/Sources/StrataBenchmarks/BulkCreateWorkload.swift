@@ -6,6 +6,7 @@ import Strata
 ///
 /// Figures: `W1.insert_s` (creating the objects and setting their values), `W1.save_s`
 /// (one segment), `W1.compact_s` (segment folded into the snapshot tables),
+/// `W1.insert_save_compact_s` (the three: what a bulk save costs with its folding),
 /// `W5.compact_ops_per_s`, `W7.snapshot_bytes_per_object` (the file after dropping the log
 /// and VACUUM), `W7.segment_bytes_per_object` (the stored LZ4 segment of the inserts).
 /// Leaves the compacted document at `env.file("w1.strata")` for W3 and W4.
@@ -19,6 +20,8 @@ enum BulkCreateWorkload {
         configuration.synchronous = .full
         configuration.compactionSegmentThreshold = 0
         configuration.compactionByteThreshold = 0
+        configuration.compactionOperationThreshold = 0
+        configuration.compactionDecodedByteThreshold = 0
         configuration.compactsOnClose = false
         return configuration
     }
@@ -75,6 +78,7 @@ enum BulkCreateWorkload {
             "W1.save_s": saveSeconds,
             "W1.compact_s": compactSeconds,
             "W1.insert_save_s": insertSeconds + saveSeconds,
+            "W1.insert_save_compact_s": insertSeconds + saveSeconds + compactSeconds,
             "W1.peak_mib": peak,
             "W5.compact_ops_per_s": Double(report.rowsWritten) / compactSeconds,
             "W7.segment_bytes_per_object": Double(segmentBytes) / Double(count),

@@ -34,6 +34,8 @@ struct DocumentWorkload {
         var manual = DocumentStore.Configuration()
         manual.compactionSegmentThreshold = 0
         manual.compactionByteThreshold = 0
+        manual.compactionOperationThreshold = 0
+        manual.compactionDecodedByteThreshold = 0
         manual.compactsOnClose = false
 
         // Build: `objects` inserts in segments of `batch`, one context per batch.

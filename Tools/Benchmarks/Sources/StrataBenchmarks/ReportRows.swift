@@ -46,6 +46,9 @@ enum ReportRows {
     static let noLog = [Subject.sqlite: "n/a: no log", Subject.grdbRecords: "n/a: no log", Subject.grdbStatements: "n/a: no log",
                         Subject.loro: "n/a: not measured"]
 
+    static let noOpenAfterSave = [Subject.sqlite: "n/a: see W4", Subject.grdbRecords: "n/a: see W4", Subject.grdbStatements: "n/a",
+                                  Subject.loro: "n/a"]
+
     static let all: [ReportRow] = [
         ReportRow(workload: "W1", label: "insert (create objects, set values)", metric: "insert_s", unit: .seconds,
                   notApplicable: [Subject.grdbRecords: "in insert+save", Subject.grdbStatements: "in insert+save"]),
@@ -55,6 +58,8 @@ enum ReportRows {
         ReportRow(workload: "W1", label: "compaction into the snapshot", metric: "compact_s", unit: .seconds,
                   notApplicable: [Subject.sqlite: "n/a: no log", Subject.grdbRecords: "n/a: no log",
                                   Subject.grdbStatements: "n/a: no log", Subject.loro: "n/a: no log"]),
+        ReportRow(workload: "W1", label: "insert + save + compaction (peers: insert + save, no log)", metric: "insert_save_compact_s",
+                  unit: .seconds),
         ReportRow(workload: "W1", label: "peak memory", metric: "peak_mib", unit: .mebibytes),
         ReportRow(workload: "W2", label: "edits", metric: "edit_ops_per_s", unit: .rate, notApplicable: peersWithoutUndo),
         ReportRow(workload: "W2", label: "undo all", metric: "undo_ops_per_s", unit: .rate, notApplicable: peersWithoutUndo),
@@ -81,6 +86,12 @@ enum ReportRows {
         ReportRow(workload: "W9", label: "same, p99", metric: "move_p99_ms", unit: .milliseconds, notApplicable: noResults),
         ReportRow(workload: "W9", label: "insert 1,000 in one save, diffs delivered", metric: "insert_save_ms", unit: .milliseconds,
                   notApplicable: noResults),
+        ReportRow(workload: "W10", label: "one save of 200,000 objects (quick tier: 20,000), automatic fold included", metric: "save_s", unit: .seconds,
+                  notApplicable: noOpenAfterSave),
+        ReportRow(workload: "W10", label: "then open + first indexed fetch (folded)", metric: "open_fetch_ms", unit: .milliseconds,
+                  notApplicable: noOpenAfterSave),
+        ReportRow(workload: "W10", label: "same, automatic compaction off (segment decoded on open)", metric: "unfolded_open_fetch_ms",
+                  unit: .milliseconds, notApplicable: noOpenAfterSave),
         ReportRow(workload: "W7", label: "snapshot bytes per object (whole file)", metric: "snapshot_bytes_per_object", unit: .bytes),
         ReportRow(workload: "W7", label: "of which tables and indexes (no bookkeeping)", metric: "data_bytes_per_object", unit: .bytes,
                   notApplicable: [Subject.loro: "n/a"]),
@@ -95,6 +106,8 @@ enum ReportRows {
     /// W5's peer figure is the raw rows-per-second rate of W1, not a compaction.
     static func peerKey(_ row: ReportRow, subject: String) -> String {
         if row.workload == "W5" { return "W5.\(subject).rows_per_s" }
+        // Without a log, a peer's insert + save is all there is to W1.
+        if row.metric == "insert_save_compact_s" { return "W1.\(subject).insert_save_s" }
         return row.key(subject)
     }
 }

@@ -31,6 +31,10 @@ enum Targets {
             guard let strata = m["W1.strata.insert_save_s"], let sqlite = m["W1.sqlite.insert_save_s"] else { return nil }
             return (strata <= 1.5 * sqlite, "\(seconds(strata)) vs \(seconds(sqlite)): \(String(format: "%.2f", strata / sqlite))×")
         },
+        Target(workload: "W1", text: "insert + save + compaction ≤ 1.5× raw SQLite's insert") { m in
+            guard let strata = m["W1.strata.insert_save_compact_s"], let sqlite = m["W1.sqlite.insert_save_s"] else { return nil }
+            return (strata <= 1.5 * sqlite, "\(seconds(strata)) vs \(seconds(sqlite)): \(String(format: "%.2f", strata / sqlite))×")
+        },
         Target(workload: "W1", text: "insert + save faster than GRDB records") { m in
             guard let strata = m["W1.strata.insert_save_s"], let grdb = m["W1.grdb-records.insert_save_s"] else { return nil }
             return (strata < grdb, "\(seconds(strata)) vs \(seconds(grdb)): \(String(format: "%.2f", strata / grdb))×")
@@ -67,6 +71,11 @@ enum Targets {
         Target(workload: "W6", text: "replay (decode + apply) ≥ 5,000,000 ops/s") { m in
             guard let replay = m["W6.strata.replay_ops_per_s"] else { return nil }
             return (replay >= 5e6, rate(replay))
+        },
+        Target(workload: "W10", text: "after a 200,000-object save: open + first indexed fetch ≤ 20 ms") { m in
+            guard let folded = m["W10.strata.open_fetch_ms"] else { return nil }
+            let unfolded = m["W10.strata.unfolded_open_fetch_ms"].map { String(format: " (%.0f ms with automatic compaction off)", $0) } ?? ""
+            return (folded <= 20, String(format: "%.1f ms", folded) + unfolded)
         },
         Target(workload: "W9", text: "an edit moving an object between sections delivered as a diff ≤ 1 ms (median)") { m in
             guard let median = m["W9.strata.move_median_ms"] else { return nil }

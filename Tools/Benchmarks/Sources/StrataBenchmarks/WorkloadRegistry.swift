@@ -4,7 +4,7 @@ import Foundation
 /// units here (one line each), and its table rows in `ReportRows` (same file order).
 /// Units that need a W1 document build it when an earlier unit has not.
 enum WorkloadRegistry {
-    static let units: [BenchUnit] = bulkCreate + editUndo + smallSave + openRead + logReplay + fetchedResults
+    static let units: [BenchUnit] = bulkCreate + editUndo + smallSave + openRead + logReplay + fetchedResults + bigSaveOpen
 
     static let bulkCreate: [BenchUnit] = [
         BenchUnit("w1-strata", "W1", Subject.strata, isBulk: true, .swift(BulkCreateWorkload.runStrata)),
@@ -38,6 +38,10 @@ enum WorkloadRegistry {
 
     static let fetchedResults: [BenchUnit] = [
         BenchUnit("w9-strata", "W9", Subject.strata, .swift(FetchedResultsWorkload.runStrata)),
+    ]
+
+    static let bigSaveOpen: [BenchUnit] = [
+        BenchUnit("w10-strata", "W10", Subject.strata, .swift(BigSaveOpenWorkload.runStrata)),
     ]
 
     static func unit(_ id: String) -> BenchUnit? { units.first { $0.id == id } }
