@@ -135,6 +135,28 @@ package struct ByteReader: Sendable {
         return Int(raw)
     }
 
+    /// Skips `count` bytes and returns the offset of the first, so that the caller reads
+    /// them in place from ``bytes`` (no copy).
+    package mutating func skip(count: Int) throws -> Int {
+        guard count >= 0, count <= remaining else {
+            throw failure("\(count) bytes needed, \(remaining) left")
+        }
+        defer { offset += count }
+        return offset
+    }
+
+    /// Reads length-prefixed bytes (§1.5) in place: the range of the payload in ``bytes``.
+    package mutating func readByteRange() throws -> Range<Int> {
+        let start = offset
+        let count = try readVarint()
+        guard count <= UInt64(remaining) else {
+            throw failure("\(count) bytes declared, which runs past the end (\(remaining) bytes left)", at: start)
+        }
+        let first = offset
+        offset += Int(count)
+        return first..<offset
+    }
+
     /// Reads a 64-bit little-endian word (§1.3).
     package mutating func readFixed64() throws -> UInt64 {
         guard remaining >= 8 else { throw failure("8 bytes needed, \(remaining) left") }
