@@ -35,23 +35,51 @@ func lastName(_ index: Int) -> String {
     return capitalized(syllable(k) + syllable(k / 95) + syllable(k / 9_025))
 }
 
-var operations: [ChangeOperation] = []
-operations.reserveCapacity(count + departments)
+// The segment is built as a hand-written v1 body (§2–§6) and decoded: object IDs of a
+// store are made by the store, not by this tool.
+var body = ByteWriter()
+body.writeRaw(Array("STRS".utf8))
+body.writeVarint(1)        // version
+body.writeVarint(1)        // sequence
+body.writeZigzag(0)        // timestamp
+body.writeVarint(1)        // one group: id 1, user, no reverts, "Insert"
+body.writeVarint(1)
+body.writeByte(0)
+body.writeByte(0)
+body.writeString("Insert")
+body.writeVarint(UInt64(count + departments))
+func slot(_ entity: EntityDescription, _ name: String) -> UInt64 { UInt64(entity.slotNames.firstIndex(of: name)!) }
+func string(_ body: inout ByteWriter, _ entity: EntityDescription, _ name: String, _ text: String) {
+    body.writeVarint(slot(entity, name)); body.writeByte(0x04); body.writeString(text)
+}
+func integer(_ body: inout ByteWriter, _ entity: EntityDescription, _ name: String, _ number: Int64) {
+    body.writeVarint(slot(entity, name)); body.writeByte(0x01); body.writeZigzag(number)
+}
 for index in 0..<departments {
-    operations.append(.insert(ManagedObjectID(entity: departmentEntity, storeTag: 1, primaryKey: Int64(index + 1)),
-                              values: [.string("Department \(index)")]))
+    body.writeByte(0x01)
+    body.writeVarint(UInt64(departmentEntity.index))
+    body.writeZigzag(Int64(index + 1))
+    body.writeVarint(1)
+    string(&body, departmentEntity, "name", "Department \(index)")
 }
 for index in 0..<count {
-    operations.append(.insert(ManagedObjectID(entity: employeeEntity, storeTag: 1, primaryKey: Int64(index + 1)), values: [
-        .string(capitalized(syllable(index) + syllable(index / 95))), .string(lastName(index)),
-        .integer(Int64(20_000 + (index &* 7_919) % 100_000)), .integer(Int64(index)),
-        .date(Date(timeIntervalSinceReferenceDate: 600_000_000 + Double(index) * 60)),
-        .object(ManagedObjectID(entity: departmentEntity, storeTag: 1, primaryKey: Int64(index % departments + 1))),
-    ]))
+    body.writeByte(0x01)
+    body.writeVarint(UInt64(employeeEntity.index))
+    body.writeZigzag(Int64(index + 1))
+    body.writeVarint(6)
+    string(&body, employeeEntity, "firstName", capitalized(syllable(index) + syllable(index / 95)))
+    string(&body, employeeEntity, "lastName", lastName(index))
+    integer(&body, employeeEntity, "salary", Int64(20_000 + (index &* 7_919) % 100_000))
+    integer(&body, employeeEntity, "employeeID", Int64(index))
+    body.writeVarint(slot(employeeEntity, "startDate"))
+    body.writeByte(0x07)
+    body.writeDouble(600_000_000 + Double(index) * 60)
+    body.writeVarint(slot(employeeEntity, "department"))
+    body.writeByte(0x0B)
+    body.writeVarint(UInt64(departmentEntity.index))
+    body.writeZigzag(Int64(index % departments + 1))
 }
-let segment = Segment(sequence: 1, timestamp: Date(), groups: [
-    SegmentGroup(id: 1, kind: .user, revertsGroup: nil, actionName: "Insert", operations: operations),
-])
+let segment = try SegmentDecoder.decode(body.bytes, model: model, storeTag: 1, sequenceHint: 1)
 
 func seconds(_ body: () throws -> Void) rethrows -> Double {
     let start = DispatchTime.now().uptimeNanoseconds
