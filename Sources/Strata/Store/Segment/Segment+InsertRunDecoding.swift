@@ -3,9 +3,9 @@ import Foundation
 /// Reading format v2 insert runs (docs/FORMAT.md §13.2–§13.5) as hostile input: the row
 /// count is checked against the bytes left (a row takes at least its key's byte) and the
 /// group's operations left before anything is reserved, and each column is read straight
-/// into one buffer of all rows' values, so a run costs one allocation per row (its
-/// `values` array, which `ChangeOperation.insert` holds) and none per value but strings,
-/// data and to-many sets.
+/// into the rows' values arrays, so a run costs one allocation per row (its `values`
+/// array, which `ChangeOperation.insert` holds) and none per value but strings, data and
+/// to-many sets.
 extension SegmentDecoder {
     /// Reads an insert run (its tag still unread) and appends one insert per row.
     /// - Parameter limit: The operations the group has left; a run may not hold more.
@@ -31,22 +31,21 @@ extension SegmentDecoder {
             previous = row == 0 ? code : previous &+ code &+ 1
             keys.append(previous)
         }
-        let width = plan.slots.count
-        var values: [PropertyValue] = []
-        values.reserveCapacity(count * width)
-        for _ in 0..<count { values.append(contentsOf: plan.placeholders) }
-        for slot in 0..<width where plan.slots[slot].isPersistent {
-            try readColumn(plan.columns[slot]!, slot: slot, width: width, rows: count, into: &values)
+        // Every row starts as the placeholders (one shared buffer); the first value written
+        // to a row gives it its own array, which its insert then holds without a copy.
+        var rows = [[PropertyValue]](repeating: plan.placeholders, count: count)
+        for slot in 0..<plan.slots.count where plan.slots[slot].isPersistent {
+            try readColumn(plan.columns[slot]!, slot: slot, into: &rows)
         }
         for row in 0..<count {
             let id = ManagedObjectID(entity: entity, storeTag: storeTag, primaryKey: keys[row])
-            operations.append(.insert(id, values: Array(values[row * width..<(row + 1) * width])))
+            operations.append(.insert(id, values: rows[row]))
         }
     }
 
-    /// One column (§13.3) into `values` (row-major, `width` slots a row).
-    private mutating func readColumn(_ kind: SegmentColumnKind, slot: Int, width: Int, rows: Int,
-                                     into values: inout [PropertyValue]) throws {
+    /// One column (§13.3) into `slot` of every row.
+    private mutating func readColumn(_ kind: SegmentColumnKind, slot: Int, into values: inout [[PropertyValue]]) throws {
+        let rows = values.count
         let headerOffset = reader.offset
         let header = try reader.readByte()
         let presence = header & SegmentColumnHeader.presenceMask
@@ -58,7 +57,7 @@ extension SegmentDecoder {
             throw reader.failure("delta coding on a \(kind.name) column", at: headerOffset)
         }
         if presence == SegmentColumnHeader.noRow {
-            for row in 0..<rows { values[row * width + slot] = .null }
+            for row in 0..<rows { values[row][slot] = .null }
             return
         }
         var bitmap = -1
@@ -71,12 +70,11 @@ extension SegmentDecoder {
         }
         var previous: Int64 = 0
         for row in 0..<rows {
-            let index = row * width + slot
             if bitmap >= 0, reader.bytes[bitmap + row / 8] & (1 << UInt8(row % 8)) == 0 {
-                values[index] = .null
+                values[row][slot] = .null
                 continue
             }
-            values[index] = try readColumnValue(kind, delta: delta, previous: &previous)
+            values[row][slot] = try readColumnValue(kind, delta: delta, previous: &previous)
         }
     }
 
