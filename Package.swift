@@ -48,6 +48,8 @@ let package = Package(
             name: "BackgroundImportExample", dependencies: ["Strata"], path: "Examples/BackgroundImport"),
         .executableTarget(
             name: "StaffListExample", dependencies: ["Strata"], path: "Examples/StaffList"),
+        // Segment format v1 against v2 on W1-like rows (docs/FORMAT.md §13.6), release build.
+        .executableTarget(name: "strata-segment-measure", dependencies: ["Strata"], path: "Tools/segment-measure"),
         .executableTarget(name: "strata-crash-writer", dependencies: ["Strata", "StrataTestSupport"], path: "Tests/CrashWriter"),
         .executableTarget(name: "strata-stress-writer", dependencies: ["Strata", "StrataTestSupport"], path: "Tests/StressWriter"),
         // Fuzzing (Tools/fuzz.sh, docs/RELIABILITY.md "Fuzzing"): the targets, one driver that

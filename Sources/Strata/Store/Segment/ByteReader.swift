@@ -135,6 +135,28 @@ package struct ByteReader: Sendable {
         return Int(raw)
     }
 
+    /// Skips `count` bytes and returns the offset of the first, so that the caller reads
+    /// them in place from ``bytes`` (no copy).
+    package mutating func skip(count: Int) throws -> Int {
+        guard count >= 0, count <= remaining else {
+            throw failure("\(count) bytes needed, \(remaining) left")
+        }
+        defer { offset += count }
+        return offset
+    }
+
+    /// Reads length-prefixed bytes (§1.5) in place: the range of the payload in ``bytes``.
+    package mutating func readByteRange() throws -> Range<Int> {
+        let start = offset
+        let count = try readVarint()
+        guard count <= UInt64(remaining) else {
+            throw failure("\(count) bytes declared, which runs past the end (\(remaining) bytes left)", at: start)
+        }
+        let first = offset
+        offset += Int(count)
+        return first..<offset
+    }
+
     /// Reads a 64-bit little-endian word (§1.3).
     package mutating func readFixed64() throws -> UInt64 {
         guard remaining >= 8 else { throw failure("8 bytes needed, \(remaining) left") }
@@ -155,8 +177,13 @@ package struct ByteReader: Sendable {
             throw failure("string of \(declared) bytes runs past the end (\(remaining) bytes left)", at: start)
         }
         let count = Int(declared)
-        let slice = bytes[offset..<offset + count]
-        guard let text = String(validating: slice, as: UTF8.self) else {
+        // Over a buffer, not an array slice: the slice's generic metadata was looked up at
+        // run time for every string, a tenth of a bulk decode.
+        let first = offset
+        let text = bytes.withUnsafeBufferPointer { buffer in
+            String(validating: UnsafeBufferPointer(rebasing: buffer[first..<first + count]), as: UTF8.self)
+        }
+        guard let text else {
             throw failure("string is not valid UTF-8", at: start)
         }
         offset += count

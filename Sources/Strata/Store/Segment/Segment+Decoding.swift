@@ -1,14 +1,15 @@
 import Foundation
 import OrderedCollections
 
-/// Reads a format v1 segment body (docs/FORMAT.md §2–§8), treating every byte as hostile.
+/// Reads a format v1 or v2 segment body (docs/FORMAT.md §2–§8, §13), treating every byte as
+/// hostile.
 ///
 /// Read steps: magic and version (§2); sequence (checked against the hint), timestamp and
 /// group count (§2); per group its header (§3) and operations (§4), resolving object IDs
 /// against the model (§5) and checking each value's tag against its slot (§6); insert and
 /// delete values are expanded to one per slot, transient slots filled (§7); finally no
 /// byte may remain. Every count is checked against the bytes left before anything is
-/// reserved (§8).
+/// reserved (§8). A v2 insert run (§13.2) becomes one insert per row, in row order.
 ///
 /// ```swift
 /// let segment = try SegmentDecoder.decode(body, model: model, storeTag: tag, sequenceHint: 7)
@@ -19,6 +20,8 @@ package struct SegmentDecoder {
     var plans: SegmentModelPlan
     let storeTag: UInt32
     var sequenceLabel: String
+    /// The body's format version (§2), known once the header is read.
+    var version: UInt64 = 1
     /// Where decoded updates keep their changes: shared buffers (growing from 16 changes,
     /// doubling), not an allocation each.
     var changeWriter = SlotChangesWriter(expected: 16)
@@ -84,10 +87,12 @@ package struct SegmentDecoder {
         guard magic == SegmentFormat.magic else { throw reader.failure("bad magic, not a Strata segment body", at: 0) }
         let versionOffset = reader.offset
         let version = try reader.readVarint()
-        guard version == SegmentFormat.version else {
-            throw reader.failure("unsupported format version \(version) (this build reads version \(SegmentFormat.version))",
+        guard SegmentFormat.readableVersions.contains(version) else {
+            let known = SegmentFormat.readableVersions
+            throw reader.failure("unsupported format version \(version) (this build reads versions \(known.lowerBound)–\(known.upperBound))",
                                  at: versionOffset)
         }
+        self.version = version
         let sequenceOffset = reader.offset
         let sequence = try reader.readVarint()
         if let sequenceHint, sequenceHint != sequence {
@@ -106,7 +111,13 @@ package struct SegmentDecoder {
         let (id, kind, reverts, actionName, count) = try readGroupHeader()
         var operations: [ChangeOperation] = []
         operations.reserveCapacity(count)
-        for _ in 0..<count { operations.append(try readOperation()) }
+        while operations.count < count {
+            if version >= 2, reader.peekByte() == SegmentFormat.OperationTag.insertRun.rawValue {
+                try readInsertRun(into: &operations, limit: count - operations.count)
+            } else {
+                operations.append(try readOperation())
+            }
+        }
         return SegmentGroup(id: id, kind: kind, revertsGroup: reverts, actionName: actionName, operations: operations)
     }
 
@@ -129,7 +140,9 @@ package struct SegmentDecoder {
         default: throw reader.failure("unknown reverts flag \(revertsFlag)", at: flagOffset)
         }
         let actionName = try reader.readString()
-        let count = try reader.readCount(minimumItemSize: SegmentFormat.minimumOperationSize, what: "operation count")
+        // A row of a v2 insert run may take a single byte (its key).
+        let minimum = version >= 2 ? SegmentFormat.minimumRunRowSize : SegmentFormat.minimumOperationSize
+        let count = try reader.readCount(minimumItemSize: minimum, what: "operation count")
         return (id, kind, reverts, actionName, count)
     }
 
@@ -151,6 +164,8 @@ package struct SegmentDecoder {
         let id = ManagedObjectID(entity: plan.entity, storeTag: storeTag, primaryKey: try reader.readZigzag())
         let entity = plan.entity
         switch tag {
+        case .insertRun:
+            preconditionFailure("an insert run is read by readInsertRun, never as one operation")
         case .insert, .delete:
             let values = try readSlotValues(of: plan)
             return tag == .insert ? .insert(id, values: values) : .delete(id, values: values)
@@ -236,7 +251,7 @@ package struct SegmentDecoder {
                               at: offset)
     }
 
-    private mutating func readMembers(destination: EntityDescription, what: String) throws -> [ManagedObjectID] {
+    mutating func readMembers(destination: EntityDescription, what: String) throws -> [ManagedObjectID] {
         let count = try reader.readCount(minimumItemSize: SegmentFormat.minimumObjectIDSize, what: what)
         var members: [ManagedObjectID] = []
         members.reserveCapacity(count)
@@ -254,7 +269,7 @@ package struct SegmentDecoder {
 
     // MARK: §5 object IDs
 
-    private mutating func readObjectID() throws -> ManagedObjectID {
+    mutating func readObjectID() throws -> ManagedObjectID {
         let index = try readEntityIndex()
         let key = try reader.readZigzag()
         return ManagedObjectID(entity: plans.entities[index], storeTag: storeTag, primaryKey: key)
@@ -325,23 +340,27 @@ package struct SegmentDecoder {
             guard let url = URL(string: text) else { throw reader.failure("\(text.debugDescription) is not a URI", at: textOffset) }
             return .uri(url)
         case .object: return .object(try readObjectID())
-        case .objects:
-            let count = try reader.readCount(minimumItemSize: SegmentFormat.minimumObjectIDSize, what: "object count")
-            var ids = OrderedSet<ManagedObjectID>()
-            ids.reserveCapacity(count)
-            for _ in 0..<count {
-                let idOffset = reader.offset
-                guard ids.append(try readObjectID()).inserted else {
-                    throw reader.failure("an object appears twice in a to-many value", at: idOffset)
-                }
-            }
-            return .objects(ids)
+        case .objects: return .objects(try readObjectsPayload())
         }
+    }
+
+    /// The payload of an `objects` value (§6): a count, then distinct object IDs.
+    mutating func readObjectsPayload() throws -> OrderedSet<ManagedObjectID> {
+        let count = try reader.readCount(minimumItemSize: SegmentFormat.minimumObjectIDSize, what: "object count")
+        var ids = OrderedSet<ManagedObjectID>()
+        ids.reserveCapacity(count)
+        for _ in 0..<count {
+            let idOffset = reader.offset
+            guard ids.append(try readObjectID()).inserted else {
+                throw reader.failure("an object appears twice in a to-many value", at: idOffset)
+            }
+        }
+        return ids
     }
 
     /// §6.1: sign, exponent in -128...127, significand of at most 16 bytes without
     /// trailing zero bytes.
-    private mutating func readDecimal() throws -> Decimal {
+    mutating func readDecimal() throws -> Decimal {
         let signOffset = reader.offset
         let signByte = try reader.readByte()
         guard let sign = SegmentFormat.DecimalSign(rawValue: signByte) else {
@@ -369,7 +388,7 @@ package struct SegmentDecoder {
         return Decimal(sign: sign == .minus ? .minus : .plus, exponent: Int(exponent), significand: magnitude)
     }
 
-    private func hex(_ byte: UInt8) -> String {
+    func hex(_ byte: UInt8) -> String {
         let digits = String(byte, radix: 16, uppercase: true)
         return digits.count == 1 ? "0" + digits : digits
     }

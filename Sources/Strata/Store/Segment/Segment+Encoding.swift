@@ -1,6 +1,11 @@
 import Foundation
 
-/// Writes a ``Segment`` as a format v1 body (docs/FORMAT.md §2–§7).
+/// Writes a ``Segment`` as a format v2 body (docs/FORMAT.md §2–§7, §13), or as v1 when
+/// asked (the golden files of v1 and the decoder's tests of it).
+///
+/// Version 2 differs in one place: two or more consecutive inserts of one entity in a group
+/// are written as one insert run, column by column (§13.2), so that a bulk save costs a few
+/// bytes per value; every other operation is written as in v1.
 ///
 /// Write steps: magic and version (§2); sequence, timestamp, group count (§2); per group its
 /// header (§3) and operations (§4) with object IDs (§5) and typed values (§6). Transient
@@ -16,19 +21,21 @@ import Foundation
 /// ```
 package struct SegmentEncoder {
     private var writer = ByteWriter(capacity: 256)
-    private let model: ManagedObjectModel
-    private let sequence: UInt64
-    private let slotTable: SlotTable
+    let model: ManagedObjectModel
+    let sequence: UInt64
+    let version: UInt64
+    let slotTable: SlotTable
 
-    private init(model: ManagedObjectModel, sequence: UInt64) {
+    private init(model: ManagedObjectModel, sequence: UInt64, version: UInt64) {
         self.model = model
         self.sequence = sequence
+        self.version = version
         slotTable = SlotTable(model: model)
     }
 
     /// Each entity's slots as `SegmentFormat.slot` resolves them, resolved once per entity
     /// and segment: resolving them for every value of a bulk save cost more than writing it.
-    private final class SlotTable {
+    final class SlotTable {
         struct Slots {
             /// nil where the model cannot resolve the slot.
             var shapes: [SegmentFormat.SlotShape?] = []
@@ -62,8 +69,11 @@ package struct SegmentEncoder {
     ///   value that does not fit its slot, a wrong number of insert/delete values, or a
     ///   timestamp out of range. The context names the segment, group, entity and slot.
     /// - Complexity: O(size of the segment).
-    package static func encode(_ segment: Segment, model: ManagedObjectModel) throws -> [UInt8] {
-        var encoder = SegmentEncoder(model: model, sequence: segment.sequence)
+    /// - Parameter version: The format version to write: 2 (the default) or 1.
+    package static func encode(_ segment: Segment, model: ManagedObjectModel,
+                               version: UInt64 = SegmentFormat.version) throws -> [UInt8] {
+        precondition(SegmentFormat.readableVersions.contains(version), "no segment format version \(version)")
+        var encoder = SegmentEncoder(model: model, sequence: segment.sequence, version: version)
         try encoder.writeSegment(segment)
         return encoder.writer.bytes
     }
@@ -72,7 +82,7 @@ package struct SegmentEncoder {
 
     private mutating func writeSegment(_ segment: Segment) throws {
         writer.writeRaw(SegmentFormat.magic)
-        writer.writeVarint(SegmentFormat.version)
+        writer.writeVarint(version)
         writer.writeVarint(segment.sequence)
         let milliseconds = (segment.timestamp.timeIntervalSince1970 * 1000).rounded()
         guard milliseconds.isFinite, let stamp = Int64(exactly: milliseconds) else {
@@ -105,8 +115,18 @@ package struct SegmentEncoder {
         swap(&out, &writer)
         defer { swap(&out, &writer) }
         var check = 0
-        for operation in group.operations {
-            if try writeOperation(operation, to: &out, group: group.id) { check += 1 }
+        let operations = group.operations
+        var index = 0
+        while index < operations.count {
+            let runEnd = version >= 2 ? insertRunEnd(operations, from: index) : index + 1
+            if runEnd - index >= 2 {
+                try writeInsertRun(operations[index..<runEnd], to: &out, group: group.id)
+                check += runEnd - index
+                index = runEnd
+                continue
+            }
+            if try writeOperation(operations[index], to: &out, group: group.id) { check += 1 }
+            index += 1
         }
         assert(check == written, "isWritten disagrees with writeOperation")
     }
@@ -130,7 +150,7 @@ package struct SegmentEncoder {
     // MARK: §4 operations
 
     /// Writes one operation; false when nothing persistent was left to write.
-    private func writeOperation(_ operation: ChangeOperation, to out: inout ByteWriter, group: UInt64) throws -> Bool {
+    func writeOperation(_ operation: ChangeOperation, to out: inout ByteWriter, group: UInt64) throws -> Bool {
         let entity = try checkedEntity(of: operation.objectID, group: group)
         let slots = slotTable.slots(of: entity)
         func slotInfo(_ slot: Int) throws -> (shape: SegmentFormat.SlotShape, isTransient: Bool, slot: Int) {
@@ -211,7 +231,7 @@ package struct SegmentEncoder {
 
     // MARK: §5 object IDs
 
-    private func checkedEntity(of id: ManagedObjectID, group: UInt64) throws -> EntityDescription {
+    func checkedEntity(of id: ManagedObjectID, group: UInt64) throws -> EntityDescription {
         let entity = id.entity
         guard entity.index >= 0, entity.index < model.entities.count, model.entities[entity.index] === entity else {
             throw invalid("entity \(entity.name) is not part of the segment's model", group: group, entity: entity.name)
@@ -226,7 +246,7 @@ package struct SegmentEncoder {
         return entity
     }
 
-    private func writeObjectID(_ id: ManagedObjectID, to out: inout ByteWriter, group: UInt64) throws {
+    func writeObjectID(_ id: ManagedObjectID, to out: inout ByteWriter, group: UInt64) throws {
         let entity = try checkedEntity(of: id, group: group)
         out.writeVarint(UInt64(entity.index))
         out.writeZigzag(id.primaryKey)
@@ -234,7 +254,7 @@ package struct SegmentEncoder {
 
     // MARK: §6 values
 
-    private func writeValue(_ value: PropertyValue, to out: inout ByteWriter, group: UInt64) throws {
+    func writeValue(_ value: PropertyValue, to out: inout ByteWriter, group: UInt64) throws {
         typealias Tag = SegmentFormat.ValueTag
         switch value {
         case .null: out.writeByte(Tag.null.rawValue)
@@ -266,7 +286,7 @@ package struct SegmentEncoder {
 
     /// §6.1: sign byte, then (unless NaN) zigzag exponent and the significand as
     /// length-prefixed little-endian bytes without trailing zeros.
-    private func writeDecimal(_ number: Decimal, to out: inout ByteWriter, group: UInt64) throws {
+    func writeDecimal(_ number: Decimal, to out: inout ByteWriter, group: UInt64) throws {
         if number.isNaN { out.writeByte(SegmentFormat.DecimalSign.notANumber.rawValue); return }
         guard let significand = UInt128(number.significand.description) else {
             throw invalid("the decimal \(number) has no integer significand", group: group)
@@ -283,7 +303,7 @@ package struct SegmentEncoder {
         out.writeBytes(bytes)
     }
 
-    private func invalid(_ reason: String, group: UInt64? = nil, entity: String? = nil) -> StrataError {
+    func invalid(_ reason: String, group: UInt64? = nil, entity: String? = nil) -> StrataError {
         var context = ["segment": String(sequence)]
         if let group { context["group"] = String(group) }
         if let entity { context["entity"] = entity }

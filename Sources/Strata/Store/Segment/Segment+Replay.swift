@@ -44,11 +44,26 @@ extension SegmentDecoder {
                                            groupCount: header.groupCount, largestGroupID: 0, operationCount: 0)
         var failure: (any Error)?
         var changes: [SlotChange] = []
+        var run: [ChangeOperation] = []
         for _ in 0..<header.groupCount {
             let group = try readGroupHeader()
             summary.largestGroupID = max(summary.largestGroupID, group.id)
             summary.operationCount += group.operationCount
-            for _ in 0..<group.operationCount {
+            var done = 0
+            while done < group.operationCount {
+                done += 1
+                if version >= 2, reader.peekByte() == SegmentFormat.OperationTag.insertRun.rawValue {
+                    // An insert run (§13.2) is read whole, then applied row by row.
+                    if !run.isEmpty { run.removeAll(keepingCapacity: true) }
+                    try readInsertRun(into: &run, limit: group.operationCount - done + 1)
+                    done += run.count - 1
+                    if failure == nil {
+                        for operation in run {
+                            do { try rows.apply(operation, model: model) } catch { failure = error; break }
+                        }
+                    }
+                    continue
+                }
                 guard reader.peekByte() == SegmentFormat.OperationTag.update.rawValue else {
                     let operation = try readOperation()
                     if failure == nil {

@@ -69,17 +69,19 @@ public struct SegmentGroup: Hashable, Sendable {
     }
 }
 
-/// The constants of segment format v1 (docs/FORMAT.md) and the slot rules the encoder and
-/// the decoder share, so that nothing is written that could not be read back.
+/// The constants of segment formats v1 and v2 (docs/FORMAT.md) and the slot rules the
+/// encoder and the decoder share, so that nothing is written that could not be read back.
 enum SegmentFormat {
     /// `STRS` (§2).
     static let magic: [UInt8] = Array("STRS".utf8)
-    /// The only version this code writes and reads (§2).
-    static let version: UInt64 = 1
+    /// The version this code writes (§2, §13).
+    static let version: UInt64 = 2
+    /// The versions this code reads: every version ever written (§10).
+    static let readableVersions: ClosedRange<UInt64> = 1...2
 
-    /// Operation tags (§4).
+    /// Operation tags (§4); `insertRun` only in version 2 (§13.2).
     enum OperationTag: UInt8 {
-        case insert = 0x01, delete = 0x02, update = 0x03, relate = 0x04
+        case insert = 0x01, delete = 0x02, update = 0x03, relate = 0x04, insertRun = 0x05
     }
 
     /// Value tags (§6).
@@ -100,6 +102,7 @@ enum SegmentFormat {
     static let minimumObjectIDSize = 2       // entity, key
     static let minimumSlotValueSize = 2      // slot, value tag
     static let minimumSlotChangeSize = 3     // slot, old tag, new tag
+    static let minimumRunRowSize = 1         // v2: a row of an insert run, its key (§13.2)
 
     /// What one storage slot holds, resolved from the model.
     enum SlotShape {

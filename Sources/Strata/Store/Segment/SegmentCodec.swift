@@ -1,6 +1,6 @@
 import Foundation
 
-/// A segment as stored in a document: the format v1 body inside one LZ4 frame
+/// A segment as stored in a document: the format v2 (or, when older, v1) body inside one LZ4 frame
 /// (docs/FORMAT.md §9). `lz4 -d` turns a stored body back into the raw body.
 ///
 /// ```swift

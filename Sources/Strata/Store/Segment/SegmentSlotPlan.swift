@@ -23,6 +23,9 @@ final class SegmentEntityPlan {
     let slots: [Slot]
     /// Each slot's shape, or nil when the model cannot resolve the slot.
     let shapes: [SegmentFormat.SlotShape?]
+    /// Each slot's column in a format v2 insert run, or nil when the model cannot resolve
+    /// the slot.
+    let columns: [SegmentColumnKind?]
     /// Each slot's property name.
     let names: [String]
     /// The number of persistent slots (the value count of an insert or delete).
@@ -59,6 +62,7 @@ final class SegmentEntityPlan {
         }
         self.slots = slots
         self.shapes = shapes
+        self.columns = shapes.map { $0.map(SegmentColumnKind.init) }
         self.names = names
         self.firstUnresolvedSlot = slots.firstIndex { !$0.isResolved }
         self.placeholders = placeholders

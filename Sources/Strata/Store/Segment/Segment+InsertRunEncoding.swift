@@ -1,0 +1,143 @@
+import Foundation
+
+/// Format v2 insert runs (docs/FORMAT.md §13.2–§13.4): consecutive inserts of one entity
+/// written as a column of keys and one column per persistent slot.
+extension SegmentEncoder {
+    /// The end of the run of inserts of one entity that starts at `start` (`start + 1`
+    /// when the operation there is not an insert or the next one does not continue it).
+    /// The run keeps the group's order: it stops at the first operation that is not an
+    /// insert of the same entity.
+    func insertRunEnd(_ operations: [ChangeOperation], from start: Int) -> Int {
+        guard case .insert(let first, _) = operations[start] else { return start + 1 }
+        var end = start + 1
+        while end < operations.count, case .insert(let id, _) = operations[end], id.entity === first.entity {
+            end += 1
+        }
+        return end
+    }
+
+    /// Writes two or more inserts of one entity as an insert run (§13.2): tag, entity, row
+    /// count, the keys column, then one column per persistent slot in slot order.
+    func writeInsertRun(_ run: ArraySlice<ChangeOperation>, to out: inout ByteWriter, group: UInt64) throws {
+        var keys: [Int64] = []
+        var rows: [[PropertyValue]] = []
+        keys.reserveCapacity(run.count)
+        rows.reserveCapacity(run.count)
+        for operation in run {
+            guard case .insert(let id, let values) = operation else { preconditionFailure("an insert run holds inserts only") }
+            keys.append(id.primaryKey)
+            rows.append(values)
+        }
+        let entity = try checkedEntity(of: run[run.startIndex].objectID, group: group)
+        for operation in run { _ = try checkedEntity(of: operation.objectID, group: group) }
+        let slots = slotTable.slots(of: entity)
+        // Everything is checked before anything is written, as for a single insert.
+        for values in rows {
+            guard values.count == entity.slotCount else {
+                throw invalid("\(entity.name) has \(entity.slotCount) slots but the operation holds \(values.count) values",
+                              group: group, entity: entity.name)
+            }
+            for (slot, value) in values.enumerated() {
+                guard let shape = slots.shapes[slot] else {
+                    throw invalid("slot \(slot) is out of range for \(entity.name) (\(entity.slotCount) slots)",
+                                  group: group, entity: entity.name)
+                }
+                if slots.isTransient[slot] { continue }
+                if let reason = SegmentFormat.mismatch(value, shape) {
+                    throw invalid("\(entity.name).\(entity.slotNames[slot]): \(reason)", group: group, entity: entity.name)
+                }
+            }
+        }
+        out.writeByte(SegmentFormat.OperationTag.insertRun.rawValue)
+        out.writeVarint(UInt64(entity.index))
+        out.writeVarint(UInt64(rows.count))
+        // Keys: the first as zigzag, then each as zigzag(key - previous - 1), so that
+        // consecutive keys cost one byte (wrapping, so that every Int64 pair has a code).
+        var previous: Int64 = 0
+        for (row, key) in keys.enumerated() {
+            out.writeZigzag(row == 0 ? key : key &- previous &- 1)
+            previous = key
+        }
+        for slot in 0..<entity.slotCount where !slots.isTransient[slot] {
+            try writeColumn(SegmentColumnKind(slots.shapes[slot]!), slot: slot, rows: rows, to: &out, group: group)
+        }
+    }
+
+    /// One column (§13.3): header byte, presence bitmap when some rows are null and some
+    /// not, then the values of the rows that hold one, without tags (§13.4).
+    private func writeColumn(_ kind: SegmentColumnKind, slot: Int, rows: [[PropertyValue]],
+                             to out: inout ByteWriter, group: UInt64) throws {
+        var present = 0
+        for values in rows where !Self.isNull(values[slot]) { present += 1 }
+        var header = present == rows.count ? SegmentColumnHeader.everyRow
+            : present == 0 ? SegmentColumnHeader.noRow : SegmentColumnHeader.bitmap
+        let useDelta = kind.allowsDelta && present > 1 && deltaIsSmaller(kind, slot: slot, rows: rows)
+        if useDelta { header |= SegmentColumnHeader.delta }
+        out.writeByte(header)
+        if present == 0 { return }
+        if header & SegmentColumnHeader.presenceMask == SegmentColumnHeader.bitmap {
+            var byte: UInt8 = 0
+            for (row, values) in rows.enumerated() {
+                if !Self.isNull(values[slot]) { byte |= 1 << UInt8(row % 8) }
+                if row % 8 == 7 || row == rows.count - 1 {
+                    out.writeByte(byte)
+                    byte = 0
+                }
+            }
+        }
+        var previous: Int64 = 0
+        for values in rows {
+            let value = values[slot]
+            switch (kind, value) {
+            case (_, .null): continue
+            case (.integer, .integer(let number)):
+                out.writeZigzag(useDelta ? number &- previous : number)
+                previous = number
+            case (.double, .double(let number)): out.writeDouble(number)
+            case (.date, .date(let date)): out.writeDouble(date.timeIntervalSinceReferenceDate)
+            case (.decimal, .decimal(let number)): try writeDecimal(number, to: &out, group: group)
+            case (.string, .string(let text)): out.writeString(text)
+            case (.boolean, .boolean(let flag)): out.writeByte(flag ? 1 : 0)
+            case (.data, .data(let bytes)): out.writeBytes(bytes)
+            case (.uuid, .uuid(let uuid)): withUnsafeBytes(of: uuid.uuid) { out.writeRaw($0) }
+            case (.uri, .uri(let url)): out.writeString(url.absoluteString)
+            case (.toOne(_, let writesEntity), .object(let id)):
+                let entity = try checkedEntity(of: id, group: group)
+                if writesEntity { out.writeVarint(UInt64(entity.index)) }
+                out.writeZigzag(useDelta ? id.primaryKey &- previous : id.primaryKey)
+                previous = id.primaryKey
+            case (.toMany, .objects(let ids)):
+                out.writeVarint(UInt64(ids.count))
+                for id in ids { try writeObjectID(id, to: &out, group: group) }
+            default:
+                // `writeInsertRun` checked every value against its slot.
+                preconditionFailure("a \(ModelValueRules.kindName(value)) value in a \(kind.name) column")
+            }
+        }
+    }
+
+    @inline(__always)
+    private static func isNull(_ value: PropertyValue) -> Bool {
+        if case .null = value { return true }
+        return false
+    }
+
+    /// Whether differences from the previous value take fewer bytes than the values
+    /// themselves (sequential numbers and keys: yes; unrelated ones: usually not).
+    private func deltaIsSmaller(_ kind: SegmentColumnKind, slot: Int, rows: [[PropertyValue]]) -> Bool {
+        var plain = 0, delta = 0
+        var previous: Int64 = 0
+        for values in rows {
+            let number: Int64
+            switch values[slot] {
+            case .integer(let value): number = value
+            case .object(let id): number = id.primaryKey
+            default: continue
+            }
+            plain += SegmentColumnHeader.varintSize(SegmentColumnHeader.zigzag(number))
+            delta += SegmentColumnHeader.varintSize(SegmentColumnHeader.zigzag(number &- previous))
+            previous = number
+        }
+        return delta < plain
+    }
+}
