@@ -31,7 +31,7 @@ extension ManagedObjectContext {
         }
         let rows = try batchInsertRows(request, entity: entity)
         let fetch = StoreFetchRequest(entity: entity, includesSubentities: false)
-        return try runBatch(fetch, action: .insert(rows), actionName: "Batch Insert \(entity.name)",
+        return try runBatch(fetch, action: .insert(rows), actionName: request.actionName ?? "Batch Insert \(entity.name)",
                             resultType: request.resultType, registersUndo: request.registersUndo)
     }
 

@@ -62,6 +62,9 @@ public final class BatchInsertRequest {
     /// ``ChangeGroupKind/user`` group, so a reopened document can undo it too). Default
     /// `false`: Core Data's behaviour, a ``ChangeGroupKind/batch`` group no undo reaches.
     public var registersUndo = false
+    /// The name of the saved group and of the undo action; nil: "Batch Insert <Entity>".
+    /// (`strata import` names its insert "Import <Entity>".)
+    public var actionName: String?
 
     /// Creates a request inserting these rows.
     public init(entityName: String, objects: [[String: PropertyValue]]) {

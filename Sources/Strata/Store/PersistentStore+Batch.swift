@@ -9,7 +9,7 @@ public struct StoreBatchRequest: Sendable {
         case update([Int: PropertyValue])
         /// Delete the records, applying the model's delete rules.
         case delete
-        /// Insert these rows (the fetch plays no part; ``BatchInsertWriter`` writes them).
+        /// Insert the rows the source gives (the fetch plays no part).
         case insert(StoreBatchInsert)
     }
 
