@@ -4,7 +4,7 @@ import CSQLiteBench
 
 /// `StrataBenchmarks w1-memory [--quick] [--objects N]`: where W1's memory goes. Runs W1's
 /// steps (inserts, save, compaction) in this process and after each prints the bytes
-/// malloc holds (mallinfo2: in use, and arena + mmap), the resident set, and the peak
+/// malloc holds (mallinfo2: bytes in use, mmapped chunks included), the resident set, and the peak
 /// resident set reached during the step alone (the kernel's high-water mark, reset before
 /// each step through /proc/self/clear_refs). docs/BENCHMARKS.md ("Memory of a big context")
 /// keeps the breakdown.
@@ -67,7 +67,8 @@ enum W1MemoryBreakdown {
         meter.step("context reset")
         try store.close()
         meter.step("store closed")
-        print("peak RSS of the whole run: \(String(format: "%.1f", peakMemoryMiB())) MiB")
+        // Not getrusage's ru_maxrss: resetting the high-water mark resets it too.
+        print("peak RSS of the whole run: \(String(format: "%.1f", meter.largestPeakMiB)) MiB")
         print("sizes: PropertyValue \(MemoryLayout<PropertyValue>.size)/\(MemoryLayout<PropertyValue>.stride) B, ManagedObjectID \(MemoryLayout<ManagedObjectID>.size)/\(MemoryLayout<ManagedObjectID>.stride) B, ChangeOperation \(MemoryLayout<ChangeOperation>.stride) B")
         print("ManagedObject instance: \(instanceBytes) B (malloc_usable_size)")
     }
@@ -76,6 +77,8 @@ enum W1MemoryBreakdown {
     struct Meter {
         let count: Int
         private var lastInUse = 0
+        /// The largest step peak so far.
+        private(set) var largestPeakMiB = 0.0
 
         init(count: Int) {
             self.count = count
@@ -89,7 +92,9 @@ enum W1MemoryBreakdown {
             lastInUse = inUse
             let mib = { (bytes: Int) in String(format: "%7.1f", Double(bytes) / 1_048_576) }
             let perObject = String(format: "%8.1f", Double(delta) / Double(count))
-            print("\(name.padding(toLength: 27, withPad: " ", startingAt: 0)) | \(mib(inUse)) | \(mib(delta)) | \(perObject) | \(mib(Self.statusKiB("VmRSS") * 1024)) | \(mib(Self.statusKiB("VmHWM") * 1024))")
+            let peak = Self.statusKiB("VmHWM") * 1024
+            largestPeakMiB = max(largestPeakMiB, Double(peak) / 1_048_576)
+            print("\(name.padding(toLength: 27, withPad: " ", startingAt: 0)) | \(mib(inUse)) | \(mib(delta)) | \(perObject) | \(mib(Self.statusKiB("VmRSS") * 1024)) | \(mib(peak))")
             Self.resetPeak()
         }
 
