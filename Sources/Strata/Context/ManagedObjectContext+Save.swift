@@ -129,7 +129,10 @@ extension ManagedObjectContext {
     }
 
     func finishSave(assigned: StoreSaveResult, changes: SaveChanges, generation: UInt64?) {
-        // The unsaved log is cleared below: no need to rewrite its IDs first.
+        // The unsaved log goes first (no need to rewrite its IDs): its inserts share the new
+        // objects' value buffers, so renaming IDs in those buffers while it held them copied
+        // every one (a million rows at once at the end of a bulk save).
+        log.clearUnsaved()
         if !assigned.permanentIDs.isEmpty {
             adoptPermanentIDs(assigned.permanentIDs, remappingUnsavedLog: false)
             announcePermanentIDs(assigned.permanentIDs)
@@ -148,15 +151,27 @@ extension ManagedObjectContext {
             } else {
                 object.state.isInserted = false
                 object.state.existsInStore = true
+                if !assigned.savedRows.isEmpty { shareStoredRow(of: object, assigned.savedRows) }
             }
         }
-        log.clearUnsaved()
         #if STRATA_INVARIANTS
         // Before `didSave`, which may change objects again (and leave them to flush).
         checkGraphInvariants(of: saved)
         #endif
         for object in saved where !object.state.isInvalid || object.state.isDeleted { object.didSave() }
         if !changes.isEmpty { postDidSave(changes) }
+    }
+
+    /// Takes the row the store keeps for a saved object as the object's values when they
+    /// are equal, so that the two share one buffer until either changes (a bulk save no
+    /// longer leaves two copies of every row: the object's and the document overlay's).
+    /// Rows holding to-many members are left alone: the next member added would copy the
+    /// whole shared set instead of changing the object's own in place.
+    private func shareStoredRow(of object: ManagedObject, _ rows: [ManagedObjectID: [PropertyValue]]) {
+        guard let row = rows[object.objectID], row.count == object.storage.count,
+              !row.contains(where: { if case .objects(let members) = $0 { !members.isEmpty } else { false } }),
+              row == object.storage else { return }
+        object.storage = row
     }
 
     private func obtainPermanentIDs(for ids: OrderedSet<ManagedObjectID>) throws -> [ManagedObjectID: ManagedObjectID] {

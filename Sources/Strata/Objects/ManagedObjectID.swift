@@ -12,12 +12,17 @@ import Synchronization
 /// let again = try coordinator.managedObjectID(forURIRepresentation: uri)
 /// ```
 public struct ManagedObjectID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    // Stored in this order (8 + 8 + 4 + 1 = 21 bytes): with the tag between the entity and
+    // the key, alignment padded the ID to 25 bytes, and every `PropertyValue` (which holds
+    // an ID inline) from a 24-byte to a 32-byte stride — a quarter of every object's and
+    // every row's value storage (docs/BENCHMARKS.md, "Memory of a big context").
+
     /// The record's entity.
     public let entity: EntityDescription
-    /// The store's tag in ``StoreRegistry``; 0 while temporary.
-    let storeTag: UInt32
     /// The primary key (permanent) or the process-wide temporary number.
     public let primaryKey: Int64
+    /// The store's tag in ``StoreRegistry``; 0 while temporary.
+    let storeTag: UInt32
     /// Whether the ID was issued at insertion and not yet replaced by a save.
     public let isTemporaryID: Bool
 

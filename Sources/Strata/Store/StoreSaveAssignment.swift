@@ -14,11 +14,27 @@ public struct StoreSaveResult: Sendable, Hashable {
     public var permanentIDs: [ManagedObjectID: ManagedObjectID]
     /// Temporary undo group id → the permanent id the store recorded it under.
     public var groupIDs: [UInt64: UInt64]
+    /// The stored rows of the records the save wrote, by permanent ID, when the store keeps
+    /// them in memory (a document's overlay): the saving context takes an object's row as
+    /// its values when they are equal, so that one buffer serves both instead of two copies
+    /// per record (docs/BENCHMARKS.md, "Memory of a big context"). Not part of equality.
+    var savedRows: [ManagedObjectID: [PropertyValue]] = [:]
 
     /// Creates a result.
     public init(permanentIDs: [ManagedObjectID: ManagedObjectID] = [:], groupIDs: [UInt64: UInt64] = [:]) {
         self.permanentIDs = permanentIDs
         self.groupIDs = groupIDs
+    }
+
+    /// Equal when they assigned the same IDs and group ids.
+    public static func == (lhs: StoreSaveResult, rhs: StoreSaveResult) -> Bool {
+        lhs.permanentIDs == rhs.permanentIDs && lhs.groupIDs == rhs.groupIDs
+    }
+
+    /// Hashes the assignments.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(permanentIDs)
+        hasher.combine(groupIDs)
     }
 
     /// The group with the ids this result gave (its own and the one it reverts).
@@ -32,8 +48,18 @@ public struct StoreSaveResult: Sendable, Hashable {
 
     /// Adds what another store assigned.
     mutating func merge(_ other: StoreSaveResult) {
-        permanentIDs.merge(other.permanentIDs) { first, _ in first }
+        // Into an empty result (one store: every save) by assignment, not entry by entry.
+        if permanentIDs.isEmpty {
+            permanentIDs = other.permanentIDs
+        } else {
+            permanentIDs.merge(other.permanentIDs) { first, _ in first }
+        }
         groupIDs.merge(other.groupIDs) { first, _ in first }
+        if savedRows.isEmpty {
+            savedRows = other.savedRows
+        } else {
+            savedRows.merge(other.savedRows) { first, _ in first }
+        }
     }
 }
 
@@ -60,13 +86,15 @@ extension StoreSaveRequest {
     /// Gives every temporary object ID and temporary group id in the request a permanent
     /// one and rewrites the request with them; returns the assignments.
     ///
-    /// Keys are handed out per root entity in the order the IDs first appear (roots in
-    /// name order), so the same request gets the same keys from the same counters.
+    /// Keys are handed out per root entity in the order the IDs first appear, so the same
+    /// request gets the same keys from the same counters.
     ///
     /// - Parameters:
     ///   - storeTag: the tag of the store's permanent IDs.
     ///   - keys: reserves `count` consecutive keys for a root entity, above the given key
-    ///     (the largest the request itself inserts a record of that hierarchy under, or 0).
+    ///     (the largest the request itself inserts a record of that hierarchy under, or 0);
+    ///     called with a count of 1 per new record, so successive calls must continue
+    ///     where the previous one ended.
     ///   - groupID: the next permanent group id.
     /// - Complexity: O(operations) when there is something to assign; one pass that
     ///   allocates nothing when there is not.
@@ -77,31 +105,40 @@ extension StoreSaveRequest {
         for group in groups where UndoGroupIDs.isTemporary(group.id) && result.groupIDs[group.id] == nil {
             result.groupIDs[group.id] = try groupID()
         }
-        var temporaries: OrderedSet<ManagedObjectID> = []
         // Records the request itself inserts under keys of its own (a replayed log): new keys
-        // go above them too.
+        // go above them too. A first pass, so that the keys below can be handed out while
+        // walking the operations once.
         var ownKeys: [ObjectIdentifier: Int64] = [:]
+        var newRecords = 0
         for group in groups {
-            for operation in group.operations {
-                if case .insert(let id, _) = operation, !id.isTemporaryID {
-                    let root = ObjectIdentifier(id.entity.rootEntity)
-                    ownKeys[root] = max(ownKeys[root] ?? 0, id.primaryKey)
+            for case .insert(let id, _) in group.operations {
+                guard !id.isTemporaryID else {
+                    newRecords += 1
+                    continue
                 }
-                operation.forEachID { id in
-                    if id.isTemporaryID { temporaries.append(id) }
-                }
+                let root = ObjectIdentifier(id.entity.rootEntity)
+                ownKeys[root] = max(ownKeys[root] ?? 0, id.primaryKey)
             }
         }
-        if !temporaries.isEmpty {
-            var byRoot: [ObjectIdentifier: [ManagedObjectID]] = [:]
-            for id in temporaries { byRoot[ObjectIdentifier(id.entity.rootEntity), default: []].append(id) }
-            result.permanentIDs.reserveCapacity(temporaries.count)
-            for members in byRoot.values.sorted(by: { $0[0].entity.rootEntity.name < $1[0].entity.rootEntity.name }) {
-                let root = members[0].entity.rootEntity
-                let range = try keys(root, members.count, ownKeys[ObjectIdentifier(root)] ?? 0)
-                for (id, key) in zip(members, range) {
-                    result.permanentIDs[id] = ManagedObjectID(entity: id.entity, storeTag: storeTag, primaryKey: key)
+        // One key at a time, in the order the IDs first appear: each root entity's keys
+        // are consecutive from its counter, as when reserved in one range per root, without
+        // first collecting every temporary ID in a set and a list per root (two more copies
+        // of a million IDs at the peak of a bulk save).
+        if newRecords > 0 { result.permanentIDs.reserveCapacity(newRecords) }
+        var failure: (any Error)?
+        for group in groups {
+            for operation in group.operations {
+                operation.forEachID { id in
+                    guard failure == nil, id.isTemporaryID, result.permanentIDs[id] == nil else { return }
+                    let root = id.entity.rootEntity
+                    do {
+                        let key = try keys(root, 1, ownKeys[ObjectIdentifier(root)] ?? 0).lowerBound
+                        result.permanentIDs[id] = ManagedObjectID(entity: id.entity, storeTag: storeTag, primaryKey: key)
+                    } catch {
+                        failure = error
+                    }
                 }
+                if let failure { throw failure }
             }
         }
         guard !result.permanentIDs.isEmpty || !result.groupIDs.isEmpty else { return result }

@@ -90,6 +90,8 @@ extension DocumentState {
         }
         try Self.inWriteTransaction(connection, held: heldWrite != nil, write)
         if !raced.isEmpty { return .raced(raced) }
+        // The overlay's rows, shared (not copied) with the saving context's objects.
+        result.savedRows = patch.rows
         let committed: (inout DocumentState) -> Void = { [patch, sequence, bodySize, rawSize, operationCount, counters, largestGroup] state in
             state.overlay.merge(patch)
             state.lastSequence = max(state.lastSequence, sequence)

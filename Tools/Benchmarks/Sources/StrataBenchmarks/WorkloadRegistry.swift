@@ -51,6 +51,7 @@ enum WorkloadRegistry {
     static let commands: [String: @Sendable (_ quick: Bool) throws -> Void] = [
         "document": { try DocumentWorkload.main(quick: $0) },
         "fetch": { _ in try FetchWorkload.runFromCommandLine() },
+        "w1-memory": { try W1MemoryBreakdown.main(quick: $0) },
     ]
 }
 
