@@ -50,6 +50,34 @@ private func onlyThresholds(operations: Int = 0, decodedBytes: Int = 0) -> Docum
         try reopened.close()
     }
 
+    @Test func aWritableOpenFoldsALogAlreadyOverAThresholdAndAReadOnlyOneLeavesIt() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file()
+        // Saved with automatic compaction off: as a document from before the operation
+        // threshold, or one whose fold after a bulk save was killed, is left.
+        let stack = try DocumentStack.create(url, configuration: manualCompaction())
+        try saveProjects(60, in: stack)
+        try stack.store.close()
+
+        var readOnly = onlyThresholds(operations: 50)
+        readOnly.isReadOnly = true
+        let reader = try DocumentStore(openingAt: url, model: sharedExampleModel, configuration: readOnly)
+        #expect(try reader.logPosition.compactedThrough == 0, "a read-only open writes nothing")
+        #expect(try uncompacted(reader).rows == 60)
+        try reader.close()
+
+        let under = try DocumentStore(openingAt: url, model: sharedExampleModel, configuration: onlyThresholds(operations: 1_000))
+        #expect(try under.logPosition.compactedThrough == 0, "60 operations are under this threshold")
+        try under.close()
+
+        let over = try DocumentStore(openingAt: url, model: sharedExampleModel, configuration: onlyThresholds(operations: 50))
+        #expect(try over.logPosition.compactedThrough == 1, "the open folded the log")
+        #expect(try uncompacted(over) == (0, 0, 0))
+        #expect(try readEverything(over).count == 60)
+        #expect(try sqlRows(url, "SELECT count(*) FROM Project").first?.first == .integer(60))
+        try over.close()
+    }
+
     @Test func aSaveOverTheDecodedByteThresholdIsFoldedThoughItCompressesSmall() throws {
         let directory = try TemporaryDirectory()
         let url = directory.file()

@@ -290,7 +290,17 @@ public final class DocumentStore: PersistentStore {
         initial.externalChanges = []
         openedAt = (initial.lastSequence, meta.compactedThrough)
         state = Locked(initial)
+        if !configuration.isReadOnly { foldLeftoverLog() }
         try startWatchingIfConfigured()
+    }
+
+    /// Folds a log that is already over a compaction threshold when the document opens: one
+    /// saved before the thresholds by operations and decoded size existed, or whose fold
+    /// after a bulk save was interrupted. Without it every open would decode that log again
+    /// until the next save. A failure leaves the document as it was (compaction is a
+    /// transaction of its own); the next save tries again.
+    private func foldLeftoverLog() {
+        _ = try? writing { try withOpenState { compactIfDue(&$0) } }
     }
 
     /// Test seam: run once by the next open of the file at a path, right after it read the
