@@ -200,6 +200,24 @@ package struct ByteReader: Sendable {
         return try readRaw(count: Int(count))
     }
 
+    /// 16 raw bytes, in `uuid_t` order, as a UUID (docs/FORMAT.md §6), read in place.
+    package mutating func readUUID() throws -> UUID {
+        let start = try skip(count: 16)
+        return bytes.withUnsafeBufferPointer { buffer in
+            let b = buffer.baseAddress! + start
+            return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+                               b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+        }
+    }
+
+    /// A string (§1.4) that must be a URI (§6), failing at the string's offset when it is not.
+    package mutating func readURI() throws -> URL {
+        let textOffset = offset
+        let text = try readString()
+        guard let url = URL(string: text) else { throw failure("\(text.debugDescription) is not a URI", at: textOffset) }
+        return url
+    }
+
     /// Throws unless every byte has been read.
     package func expectEnd() throws {
         guard isAtEnd else { throw failure("\(remaining) trailing bytes after the end") }

@@ -330,15 +330,8 @@ package struct SegmentDecoder {
         case .boolTrue: return .boolean(true)
         case .date: return .date(Date(timeIntervalSinceReferenceDate: try reader.readDouble()))
         case .data: return .data(Data(try reader.readBytes()))
-        case .uuid:
-            let b = try reader.readRaw(count: 16)
-            return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
-                                     b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
-        case .uri:
-            let textOffset = reader.offset
-            let text = try reader.readString()
-            guard let url = URL(string: text) else { throw reader.failure("\(text.debugDescription) is not a URI", at: textOffset) }
-            return .uri(url)
+        case .uuid: return .uuid(try reader.readUUID())
+        case .uri: return .uri(try reader.readURI())
         case .object: return .object(try readObjectID())
         case .objects: return .objects(try readObjectsPayload())
         }

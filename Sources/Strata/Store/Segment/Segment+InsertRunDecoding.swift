@@ -98,18 +98,8 @@ extension SegmentDecoder {
             case let byte: throw reader.failure("boolean byte \(byte) is neither 0 nor 1", at: offset)
             }
         case .data: return .data(Data(reader.bytes[try reader.readByteRange()]))
-        case .uuid:
-            let start = try reader.skip(count: 16)
-            return reader.bytes.withUnsafeBufferPointer { buffer in
-                let b = buffer.baseAddress! + start
-                return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
-                                         b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
-            }
-        case .uri:
-            let textOffset = reader.offset
-            let text = try reader.readString()
-            guard let url = URL(string: text) else { throw reader.failure("\(text.debugDescription) is not a URI", at: textOffset) }
-            return .uri(url)
+        case .uuid: return .uuid(try reader.readUUID())
+        case .uri: return .uri(try reader.readURI())
         case .toOne(let destination, let writesEntity):
             let offset = reader.offset
             let target = writesEntity ? plans.entities[try readEntityIndex()] : destination
