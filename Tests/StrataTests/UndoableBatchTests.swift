@@ -47,6 +47,18 @@ private struct UndoableBatchHarness {
         try stack.reopen()
         try stack.context.restoreUndoHistory()
     }
+
+    /// Undoes, then redoes, each followed by a checkpoint: the graph must read `before`
+    /// after the undo and `after` after the redo.
+    func undoThenRedo(before: [String: String], after: [String: String],
+                      sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try undo.undo()
+        try checkpoint()
+        #expect(try graphPicture(context) == before, "after the undo", sourceLocation: sourceLocation)
+        try undo.redo()
+        try checkpoint()
+        #expect(try graphPicture(context) == after, "after the redo", sourceLocation: sourceLocation)
+    }
 }
 
 @Suite struct UndoableBatchTests {
@@ -104,12 +116,7 @@ private struct UndoableBatchHarness {
         #expect(harness.undo.undoActionName == "Batch Update Employee")
         let after = try graphPicture(harness.context)
         try harness.checkpoint()
-        try harness.undo.undo()
-        try harness.checkpoint()
-        #expect(try graphPicture(harness.context) == before)
-        try harness.undo.redo()
-        try harness.checkpoint()
-        #expect(try graphPicture(harness.context) == after)
+        try harness.undoThenRedo(before: before, after: after)
     }
 
     @Test(arguments: cases)
@@ -126,12 +133,7 @@ private struct UndoableBatchHarness {
         #expect(after["Employee Ada"] == nil && after["Employee Grace"]?.contains("manager= ") == true)
         #expect(harness.undo.undoActionName == "Batch Delete Department")
         try harness.checkpoint()
-        try harness.undo.undo()
-        try harness.checkpoint()
-        #expect(try graphPicture(harness.context) == before)
-        try harness.undo.redo()
-        try harness.checkpoint()
-        #expect(try graphPicture(harness.context) == after)
+        try harness.undoThenRedo(before: before, after: after)
         try harness.undo.undo()
         try harness.checkpoint()
         #expect(try graphPicture(harness.context) == before)
