@@ -91,20 +91,35 @@ struct ImportCommand: ParsableCommand {
 
     func run() throws {
         let url = URL(fileURLWithPath: file)
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw StrataError(.io, "Cannot read \(file): \(error.localizedDescription)", context: ["path": file])
-        }
-        let chosen = format ?? (url.pathExtension.lowercased() == "csv" ? .csv
-            : (url.pathExtension.lowercased() == "json" || data.first(where: { !" \n\r\t".utf8.contains($0) }) == UInt8(ascii: "[") ? .json : .csv))
-        let rows = chosen == .json ? try ImportRows.json(data) : try ImportRows.csv(data)
+        let chosen = try format ?? Self.format(of: url)
+        let source = try ImportByteSource(path: file)
+        var reader = ImportRowReader(source, csv: chosen == .csv)
         let summary = try DocumentSession.with(document, writes: true) { session in
-            let (count, action) = try ImportRows.insert(rows, defaultEntity: entity, into: session)
+            let (count, action) = try ImportRows.insert(
+                next: { try reader.next() }, progress: { (source.bytesConsumed, source.totalBytes) },
+                defaultEntity: entity, into: session)
             try session.save(action: action)
+            // Fold the import into the snapshot tables now (the log keeps the segment for
+            // undo): the next command reads indexed tables, not the whole segment decoded.
+            let bar = ToolProgressBar(label: "Compacting")
+            try session.store.compact { done, total in bar.update(done, of: total) }
+            bar.finish()
             return "Imported \(count) object\(count == 1 ? "" : "s") (\(action))."
         }
         print(summary)
+    }
+
+    /// The format from the file's extension, else its first character ("[": JSON).
+    private static func format(of url: URL) throws -> Format {
+        switch url.pathExtension.lowercased() {
+        case "csv": return .csv
+        case "json": return .json
+        default:
+            let source = try ImportByteSource(path: url.path)
+            while let byte = try source.next() {
+                if !" \n\r\t".utf8.contains(byte) { return byte == UInt8(ascii: "[") ? .json : .csv }
+            }
+            return .csv
+        }
     }
 }
