@@ -46,6 +46,8 @@ enum ReportRows {
     static let noLog = [Subject.sqlite: "n/a: no log", Subject.grdbRecords: "n/a: no log", Subject.grdbStatements: "n/a: no log",
                         Subject.loro: "n/a: not measured"]
 
+    static let w8Peers = [Subject.grdbRecords: "n/a: statements only", Subject.loro: "n/a: no CSV import"]
+
     static let all: [ReportRow] = [
         ReportRow(workload: "W1", label: "insert (create objects, set values)", metric: "insert_s", unit: .seconds,
                   notApplicable: [Subject.grdbRecords: "in insert+save", Subject.grdbStatements: "in insert+save"]),
@@ -81,6 +83,12 @@ enum ReportRows {
         ReportRow(workload: "W9", label: "same, p99", metric: "move_p99_ms", unit: .milliseconds, notApplicable: noResults),
         ReportRow(workload: "W9", label: "insert 1,000 in one save, diffs delivered", metric: "insert_save_ms", unit: .milliseconds,
                   notApplicable: noResults),
+        ReportRow(workload: "W8", label: "CSV import (raw SQLite column: the sqlite3 shell's .import)", metric: "import_s", unit: .seconds,
+                  notApplicable: w8Peers),
+        ReportRow(workload: "W8", label: "first indexed fetch (a new process; GRDB: same process)", metric: "fetch_s", unit: .seconds,
+                  notApplicable: w8Peers),
+        ReportRow(workload: "W8", label: "CSV → queryable document (import + fetch)", metric: "total_s", unit: .seconds, notApplicable: w8Peers),
+        ReportRow(workload: "W8", label: "peak memory (largest process)", metric: "peak_mib", unit: .mebibytes, notApplicable: w8Peers),
         ReportRow(workload: "W7", label: "snapshot bytes per object (whole file)", metric: "snapshot_bytes_per_object", unit: .bytes),
         ReportRow(workload: "W7", label: "of which tables and indexes (no bookkeeping)", metric: "data_bytes_per_object", unit: .bytes,
                   notApplicable: [Subject.loro: "n/a"]),
