@@ -70,7 +70,9 @@ struct ImportCommand: ParsableCommand {
             References name objects of the file (by their "_uri") or objects already in the \
             document (a URI or Entity/pKEY). Objects are created first, relationships linked in \
             a second pass. The import is saved as one undo group ("Import ENTITY"), so one \
-            `strata undo` removes it. A progress bar shows on a terminal.
+            `strata undo` removes it. The file is read as it is imported (memory does not grow \
+            with its size), a progress bar shows on a terminal, and the document is compacted \
+            afterwards so that the next command reads indexed tables.
 
             Examples:
               strata import staff.strata people.csv --entity Employee
