@@ -36,7 +36,7 @@ extension ManagedObjectContext {
         let fetch = StoreFetchRequest(entity: entity, includesSubentities: request.includesSubentities,
                                       predicate: request.predicate)
         return try runBatch(fetch, action: .update(assignments), actionName: "Batch Update \(entity.name)",
-                            resultType: request.resultType)
+                            resultType: request.resultType, registersUndo: request.registersUndo)
     }
 
     /// Runs a batch delete in the stores, without loading objects (Core Data's
@@ -62,12 +62,13 @@ extension ManagedObjectContext {
         let fetch = StoreFetchRequest(entity: entity, includesSubentities: request.includesSubentities,
                                       predicate: request.predicate, sortDescriptors: request.sortDescriptors,
                                       fetchLimit: request.fetchLimit, fetchOffset: request.fetchOffset)
-        return try runBatch(fetch, action: .delete, actionName: "Batch Delete \(entity.name)", resultType: request.resultType)
+        return try runBatch(fetch, action: .delete, actionName: "Batch Delete \(entity.name)", resultType: request.resultType,
+                            registersUndo: request.registersUndo)
     }
 
     // MARK: Pieces
 
-    private func batchEntity(named name: String, role: String) throws -> EntityDescription {
+    func batchEntity(named name: String, role: String) throws -> EntityDescription {
         guard let entity = model.entitiesByName[name] else {
             throw StrataError(.unknownKey, "The \(role) names the entity '\(name)', which is not in the model.",
                               context: ["entity": name])
@@ -109,9 +110,12 @@ extension ManagedObjectContext {
     }
 
     /// Runs the request in every store holding records of the entity, under the
-    /// coordinator's save lock, and gathers the outcomes.
-    private func runBatch(_ fetch: StoreFetchRequest, action: StoreBatchRequest.Action, actionName: String,
-                          resultType: BatchResultType) throws -> BatchResult {
+    /// coordinator's save lock, and gathers the outcomes. With `registersUndo` the group is
+    /// saved as a ``ChangeGroupKind/user`` group, becomes one undo group of this context
+    /// and is merged into it (undo must start from the records' new values).
+    func runBatch(_ fetch: StoreFetchRequest, action: StoreBatchRequest.Action, actionName: String,
+                  resultType: BatchResultType, registersUndo: Bool) throws -> BatchResult {
+        if registersUndo { try undoManager?.prepareForBatchRequest() }
         let entities = fetch.includesSubentities ? fetch.entity.selfAndDescendants : [fetch.entity]
         var stores: [any PersistentStore] = []
         for entity in entities {
@@ -122,9 +126,11 @@ extension ManagedObjectContext {
             throw StrataError(.noStore, "No store holds records of entity '\(fetch.entity.name)'.",
                               context: ["entity": fetch.entity.name])
         }
-        let request = StoreBatchRequest(fetch: fetch, action: action, groupID: coordinator.allocateGroupID(), actionName: actionName)
+        let request = StoreBatchRequest(fetch: fetch, action: action, groupID: coordinator.allocateGroupID(), actionName: actionName,
+                                        kind: registersUndo ? .user : .batch)
         var matched: [ManagedObjectID] = []
         var changes = SaveChanges()
+        var saved: [(id: UInt64, operations: [ChangeOperation])] = []
         try coordinator.withSaveLock {
             for store in stores {
                 let outcome = if let batchStore = store as? any BatchExecutingStore {
@@ -133,12 +139,18 @@ extension ManagedObjectContext {
                     try store.executeBatchThroughRequirements(request)
                 }
                 matched += outcome.matched
+                changes.inserted.formUnion(outcome.changes.inserted)
                 changes.updated.formUnion(outcome.changes.updated)
                 changes.deleted.formUnion(outcome.changes.deleted)
+                if let group = outcome.group { saved.append((outcome.savedGroupID ?? group.id, group.operations)) }
             }
             coordinator.noteChanged(changes.updated.union(changes.deleted))
         }
         coordinator.announce(changes, from: nil)
+        if registersUndo, let first = saved.first {
+            mergeChanges(fromContextDidSave: changes)
+            undoManager?.registerBatchRequest(id: first.id, operations: saved.flatMap(\.operations), actionName: actionName)
+        }
         return BatchResult(resultType: resultType, count: matched.count,
                            objectIDs: resultType == .objectIDs ? matched : [], changes: changes)
     }

@@ -37,6 +37,11 @@ public final class BatchDeleteRequest {
     public var fetchOffset = 0
     /// What ``BatchResult`` reports (default `.count`).
     public var resultType: BatchResultType = .count
+    /// Whether the delete becomes one undo group of the executing context (saved as a
+    /// ``ChangeGroupKind/user`` group that a reopened document can undo too; undo restores
+    /// the old records with their relationships). Default `false`: Core Data's behaviour, a
+    /// ``ChangeGroupKind/batch`` group no undo reaches.
+    public var registersUndo = false
 
     /// Creates a batch delete request.
     ///

@@ -43,6 +43,11 @@ public final class BatchUpdateRequest {
     public var includesSubentities = true
     /// What ``BatchResult`` reports (default `.count`).
     public var resultType: BatchResultType = .count
+    /// Whether the update becomes one undo group of the executing context (saved as a
+    /// ``ChangeGroupKind/user`` group that a reopened document can undo too; undo restores
+    /// the old values). Default `false`: Core Data's behaviour, a
+    /// ``ChangeGroupKind/batch`` group no undo reaches.
+    public var registersUndo = false
 
     /// Creates a batch update request.
     ///

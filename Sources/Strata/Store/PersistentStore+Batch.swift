@@ -9,24 +9,32 @@ public struct StoreBatchRequest: Sendable {
         case update([Int: PropertyValue])
         /// Delete the records, applying the model's delete rules.
         case delete
+        /// Insert these rows (the fetch plays no part; ``BatchInsertWriter`` writes them).
+        case insert(StoreBatchInsert)
     }
 
     /// The records: entity, predicate, order and window.
     public var fetch: StoreFetchRequest
     /// What to do to them.
     public var action: Action
-    /// The id of the ``ChangeGroupKind/batch`` group the operations are saved as.
+    /// The id of the group the operations are saved as (temporary: the store gives the
+    /// permanent one).
     public var groupID: UInt64
+    /// The kind of that group: ``ChangeGroupKind/batch`` (the default), or
+    /// ``ChangeGroupKind/user`` for a request that registers undo.
+    public var kind: ChangeGroupKind
     /// The group's action name ("Batch Update Employee").
     public var actionName: String
     /// When the request runs.
     public var timestamp: Date
 
     /// Creates a store batch request.
-    public init(fetch: StoreFetchRequest, action: Action, groupID: UInt64, actionName: String, timestamp: Date = Date()) {
+    public init(fetch: StoreFetchRequest, action: Action, groupID: UInt64, actionName: String, timestamp: Date = Date(),
+                kind: ChangeGroupKind = .batch) {
         self.fetch = fetch
         self.action = action
         self.groupID = groupID
+        self.kind = kind
         self.actionName = actionName
         self.timestamp = timestamp
     }
@@ -39,14 +47,19 @@ public struct StoreBatchOutcome: Sendable {
     /// The records changed: updated (including nullified inverses) and deleted (including
     /// cascades).
     public var changes: SaveChanges
-    /// The group saved; nil when nothing changed (no segment is written then).
+    /// The group saved; nil when nothing changed (no segment is written then). For an
+    /// insert, its operations are kept only when the group is undoable (kind
+    /// ``ChangeGroupKind/user``): a large insert does not hold them all otherwise.
     public var group: SegmentGroup?
+    /// The permanent id the store saved the group under, when it reports it.
+    public var savedGroupID: UInt64?
 
     /// Creates an outcome.
-    public init(matched: [ManagedObjectID], changes: SaveChanges, group: SegmentGroup?) {
+    public init(matched: [ManagedObjectID], changes: SaveChanges, group: SegmentGroup?, savedGroupID: UInt64? = nil) {
         self.matched = matched
         self.changes = changes
         self.group = group
+        self.savedGroupID = savedGroupID
     }
 }
 
@@ -66,10 +79,28 @@ extension PersistentStore {
     /// `values(for:)` and `save` (not atomic against other writers of the store; the
     /// context holds the coordinator's save lock).
     func executeBatchThroughRequirements(_ request: StoreBatchRequest) throws -> StoreBatchOutcome {
+        if case .insert(let rows) = request.action { return try executeBatchInsert(request, rows: rows, chunkSize: .max) }
         let matched = try fetchObjectIDs(request.fetch)
         let outcome = try StoreBatchPlanner(values: { try self.values(for: $0) }).plan(request, matched: matched)
-        if let group = outcome.group { try save(StoreSaveRequest(groups: [group], timestamp: request.timestamp)) }
-        return outcome
+        guard let group = outcome.group else { return outcome }
+        let saved = try save(StoreSaveRequest(groups: [group], timestamp: request.timestamp))
+        var result = outcome
+        result.savedGroupID = saved.groupIDs[group.id] ?? group.id
+        return result
+    }
+
+    /// Writes a batch insert with ``BatchInsertWriter`` through `values(for:)`,
+    /// `allocatePrimaryKeys` and `save`, `chunkSize` rows per segment.
+    func executeBatchInsert(_ request: StoreBatchRequest, rows: StoreBatchInsert, chunkSize: Int) throws -> StoreBatchOutcome {
+        let writer = BatchInsertWriter(
+            storeTag: tag, chunkSize: chunkSize,
+            values: { try self.values(for: $0) },
+            allocate: { try self.allocatePrimaryKeys(for: $0, count: $1) },
+            save: { group in
+                let saved = try self.save(StoreSaveRequest(groups: [group], timestamp: request.timestamp))
+                return saved.groupIDs[group.id] ?? group.id
+            })
+        return try writer.run(request, rows: rows)
     }
 }
 
@@ -87,12 +118,14 @@ struct StoreBatchPlanner {
             return try planUpdate(request, matched: matched, assignments: assignments)
         case .delete:
             return try planDelete(request, matched: matched)
+        case .insert:
+            throw StrataError(.invalidArgument, "A batch insert is written by BatchInsertWriter, not planned from matched records.")
         }
     }
 
     private func group(_ request: StoreBatchRequest, _ operations: [ChangeOperation]) -> SegmentGroup? {
         operations.isEmpty ? nil : SegmentGroup(
-            id: request.groupID, kind: .batch, revertsGroup: nil, actionName: request.actionName, operations: operations)
+            id: request.groupID, kind: request.kind, revertsGroup: nil, actionName: request.actionName, operations: operations)
     }
 
     // MARK: Update

@@ -12,7 +12,13 @@ extension DocumentStore: BatchExecutingStore {
     ///   written when it throws.
     /// - Complexity: the fetch's SQL, plus one row read and one operation per changed record.
     public func executeBatch(_ request: StoreBatchRequest) throws -> StoreBatchOutcome {
-        try writing { try executeBatchWriting(request) }
+        if case .insert(let rows) = request.action {
+            return try writing {
+                try withOpenState { _ = try $0.catchUp() }
+                return try executeBatchInsert(request, rows: rows, chunkSize: BatchInsertWriter.documentChunkSize)
+            }
+        }
+        return try writing { try executeBatchWriting(request) }
     }
 
     private func executeBatchWriting(_ request: StoreBatchRequest) throws -> StoreBatchOutcome {
@@ -23,9 +29,11 @@ extension DocumentStore: BatchExecutingStore {
             let outcome = try StoreBatchPlanner(values: { try snapshot.currentValues($0) })
                 .plan(request, matched: matched)
             guard let group = outcome.group else { return outcome }
-            _ = try state.save(StoreSaveRequest(groups: [group], timestamp: request.timestamp)).result()
+            let saved = try state.save(StoreSaveRequest(groups: [group], timestamp: request.timestamp)).result()
             compactIfDue(&state)
-            return outcome
+            var result = outcome
+            result.savedGroupID = saved.groupIDs[group.id] ?? group.id
+            return result
         }
     }
 

@@ -1,0 +1,87 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// Inserts rows in the store without building managed objects (Core Data's
+    /// `execute(NSBatchInsertRequest)`); see ``BatchInsertRequest``.
+    ///
+    /// ```swift
+    /// let request = BatchInsertRequest(entityName: "Employee", objects: [["name": "Ada"], ["name": "Alan"]])
+    /// let result = try context.executeBatch(request)
+    /// try ManagedObjectContext.mergeChanges(fromRemoteContextSave: result.remoteChanges, into: [context])
+    /// ```
+    ///
+    /// The context's unsaved changes play no part. Contexts see the new records once they
+    /// merge ``BatchResult/changes`` (fetches go to the store and find them; registered
+    /// objects are not touched). With ``BatchInsertRequest/registersUndo`` the insert is
+    /// merged into this context and becomes one undo group of its undo manager.
+    /// - Throws: `.unknownKey` for an unknown entity or a row's unknown key;
+    ///   `.invalidArgument` for an abstract entity, a request without rows or handler, a
+    ///   transient key; `.typeMismatch` and `.validation` naming the row (from 1) and key;
+    ///   the handler's error; `.undo` for an undoable request inside an open undo group;
+    ///   store errors. Nothing is written when it throws.
+    /// - Complexity: O(rows + the existing records the rows relate to); memory bounded by
+    ///   a chunk of rows for a document (plus the inserted IDs, and the operations when
+    ///   undoable).
+    public func executeBatch(_ request: BatchInsertRequest) throws -> BatchResult {
+        enter()
+        let entity = try batchEntity(named: request.entityName, role: "batch insert")
+        guard !entity.isAbstract else {
+            throw StrataError(.invalidArgument, "The batch insert names the abstract entity '\(entity.name)'; records of it cannot be inserted.",
+                              context: ["entity": entity.name])
+        }
+        let rows = try batchInsertRows(request, entity: entity)
+        let fetch = StoreFetchRequest(entity: entity, includesSubentities: false)
+        return try runBatch(fetch, action: .insert(rows), actionName: "Batch Insert \(entity.name)",
+                            resultType: request.resultType, registersUndo: request.registersUndo)
+    }
+
+    /// The request's rows as the store pulls them, each checked when pulled.
+    private func batchInsertRows(_ request: BatchInsertRequest, entity: EntityDescription) throws -> StoreBatchInsert {
+        let checker = BatchInsertRowChecker(entity: entity)
+        if let objects = request.objectsToInsert {
+            var index = 0
+            return StoreBatchInsert(entity: entity) {
+                guard index < objects.count else { return nil }
+                index += 1
+                return try checker.row(objects[index - 1], number: index)
+            }
+        }
+        if let handler = request.dictionaryHandler {
+            var number = 0
+            var done = false
+            return StoreBatchInsert(entity: entity) {
+                guard !done else { return nil }
+                var row: [String: PropertyValue] = [:]
+                if try handler(&row) {
+                    done = true
+                    return nil
+                }
+                number += 1
+                return try checker.row(row, number: number)
+            }
+        }
+        if let handler = request.managedObjectHandler {
+            // One object, inserted in a scratch context that is never saved, so that the
+            // handler sets values with the usual checks; the executing context never sees it.
+            let scratch = ManagedObjectContext(coordinator: coordinator, undoManager: nil)
+            let object = model.objectClass(forEntity: entity).init(entity: entity, insertInto: scratch)
+            var number = 0
+            var done = false
+            return StoreBatchInsert(entity: entity) {
+                // The object holds its context weakly: the source keeps it alive.
+                guard !done, object.context === scratch else { return nil }
+                object.storage = checker.template
+                if try handler(object) {
+                    done = true
+                    return nil
+                }
+                number += 1
+                var row = object.storage
+                try checker.check(&row, number: number, given: nil)
+                return row
+            }
+        }
+        throw StrataError(.invalidArgument, "The batch insert of '\(entity.name)' has no rows: set objectsToInsert, dictionaryHandler or managedObjectHandler.",
+                          context: ["entity": entity.name])
+    }
+}

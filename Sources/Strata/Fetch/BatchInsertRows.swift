@@ -1,0 +1,162 @@
+import Foundation
+
+/// The rows of a batch insert as a store takes them: one at a time, each already checked
+/// against the model (types coerced, required values, bounds, lengths, patterns,
+/// relationship destination entities and counts) and laid out by slot, with the model's
+/// defaults for the properties the row leaves out.
+///
+/// A store pulls rows with ``next()`` while it writes, so a handler-driven request never
+/// holds more than the store's chunk of rows. Not thread-safe: the store runs it on the
+/// thread that executes the request (``ManagedObjectContext/executeBatch(_:)-(BatchInsertRequest)``).
+public final class StoreBatchInsert: @unchecked Sendable, Hashable {
+    /// The entity whose records are inserted.
+    public let entity: EntityDescription
+    /// The number of the last row ``next()`` returned (from 1); 0 before the first.
+    public private(set) var rowNumber = 0
+    private let produce: () throws -> [PropertyValue]?
+
+    /// Creates a row source from a closure returning slot-ordered, checked rows (nil when
+    /// done).
+    public init(entity: EntityDescription, rows: @escaping () throws -> [PropertyValue]?) {
+        self.entity = entity
+        self.produce = rows
+    }
+
+    /// The next row, or nil when there are no more.
+    /// - Throws: the row's validation error, naming its number.
+    public func next() throws -> [PropertyValue]? {
+        guard let row = try produce() else { return nil }
+        rowNumber += 1
+        return row
+    }
+
+    /// Identity: two sources are equal only when they are the same source.
+    public static func == (lhs: StoreBatchInsert, rhs: StoreBatchInsert) -> Bool { lhs === rhs }
+
+    /// Hashes the identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+/// Checks batch insert rows against the model and lays them out by slot.
+struct BatchInsertRowChecker {
+    let entity: EntityDescription
+    /// The row every row starts from: attribute defaults, empty relationships.
+    let template: [PropertyValue]
+
+    init(entity: EntityDescription) {
+        self.entity = entity
+        var template = [PropertyValue](repeating: .null, count: entity.slotCount)
+        for slot in template.indices {
+            switch entity.slotKinds[slot] {
+            case .attribute(let index):
+                let attribute = entity.attributes[index]
+                template[slot] = attribute.isTransient ? .null : attribute.defaultValue
+            case .relationship(let index):
+                template[slot] = entity.relationships[index].isToMany ? .objects([]) : .null
+            }
+        }
+        self.template = template
+    }
+
+    /// The row of a dictionary, checked.
+    func row(_ values: [String: PropertyValue], number: Int) throws -> [PropertyValue] {
+        var row = template
+        for (key, value) in values {
+            guard let slot = entity.slot(forKey: key) else {
+                throw StrataError(.unknownKey, "Row \(number) of the batch insert sets '\(key)', which is not a property of entity '\(entity.name)'.",
+                                  context: context(number, key))
+            }
+            row[slot] = value
+        }
+        try check(&row, number: number, given: values.count < entity.slotCount ? Set(values.keys) : nil)
+        return row
+    }
+
+    /// Checks and coerces a slot-ordered row in place. `given`: the keys the row set (nil:
+    /// all), so that a transient key is refused only when the row set it.
+    func check(_ row: inout [PropertyValue], number: Int, given: Set<String>?) throws {
+        for slot in row.indices {
+            switch entity.slotKinds[slot] {
+            case .attribute(let index):
+                let attribute = entity.attributes[index]
+                if attribute.isTransient {
+                    if given?.contains(attribute.name) ?? !row[slot].isNull {
+                        throw StrataError(.invalidArgument, "Row \(number) of the batch insert sets the transient attribute '\(entity.name).\(attribute.name)', which the store does not hold.",
+                                          context: context(number, attribute.name))
+                    }
+                    row[slot] = .null
+                    continue
+                }
+                guard let coerced = ModelValueRules.coerce(row[slot], to: attribute.attributeType) else {
+                    throw StrataError(
+                        .typeMismatch,
+                        "Row \(number) of the batch insert sets '\(entity.name).\(attribute.name)' to a \(ModelValueRules.kindName(row[slot])) value (\(row[slot])); the attribute is a \(attribute.attributeType.rawValue).",
+                        context: context(number, attribute.name))
+                }
+                row[slot] = coerced
+                let problems = AttributeConstraints.problems(of: coerced, for: attribute)
+                if !problems.isEmpty {
+                    throw invalid(number, attribute.name, problems.joined(separator: "; "))
+                }
+            case .relationship(let index):
+                let relationship = entity.relationships[index]
+                if relationship.isTransient {
+                    row[slot] = relationship.isToMany ? .objects([]) : .null
+                    continue
+                }
+                try checkRelationship(relationship, &row[slot], number: number)
+            }
+        }
+    }
+
+    private func checkRelationship(_ relationship: RelationshipDescription, _ value: inout PropertyValue, number: Int) throws {
+        let destination = entity.destination(of: relationship)
+        let ids: [ManagedObjectID]
+        switch (relationship.isToMany, value) {
+        case (false, .null): ids = []
+        case (false, .object(let id)): ids = [id]
+        case (true, .null):
+            value = .objects([])
+            ids = []
+        case (true, .objects(let members)): ids = Array(members)
+        default:
+            throw StrataError(
+                .typeMismatch,
+                "Row \(number) of the batch insert sets the \(relationship.isToMany ? "to-many" : "to-one") relationship '\(entity.name).\(relationship.name)' to a \(ModelValueRules.kindName(value)) value; it takes \(relationship.isToMany ? ".objects([IDs])" : ".object(ID)") of \(destination.name) records.",
+                context: context(number, relationship.name))
+        }
+        for id in ids {
+            guard id.entity.isKind(of: destination) else {
+                throw StrataError(.typeMismatch, "Row \(number) of the batch insert sets '\(entity.name).\(relationship.name)' to \(id), a \(id.entity.name); the relationship holds \(destination.name) records.",
+                                  context: context(number, relationship.name))
+            }
+            guard !id.isTemporaryID else {
+                throw invalid(number, relationship.name, "\(id) is a temporary ID; a batch insert takes IDs of saved records")
+            }
+        }
+        let count = ids.count
+        if !relationship.isToMany {
+            if !relationship.isOptional && count == 0 { throw invalid(number, relationship.name, "a \(destination.name) is required") }
+            return
+        }
+        if count == 0, !relationship.isOptional {
+            throw invalid(number, relationship.name, "at least \(max(relationship.minCount, 1)) destination(s) required, found none")
+        }
+        if count > 0, count < relationship.minCount {
+            throw invalid(number, relationship.name, "has \(count) destinations, fewer than the minimum \(relationship.minCount)")
+        }
+        if relationship.maxCount > 0, count > relationship.maxCount {
+            throw invalid(number, relationship.name, "has \(count) destinations, more than the maximum \(relationship.maxCount)")
+        }
+    }
+
+    private func context(_ number: Int, _ key: String) -> [String: String] {
+        ["entity": entity.name, "row": String(number), "key": key]
+    }
+
+    func invalid(_ number: Int, _ key: String, _ reason: String) -> StrataError {
+        StrataError(.validation, "Row \(number) of the batch insert has an invalid '\(entity.name).\(key)': \(reason).",
+                    problems: [StrataError.Problem(entityName: entity.name, object: "row \(number)", key: key, reason: reason)],
+                    context: context(number, key))
+    }
+}
