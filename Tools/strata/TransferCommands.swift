@@ -94,18 +94,32 @@ struct ImportCommand: ParsableCommand {
     func run() throws {
         let url = URL(fileURLWithPath: file)
         let chosen = try format ?? Self.format(of: url)
-        let source = try ImportByteSource(path: file)
-        var reader = ImportRowReader(source, csv: chosen == .csv)
         let summary = try DocumentSession.with(document, writes: true) { session in
-            let (count, action) = try ImportRows.insert(
-                next: { try reader.next() }, progress: { (source.bytesConsumed, source.totalBytes) },
-                defaultEntity: entity, into: session)
-            try session.save(action: action)
+            let bar = ToolProgressBar(label: "Importing")
+            // The batch path first: rows stream into one undoable batch insert. A file the
+            // batch cannot take (several entities, references to rows of the file) is read
+            // again from the start and goes through the context in two passes.
+            let source = try ImportByteSource(path: file)
+            let batched = try ImportBatch.insert(
+                ImportRowReader(source, csv: chosen == .csv), defaultEntity: entity, into: session,
+                progress: { bar.update(source.bytesConsumed, of: source.totalBytes) })
+            bar.finish()
+            let count: Int, action: String
+            if let batched {
+                (count, action) = batched
+            } else {
+                let again = try ImportByteSource(path: file)
+                var reader = ImportRowReader(again, csv: chosen == .csv)
+                (count, action) = try ImportRows.insert(
+                    next: { try reader.next() }, progress: { (again.bytesConsumed, again.totalBytes) },
+                    defaultEntity: entity, into: session)
+                try session.save(action: action)
+            }
             // Fold the import into the snapshot tables now (the log keeps the segment for
             // undo): the next command reads indexed tables, not the whole segment decoded.
-            let bar = ToolProgressBar(label: "Compacting")
-            try session.store.compact { done, total in bar.update(done, of: total) }
-            bar.finish()
+            let compacting = ToolProgressBar(label: "Compacting")
+            try session.store.compact { done, total in compacting.update(done, of: total) }
+            compacting.finish()
             return "Imported \(count) object\(count == 1 ? "" : "s") (\(action))."
         }
         print(summary)
