@@ -158,6 +158,15 @@ private struct UndoableBatchHarness {
         try harness.undo.undo()
         #expect(try ada.int("salary") == 120_000)
 
+        // A request may name its group and undo action.
+        let named = BatchInsertRequest(entityName: "Project", objects: [["name": "Named"]])
+        named.registersUndo = true
+        named.actionName = "Import Project"
+        _ = try harness.context.executeBatch(named)
+        #expect(harness.undo.undoActionName == "Import Project")
+        if let stack = harness.stack { #expect(try stack.store.historyGroups().last?.actionName == "Import Project") }
+        try harness.undo.undo()
+
         harness.undo.beginUndoGrouping()
         let refused = strataError { _ = try harness.context.executeBatch(request) }
         #expect(refused?.code == .undo)

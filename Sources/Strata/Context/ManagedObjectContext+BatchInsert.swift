@@ -31,8 +31,27 @@ extension ManagedObjectContext {
         }
         let rows = try batchInsertRows(request, entity: entity)
         let fetch = StoreFetchRequest(entity: entity, includesSubentities: false)
-        return try runBatch(fetch, action: .insert(rows), actionName: "Batch Insert \(entity.name)",
+        return try runBatch(fetch, action: .insert(rows), actionName: request.actionName ?? "Batch Insert \(entity.name)",
                             resultType: request.resultType, registersUndo: request.registersUndo)
+    }
+
+    /// Reserves permanent IDs for records of an entity, for rows of a batch insert that
+    /// other rows of the same request name (``BatchInsertRequest/objectIDKey``). The keys
+    /// are taken from the store's counter at once (durably for a document), so no other
+    /// insert gets them; an ID never used stays unused.
+    ///
+    /// - Throws: `.unknownKey` for an unknown entity, `.invalidArgument` for an abstract one
+    ///   or a negative count, `.noStore`; store errors.
+    public func reserveObjectIDs(forEntityName name: String, count: Int) throws -> [ManagedObjectID] {
+        enter()
+        let entity = try batchEntity(named: name, role: "reservation")
+        guard !entity.isAbstract, count >= 0 else {
+            throw StrataError(.invalidArgument, "Cannot reserve \(count) IDs of entity '\(name)'\(entity.isAbstract ? ", which is abstract" : "").",
+                              context: ["entity": name])
+        }
+        guard count > 0 else { return [] }
+        let store = try coordinator.store(for: entity)
+        return try store.allocatePrimaryKeys(for: entity, count: count).map { store.objectID(for: entity, primaryKey: $0) }
     }
 
     /// The request's rows as the store pulls them, each checked when pulled.
@@ -78,7 +97,7 @@ extension ManagedObjectContext {
                 number += 1
                 var row = object.storage
                 try checker.check(&row, number: number, given: nil)
-                return row
+                return StoreBatchInsert.Row(values: row)
             }
         }
         throw StrataError(.invalidArgument, "The batch insert of '\(entity.name)' has no rows: set objectsToInsert, dictionaryHandler or managedObjectHandler.",

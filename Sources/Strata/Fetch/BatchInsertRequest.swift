@@ -16,7 +16,9 @@ import Foundation
 /// `true`, Core Data's "stop"). Values are attributes by name (coerced to the attribute's
 /// type as ``BatchUpdateRequest`` does; missing ones take the model's default), to-one
 /// relationships as `.object(id)` and to-many ones as `.objects(ids)` of records already in
-/// the store. Every row is checked against the model — types, required values, bounds,
+/// the store — or of rows of the same request: a row takes an ID reserved beforehand
+/// (``ManagedObjectContext/reserveObjectIDs(forEntityName:count:)``) under
+/// ``objectIDKey``, and other rows name it. Every row is checked against the model — types, required values, bounds,
 /// lengths, patterns, relationship destinations and counts — and the first bad row throws
 /// an error naming its number (from 1) and key; nothing is written then.
 ///
@@ -28,6 +30,20 @@ import Foundation
 /// of kind ``ChangeGroupKind/user``, on the executing context's undo stack. See
 /// docs/SEMANTICS.md, "Batch requests".
 public final class BatchInsertRequest {
+    /// The row key giving the row's own ID, reserved with
+    /// ``ManagedObjectContext/reserveObjectIDs(forEntityName:count:)``, so that other rows of
+    /// the request can name it (`"objectID"`, which no property can be called).
+    ///
+    /// ```swift
+    /// let ids = try context.reserveObjectIDs(forEntityName: "Employee", count: 2)
+    /// let request = BatchInsertRequest(entityName: "Employee", objects: [
+    ///     [BatchInsertRequest.objectIDKey: .object(ids[0]), "firstName": "Ada", "lastName": "Lovelace"],
+    ///     [BatchInsertRequest.objectIDKey: .object(ids[1]), "firstName": "Alan", "lastName": "Turing",
+    ///      "manager": .object(ids[0])],
+    /// ])
+    /// ```
+    public static let objectIDKey = "objectID"
+
     /// The name of the entity whose records are inserted (not an abstract one).
     public var entityName: String
     /// The rows, as property name → value; nil when a handler gives them.
@@ -46,6 +62,9 @@ public final class BatchInsertRequest {
     /// ``ChangeGroupKind/user`` group, so a reopened document can undo it too). Default
     /// `false`: Core Data's behaviour, a ``ChangeGroupKind/batch`` group no undo reaches.
     public var registersUndo = false
+    /// The name of the saved group and of the undo action; nil: "Batch Insert <Entity>".
+    /// (`strata import` names its insert "Import <Entity>".)
+    public var actionName: String?
 
     /// Creates a request inserting these rows.
     public init(entityName: String, objects: [[String: PropertyValue]]) {

@@ -9,22 +9,36 @@ import Foundation
 /// holds more than the store's chunk of rows. Not thread-safe: the store runs it on the
 /// thread that executes the request (``ManagedObjectContext/executeBatch(_:)-(BatchInsertRequest)``).
 public final class StoreBatchInsert: @unchecked Sendable, Hashable {
+    /// One row: its values by slot, and the ID the request gave it, if any.
+    public struct Row: Sendable, Hashable {
+        /// The permanent ID reserved for the row (``ManagedObjectContext/reserveObjectIDs(forEntityName:count:)``),
+        /// or nil for the store to allocate a key.
+        public var objectID: ManagedObjectID?
+        /// The values, one per slot of the entity.
+        public var values: [PropertyValue]
+
+        /// Creates a row.
+        public init(objectID: ManagedObjectID? = nil, values: [PropertyValue]) {
+            self.objectID = objectID
+            self.values = values
+        }
+    }
+
     /// The entity whose records are inserted.
     public let entity: EntityDescription
     /// The number of the last row ``next()`` returned (from 1); 0 before the first.
     public private(set) var rowNumber = 0
-    private let produce: () throws -> [PropertyValue]?
+    private let produce: () throws -> Row?
 
-    /// Creates a row source from a closure returning slot-ordered, checked rows (nil when
-    /// done).
-    public init(entity: EntityDescription, rows: @escaping () throws -> [PropertyValue]?) {
+    /// Creates a row source from a closure returning checked rows (nil when done).
+    public init(entity: EntityDescription, rows: @escaping () throws -> Row?) {
         self.entity = entity
         self.produce = rows
     }
 
     /// The next row, or nil when there are no more.
     /// - Throws: the row's validation error, naming its number.
-    public func next() throws -> [PropertyValue]? {
+    public func next() throws -> Row? {
         guard let row = try produce() else { return nil }
         rowNumber += 1
         return row
@@ -58,18 +72,38 @@ struct BatchInsertRowChecker {
         self.template = template
     }
 
-    /// The row of a dictionary, checked.
-    func row(_ values: [String: PropertyValue], number: Int) throws -> [PropertyValue] {
+    /// The row of a dictionary, checked; its ``BatchInsertRequest/objectIDKey`` entry gives
+    /// the row's ID.
+    func row(_ values: [String: PropertyValue], number: Int) throws -> StoreBatchInsert.Row {
         var row = template
+        var objectID: ManagedObjectID?
+        var count = values.count
         for (key, value) in values {
+            if key == BatchInsertRequest.objectIDKey {
+                objectID = try reservedID(value, number: number)
+                count -= 1
+                continue
+            }
             guard let slot = entity.slot(forKey: key) else {
                 throw StrataError(.unknownKey, "Row \(number) of the batch insert sets '\(key)', which is not a property of entity '\(entity.name)'.",
                                   context: context(number, key))
             }
             row[slot] = value
         }
-        try check(&row, number: number, given: values.count < entity.slotCount ? Set(values.keys) : nil)
-        return row
+        try check(&row, number: number, given: count < entity.slotCount ? Set(values.keys) : nil)
+        return StoreBatchInsert.Row(objectID: objectID, values: row)
+    }
+
+    private func reservedID(_ value: PropertyValue, number: Int) throws -> ManagedObjectID {
+        let key = BatchInsertRequest.objectIDKey
+        guard case .object(let id) = value else {
+            throw StrataError(.typeMismatch, "Row \(number) of the batch insert gives '\(key)' a \(ModelValueRules.kindName(value)) value; it takes .object(ID) of a reserved \(entity.name) ID.",
+                              context: context(number, key))
+        }
+        guard id.entity === entity, !id.isTemporaryID else {
+            throw invalid(number, key, "\(id) is not a permanent \(entity.name) ID (reserve them with reserveObjectIDs(forEntityName:count:))")
+        }
+        return id
     }
 
     /// Checks and coerces a slot-ordered row in place. `given`: the keys the row set (nil:

@@ -1,19 +1,22 @@
 import Foundation
 import OrderedCollections
 
-/// Writes the rows of a batch insert through a store's own steps: permanent keys (one
-/// allocation per chunk), one insert operation per row, and — after the last row — one
-/// operation per existing record whose inverse relationship gained new records, as a
-/// context save would record both sides.
+/// Writes the rows of a batch insert through a store's own `save`: one insert operation per
+/// row and, in the same segment, one operation per record whose inverse relationship the
+/// chunk's rows join (a relate for an unordered to-many, an update otherwise), as a
+/// context save records both sides. Rows without a reserved ID carry temporary IDs into
+/// the save, which gives them keys in one reservation per entity, above every key in use
+/// (so the store need not look each one up).
 ///
 /// **Bounded memory.** Rows are pulled from the source ``StoreBatchInsert`` and written in
 /// chunks of ``chunkSize`` rows, each chunk one segment whose only group carries the
 /// request's group id (the first save gives it its permanent id, later chunks reuse it;
 /// history and ``ContextUndoManager/restoreHistory(_:)`` merge consecutive groups with one
 /// id). Inside a context's batch the store's write is held (``PersistentStore/performWrite(_:)``),
-/// so the chunks commit together or not at all. What stays in memory across chunks: the
-/// inserted IDs (for the result and merging), the existing records the rows relate to (to
-/// write their inverse side once), and — only for an undoable request — the operations.
+/// so the chunks commit together or not at all, and `values` reads what earlier chunks
+/// wrote. What stays in memory across chunks: the inserted IDs (for the result and
+/// merging), the reserved IDs rows took, the members waiting for a later reserved row —
+/// and, only for an undoable request, the operations.
 struct BatchInsertWriter {
     /// Rows per segment for a document.
     static let documentChunkSize = 10_000
@@ -21,63 +24,65 @@ struct BatchInsertWriter {
     let storeTag: UInt32
     /// Rows per segment; `Int.max` writes one segment.
     let chunkSize: Int
-    /// A record's values in the store before the request, or nil when it does not exist.
+    /// A record's values as the write sees them (earlier chunks included), or nil when it
+    /// does not exist.
     let values: (ManagedObjectID) throws -> [PropertyValue]?
-    /// Reserves `count` consecutive keys of the entity's hierarchy.
-    let allocate: (EntityDescription, Int) throws -> ClosedRange<Int64>
-    /// Saves a group; returns the permanent id it was saved under.
-    let save: (SegmentGroup) throws -> UInt64
+    /// Saves a group, giving its temporary IDs and group id permanent ones.
+    let save: (SegmentGroup) throws -> StoreSaveResult
 
     func run(_ request: StoreBatchRequest, rows: StoreBatchInsert) throws -> StoreBatchOutcome {
         let entity = rows.entity
-        var state = InverseState(entity: entity, values: values)
+        var graph = BatchInsertGraph(entity: entity, storeTag: storeTag, values: values)
         var groupID = request.groupID
         var savedGroupID: UInt64?
         var inserted: [ManagedObjectID] = []
+        var updated: Set<ManagedObjectID> = []
         var kept: [ChangeOperation] = []
         let keepsOperations = request.kind == .user
-        var chunk: [[PropertyValue]] = []
-        var firstRowNumber = 1
-        let capacity = min(chunkSize, 10_000)
-        chunk.reserveCapacity(capacity)
-
-        func write(_ operations: [ChangeOperation]) throws {
-            guard !operations.isEmpty else { return }
-            let group = SegmentGroup(id: groupID, kind: request.kind, revertsGroup: nil,
-                                     actionName: request.actionName, operations: operations)
-            groupID = try save(group)
-            savedGroupID = groupID
-            if keepsOperations { kept += operations }
-        }
+        var chunk = BatchInsertChunk()
 
         func flush(last: Bool) throws {
-            var operations: [ChangeOperation] = []
-            if !chunk.isEmpty {
-                let keys = try allocate(entity, chunk.count)
-                state.newKeys.append(keys)
-                operations.reserveCapacity(chunk.count)
-                for (offset, (row, key)) in zip(chunk, keys).enumerated() {
-                    let id = ManagedObjectID(entity: entity, storeTag: storeTag, primaryKey: key)
-                    try state.relate(id, row: row, number: firstRowNumber + offset)
-                    operations.append(.insert(id, values: row))
-                    inserted.append(id)
-                }
-                firstRowNumber += chunk.count
-                chunk.removeAll(keepingCapacity: true)
+            guard !chunk.rows.isEmpty else {
+                if last { try graph.finish() }
+                return
             }
-            if last { operations += state.operations() }
-            try write(operations)
+            // Rows without a reserved ID take temporary IDs; the chunk's save gives them
+            // keys (one reservation per chunk, above every key in use, so the store need
+            // not look each one up).
+            for index in chunk.ids.indices where chunk.ids[index] == nil {
+                chunk.ids[index] = ManagedObjectID.temporary(for: entity)
+            }
+            // Relationships once every row has its ID: a row's inverse may change a row
+            // before or after it in the chunk.
+            for index in chunk.rows.indices { try graph.relate(index: index, chunk: &chunk) }
+            if last { try graph.finish() }
+            var operations: [ChangeOperation] = []
+            operations.reserveCapacity(chunk.rows.count)
+            for index in chunk.rows.indices { operations.append(.insert(chunk.ids[index]!, values: chunk.rows[index])) }
+            let (inverses, changed) = graph.takeChunkOperations()
+            operations += inverses
+            updated.formUnion(changed)
+            let saved = try save(SegmentGroup(id: groupID, kind: request.kind, revertsGroup: nil,
+                                              actionName: request.actionName, operations: operations))
+            groupID = saved.groupIDs[groupID] ?? groupID
+            savedGroupID = groupID
+            let assigned = saved.permanentIDs
+            for id in chunk.ids { inserted.append(assigned[id!] ?? id!) }
+            if keepsOperations { kept += operations.map { $0.mapIDs { assigned[$0] ?? $0 } } }
+            graph.remap(assigned)
+            chunk.removeAll()
         }
 
+        chunk.rows.reserveCapacity(min(chunkSize, Self.documentChunkSize))
         while let row = try rows.next() {
-            chunk.append(row)
-            if chunk.count >= chunkSize { try flush(last: false) }
+            try chunk.append(row, number: rows.rowNumber, graph: &graph)
+            if chunk.rows.count >= chunkSize { try flush(last: false) }
         }
         try flush(last: true)
 
         var changes = SaveChanges()
         changes.inserted = Set(inserted)
-        changes.updated = state.changedRecords
+        changes.updated = updated
         let group = savedGroupID.map {
             SegmentGroup(id: $0, kind: request.kind, revertsGroup: nil, actionName: request.actionName, operations: kept)
         }
@@ -85,62 +90,156 @@ struct BatchInsertWriter {
     }
 }
 
-/// The existing records a batch insert's rows relate to, with the values their inverse
-/// relationships take.
-private struct InverseState {
+/// The rows of one chunk, not yet written: their values change while later rows of the
+/// chunk name them (their inverse relationships).
+struct BatchInsertChunk {
+    var rows: [[PropertyValue]] = []
+    /// The rows' IDs: reserved ones from the start, the others once keys are allocated.
+    var ids: [ManagedObjectID?] = []
+    /// The rows' numbers in the request (from 1).
+    var numbers: [Int] = []
+    /// Reserved ID → index in `rows`.
+    var indexByID: [ManagedObjectID: Int] = [:]
+    /// Row index → slot → members that earlier rows added to the row before it came (their
+    /// side is already set).
+    var earlyMembers: [Int: [Int: Set<ManagedObjectID>]] = [:]
+
+    mutating func append(_ row: StoreBatchInsert.Row, number: Int, graph: inout BatchInsertGraph) throws {
+        var values = row.values
+        if let id = row.objectID {
+            let early = try graph.claim(id, number: number, values: &values)
+            if !early.isEmpty { earlyMembers[rows.count] = early }
+            indexByID[id] = rows.count
+        }
+        rows.append(values)
+        ids.append(row.objectID)
+        numbers.append(number)
+    }
+
+    mutating func removeAll() {
+        rows.removeAll(keepingCapacity: true)
+        ids.removeAll(keepingCapacity: true)
+        numbers.removeAll(keepingCapacity: true)
+        indexByID.removeAll(keepingCapacity: true)
+        earlyMembers.removeAll()
+    }
+}
+
+/// The records a batch insert's rows relate to — existing ones and the request's own rows
+/// with reserved IDs — and the values their inverse relationships take, one chunk at a time.
+struct BatchInsertGraph {
     let entity: EntityDescription
+    let storeTag: UInt32
     let values: (ManagedObjectID) throws -> [PropertyValue]?
-    /// The key ranges the request allocated (rows of the request, not in the store yet).
-    var newKeys: [ClosedRange<Int64>] = []
     /// Records known to exist that need no change (a relationship without an inverse).
     private var existing: Set<ManagedObjectID> = []
-    /// Records whose values change: before and after, in the order first touched.
+    /// Records whose values the chunk changes: before and after, in the order first touched.
     private var touched: OrderedDictionary<ManagedObjectID, (old: [PropertyValue], new: [PropertyValue])> = [:]
-    /// For to-one inverses: the row that claimed a record's slot.
+    /// Which of them are rows of the request (written by an earlier chunk).
+    private var touchedRows: Set<ManagedObjectID> = []
+    /// For to-one inverses of existing records: the row that took a record's slot.
     private var claims: [ManagedObjectID: [Int: Int]] = [:]
+    /// The reserved IDs rows took so far.
+    private var named: Set<ManagedObjectID> = []
+    /// Reserved IDs named before their row came: slot → members to add, and the first row
+    /// that named it (for the error when the row never comes).
+    private var forward: [ManagedObjectID: (adds: [Int: [ManagedObjectID]], number: Int, key: String)] = [:]
 
-    init(entity: EntityDescription, values: @escaping (ManagedObjectID) throws -> [PropertyValue]?) {
+    init(entity: EntityDescription, storeTag: UInt32, values: @escaping (ManagedObjectID) throws -> [PropertyValue]?) {
         self.entity = entity
+        self.storeTag = storeTag
         self.values = values
     }
 
-    var changedRecords: Set<ManagedObjectID> {
-        Set(touched.filter { $0.value.old != $0.value.new }.keys)
+    /// Whether an ID not in the store may be a later row's reserved one.
+    private func mayBeReserved(_ id: ManagedObjectID) -> Bool {
+        id.entity === entity && id.storeTag == storeTag && !id.isTemporaryID
     }
 
-    private func isNew(_ id: ManagedObjectID) -> Bool {
-        id.entity.rootEntity === entity.rootEntity && newKeys.contains { $0.contains(id.primaryKey) }
-    }
-
-    /// Loads a record into `touched`; false when it is not in the store.
-    private mutating func load(_ id: ManagedObjectID) throws -> Bool {
-        if touched[id] != nil { return true }
-        guard let row = try values(id) else { return false }
-        touched[id] = (row, row)
-        return true
+    /// Takes a reserved ID for a row: it must be this store's, not a record yet and not
+    /// another row's; members named before the row came join its values (returned by slot).
+    mutating func claim(_ id: ManagedObjectID, number: Int, values row: inout [PropertyValue]) throws -> [Int: Set<ManagedObjectID>] {
+        let key = BatchInsertRequest.objectIDKey
+        guard id.storeTag == storeTag else { throw invalid(number, key, "\(id) was reserved in another store") }
+        guard named.insert(id).inserted else { throw invalid(number, key, "\(id) is the ID of an earlier row of the request") }
+        guard try values(id) == nil else { throw invalid(number, key, "\(id) is already a record in the store") }
+        guard let pending = forward.removeValue(forKey: id) else { return [:] }
+        for (slot, members) in pending.adds {
+            for member in members { try add(member, to: &row[slot], of: id, slot: slot, number: number) }
+        }
+        return pending.adds.mapValues(Set.init)
     }
 
     /// Checks that the row's destinations exist and gives their inverses the new record.
-    mutating func relate(_ id: ManagedObjectID, row: [PropertyValue], number: Int) throws {
+    mutating func relate(index: Int, chunk: inout BatchInsertChunk) throws {
+        let row = chunk.rows[index]
+        let id = chunk.ids[index]!
+        let number = chunk.numbers[index]
         for relationship in entity.relationships where !relationship.isTransient {
             let destinations = row[relationship.slot].objectIDs
             guard !destinations.isEmpty else { continue }
             guard let inverseSlot = relationship.inverseSlot else {
-                for destination in destinations where !existing.contains(destination) && touched[destination] == nil {
-                    guard try values(destination) != nil else { throw missing(destination, relationship, number) }
-                    existing.insert(destination)
+                for destination in destinations where !existing.contains(destination) && !named.contains(destination) {
+                    if try values(destination) != nil {
+                        existing.insert(destination)
+                        continue
+                    }
+                    guard mayBeReserved(destination) else { throw missing(destination, relationship, number) }
+                    if forward[destination] == nil { forward[destination] = ([:], number, relationship.name) }
                 }
                 continue
             }
-            for destination in destinations {
-                guard !isNew(destination), try load(destination) else { throw missing(destination, relationship, number) }
-                try addInverse(of: id, to: destination, slot: inverseSlot, via: relationship, number: number)
+            let early = chunk.earlyMembers[index]?[relationship.slot] ?? []
+            for destination in destinations where !early.contains(destination) {
+                try addInverse(of: id, to: destination, slot: inverseSlot, via: relationship, number: number, chunk: &chunk)
             }
         }
     }
 
     private mutating func addInverse(of id: ManagedObjectID, to destination: ManagedObjectID, slot: Int,
-                                     via relationship: RelationshipDescription, number: Int) throws {
+                                     via relationship: RelationshipDescription, number: Int, chunk: inout BatchInsertChunk) throws {
+        if let index = chunk.indexByID[destination] {
+            // A row of this chunk: its values change before it is written.
+            try add(id, to: &chunk.rows[index][slot], of: destination, slot: slot, number: number)
+            return
+        }
+        if touched[destination] == nil {
+            guard let row = try values(destination) else {
+                // Perhaps a later row's reserved ID: its row takes the member when it comes.
+                guard mayBeReserved(destination), !named.contains(destination) else { throw missing(destination, relationship, number) }
+                var pending = forward[destination] ?? ([:], number, relationship.name)
+                pending.adds[slot, default: []].append(id)
+                forward[destination] = pending
+                return
+            }
+            touched[destination] = (row, row)
+            if named.contains(destination) { touchedRows.insert(destination) }
+        }
+        if touchedRows.contains(destination) {
+            // A row of the request written by an earlier chunk: as a row of this chunk.
+            try add(id, to: &touched[destination]!.new[slot], of: destination, slot: slot, number: number)
+        } else {
+            try addToExisting(id, destination, slot: slot, via: relationship, number: number)
+        }
+    }
+
+    /// Adds `member` to a value of a row of the request (to-many: appended; to-one: set
+    /// when empty, an error when it holds another record).
+    private func add(_ member: ManagedObjectID, to value: inout PropertyValue, of owner: ManagedObjectID, slot: Int, number: Int) throws {
+        switch value {
+        case .objects(var members):
+            members.append(member)
+            value = .objects(members)
+        case .object(let current) where current != member:
+            let key = owner.entity.slotNames[slot]
+            throw invalid(number, key, "\(owner) already has \(current) as its '\(key)', which holds one record; the row names it too")
+        default:
+            value = .object(member)
+        }
+    }
+
+    private mutating func addToExisting(_ id: ManagedObjectID, _ destination: ManagedObjectID, slot: Int,
+                                        via relationship: RelationshipDescription, number: Int) throws {
         var row = touched[destination]!.new
         switch row[slot] {
         case .objects(var members):
@@ -149,45 +248,48 @@ private struct InverseState {
         default:
             // A to-one inverse: the new record takes the destination from its owner.
             if let row = claims[destination]?[slot] {
-                throw StrataError(
-                    .validation,
-                    "Row \(number) of the batch insert sets '\(entity.name).\(relationship.name)' to \(destination), which row \(row) already took: its inverse '\(destination.entity.name).\(destination.entity.slotNames[slot])' holds one record.",
-                    problems: [StrataError.Problem(entityName: entity.name, object: "row \(number)", key: relationship.name,
-                                                   reason: "\(destination) is already taken by row \(row)")],
-                    context: ["entity": entity.name, "row": String(number), "key": relationship.name])
+                throw invalid(number, relationship.name,
+                              "\(destination) is already taken by row \(row): its inverse '\(destination.entity.slotNames[slot])' holds one record")
             }
             claims[destination, default: [:]][slot] = number
-            if case .object(let owner) = row[slot], owner != id, try load(owner) {
-                var ownerRow = touched[owner]!.new
-                switch ownerRow[relationship.slot] {
-                case .objects(var members):
-                    members.remove(destination)
-                    ownerRow[relationship.slot] = .objects(members)
-                case .object(destination):
-                    ownerRow[relationship.slot] = .null
-                default:
-                    break
+            if case .object(let owner) = row[slot], owner != id {
+                if touched[owner] == nil, let values = try values(owner) { touched[owner] = (values, values) }
+                if var ownerRow = touched[owner]?.new {
+                    switch ownerRow[relationship.slot] {
+                    case .objects(var members):
+                        members.remove(destination)
+                        ownerRow[relationship.slot] = .objects(members)
+                    case .object(destination):
+                        ownerRow[relationship.slot] = .null
+                    default:
+                        break
+                    }
+                    touched[owner]!.new = ownerRow
                 }
-                touched[owner]!.new = ownerRow
             }
             row[slot] = .object(id)
         }
         touched[destination]!.new = row
     }
 
-    private func missing(_ destination: ManagedObjectID, _ relationship: RelationshipDescription, _ number: Int) -> StrataError {
-        let reason = "\(destination) is not a record in the store"
-        return StrataError(
-            .validation, "Row \(number) of the batch insert sets '\(entity.name).\(relationship.name)' to \(destination), which is not a record in the store.",
-            problems: [StrataError.Problem(entityName: entity.name, object: "row \(number)", key: relationship.name, reason: reason)],
-            context: ["entity": entity.name, "row": String(number), "key": relationship.name, "object": destination.description])
+    /// Throws when a row named a reserved ID that no row of the request took.
+    func finish() throws {
+        guard let (id, pending) = forward.min(by: { $0.value.number < $1.value.number }) else { return }
+        throw StrataError(
+            .validation, "Row \(pending.number) of the batch insert sets '\(entity.name).\(pending.key)' to \(id), which is neither a record in the store nor a row of the request.",
+            problems: [StrataError.Problem(entityName: entity.name, object: "row \(pending.number)", key: pending.key,
+                                           reason: "\(id) is not a record in the store")],
+            context: ["entity": entity.name, "row": String(pending.number), "key": pending.key, "object": id.description])
     }
 
-    /// The operations taking the touched records from their old values to their new ones:
-    /// a relate per changed unordered to-many, one update for the other slots.
-    func operations() -> [ChangeOperation] {
+    /// The operations taking the records the chunk touched from their old values to their
+    /// new ones — a relate per changed unordered to-many, one update for the other slots —
+    /// and the records they change; the next chunk reads them from the store again.
+    mutating func takeChunkOperations() -> ([ChangeOperation], Set<ManagedObjectID>) {
         var operations: [ChangeOperation] = []
+        var changed: Set<ManagedObjectID> = []
         for (id, values) in touched where values.old != values.new {
+            changed.insert(id)
             var slotChanges: [SlotChange] = []
             var relates: [ChangeOperation] = []
             for slot in values.new.indices where values.old[slot] != values.new[slot] {
@@ -205,6 +307,34 @@ private struct InverseState {
             if !slotChanges.isEmpty { operations.append(.update(id, changes: SlotChanges(slotChanges))) }
             operations += relates
         }
-        return operations
+        touched.removeAll()
+        touchedRows.removeAll()
+        return (operations, changed)
+    }
+
+    /// Gives the members waiting for later rows the permanent IDs the chunk's save assigned.
+    mutating func remap(_ assigned: [ManagedObjectID: ManagedObjectID]) {
+        guard !assigned.isEmpty, !forward.isEmpty else { return }
+        for (id, pending) in forward {
+            var adds = pending.adds
+            for (slot, members) in adds where members.contains(where: \.isTemporaryID) {
+                adds[slot] = members.map { assigned[$0] ?? $0 }
+            }
+            forward[id] = (adds, pending.number, pending.key)
+        }
+    }
+
+    private func missing(_ destination: ManagedObjectID, _ relationship: RelationshipDescription, _ number: Int) -> StrataError {
+        let reason = "\(destination) is not a record in the store"
+        return StrataError(
+            .validation, "Row \(number) of the batch insert sets '\(entity.name).\(relationship.name)' to \(destination), which is not a record in the store.",
+            problems: [StrataError.Problem(entityName: entity.name, object: "row \(number)", key: relationship.name, reason: reason)],
+            context: ["entity": entity.name, "row": String(number), "key": relationship.name, "object": destination.description])
+    }
+
+    private func invalid(_ number: Int, _ key: String, _ reason: String) -> StrataError {
+        StrataError(.validation, "Row \(number) of the batch insert has an invalid '\(entity.name).\(key)': \(reason).",
+                    problems: [StrataError.Problem(entityName: entity.name, object: "row \(number)", key: key, reason: reason)],
+                    context: ["entity": entity.name, "row": String(number), "key": key])
     }
 }

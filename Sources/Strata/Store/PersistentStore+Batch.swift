@@ -9,7 +9,7 @@ public struct StoreBatchRequest: Sendable {
         case update([Int: PropertyValue])
         /// Delete the records, applying the model's delete rules.
         case delete
-        /// Insert these rows (the fetch plays no part; ``BatchInsertWriter`` writes them).
+        /// Insert the rows the source gives (the fetch plays no part).
         case insert(StoreBatchInsert)
     }
 
@@ -89,17 +89,15 @@ extension PersistentStore {
         return result
     }
 
-    /// Writes a batch insert with ``BatchInsertWriter`` through `values(for:)`,
-    /// `allocatePrimaryKeys` and `save`, `chunkSize` rows per segment.
-    func executeBatchInsert(_ request: StoreBatchRequest, rows: StoreBatchInsert, chunkSize: Int) throws -> StoreBatchOutcome {
+    /// Writes a batch insert with ``BatchInsertWriter`` through `values` (default
+    /// `values(for:)`) and `save` (which gives the rows their keys), `chunkSize` rows per
+    /// segment.
+    func executeBatchInsert(_ request: StoreBatchRequest, rows: StoreBatchInsert, chunkSize: Int,
+                            values: ((ManagedObjectID) throws -> [PropertyValue]?)? = nil) throws -> StoreBatchOutcome {
         let writer = BatchInsertWriter(
             storeTag: tag, chunkSize: chunkSize,
-            values: { try self.values(for: $0) },
-            allocate: { try self.allocatePrimaryKeys(for: $0, count: $1) },
-            save: { group in
-                let saved = try self.save(StoreSaveRequest(groups: [group], timestamp: request.timestamp))
-                return saved.groupIDs[group.id] ?? group.id
-            })
+            values: values ?? { try self.values(for: $0) },
+            save: { group in try self.save(StoreSaveRequest(groups: [group], timestamp: request.timestamp)) })
         return try writer.run(request, rows: rows)
     }
 }

@@ -66,7 +66,7 @@ extension DocumentState {
             patch.reserveCapacity(request.groups.reduce(0) { $0 + $1.operations.count })
             for group in request.groups {
                 for operation in group.operations {
-                    try patch.apply(operation) { try self.currentValues($0) }
+                    try patch.apply(operation) { try self.valuesInWrite($0) }
                 }
                 largestGroup = max(largestGroup, group.id)
             }
@@ -104,6 +104,7 @@ extension DocumentState {
             heldWrite?.sequenceBeforeOwnWrite = before
             lastSequence = sequence
             heldWrite?.afterCommit.append(committed)
+            heldWrite?.patches.append(patch)
         } else {
             committed(&self)
         }

@@ -42,6 +42,9 @@ struct DocumentState: @unchecked Sendable {
         var sequenceBeforeOwnWrite: UInt64?
         /// Whether a catch-up ran inside it (later ones would find nothing).
         var hasCaughtUp = false
+        /// The overlay patches of the writes made in it, oldest first: a later write in
+        /// the same transaction (the next chunk of a batch insert) builds on them.
+        var patches: [OverlayPatch] = []
     }
 
     init(connection: SQLiteConnection, meta: DocumentFile.Meta, schema: SnapshotSchema, model: ManagedObjectModel,
@@ -150,6 +153,18 @@ struct DocumentState: @unchecked Sendable {
     }
 
     // MARK: Reading records
+
+    /// A record's values as a write inside the held write sees them: the held write's own
+    /// earlier writes (not in the overlay until COMMIT), else ``currentValues(_:)``.
+    func valuesInWrite(_ id: ManagedObjectID) throws -> [PropertyValue]? {
+        if let patches = heldWrite?.patches {
+            for patch in patches.reversed() {
+                if let row = patch.rows[id] { return row }
+                if patch.deleted.contains(id) { return nil }
+            }
+        }
+        return try currentValues(id)
+    }
 
     /// A record's persistent values: the overlay's, else the snapshot's.
     func currentValues(_ id: ManagedObjectID) throws -> [PropertyValue]? {

@@ -15,7 +15,9 @@ extension DocumentStore: BatchExecutingStore {
         if case .insert(let rows) = request.action {
             return try writing {
                 try withOpenState { _ = try $0.catchUp() }
-                return try executeBatchInsert(request, rows: rows, chunkSize: BatchInsertWriter.documentChunkSize)
+                // Rows of earlier chunks are read as the held write has them.
+                return try executeBatchInsert(request, rows: rows, chunkSize: BatchInsertWriter.documentChunkSize,
+                                              values: { id in try self.withOpenState { try $0.valuesInWrite(id) } })
             }
         }
         return try writing { try executeBatchWriting(request) }
