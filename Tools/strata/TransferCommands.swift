@@ -96,12 +96,16 @@ struct ImportCommand: ParsableCommand {
         let chosen = try format ?? Self.format(of: url)
         let summary = try DocumentSession.with(document, writes: true) { session in
             let bar = ToolProgressBar(label: "Importing")
-            // The batch path first: rows stream into one undoable batch insert. A file the
-            // batch cannot take (several entities, references to rows of the file) is read
-            // again from the start and goes through the context in two passes.
-            let source = try ImportByteSource(path: file)
+            // The batch path first: rows stream into one undoable batch insert (a file whose
+            // rows name each other is read twice, to reserve their IDs first). A file of
+            // several entities is read again and goes through the context in two passes.
+            var source = try ImportByteSource(path: file)
             let batched = try ImportBatch.insert(
-                ImportRowReader(source, csv: chosen == .csv), defaultEntity: entity, into: session,
+                open: {
+                    source = try ImportByteSource(path: file)
+                    return ImportRowReader(source, csv: chosen == .csv)
+                },
+                defaultEntity: entity, into: session,
                 progress: { bar.update(source.bytesConsumed, of: source.totalBytes) })
             bar.finish()
             let count: Int, action: String
