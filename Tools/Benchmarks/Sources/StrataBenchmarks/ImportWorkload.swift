@@ -45,7 +45,7 @@ enum ImportWorkload {
         if FileManager.default.fileExists(atPath: url.path) { return url }
         let count = env.tier.objects
         let partial = URL(fileURLWithPath: url.path + ".partial")
-        FileManager.default.createFile(atPath: partial.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: partial.path, contents: nil)
         let handle = try FileHandle(forWritingTo: partial)
         var text = header + "\n"
         for index in 0..<count {
