@@ -121,8 +121,14 @@ struct ImportCommand: ParsableCommand {
             }
             // Fold the import into the snapshot tables now (the log keeps the segment for
             // undo): the next command reads indexed tables, not the whole segment decoded.
+            // The import is saved: a failed compaction (a full disk) leaves it unfolded but
+            // whole, and is a warning, so that a script does not import it twice.
             let compacting = ToolProgressBar(label: "Compacting")
-            try session.store.compact { done, total in compacting.update(done, of: total) }
+            do {
+                try session.store.compact { done, total in compacting.update(done, of: total) }
+            } catch {
+                CommandOutput.note("strata: warning: imported, but not compacted (\(error)); `strata-log compact` folds it later.")
+            }
             compacting.finish()
             return "Imported \(count) object\(count == 1 ? "" : "s") (\(action))."
         }
