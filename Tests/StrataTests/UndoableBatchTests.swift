@@ -176,4 +176,35 @@ private struct UndoableBatchHarness {
         let names = try reader.fetch(FetchRequest(entityName: "Project")).map { try $0.string("name") ?? "" }
         #expect(names.sorted() == ["Apollo", "Engine", "Plain"])
     }
+
+    @Test func anUndoableInsertWrittenInSeveralChunksIsOneUndoStepAfterReopening() throws {
+        let stack = try DocumentStack(configuration: manualCompaction())
+        let graph = try BatchGraph(in: stack.context)
+        var number = 0
+        let request = BatchInsertRequest(entityName: "Employee") { row in
+            number += 1
+            row = employeeRow("Chunked", salary: Int64(number), ["department": .object(graph.departments["Sales"]!)])
+            return number > 12_000
+        }
+        request.registersUndo = true
+        #expect(try stack.context.executeBatch(request).count == 12_000)
+        let chunks = try stack.store.historyGroups().suffix(2)
+        #expect(chunks.map(\.id).count == 2 && Set(chunks.map(\.id)).count == 1 && chunks.allSatisfy { $0.kind == .user })
+        try stack.reopen()
+        try stack.context.restoreUndoHistory()
+        #expect(stack.undo.undoGroups.map(\.actionName).suffix(1) == ["Batch Insert Employee"])
+        #expect(stack.undo.undoCount == 2)   // the graph's insert, the batch
+        try stack.undo.undo()
+        try stack.context.save()
+        let reader = stack.newContext()
+        #expect(try employeeIDs(named: "Chunked", in: reader).isEmpty)
+        let sales = try reader.existingObject(with: graph.departments["Sales"]!)
+        #expect(try sales.relatedSet("employees").count == 2)
+        try stack.reopen()
+        try stack.context.restoreUndoHistory()
+        #expect(stack.undo.redoActionName == "Batch Insert Employee")
+        try stack.undo.redo()
+        try stack.context.save()
+        #expect(try stack.newContext().count(for: FetchRequest(entityName: "Employee", predicate: try FetchPredicate(format: "firstName == 'Chunked'"))) == 12_000)
+    }
 }

@@ -68,9 +68,11 @@ extension ManagedObjectContext {
         if let handler = request.dictionaryHandler {
             var number = 0
             var done = false
+            var row: [String: PropertyValue] = [:]
             return StoreBatchInsert(entity: entity) {
                 guard !done else { return nil }
-                var row: [String: PropertyValue] = [:]
+                // One dictionary for every row: emptied, its storage kept.
+                row.removeAll(keepingCapacity: true)
                 if try handler(&row) {
                     done = true
                     return nil
@@ -96,7 +98,7 @@ extension ManagedObjectContext {
                 }
                 number += 1
                 var row = object.storage
-                try checker.check(&row, number: number, given: nil)
+                try checker.check(&row, number: number)
                 return StoreBatchInsert.Row(values: row)
             }
         }

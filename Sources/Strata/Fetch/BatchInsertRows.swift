@@ -77,11 +77,9 @@ struct BatchInsertRowChecker {
     func row(_ values: [String: PropertyValue], number: Int) throws -> StoreBatchInsert.Row {
         var row = template
         var objectID: ManagedObjectID?
-        var count = values.count
         for (key, value) in values {
             if key == BatchInsertRequest.objectIDKey {
                 objectID = try reservedID(value, number: number)
-                count -= 1
                 continue
             }
             guard let slot = entity.slot(forKey: key) else {
@@ -90,7 +88,7 @@ struct BatchInsertRowChecker {
             }
             row[slot] = value
         }
-        try check(&row, number: number, given: count < entity.slotCount ? Set(values.keys) : nil)
+        try check(&row, number: number) { values[$0] != nil }
         return StoreBatchInsert.Row(objectID: objectID, values: row)
     }
 
@@ -106,15 +104,15 @@ struct BatchInsertRowChecker {
         return id
     }
 
-    /// Checks and coerces a slot-ordered row in place. `given`: the keys the row set (nil:
-    /// all), so that a transient key is refused only when the row set it.
-    func check(_ row: inout [PropertyValue], number: Int, given: Set<String>?) throws {
+    /// Checks and coerces a slot-ordered row in place. `sets`: whether the row set a key (nil:
+    /// a non-null value says so), so that a transient key is refused only when the row set it.
+    func check(_ row: inout [PropertyValue], number: Int, sets: ((String) -> Bool)? = nil) throws {
         for slot in row.indices {
             switch entity.slotKinds[slot] {
             case .attribute(let index):
                 let attribute = entity.attributes[index]
                 if attribute.isTransient {
-                    if given?.contains(attribute.name) ?? !row[slot].isNull {
+                    if sets?(attribute.name) ?? !row[slot].isNull {
                         throw StrataError(.invalidArgument, "Row \(number) of the batch insert sets the transient attribute '\(entity.name).\(attribute.name)', which the store does not hold.",
                                           context: context(number, attribute.name))
                     }
