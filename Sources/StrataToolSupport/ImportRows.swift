@@ -34,43 +34,65 @@ package protocol ImportDestination {
     func objectID(_ reference: String) throws -> ManagedObjectID
 }
 
-/// Reading import files (JSON arrays, CSV) and inserting their objects into a context.
-package enum ImportRows {
-    /// The rows of a JSON import file: an array of objects.
-    /// - Throws: `.invalidArgument` naming the item that is not an object; the JSON
-    ///   reader's errors (with line and column).
-    package static func json(_ data: Data) throws -> [ImportRow] {
-        guard case .array(let items) = try JSONValue.parse([UInt8](data)) else {
-            throw StrataError(.invalidArgument, "The JSON import file must hold an array of objects.")
-        }
-        return try items.enumerated().map { index, item in
-            guard case .object(let members) = item else {
-                throw StrataError(.invalidArgument, "Item \(index + 1) of the import file is not an object.", context: ["row": String(index + 1)])
-            }
-            var row = ImportRow(number: index + 1, entity: nil, uri: nil, values: [])
-            for member in members {
-                switch member.key {
-                case "_entity": row.entity = member.value.stringValue
-                case "_uri": row.uri = member.value.stringValue
-                default: row.values.append((member.key, .json(member.value)))
-                }
-            }
-            return row
-        }
+/// The rows of an import file, one at a time: a JSON array of objects, or CSV with a
+/// header row of property names. Memory holds one row (and the reader's chunk).
+package struct ImportRowReader {
+    /// The bytes being read (progress: `bytesConsumed` of `totalBytes`).
+    package let source: ImportByteSource
+    private var csv: CSVReader?
+    private var json: JSONArrayReader?
+    private var header: [String]?
+    private var number = 0
+
+    /// A reader of `source`, as CSV or as a JSON array.
+    package init(_ source: ImportByteSource, csv isCSV: Bool) {
+        self.source = source
+        if isCSV { csv = CSVReader(source) } else { json = JSONArrayReader(source) }
     }
 
-    /// The rows of a CSV import file: a header of property names, then one row per object.
-    /// - Throws: `.invalidArgument` naming a row whose field count differs from the header's.
-    package static func csv(_ data: Data) throws -> [ImportRow] {
-        let records = try CSVReader.records(String(decoding: data, as: UTF8.self))
-        guard let header = records.first else { return [] }
-        return try records.dropFirst().enumerated().compactMap { index, fields in
-            if fields.count == 1, fields[0].isEmpty { return nil }
-            guard fields.count == header.count else {
-                throw StrataError(.invalidArgument, "CSV row \(index + 1) has \(fields.count) fields; the header has \(header.count).",
-                                  context: ["row": String(index + 1)])
+    /// The next row, or nil after the last.
+    /// - Throws: `.invalidArgument` naming an item that is not an object or a CSV row whose
+    ///   field count differs from the header's; the readers' errors (with line numbers).
+    package mutating func next() throws -> ImportRow? {
+        if json != nil { return try nextJSON() }
+        return try nextCSV()
+    }
+
+    private mutating func nextJSON() throws -> ImportRow? {
+        guard let item = try json?.nextItem() else { return nil }
+        number += 1
+        guard case .object(let members) = item else {
+            throw StrataError(.invalidArgument, "Item \(number) of the import file is not an object.", context: ["row": String(number)])
+        }
+        var row = ImportRow(number: number, entity: nil, uri: nil, values: [])
+        for member in members {
+            switch member.key {
+            case "_entity": row.entity = member.value.stringValue
+            case "_uri": row.uri = member.value.stringValue
+            default: row.values.append((member.key, .json(member.value)))
             }
-            var row = ImportRow(number: index + 1, entity: nil, uri: nil, values: [])
+        }
+        return row
+    }
+
+    private mutating func nextCSV() throws -> ImportRow? {
+        guard var reader = csv else { return nil }
+        defer { csv = reader }
+        if header == nil {
+            guard let first = try reader.nextRecord() else { return nil }
+            header = first
+        }
+        let header = self.header ?? []
+        while let fields = try reader.nextRecord() {
+            number += 1
+            // Blank lines count as rows (the numbers match the file's records) but hold nothing.
+            if fields.count == 1, fields[0].isEmpty { continue }
+            guard fields.count == header.count else {
+                throw StrataError(.invalidArgument, "CSV row \(number) has \(fields.count) fields; the header has \(header.count).",
+                                  context: ["row": String(number)])
+            }
+            var row = ImportRow(number: number, entity: nil, uri: nil, values: [])
+            row.values.reserveCapacity(fields.count)
             for (key, field) in zip(header, fields) {
                 switch key {
                 case "_entity": row.entity = field.isEmpty ? nil : field
@@ -80,6 +102,30 @@ package enum ImportRows {
             }
             return row
         }
+        return nil
+    }
+}
+
+/// Reading import files (JSON arrays, CSV) and inserting their objects into a context.
+package enum ImportRows {
+    /// The rows of a JSON import file: an array of objects.
+    /// - Throws: `.invalidArgument` naming the item that is not an object; the JSON
+    ///   reader's errors (with line and column).
+    package static func json(_ data: Data) throws -> [ImportRow] {
+        try all(ImportRowReader(ImportByteSource(bytes: [UInt8](data)), csv: false))
+    }
+
+    /// The rows of a CSV import file: a header of property names, then one row per object.
+    /// - Throws: `.invalidArgument` naming a row whose field count differs from the header's.
+    package static func csv(_ data: Data) throws -> [ImportRow] {
+        try all(ImportRowReader(ImportByteSource(bytes: [UInt8](data)), csv: true))
+    }
+
+    private static func all(_ reader: ImportRowReader) throws -> [ImportRow] {
+        var reader = reader
+        var rows: [ImportRow] = []
+        while let row = try reader.next() { rows.append(row) }
+        return rows
     }
 
     /// Creates every object, then links relationships; the caller saves (as one undo group
@@ -89,95 +135,59 @@ package enum ImportRows {
     package static func insert(
         _ rows: [ImportRow], defaultEntity: String?, into session: some ImportDestination
     ) throws -> (count: Int, action: String) {
+        var iterator = rows.makeIterator()
+        return try insert(next: { iterator.next() }, progress: nil, defaultEntity: defaultEntity, into: session)
+    }
+
+    /// Creates an object per row as rows come, keeping only the rows that link
+    /// relationships, then links those in a second pass; the caller saves.
+    /// - Parameter progress: the bytes read and the file's size, for the progress bar.
+    package static func insert(
+        next: () throws -> ImportRow?, progress: (() -> (done: Int, total: Int))?,
+        defaultEntity: String?, into session: some ImportDestination
+    ) throws -> (count: Int, action: String) {
         let fallback = try defaultEntity.map(session.entity(named:))
         let bar = ToolProgressBar(label: "Importing")
-        var created: [(row: ImportRow, object: ManagedObject)] = []
+        var links: [(row: ImportRow, object: ManagedObject)] = []
         var byOldURI: [String: ManagedObjectID] = [:]
-        let total = rows.count * 2
-        for row in rows {
+        var names = Set<String>()
+        var count = 0
+        while let row = try next() {
             try rowContext(row) {
-                let entity: EntityDescription
-                if let name = row.entity {
-                    entity = try session.entity(named: name)
-                    if let fallback, !entity.isKind(of: fallback) {
-                        throw StrataError(.invalidArgument, "_entity \(name) is not \(fallback.name) (--entity).", context: ["entity": name])
-                    }
-                } else if let fallback {
-                    entity = fallback
-                } else {
-                    throw StrataError(.invalidArgument, "no _entity and no --entity: say which entity the objects are.")
-                }
+                let entity = try ImportValues.entity(of: row, fallback: fallback, in: session)
                 let object = try session.context.insertObject(of: entity)
-                for (key, value) in row.values where entity.relationshipsByName[key] == nil {
-                    guard let attribute = entity.attributesByName[key] else { throw unknownKey(key, entity) }
-                    let parsed: PropertyValue
-                    switch value {
-                    case .json(let json): parsed = try ToolValueText.value(fromJSON: json, as: attribute.attributeType, key: key)
-                    case .text(let text): parsed = text.isEmpty ? .null : try ToolValueText.parse(text, as: attribute.attributeType, key: key)
-                    }
-                    try object.setValue(parsed, forKey: key)
+                var linksRelationships = false
+                for (key, value) in row.values {
+                    if entity.relationshipsByName[key] != nil { linksRelationships = true; continue }
+                    try object.setValue(try ImportValues.attribute(value, key: key, of: entity), forKey: key)
                 }
                 if let uri = row.uri { byOldURI[uri] = object.objectID }
-                created.append((row, object))
+                if linksRelationships { links.append((row, object)) }
+                names.insert(entity.name)
+                count += 1
             }
-            bar.update(created.count, of: total)
+            if let progress, count % 256 == 0 { let (done, total) = progress(); bar.update(done, of: total) }
         }
-        for (index, entry) in created.enumerated() {
+        for entry in links {
             try rowContext(entry.row) {
                 let entity = entry.object.entity
                 for (key, value) in entry.row.values {
                     guard let relationship = entity.relationshipsByName[key] else { continue }
-                    let references: [String]
-                    switch value {
-                    case .json(.null): references = []
-                    case .json(.string(let text)): references = [text]
-                    case .json(.array(let items)):
-                        references = try items.map { item in
-                            guard let text = item.stringValue else {
-                                throw StrataError(.typeMismatch, "\(key) must list URI strings.", context: ["key": key])
-                            }
-                            return text
-                        }
-                    case .json(let other):
-                        throw StrataError(.typeMismatch, "\(key) is a relationship; \(other.rendered(pretty: false)) is not a URI.", context: ["key": key])
-                    case .text(let text):
-                        references = text.split(whereSeparator: { $0 == " " || $0 == "," }).map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: "@")) }
+                    let ids = try ImportValues.references(value, key: key).map { reference -> ManagedObjectID in
+                        if let id = byOldURI[reference] { return id }
+                        return try ImportValues.existing(reference, key: key, in: session)
                     }
-                    let ids = try references.map { reference -> ManagedObjectID in
-                        let trimmed = reference.hasPrefix("@") ? String(reference.dropFirst()) : reference
-                        if let id = byOldURI[trimmed] { return id }
-                        do {
-                            return try session.objectID(trimmed)
-                        } catch {
-                            throw StrataError(.objectNotFound, "\(key) refers to \(trimmed), which is neither in the file nor in the document.",
-                                              context: ["key": key, "uri": trimmed])
-                        }
-                    }
-                    if relationship.isToMany {
-                        try entry.object.setValue(ids.isEmpty ? .null : .objects(.init(ids)), forKey: key)
-                    } else {
-                        guard ids.count <= 1 else {
-                            throw StrataError(.typeMismatch, "\(key) is a to-one relationship; got \(ids.count) references.", context: ["key": key])
-                        }
-                        try entry.object.setValue(ids.first.map { .object($0) } ?? .null, forKey: key)
-                    }
+                    try entry.object.setValue(try ImportValues.relationshipValue(ids, relationship), forKey: key)
                 }
             }
-            bar.update(created.count + index + 1, of: total)
         }
         bar.finish()
-        let names = Set(created.map(\.object.entity.name))
         let action = "Import " + (names.count == 1 ? (names.first ?? "Objects") : (fallback?.name ?? "Objects"))
-        return (created.count, action)
+        return (count, action)
     }
 
-    private static func unknownKey(_ key: String, _ entity: EntityDescription) -> StrataError {
-        let names = ToolRecordText.storedProperties(of: entity).map(\.property.name).joined(separator: ", ")
-        return StrataError(.unknownKey, "Entity '\(entity.name)' has no property '\(key)' (properties: \(names)).",
-                           context: ["entity": entity.name, "key": key])
-    }
-
-    private static func rowContext(_ row: ImportRow, _ body: () throws -> Void) throws {
+    /// Runs `body`, prefixing a thrown error's message with "Import row N (URI): ".
+    package static func rowContext(_ row: ImportRow, _ body: () throws -> Void) throws {
         do {
             try body()
         } catch var error as StrataError {

@@ -70,7 +70,9 @@ struct ImportCommand: ParsableCommand {
             References name objects of the file (by their "_uri") or objects already in the \
             document (a URI or Entity/pKEY). Objects are created first, relationships linked in \
             a second pass. The import is saved as one undo group ("Import ENTITY"), so one \
-            `strata undo` removes it. A progress bar shows on a terminal.
+            `strata undo` removes it. The file is read as it is imported (memory does not grow \
+            with its size), a progress bar shows on a terminal, and the document is compacted \
+            afterwards so that the next command reads indexed tables.
 
             Examples:
               strata import staff.strata people.csv --entity Employee
@@ -91,20 +93,59 @@ struct ImportCommand: ParsableCommand {
 
     func run() throws {
         let url = URL(fileURLWithPath: file)
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw StrataError(.io, "Cannot read \(file): \(error.localizedDescription)", context: ["path": file])
-        }
-        let chosen = format ?? (url.pathExtension.lowercased() == "csv" ? .csv
-            : (url.pathExtension.lowercased() == "json" || data.first(where: { !" \n\r\t".utf8.contains($0) }) == UInt8(ascii: "[") ? .json : .csv))
-        let rows = chosen == .json ? try ImportRows.json(data) : try ImportRows.csv(data)
+        let chosen = try format ?? Self.format(of: url)
         let summary = try DocumentSession.with(document, writes: true) { session in
-            let (count, action) = try ImportRows.insert(rows, defaultEntity: entity, into: session)
-            try session.save(action: action)
+            let bar = ToolProgressBar(label: "Importing")
+            // The batch path first: rows stream into one undoable batch insert (a file whose
+            // rows name each other is read twice, to reserve their IDs first). A file of
+            // several entities is read again and goes through the context in two passes.
+            var source = try ImportByteSource(path: file)
+            let batched = try ImportBatch.insert(
+                open: {
+                    source = try ImportByteSource(path: file)
+                    return ImportRowReader(source, csv: chosen == .csv)
+                },
+                defaultEntity: entity, into: session,
+                progress: { bar.update(source.bytesConsumed, of: source.totalBytes) })
+            bar.finish()
+            let count: Int, action: String
+            if let batched {
+                (count, action) = batched
+            } else {
+                let again = try ImportByteSource(path: file)
+                var reader = ImportRowReader(again, csv: chosen == .csv)
+                (count, action) = try ImportRows.insert(
+                    next: { try reader.next() }, progress: { (again.bytesConsumed, again.totalBytes) },
+                    defaultEntity: entity, into: session)
+                try session.save(action: action)
+            }
+            // Fold the import into the snapshot tables now (the log keeps the segment for
+            // undo): the next command reads indexed tables, not the whole segment decoded.
+            // The import is saved: a failed compaction (a full disk) leaves it unfolded but
+            // whole, and is a warning, so that a script does not import it twice.
+            let compacting = ToolProgressBar(label: "Compacting")
+            do {
+                try session.store.compact { done, total in compacting.update(done, of: total) }
+            } catch {
+                CommandOutput.note("strata: warning: imported, but not compacted (\(error)); `strata-log compact` folds it later.")
+            }
+            compacting.finish()
             return "Imported \(count) object\(count == 1 ? "" : "s") (\(action))."
         }
         print(summary)
+    }
+
+    /// The format from the file's extension, else its first character ("[": JSON).
+    private static func format(of url: URL) throws -> Format {
+        switch url.pathExtension.lowercased() {
+        case "csv": return .csv
+        case "json": return .json
+        default:
+            let source = try ImportByteSource(path: url.path)
+            while let byte = try source.next() {
+                if !" \n\r\t".utf8.contains(byte) { return byte == UInt8(ascii: "[") ? .json : .csv }
+            }
+            return .csv
+        }
     }
 }

@@ -46,6 +46,7 @@ enum ReportRows {
     static let noLog = [Subject.sqlite: "n/a: no log", Subject.grdbRecords: "n/a: no log", Subject.grdbStatements: "n/a: no log",
                         Subject.loro: "n/a: not measured"]
 
+    static let w8Peers = [Subject.grdbRecords: "n/a: statements only", Subject.loro: "n/a: no CSV import"]
     static let noOpenAfterSave = [Subject.sqlite: "n/a: see W4", Subject.grdbRecords: "n/a: see W4", Subject.grdbStatements: "n/a",
                                   Subject.loro: "n/a"]
 
@@ -86,6 +87,12 @@ enum ReportRows {
         ReportRow(workload: "W9", label: "same, p99", metric: "move_p99_ms", unit: .milliseconds, notApplicable: noResults),
         ReportRow(workload: "W9", label: "insert 1,000 in one save, diffs delivered", metric: "insert_save_ms", unit: .milliseconds,
                   notApplicable: noResults),
+        ReportRow(workload: "W8", label: "CSV import (raw SQLite column: the sqlite3 shell's .import)", metric: "import_s", unit: .seconds,
+                  notApplicable: w8Peers),
+        ReportRow(workload: "W8", label: "first indexed fetch (a new process; GRDB: same process)", metric: "fetch_s", unit: .seconds,
+                  notApplicable: w8Peers),
+        ReportRow(workload: "W8", label: "CSV → queryable document (import + fetch)", metric: "total_s", unit: .seconds, notApplicable: w8Peers),
+        ReportRow(workload: "W8", label: "peak memory (largest process)", metric: "peak_mib", unit: .mebibytes, notApplicable: w8Peers),
         ReportRow(workload: "W10", label: "one save of 200,000 objects (quick tier: 20,000), automatic fold included", metric: "save_s", unit: .seconds,
                   notApplicable: noOpenAfterSave),
         ReportRow(workload: "W10", label: "then open + first indexed fetch (folded)", metric: "open_fetch_ms", unit: .milliseconds,

@@ -85,6 +85,14 @@ enum Targets {
             guard let total = m["W9.strata.insert_save_ms"] else { return nil }
             return (total <= 20, String(format: "%.2f ms", total))
         },
+        Target(workload: "W8", text: "CSV → queryable document ≤ 1.5× the sqlite3 shell's .import into an equally indexed table") { m in
+            guard let strata = m["W8.strata.total_s"], let shell = m["W8.sqlite.total_s"] else { return nil }
+            return (strata <= 1.5 * shell, "\(seconds(strata)) vs \(seconds(shell)): \(String(format: "%.2f", strata / shell))×")
+        },
+        Target(workload: "W8", text: "peak memory ≤ 2× the sqlite3 shell's") { m in
+            guard let strata = m["W8.strata.peak_mib"], let shell = m["W8.sqlite.peak_mib"] else { return nil }
+            return (strata <= 2 * shell, String(format: "%.0f MiB vs %.0f MiB: %.1f×", strata, shell, strata / shell))
+        },
         // The snapshot is the entity tables and their indexes; each file also holds a few pages
         // of engine bookkeeping (Strata: its empty log and metadata tables), shown beside.
         Target(workload: "W7", text: "snapshot no larger than GRDB's table") { m in

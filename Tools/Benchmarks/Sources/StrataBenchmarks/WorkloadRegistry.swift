@@ -4,7 +4,8 @@ import Foundation
 /// units here (one line each), and its table rows in `ReportRows` (same file order).
 /// Units that need a W1 document build it when an earlier unit has not.
 enum WorkloadRegistry {
-    static let units: [BenchUnit] = bulkCreate + editUndo + smallSave + openRead + logReplay + fetchedResults + bigSaveOpen
+    static let units: [BenchUnit] = bulkCreate + editUndo + smallSave + openRead + logReplay + fetchedResults + importCSV
+        + bigSaveOpen
 
     static let bulkCreate: [BenchUnit] = [
         BenchUnit("w1-strata", "W1", Subject.strata, isBulk: true, .swift(BulkCreateWorkload.runStrata)),
@@ -42,6 +43,14 @@ enum WorkloadRegistry {
 
     static let bigSaveOpen: [BenchUnit] = [
         BenchUnit("w10-strata", "W10", Subject.strata, .swift(BigSaveOpenWorkload.runStrata)),
+    ]
+
+    /// W8: the tools run as child processes of the unit (the `strata` release build, the
+    /// `sqlite3` shell), GRDB in the unit's own process.
+    static let importCSV: [BenchUnit] = [
+        BenchUnit("w8-strata", "W8", Subject.strata, isBulk: true, .swift(ImportWorkload.runStrata)),
+        BenchUnit("w8-sqlite", "W8", Subject.sqlite, isBulk: true, .swift(ImportWorkload.runSQLiteShell)),
+        BenchUnit("w8-grdb-statements", "W8", Subject.grdbStatements, isBulk: true, .swift(ImportWorkload.runGRDB)),
     ]
 
     static func unit(_ id: String) -> BenchUnit? { units.first { $0.id == id } }

@@ -1,0 +1,159 @@
+import Foundation
+import Strata
+
+/// `strata import` through ``BatchInsertRequest``: rows become dictionaries as the request
+/// asks for them (one at a time from the streaming reader), so neither the file nor a
+/// managed object per row is ever held; the request registers undo, so the import is one
+/// undo group ("Import ENTITY").
+///
+/// Rows that name each other (`_uri`) take IDs reserved before the insert
+/// (``ManagedObjectContext/reserveObjectIDs(forEntityName:count:)``): a first pass over the
+/// file records which rows have a `_uri`, the second inserts them. A file of several
+/// entities goes through the context instead (``ImportRows/insert(next:progress:defaultEntity:into:)``).
+package enum ImportBatch {
+    /// Why a batch attempt stopped without writing anything.
+    private enum Retry: Error {
+        /// Rows refer to rows of the file: read it once more to reserve their IDs.
+        case reserveIDs
+        /// A row of another entity: the batch inserts one entity.
+        case context
+    }
+
+    /// The rows of the file, shared with the row handler (an escaping closure).
+    private final class Rows {
+        var reader: ImportRowReader
+        var pending: ImportRow?
+        init(_ reader: ImportRowReader) { self.reader = reader }
+        func next() throws -> ImportRow? {
+            if let row = pending { pending = nil; return row }
+            return try reader.next()
+        }
+    }
+
+    /// Imports every row of the file as one undoable batch insert.
+    /// - Parameters:
+    ///   - open: a new reader of the file from its start (called once or twice).
+    ///   - progress: called now and then while rows are read.
+    /// - Returns: How many objects were inserted and the undo action name, or nil when the
+    ///   file holds several entities and needs the context path (nothing was written).
+    /// - Throws: The first bad row's error, its message starting "Import row N".
+    package static func insert(
+        open: () throws -> ImportRowReader, defaultEntity: String?, into session: some ImportDestination,
+        progress: @escaping () -> Void
+    ) throws -> (count: Int, action: String)? {
+        do {
+            return try attempt(open(), uris: nil, defaultEntity: defaultEntity, into: session, progress: progress)
+        } catch Retry.context {
+            return nil
+        } catch Retry.reserveIDs {
+            // The first pass: which rows have a `_uri` (the last row naming one gets it, as
+            // in the context path), and that all rows are of one entity.
+            var reader = try open()
+            var named: [String: Int] = [:]
+            var entities = Set<String?>()
+            var ordinal = 0
+            while let row = try reader.next() {
+                ordinal += 1
+                entities.insert(row.entity)
+                if let uri = row.uri { named[uri] = ordinal }
+            }
+            guard entities.count <= 1 else { return nil }
+            let fallback = try defaultEntity.map(session.entity(named:))
+            let entityName = entities.first.flatMap { $0 } ?? fallback?.name ?? ""
+            var uris: [String: (ordinal: Int, id: ManagedObjectID)] = [:]
+            if !named.isEmpty, !entityName.isEmpty {
+                let ids = try session.context.reserveObjectIDs(forEntityName: entityName, count: named.count)
+                for ((uri, ordinal), id) in zip(named.sorted { $0.value < $1.value }, ids) { uris[uri] = (ordinal, id) }
+            }
+            do {
+                return try attempt(open(), uris: uris, defaultEntity: defaultEntity, into: session, progress: progress)
+            } catch is Retry {
+                return nil
+            }
+        }
+    }
+
+    /// Whether rows linking to `relationship` add members to a to-many inverse of records
+    /// already in the document. The batch insert copies such a member list for every row
+    /// it adds (quadratic: 100,000 employees into one department take minutes), so those
+    /// files go through the context until the batch appends in place.
+    private static func growsExistingToMany(_ relationship: RelationshipDescription, _ session: some ImportDestination) -> Bool {
+        guard let inverse = relationship.inverseName,
+              let destination = try? session.entity(named: relationship.destinationEntityName) else { return false }
+        return destination.relationshipsByName[inverse]?.isToMany ?? false
+    }
+
+    /// One batch insert of the file's rows. Without `uris` it stops (`Retry`) at the first
+    /// reference that may name a row of the file.
+    private static func attempt(
+        _ reader: ImportRowReader, uris: [String: (ordinal: Int, id: ManagedObjectID)]?, defaultEntity: String?,
+        into session: some ImportDestination, progress: @escaping () -> Void
+    ) throws -> (count: Int, action: String)? {
+        let rows = Rows(reader)
+        let fallback = try defaultEntity.map(session.entity(named:))
+        guard let first = try rows.next() else { return nil }
+        var entity: EntityDescription!
+        try ImportRows.rowContext(first) { entity = try ImportValues.entity(of: first, fallback: fallback, in: session) }
+        rows.pending = first
+        var count = 0
+        var lastRow: Int?
+        var sawURI = false
+        var sawReference = false
+        var resolved: [String: ManagedObjectID] = [:]
+        let request = BatchInsertRequest(entityName: entity.name) { values in
+            guard let row = try rows.next() else { return true }
+            try ImportRows.rowContext(row) {
+                if let name = row.entity, name != entity.name { throw Retry.context }
+                if let uri = row.uri {
+                    if uris == nil, sawReference { throw Retry.reserveIDs }
+                    sawURI = true
+                    if let reserved = uris?[uri], reserved.ordinal == count + 1 {
+                        values[BatchInsertRequest.objectIDKey] = .object(reserved.id)
+                    }
+                }
+                for (key, value) in row.values {
+                    guard let relationship = entity.relationshipsByName[key] else {
+                        values[key] = try ImportValues.attribute(value, key: key, of: entity)
+                        continue
+                    }
+                    let references = try ImportValues.references(value, key: key)
+                    if !references.isEmpty, growsExistingToMany(relationship, session) { throw Retry.context }
+                    if !references.isEmpty {
+                        if uris == nil, sawURI { throw Retry.reserveIDs }
+                        sawReference = true
+                    }
+                    let ids = try references.map { reference -> ManagedObjectID in
+                        if let id = uris?[reference]?.id ?? resolved[reference] { return id }
+                        let id: ManagedObjectID
+                        if uris == nil {
+                            // Not in the document: perhaps a row of the file names it.
+                            guard let found = try? session.objectID(reference) else { throw Retry.reserveIDs }
+                            id = found
+                        } else {
+                            id = try ImportValues.existing(reference, key: key, in: session)
+                        }
+                        resolved[reference] = id
+                        return id
+                    }
+                    values[key] = try ImportValues.relationshipValue(ids, relationship)
+                }
+            }
+            count += 1
+            lastRow = row.number
+            if count % 1024 == 0 { progress() }
+            return false
+        }
+        let action = "Import \(entity.name)"
+        request.registersUndo = true
+        request.resultType = .count
+        request.actionName = action
+        do {
+            _ = try session.context.executeBatch(request)
+        } catch var error as StrataError where error.context["row"] == String(count) && !error.message.hasPrefix("Import row") {
+            // The request checks a row right after the handler filled it: the last row read.
+            if let row = lastRow { error.message = "Import row \(row): " + error.message; error.context["row"] = String(row) }
+            throw error
+        }
+        return (count, action)
+    }
+}

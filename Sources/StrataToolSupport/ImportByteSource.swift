@@ -1,0 +1,88 @@
+import Foundation
+import Strata
+
+/// The bytes of an import file, read in chunks from a file handle (or from memory), so
+/// that a reader holds one chunk and the row it is building, never the whole file.
+package final class ImportByteSource {
+    /// How many bytes one read asks for.
+    package static let chunkSize = 1 << 20
+
+    private let handle: FileHandle?
+    private var chunk: [UInt8]
+    private var index = 0
+    private var atEnd: Bool
+    /// Bytes handed out so far (for progress by bytes read).
+    package private(set) var bytesConsumed = 0
+    /// The file's size when known (progress's total), else 0.
+    package let totalBytes: Int
+
+    /// Reads the file at `path`.
+    /// - Throws: `.io` naming the file when it cannot be opened.
+    package init(path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        do {
+            handle = try FileHandle(forReadingFrom: url)
+        } catch {
+            throw StrataError(.io, "Cannot read \(path): \(error.localizedDescription)", context: ["path": path])
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        totalBytes = size ?? 0
+        chunk = []
+        atEnd = false
+    }
+
+    /// Bytes already in memory (the fuzzers and tests).
+    package init(bytes: [UInt8]) {
+        handle = nil
+        chunk = bytes
+        atEnd = true
+        totalBytes = bytes.count
+    }
+
+    deinit { try? handle?.close() }
+
+    /// The next byte without consuming it, or nil at the end of the file.
+    /// - Throws: `.io` when reading fails.
+    @inline(__always)
+    package func peek() throws -> UInt8? {
+        if index < chunk.count { return chunk[index] }
+        guard try refill() else { return nil }
+        return chunk[index]
+    }
+
+    /// The next byte, consumed, or nil at the end of the file.
+    /// - Throws: `.io` when reading fails.
+    @inline(__always)
+    package func next() throws -> UInt8? {
+        if index < chunk.count {
+            let byte = chunk[index]
+            index += 1
+            bytesConsumed += 1
+            return byte
+        }
+        guard try refill() else { return nil }
+        let byte = chunk[index]
+        index += 1
+        bytesConsumed += 1
+        return byte
+    }
+
+    private func refill() throws -> Bool {
+        guard !atEnd, let handle else { return false }
+        let data: Data?
+        do {
+            data = try handle.read(upToCount: Self.chunkSize)
+        } catch {
+            throw StrataError(.io, "Cannot read the import file: \(error.localizedDescription)")
+        }
+        guard let data, !data.isEmpty else {
+            atEnd = true
+            chunk = []
+            index = 0
+            return false
+        }
+        chunk = [UInt8](data)
+        index = 0
+        return true
+    }
+}
