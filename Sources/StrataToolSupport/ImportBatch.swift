@@ -73,16 +73,6 @@ package enum ImportBatch {
         }
     }
 
-    /// Whether rows linking to `relationship` add members to a to-many inverse of records
-    /// already in the document. The batch insert copies such a member list for every row
-    /// it adds (quadratic: 100,000 employees into one department take minutes), so those
-    /// files go through the context until the batch appends in place.
-    private static func growsExistingToMany(_ relationship: RelationshipDescription, _ session: some ImportDestination) -> Bool {
-        guard let inverse = relationship.inverseName,
-              let destination = try? session.entity(named: relationship.destinationEntityName) else { return false }
-        return destination.relationshipsByName[inverse]?.isToMany ?? false
-    }
-
     /// One batch insert of the file's rows. Without `uris` it stops (`Retry`) at the first
     /// reference that may name a row of the file.
     private static func attempt(
@@ -117,7 +107,6 @@ package enum ImportBatch {
                         continue
                     }
                     let references = try ImportValues.references(value, key: key)
-                    if !references.isEmpty, growsExistingToMany(relationship, session) { throw Retry.context }
                     if !references.isEmpty {
                         if uris == nil, sawURI { throw Retry.reserveIDs }
                         sawReference = true

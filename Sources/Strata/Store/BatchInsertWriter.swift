@@ -125,6 +125,20 @@ struct BatchInsertChunk {
     }
 }
 
+/// A record a chunk of a batch insert changes: its values before and after. A class, so
+/// that a member list grows in place behind the dictionary that holds it, whatever the
+/// dictionary's accessors do: one destination may gain every row of the request
+/// (100,000 employees into one department), and a copy per row is quadratic.
+private final class TouchedRecord {
+    let old: [PropertyValue]
+    var new: [PropertyValue]
+
+    init(_ values: [PropertyValue]) {
+        old = values
+        new = values
+    }
+}
+
 /// The records a batch insert's rows relate to — existing ones and the request's own rows
 /// with reserved IDs — and the values their inverse relationships take, one chunk at a time.
 struct BatchInsertGraph {
@@ -134,7 +148,7 @@ struct BatchInsertGraph {
     /// Records known to exist that need no change (a relationship without an inverse).
     private var existing: Set<ManagedObjectID> = []
     /// Records whose values the chunk changes: before and after, in the order first touched.
-    private var touched: OrderedDictionary<ManagedObjectID, (old: [PropertyValue], new: [PropertyValue])> = [:]
+    private var touched: OrderedDictionary<ManagedObjectID, TouchedRecord> = [:]
     /// Which of them are rows of the request (written by an earlier chunk).
     private var touchedRows: Set<ManagedObjectID> = []
     /// For to-one inverses of existing records: the row that took a record's slot.
@@ -165,7 +179,7 @@ struct BatchInsertGraph {
         guard try values(id) == nil else { throw invalid(number, key, "\(id) is already a record in the store") }
         guard let pending = forward.removeValue(forKey: id) else { return [:] }
         for (slot, members) in pending.adds {
-            for member in members { try add(member, to: &row[slot], of: id, slot: slot, number: number) }
+            for member in members { try Self.add(member, to: &row[slot], of: id, slot: slot, number: number, entity: entity) }
         }
         return pending.adds.mapValues(Set.init)
     }
@@ -200,7 +214,7 @@ struct BatchInsertGraph {
                                      via relationship: RelationshipDescription, number: Int, chunk: inout BatchInsertChunk) throws {
         if let index = chunk.indexByID[destination] {
             // A row of this chunk: its values change before it is written.
-            try add(id, to: &chunk.rows[index][slot], of: destination, slot: slot, number: number)
+            try Self.add(id, to: &chunk.rows[index][slot], of: destination, slot: slot, number: number, entity: entity)
             return
         }
         if touched[destination] == nil {
@@ -212,12 +226,12 @@ struct BatchInsertGraph {
                 forward[destination] = pending
                 return
             }
-            touched[destination] = (row, row)
+            touched[destination] = TouchedRecord(row)
             if named.contains(destination) { touchedRows.insert(destination) }
         }
         if touchedRows.contains(destination) {
             // A row of the request written by an earlier chunk: as a row of this chunk.
-            try add(id, to: &touched[destination]!.new[slot], of: destination, slot: slot, number: number)
+            try Self.add(id, to: &touched[destination]!.new[slot], of: destination, slot: slot, number: number, entity: entity)
         } else {
             try addToExisting(id, destination, slot: slot, via: relationship, number: number)
         }
@@ -225,51 +239,57 @@ struct BatchInsertGraph {
 
     /// Adds `member` to a value of a row of the request (to-many: appended; to-one: set
     /// when empty, an error when it holds another record).
-    private func add(_ member: ManagedObjectID, to value: inout PropertyValue, of owner: ManagedObjectID, slot: Int, number: Int) throws {
-        switch value {
-        case .objects(var members):
+    ///
+    /// The list is let go of before it grows: with `value` still holding it, every append
+    /// copied it, quadratic in the members of one destination (100,000 employees into one
+    /// department took minutes). Static, so that no copy of `self` holds it either.
+    private static func add(_ member: ManagedObjectID, to value: inout PropertyValue, of owner: ManagedObjectID, slot: Int,
+                            number: Int, entity: EntityDescription) throws {
+        // `if case`, not `switch`: a debug build keeps a switch's subject alive through the
+        // case body, so the list would still be shared when it grows.
+        if case .objects(var members) = value {
+            value = .null
             members.append(member)
             value = .objects(members)
-        case .object(let current) where current != member:
-            let key = owner.entity.slotNames[slot]
-            throw invalid(number, key, "\(owner) already has \(current) as its '\(key)', which holds one record; the row names it too")
-        default:
-            value = .object(member)
+            return
         }
+        if case .object(let current) = value, current != member {
+            let key = owner.entity.slotNames[slot]
+            throw invalid(number, key, "\(owner) already has \(current) as its '\(key)', which holds one record; the row names it too",
+                          entity: entity)
+        }
+        value = .object(member)
     }
 
     private mutating func addToExisting(_ id: ManagedObjectID, _ destination: ManagedObjectID, slot: Int,
                                         via relationship: RelationshipDescription, number: Int) throws {
-        var row = touched[destination]!.new
-        switch row[slot] {
-        case .objects(var members):
-            members.append(id)
-            row[slot] = .objects(members)
-        default:
-            // A to-one inverse: the new record takes the destination from its owner.
-            if let row = claims[destination]?[slot] {
-                throw invalid(number, relationship.name,
-                              "\(destination) is already taken by row \(row): its inverse '\(destination.entity.slotNames[slot])' holds one record")
-            }
-            claims[destination, default: [:]][slot] = number
-            if case .object(let owner) = row[slot], owner != id {
-                if touched[owner] == nil, let values = try values(owner) { touched[owner] = (values, values) }
-                if var ownerRow = touched[owner]?.new {
-                    switch ownerRow[relationship.slot] {
-                    case .objects(var members):
-                        members.remove(destination)
-                        ownerRow[relationship.slot] = .objects(members)
-                    case .object(destination):
-                        ownerRow[relationship.slot] = .null
-                    default:
-                        break
-                    }
-                    touched[owner]!.new = ownerRow
-                }
-            }
-            row[slot] = .object(id)
+        if case .objects = touched[destination]!.new[slot] {
+            try Self.add(id, to: &touched[destination]!.new[slot], of: destination, slot: slot, number: number, entity: entity)
+            return
         }
-        touched[destination]!.new = row
+        // A to-one inverse: the new record takes the destination from its owner.
+        if let row = claims[destination]?[slot] {
+            throw invalid(number, relationship.name,
+                          "\(destination) is already taken by row \(row): its inverse '\(destination.entity.slotNames[slot])' holds one record")
+        }
+        claims[destination, default: [:]][slot] = number
+        if case .object(let owner) = touched[destination]!.new[slot], owner != id {
+            if touched[owner] == nil, let values = try values(owner) { touched[owner] = TouchedRecord(values) }
+            if touched[owner] != nil { Self.remove(destination, from: &touched[owner]!.new[relationship.slot]) }
+        }
+        touched[destination]!.new[slot] = .object(id)
+    }
+
+    /// Removes `member` from a relationship value, in place (the list let go of first, as in
+    /// ``add(_:to:of:slot:number:entity:)``).
+    private static func remove(_ member: ManagedObjectID, from value: inout PropertyValue) {
+        if case .objects(var members) = value {
+            value = .null
+            members.remove(member)
+            value = .objects(members)
+        } else if case .object(member) = value {
+            value = .null
+        }
     }
 
     /// Throws when a row named a reserved ID that no row of the request took.
@@ -333,6 +353,10 @@ struct BatchInsertGraph {
     }
 
     private func invalid(_ number: Int, _ key: String, _ reason: String) -> StrataError {
+        Self.invalid(number, key, reason, entity: entity)
+    }
+
+    private static func invalid(_ number: Int, _ key: String, _ reason: String, entity: EntityDescription) -> StrataError {
         StrataError(.validation, "Row \(number) of the batch insert has an invalid '\(entity.name).\(key)': \(reason).",
                     problems: [StrataError.Problem(entityName: entity.name, object: "row \(number)", key: key, reason: reason)],
                     context: ["entity": entity.name, "row": String(number), "key": key])
