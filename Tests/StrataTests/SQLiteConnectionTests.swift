@@ -68,6 +68,26 @@ final class SQLiteScratch {
         #expect(try select.step() == .done)
     }
 
+    @Test func aBorrowedBlobIsStoredWholeAndNeverKeptBound() throws {
+        let insert = try connection.prepare("INSERT INTO item(id, name, payload) VALUES (?, ?, ?)")
+        let big = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        try insert.run([.integer(1), .text("big")], borrowingBlob: big, at: 3)
+        try insert.run([.integer(2), .text("empty")], borrowingBlob: [], at: 3)
+        // A failing run (the key exists) reports the error and leaves no binding either.
+        #expect(throws: StrataError.self) { try insert.run([.integer(1), .text("again")], borrowingBlob: [7], at: 3) }
+        // Every parameter was cleared: stepping with only the first two bound stores NULL,
+        // never the bytes of a buffer that is gone.
+        try insert.bind(3, at: 1)
+        try insert.bind("after", at: 2)
+        #expect(try insert.step() == .done)
+        let rows = try connection.prepare("SELECT id, name, payload FROM item ORDER BY id").rows()
+        #expect(rows == [
+            [.integer(1), .text("big"), .blob(big)],
+            [.integer(2), .text("empty"), .blob([])],
+            [.integer(3), .text("after"), .null],
+        ])
+    }
+
     @Test func statementsAreCachedPerSQLTextAndHandedOutReset() throws {
         let sql = "SELECT name FROM item WHERE id = ?"
         try connection.execute("INSERT INTO item(name) VALUES ('a'), ('b')")

@@ -74,13 +74,18 @@ extension DocumentState {
             }
             sequence = lastSequence + 1
             let segment = Segment(sequence: sequence, timestamp: request.timestamp, groups: request.groups)
-            let raw = try SegmentEncoder.encode(segment, model: model)
-            let body = LZ4Frame.compress(raw)
-            bodySize = body.count
-            rawSize = raw.count
             operationCount = segment.operationCount
+            let body: [UInt8]
+            do {
+                // The raw body is freed here, before SQLite's append, not held beside the
+                // frame and SQLite's record of it (docs/BENCHMARKS.md, "Memory of a big context").
+                let raw = try SegmentEncoder.encode(segment, model: model)
+                rawSize = raw.count
+                body = LZ4Frame.compress(raw)
+            }
+            bodySize = body.count
             let record = SegmentRecord(sequence: sequence, timestamp: request.timestamp, groupCount: request.groups.count,
-                                       operationCount: segment.operationCount, rawSize: raw.count, body: body, isCompacted: false)
+                                       operationCount: segment.operationCount, rawSize: rawSize, body: body, isCompacted: false)
             try LogTables.append(connection, record, groups: request.groups.map(\.info))
             for (root, key) in patch.largestInsertedKey(in: model) where key > counters[root] ?? 0 { counters[root] = key }
             for root in model.entities where root.superentity == nil {

@@ -133,8 +133,8 @@ enum LogTables {
             "INSERT INTO strata_segment (seq, time, groups, operations, raw_size, body) VALUES (?, ?, ?, ?, ?, ?)"
         ).run([
             .integer(Int64(record.sequence)), .real(record.timestamp.timeIntervalSince1970), .integer(Int64(record.groupCount)),
-            .integer(Int64(record.operationCount)), .integer(Int64(record.rawSize)), .blob(record.body),
-        ])
+            .integer(Int64(record.operationCount)), .integer(Int64(record.rawSize)),
+        ], borrowingBlob: record.body, at: 6)
         let groupInsert = try connection.prepare("INSERT OR REPLACE INTO strata_group (seq, id, kind, reverts, action) VALUES (?, ?, ?, ?, ?)")
         for group in groups {
             try groupInsert.run([
