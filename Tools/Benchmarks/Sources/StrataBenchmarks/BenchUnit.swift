@@ -41,6 +41,8 @@ struct BenchUnit: Sendable {
 enum Subject {
     static let strata = "strata"
     static let strataNoUndo = "strata-noundo"
+    /// W1b's batch insert with automatic compaction off (the request alone).
+    static let strataNoFold = "strata-nofold"
     static let sqlite = "sqlite"
     static let grdbRecords = "grdb-records"
     static let grdbStatements = "grdb-statements"

@@ -47,6 +47,8 @@ enum ReportRows {
                         Subject.loro: "n/a: not measured"]
 
     static let w8Peers = [Subject.grdbRecords: "n/a: statements only", Subject.loro: "n/a: no CSV import"]
+    static let noBatchPeer = [Subject.grdbRecords: "n/a: see W1", Subject.grdbStatements: "n/a: see W1", Subject.loro: "n/a"]
+
     static let noOpenAfterSave = [Subject.sqlite: "n/a: see W4", Subject.grdbRecords: "n/a: see W4", Subject.grdbStatements: "n/a",
                                   Subject.loro: "n/a"]
 
@@ -62,6 +64,18 @@ enum ReportRows {
         ReportRow(workload: "W1", label: "insert + save + compaction (peers: insert + save, no log)", metric: "insert_save_compact_s",
                   unit: .seconds),
         ReportRow(workload: "W1", label: "peak memory", metric: "peak_mib", unit: .mebibytes),
+        ReportRow(workload: "W1b", label: "batch insert alone (peers: insert + commit)", metric: "insert_s", unit: .seconds,
+                  strataSubject: Subject.strataNoFold, notApplicable: noBatchPeer),
+        ReportRow(workload: "W1b", label: "rows per second, batch insert alone", metric: "rows_per_s", unit: .rate,
+                  strataSubject: Subject.strataNoFold, notApplicable: noBatchPeer),
+        ReportRow(workload: "W1b", label: "peak memory, batch insert alone", metric: "peak_mib", unit: .mebibytes,
+                  strataSubject: Subject.strataNoFold, notApplicable: noBatchPeer),
+        ReportRow(workload: "W1b", label: "batch insert + automatic fold (default settings)", metric: "insert_fold_s", unit: .seconds,
+                  notApplicable: noBatchPeer),
+        ReportRow(workload: "W1b", label: "rows per second, batch insert + fold", metric: "rows_per_s", unit: .rate,
+                  notApplicable: noBatchPeer),
+        ReportRow(workload: "W1b", label: "peak memory, batch insert + fold", metric: "peak_mib", unit: .mebibytes,
+                  notApplicable: noBatchPeer),
         ReportRow(workload: "W2", label: "edits", metric: "edit_ops_per_s", unit: .rate, notApplicable: peersWithoutUndo),
         ReportRow(workload: "W2", label: "undo all", metric: "undo_ops_per_s", unit: .rate, notApplicable: peersWithoutUndo),
         ReportRow(workload: "W2", label: "redo all", metric: "redo_ops_per_s", unit: .rate, notApplicable: peersWithoutUndo),

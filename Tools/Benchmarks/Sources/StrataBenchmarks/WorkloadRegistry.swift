@@ -4,8 +4,8 @@ import Foundation
 /// units here (one line each), and its table rows in `ReportRows` (same file order).
 /// Units that need a W1 document build it when an earlier unit has not.
 enum WorkloadRegistry {
-    static let units: [BenchUnit] = bulkCreate + editUndo + smallSave + openRead + logReplay + fetchedResults + importCSV
-        + bigSaveOpen
+    static let units: [BenchUnit] = bulkCreate + batchInsert + editUndo + smallSave + openRead + logReplay + fetchedResults
+        + importCSV + bigSaveOpen
 
     static let bulkCreate: [BenchUnit] = [
         BenchUnit("w1-strata", "W1", Subject.strata, isBulk: true, .swift(BulkCreateWorkload.runStrata)),
@@ -13,6 +13,12 @@ enum WorkloadRegistry {
         BenchUnit("w1-grdb-records", "W1", Subject.grdbRecords, isBulk: true, .swift { try GRDBPeer.bulkCreate($0, records: true) }),
         BenchUnit("w1-grdb-statements", "W1", Subject.grdbStatements, isBulk: true, .swift { try GRDBPeer.bulkCreate($0, records: false) }),
         BenchUnit("w1-loro", "W1", Subject.loro, isBulk: true, scale: LoroScale.bulk, .python(script: "loro_bench.py", arguments: ["w1"])),
+    ]
+
+    static let batchInsert: [BenchUnit] = [
+        BenchUnit("w1b-strata", "W1b", Subject.strata, isBulk: true, .swift(BatchInsertWorkload.runStrata)),
+        BenchUnit("w1b-strata-nofold", "W1b", Subject.strataNoFold, isBulk: true, .swift(BatchInsertWorkload.runStrataWithoutFold)),
+        BenchUnit("w1b-sqlite", "W1b", Subject.sqlite, isBulk: true, .swift(BatchInsertWorkload.runSQLite)),
     ]
 
     static let editUndo: [BenchUnit] = [
