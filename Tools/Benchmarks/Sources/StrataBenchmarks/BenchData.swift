@@ -56,6 +56,35 @@ enum BenchData {
     static func salary(_ index: Int) -> Int64 { Int64(20_000 + (index &* 7_919) % 100_000) }
     static func startDate(_ index: Int) -> Double { baseDate + Double(index) * 60 }
     static func department(_ index: Int) -> Int { index % departments }
+
+    /// Inserts W1's graph into `context` — the departments, then `count` employees with
+    /// their five attributes and department — and returns the objects, in order (W1, W10
+    /// and the memory breakdown build the same objects this one way).
+    static func insertW1Graph(count: Int, into context: ManagedObjectContext) throws
+        -> (departments: [ManagedObject], employees: [ManagedObject]) {
+        let model = context.model
+        let employeeEntity = try model.entity(named: "Employee")
+        let departmentEntity = try model.entity(named: "Department")
+        var departments: [ManagedObject] = []
+        var employees: [ManagedObject] = []
+        employees.reserveCapacity(count)
+        for index in 0..<Self.departments {
+            let department = try context.insertObject(of: departmentEntity)
+            try department.setValue(.string(departmentName(index)), forKey: "name")
+            departments.append(department)
+        }
+        for index in 0..<count {
+            let employee = try context.insertObject(of: employeeEntity)
+            try employee.setValue(.string(firstName(index)), forKey: "firstName")
+            try employee.setValue(.string(lastName(index, count: count)), forKey: "lastName")
+            try employee.setValue(.integer(salary(index)), forKey: "salary")
+            try employee.setValue(.integer(Int64(index)), forKey: "employeeID")
+            try employee.setValue(.date(Date(timeIntervalSinceReferenceDate: startDate(index))), forKey: "startDate")
+            try employee.setObject(departments[department(index)], forKey: "department")
+            employees.append(employee)
+        }
+        return (departments, employees)
+    }
     static func departmentName(_ index: Int) -> String { "Department \(index)" }
 
     /// The last name the W4 equality fetch asks for.

@@ -34,23 +34,7 @@ enum BigSaveOpenWorkload {
             let coordinator = PersistentStoreCoordinator(model: model)
             try coordinator.addStore(store)
             let context = ManagedObjectContext(coordinator: coordinator, undoManager: nil)
-            let employeeEntity = try model.entity(named: "Employee")
-            let departmentEntity = try model.entity(named: "Department")
-            var departments: [ManagedObject] = []
-            for index in 0..<BenchData.departments {
-                let department = try context.insertObject(of: departmentEntity)
-                try department.setValue(.string(BenchData.departmentName(index)), forKey: "name")
-                departments.append(department)
-            }
-            for index in 0..<count {
-                let employee = try context.insertObject(of: employeeEntity)
-                try employee.setValue(.string(BenchData.firstName(index)), forKey: "firstName")
-                try employee.setValue(.string(BenchData.lastName(index, count: count)), forKey: "lastName")
-                try employee.setValue(.integer(BenchData.salary(index)), forKey: "salary")
-                try employee.setValue(.integer(Int64(index)), forKey: "employeeID")
-                try employee.setValue(.date(Date(timeIntervalSinceReferenceDate: BenchData.startDate(index))), forKey: "startDate")
-                try employee.setObject(departments[BenchData.department(index)], forKey: "department")
-            }
+            _ = try BenchData.insertW1Graph(count: count, into: context)
             (_, saveSeconds) = try Clock.measure { try context.save() }
             try store.close()
         }

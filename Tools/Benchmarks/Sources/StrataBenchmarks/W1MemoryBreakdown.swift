@@ -29,29 +29,10 @@ enum W1MemoryBreakdown {
         let coordinator = PersistentStoreCoordinator(model: model)
         try coordinator.addStore(store)
         let context = ManagedObjectContext(coordinator: coordinator, undoManager: nil)
-        let employeeEntity = try model.entity(named: "Employee")
-        let departmentEntity = try model.entity(named: "Department")
         meter.step("store open")
-        var departments: [ManagedObject] = []
-        var employees: [ManagedObject] = []
-        employees.reserveCapacity(count)
-        for index in 0..<BenchData.departments {
-            let department = try context.insertObject(of: departmentEntity)
-            try department.setValue(.string(BenchData.departmentName(index)), forKey: "name")
-            departments.append(department)
-        }
-        for index in 0..<count {
-            let employee = try context.insertObject(of: employeeEntity)
-            try employee.setValue(.string(BenchData.firstName(index)), forKey: "firstName")
-            try employee.setValue(.string(BenchData.lastName(index, count: count)), forKey: "lastName")
-            try employee.setValue(.integer(BenchData.salary(index)), forKey: "salary")
-            try employee.setValue(.integer(Int64(index)), forKey: "employeeID")
-            try employee.setValue(.date(Date(timeIntervalSinceReferenceDate: BenchData.startDate(index))), forKey: "startDate")
-            try employee.setObject(departments[BenchData.department(index)], forKey: "department")
-            employees.append(employee)
-        }
+        var graph = try BenchData.insertW1Graph(count: count, into: context)
         meter.step("inserted (objects held)")
-        let instanceBytes = malloc_usable_size(Unmanaged.passUnretained(employees[0]).toOpaque())
+        let instanceBytes = malloc_usable_size(Unmanaged.passUnretained(graph.employees[0]).toOpaque())
         context.processPendingChanges()
         meter.step("flushed (log holds inserts)")
         try context.save()
@@ -60,8 +41,7 @@ enum W1MemoryBreakdown {
         meter.step("compacted (\(report.rowsWritten) rows)")
         context.refreshAllObjects()
         meter.step("refreshAllObjects")
-        employees.removeAll()
-        departments.removeAll()
+        graph = ([], [])
         meter.step("app's references dropped")
         context.reset()
         meter.step("context reset")
