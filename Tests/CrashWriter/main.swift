@@ -71,10 +71,7 @@ func run(_ options: Options) throws {
     configuration.compactsOnClose = false
     configuration.synchronous = DocumentStore.Configuration.Synchronous(rawValue: options.synchronous) ?? .full
     if options.mode == "compact" {
-        configuration.compactionSegmentThreshold = 0
-        configuration.compactionByteThreshold = 0
-        configuration.compactionOperationThreshold = 0
-        configuration.compactionDecodedByteThreshold = 0
+        configuration.turnOffAutomaticCompaction()
         configuration.retention = .last(4)
     }
     let store = FileManager.default.fileExists(atPath: url.path)

@@ -92,10 +92,7 @@ package final class DocumentStack: @unchecked Sendable {
 /// A configuration that never compacts by itself (so tests decide when).
 package func manualCompaction(retention: DocumentStore.HistoryRetention = .all, compactsOnClose: Bool = false) -> DocumentStore.Configuration {
     var configuration = DocumentStore.Configuration()
-    configuration.compactionSegmentThreshold = 0
-    configuration.compactionByteThreshold = 0
-    configuration.compactionOperationThreshold = 0
-    configuration.compactionDecodedByteThreshold = 0
+    configuration.turnOffAutomaticCompaction()
     configuration.compactsOnClose = compactsOnClose
     configuration.retention = retention
     return configuration

@@ -67,10 +67,7 @@ import Testing
         let directory = temporary.url
         let model = sharedExampleModel
         var configuration = DocumentStore.Configuration()
-        configuration.compactionSegmentThreshold = 0
-        configuration.compactionByteThreshold = 0
-        configuration.compactionOperationThreshold = 0
-        configuration.compactionDecodedByteThreshold = 0
+        configuration.turnOffAutomaticCompaction()
         let store = try DocumentStore(creatingAt: directory.appendingPathComponent("f.strata"), model: model, configuration: configuration)
         let coordinator = PersistentStoreCoordinator(model: model)
         try coordinator.addStore(store)

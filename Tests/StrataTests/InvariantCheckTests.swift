@@ -45,6 +45,20 @@ import Testing
         #expect(registry._invariantViolations() == ["the dense count is 3, the tables hold 2"])
     }
 
+    @Test func removingAnAbsentObjectAllocatesNoSlot() throws {
+        let stack = Stack()
+        let employees = try (0..<2).map { _ in try stack.employee() }
+        var registry = ObjectRegistry()
+        registry[employees[0].objectID] = nil   // from an empty registry
+        registry[employees[0].objectID] = WeakObject(employees[0])
+        registry[employees[0].objectID] = nil   // the table is emptied and freed
+        registry[employees[1].objectID] = nil   // absent from the freed table
+        #expect(registry.count == 0)
+        #expect(registry._invariantViolations().isEmpty)
+        registry[employees[1].objectID] = WeakObject(employees[1])
+        #expect(registry[employees[1].objectID] != nil && registry.count == 1)
+    }
+
     @Test func aMiscountedRowTableLaneIsCaught() throws {
         let (id, row) = try record("Department")
         var rows = RowTable()

@@ -67,6 +67,12 @@ struct ObjectRegistry {
                 sparse[id] = newValue
                 return
             }
+            guard newValue != nil || index(store: store, root: root, key: key) != nil else {
+                // Nothing to remove here: allocate no slot for it (an emptied table would
+                // otherwise get a slot while counting no entry).
+                if !sparse.isEmpty { sparse[id] = nil }
+                return
+            }
             if store >= tables.count { tables.append(contentsOf: repeatElement([], count: store + 1 - tables.count)) }
             if root >= tables[store].count {
                 tables[store].append(contentsOf: repeatElement(Table(), count: root + 1 - tables[store].count))

@@ -81,10 +81,7 @@ package enum DocumentVerifier {
         do {
             var configuration = settings
             configuration.compactsOnClose = false
-            configuration.compactionSegmentThreshold = 0
-            configuration.compactionByteThreshold = 0
-            configuration.compactionOperationThreshold = 0
-            configuration.compactionDecodedByteThreshold = 0
+            configuration.turnOffAutomaticCompaction()
             configuration.isReadOnly = true
             configuration.checksIntegrityOnOpen = false
             store = try DocumentStore(openingAt: url, model: log.model, configuration: configuration)

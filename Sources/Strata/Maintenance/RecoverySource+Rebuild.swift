@@ -77,10 +77,7 @@ extension RecoverySource {
         configuration.isReadOnly = false
         configuration.checksIntegrityOnOpen = false
         configuration.compactsOnClose = false
-        configuration.compactionSegmentThreshold = 0
-        configuration.compactionByteThreshold = 0
-        configuration.compactionOperationThreshold = 0
-        configuration.compactionDecodedByteThreshold = 0
+        configuration.turnOffAutomaticCompaction()
         let store = try DocumentStore(openingAt: building, model: model, configuration: configuration)
         do {
             _ = try store.compact(retention: .all)

@@ -39,6 +39,23 @@ public final class DocumentStore: PersistentStore {
         var indexRebuildMinimumRows = SnapshotIndexRebuild.minimumRows
         /// Compact when the document closes (default `true`).
         public var compactsOnClose = true
+
+        /// Turns off compaction after saves and batch requests: sets every threshold
+        /// (segments, compressed bytes, operations, decoded bytes) to 0, so the log is folded
+        /// only by ``DocumentStore/compact(progress:)`` and, unless it is also turned off,
+        /// ``compactsOnClose``.
+        ///
+        /// ```swift
+        /// var configuration = DocumentStore.Configuration()
+        /// configuration.turnOffAutomaticCompaction()
+        /// configuration.compactsOnClose = false   // compaction only when asked
+        /// ```
+        public mutating func turnOffAutomaticCompaction() {
+            compactionSegmentThreshold = 0
+            compactionByteThreshold = 0
+            compactionOperationThreshold = 0
+            compactionDecodedByteThreshold = 0
+        }
         /// Which segments are kept after compaction (default `.all`: full history).
         public var retention: HistoryRetention = .all
         /// How long opening, reading and saving wait for another process's lock before

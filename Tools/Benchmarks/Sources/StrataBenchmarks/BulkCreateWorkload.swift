@@ -18,10 +18,7 @@ enum BulkCreateWorkload {
     static func configuration() -> DocumentStore.Configuration {
         var configuration = DocumentStore.Configuration()
         configuration.synchronous = .full
-        configuration.compactionSegmentThreshold = 0
-        configuration.compactionByteThreshold = 0
-        configuration.compactionOperationThreshold = 0
-        configuration.compactionDecodedByteThreshold = 0
+        configuration.turnOffAutomaticCompaction()
         configuration.compactsOnClose = false
         return configuration
     }

@@ -32,10 +32,7 @@ struct DocumentWorkload {
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = directory.appendingPathComponent("large.strata")
         var manual = DocumentStore.Configuration()
-        manual.compactionSegmentThreshold = 0
-        manual.compactionByteThreshold = 0
-        manual.compactionOperationThreshold = 0
-        manual.compactionDecodedByteThreshold = 0
+        manual.turnOffAutomaticCompaction()
         manual.compactsOnClose = false
 
         // Build: `objects` inserts in segments of `batch`, one context per batch.
