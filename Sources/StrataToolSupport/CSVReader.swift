@@ -65,14 +65,4 @@ package struct CSVReader {
         fields.append(String(decoding: field, as: UTF8.self))
         return fields
     }
-
-    /// The records of CSV text, each a list of fields (a final line break ends the last
-    /// record; it does not start an empty one).
-    /// - Throws: `.invalidArgument` when the text ends inside a quoted field.
-    package static func records(_ text: String) throws -> [[String]] {
-        var reader = CSVReader(ImportByteSource(bytes: Array(text.utf8)))
-        var records: [[String]] = []
-        while let record = try reader.nextRecord() { records.append(record) }
-        return records
-    }
 }

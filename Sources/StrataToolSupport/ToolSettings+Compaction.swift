@@ -13,21 +13,10 @@ extension ToolSettings {
     /// - Throws: `.invalidArgument` naming the pair it cannot use.
     static func parsedCompaction(into base: DocumentStore.Configuration = DocumentStore.Configuration()) throws -> DocumentStore.Configuration {
         var configuration = base
-        guard let text = ProcessInfo.processInfo.environment["STRATA_COMPACTION"] else { return configuration }
-        let properties: [String: WritableKeyPath<DocumentStore.Configuration, Int>] = [
+        try assign("STRATA_COMPACTION", to: &configuration, minimum: 0, properties: [
             "segments": \.compactionSegmentThreshold, "bytes": \.compactionByteThreshold,
             "operations": \.compactionOperationThreshold, "decodedBytes": \.compactionDecodedByteThreshold,
-        ]
-        for pair in text.split(separator: ",") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard parts.count == 2, let property = properties[parts[0]] else {
-                throw StrataError(.invalidArgument, "STRATA_COMPACTION: '\(pair)' is not one of \(properties.keys.sorted().joined(separator: ", ")) =N.")
-            }
-            guard let value = Int(parts[1]), value >= 0 else {
-                throw StrataError(.invalidArgument, "STRATA_COMPACTION: \(parts[0])='\(parts[1])' is not a number ≥ 0.")
-            }
-            configuration[keyPath: property] = value
-        }
+        ])
         return configuration
     }
 

@@ -45,23 +45,31 @@ package enum ToolSettings {
 
     private static func parsedLimits() throws -> StrataLimits {
         var limits = StrataLimits()
-        guard let text = ProcessInfo.processInfo.environment["STRATA_LIMITS"] else { return limits }
-        let properties: [String: WritableKeyPath<StrataLimits, Int>] = [
+        try assign("STRATA_LIMITS", to: &limits, minimum: 1, properties: [
             "maxPredicateDepth": \.maxPredicateDepth, "maxPredicateTerms": \.maxPredicateTerms,
             "maxKeyPathComponents": \.maxKeyPathComponents, "maxRegexPatternLength": \.maxRegexPatternLength,
             "maxRegexSubjectLength": \.maxRegexSubjectLength, "maxRegexWork": \.maxRegexWork,
-        ]
+        ])
+        return limits
+    }
+
+    /// Sets the properties an environment variable of comma-separated `name=N` pairs names
+    /// (`STRATA_LIMITS`, `STRATA_COMPACTION`); names it does not mention keep their values.
+    /// - Throws: `.invalidArgument` naming the variable and the pair it cannot use.
+    static func assign<Settings>(_ variable: String, to settings: inout Settings, minimum: Int,
+                                 properties: [String: WritableKeyPath<Settings, Int>]) throws {
+        guard let text = ProcessInfo.processInfo.environment[variable] else { return }
         for pair in text.split(separator: ",") {
             let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2, let property = properties[parts[0]] else {
-                throw StrataError(.invalidArgument, "STRATA_LIMITS: '\(pair)' is not one of \(properties.keys.sorted().joined(separator: ", ")) =N.")
+                throw StrataError(.invalidArgument, "\(variable): '\(pair)' is not one of \(properties.keys.sorted().joined(separator: ", ")) =N.")
             }
-            guard let value = Int(parts[1]), value > 0 else {
-                throw StrataError(.invalidArgument, "STRATA_LIMITS: \(parts[0])='\(parts[1])' is not a positive number.")
+            guard let value = Int(parts[1]), value >= minimum else {
+                let wanted = minimum == 0 ? "a number ≥ 0" : "a positive number"
+                throw StrataError(.invalidArgument, "\(variable): \(parts[0])='\(parts[1])' is not \(wanted).")
             }
-            limits[keyPath: property] = value
+            settings[keyPath: property] = value
         }
-        return limits
     }
 
     /// How the tools open a document: no compaction on close, the busy timeout, segment

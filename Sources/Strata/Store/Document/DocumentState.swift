@@ -114,7 +114,7 @@ struct DocumentState: @unchecked Sendable {
             uncompactedDecodedBytes = 0
         }
         let start = sequence ?? lastSequence
-        for (seq, body) in try LogTables.bodies(connection, after: start) {
+        for (seq, rawSize, body) in try LogTables.bodies(connection, after: start) {
             let segment = try SegmentCodec.decodeCompressed(
                 body, model: model, storeTag: storeTag, sequenceHint: UInt64(seq), maxContentSize: maxSegmentSize)
             var patch = OverlayPatch(knownKeys: keyCounters, model: model)
@@ -133,19 +133,11 @@ struct DocumentState: @unchecked Sendable {
             uncompactedSegments += 1
             uncompactedBytes += body.count
             uncompactedOperations += segment.operationCount
-            uncompactedDecodedBytes += try decodedSize(of: UInt64(seq), compressed: body.count)
+            uncompactedDecodedBytes += rawSize
             if reports { pendingRemoteChanges.applied(UInt64(seq)...UInt64(seq)) }
         }
         if reports, !touched.isEmpty { try noteRemoteChanges(touched: touched, inserted: inserted) }
         return touched
-    }
-
-    /// The decoded size the log row records for a segment (the compressed size when the row
-    /// does not say).
-    private func decodedSize(of sequence: UInt64, compressed: Int) throws -> Int {
-        let rows = try connection.prepare("SELECT raw_size FROM strata_segment WHERE seq = ?").rows([.integer(Int64(sequence))])
-        guard case .integer(let size)? = rows.first?.first, size >= 0 else { return compressed }
-        return Int(size)
     }
 
     /// The compaction mark as the file holds it now (another connection may have moved it).
