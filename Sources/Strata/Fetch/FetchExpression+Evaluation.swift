@@ -26,6 +26,9 @@ extension PredicateEvaluator {
                 if try inner.truth(predicate) == .isTrue { matches.append(element) }
             }
             return .collection(matches)
+        case .function, .conditional, .index:
+            throw StrataError(.predicateEvaluation, "expression \(expression.predicateFormat) cannot be evaluated yet",
+                              context: ["expression": expression.predicateFormat])
         }
     }
 

@@ -1,11 +1,14 @@
-/// One side of a comparison: a constant, a key path, a variable, `SELF`, a literal
-/// collection, a collection operator or a subquery.
+/// An expression, Core Data's `NSExpression`: one side of a comparison, a fetched
+/// property's value or a batch update's new value. A constant, a key path, a variable,
+/// `SELF`, a literal collection, a collection operator, a subquery, a function (arithmetic
+/// included), `TERNARY` or a subscript.
 ///
 /// ```swift
 /// FetchExpression.keyPath("department.name")                       // department.name
 /// FetchExpression.collectionOperator(.sum, of: .keyPath("employees"), key: "salary")
 ///                                                                    // employees.@sum.salary
 /// FetchExpression.keyPath("salary", on: .variable("e"))              // $e.salary
+/// FetchExpression.function(.multiply, [.keyPath("salary"), .constant(1.1)])   // salary * 1.1
 /// ```
 public indirect enum FetchExpression: Hashable, Sendable {
     /// A constant value (`NULL`, numbers, strings, `TRUE`, dates and other `%@` values).
@@ -25,6 +28,13 @@ public indirect enum FetchExpression: Hashable, Sendable {
     /// `SUBQUERY(collection, $variable, predicate)`: the elements of `collection` for which
     /// `predicate` is true with `$variable` bound to the element.
     case subquery(collection: FetchExpression, variable: String, predicate: FetchPredicate)
+    /// A function applied to arguments: arithmetic (`salary * 1.1`), an aggregate
+    /// (`sum:(employees.salary)`), a string or numeric function, `now()`, `CAST(x, 'Type')`.
+    case function(FetchFunction, [FetchExpression])
+    /// `TERNARY(predicate, a, b)`: `a` where the predicate is true, else `b`.
+    case conditional(FetchPredicate, then: FetchExpression, else: FetchExpression)
+    /// A subscript: `items[FIRST]`, `items[LAST]`, `items[SIZE]`, `(SELF.g)[0]`, `SELF['key']`.
+    case index(FetchExpression, FetchIndex)
 
     /// A key path from the evaluated object, collection operators included:
     /// `.key("employees.@sum.salary")` is the same tree the parser builds for that text.

@@ -74,6 +74,18 @@ extension FetchExpression: CustomStringConvertible {
             return text
         case .subquery(let collection, let variable, let predicate):
             return "SUBQUERY(\(collection.predicateFormat), $\(variable), \(predicate.predicateFormat))"
+        case .function(let function, let arguments):
+            return function.rawValue + "(" + arguments.map(\.predicateFormat).joined(separator: ", ") + ")"
+        case .conditional(let condition, let then, let otherwise):
+            return "TERNARY(\(condition.predicateFormat), \(then.predicateFormat), \(otherwise.predicateFormat))"
+        case .index(let base, let index):
+            let inner = switch index {
+            case .first: "FIRST"
+            case .last: "LAST"
+            case .size: "SIZE"
+            case .at(let key): key.predicateFormat
+            }
+            return "(" + base.predicateFormat + ")[" + inner + "]"
         }
     }
 

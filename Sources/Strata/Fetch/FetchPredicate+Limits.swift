@@ -50,6 +50,15 @@ struct PredicateMeasure: Equatable {
                 case .subquery(let collection, _, let inner):
                     stack.append((.expression(collection), level + 1))
                     stack.append((.predicate(inner), level + 1))
+                case .function(_, let arguments):
+                    stack.append(contentsOf: arguments.map { (.expression($0), level + 1) })
+                case .conditional(let condition, let then, let otherwise):
+                    stack.append((.predicate(condition), level + 1))
+                    stack.append((.expression(then), level + 1))
+                    stack.append((.expression(otherwise), level + 1))
+                case .index(let base, let index):
+                    stack.append((.expression(base), level + 1))
+                    if case .at(let key) = index { stack.append((.expression(key), level + 1)) }
                 }
             }
         }

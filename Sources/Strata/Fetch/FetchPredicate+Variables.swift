@@ -63,6 +63,15 @@ extension FetchExpression {
         case .subquery(let collection, let variable, let predicate):
             return .subquery(collection: try collection.substituting(variables, bound: bound), variable: variable,
                              predicate: try predicate.substituting(variables, bound: bound.union([variable])))
+        case .function(let function, let arguments):
+            return .function(function, try arguments.map { try $0.substituting(variables, bound: bound) })
+        case .conditional(let condition, let then, let otherwise):
+            return .conditional(try condition.substituting(variables, bound: bound),
+                                then: try then.substituting(variables, bound: bound),
+                                else: try otherwise.substituting(variables, bound: bound))
+        case .index(let base, let index):
+            let substituted: FetchIndex = if case .at(let key) = index { .at(try key.substituting(variables, bound: bound)) } else { index }
+            return .index(try base.substituting(variables, bound: bound), substituted)
         }
     }
 
@@ -76,6 +85,15 @@ extension FetchExpression {
         case .subquery(let collection, let variable, let predicate):
             collection.collectVariables(into: &names, bound: bound)
             predicate.collectVariables(into: &names, bound: bound.union([variable]))
+        case .function(_, let arguments):
+            for argument in arguments { argument.collectVariables(into: &names, bound: bound) }
+        case .conditional(let condition, let then, let otherwise):
+            condition.collectVariables(into: &names, bound: bound)
+            then.collectVariables(into: &names, bound: bound)
+            otherwise.collectVariables(into: &names, bound: bound)
+        case .index(let base, let index):
+            base.collectVariables(into: &names, bound: bound)
+            if case .at(let key) = index { key.collectVariables(into: &names, bound: bound) }
         }
     }
 }

@@ -73,7 +73,7 @@ public struct FetchComparison: Hashable, Sendable {
         case none = "NONE"
     }
 
-    /// String comparison options: `[c]`, `[d]`, `[cd]`.
+    /// String comparison options: `[c]`, `[d]`, `[l]`, `[n]` and their combinations.
     public struct Options: OptionSet, Hashable, Sendable {
         /// The bits.
         public let rawValue: UInt8
@@ -85,15 +85,18 @@ public struct FetchComparison: Hashable, Sendable {
         public static let diacriticInsensitive = Options(rawValue: 2)
         /// `[cd]`.
         public static let caseDiacriticInsensitive: Options = [.caseInsensitive, .diacriticInsensitive]
+        /// `[l]`: compare as the current locale orders strings.
+        public static let localeSensitive = Options(rawValue: 4)
+        /// `[n]`: the strings are already normalized (a promise that lets comparison skip
+        /// folding); see docs/PREDICATES.md for what Strata does with it.
+        public static let normalized = Options(rawValue: 8)
 
-        /// The bracketed suffix as written in a format string: "", "[c]", "[d]" or "[cd]".
+        /// The bracketed suffix as written in a format string: "", "[c]", "[cd]", "[cdl]", …
+        /// (letters in the order c, d, l, n).
         public var formatSuffix: String {
-            switch (contains(.caseInsensitive), contains(.diacriticInsensitive)) {
-            case (false, false): return ""
-            case (true, false): return "[c]"
-            case (false, true): return "[d]"
-            case (true, true): return "[cd]"
-            }
+            let letters = [(Options.caseInsensitive, "c"), (.diacriticInsensitive, "d"), (.localeSensitive, "l"), (.normalized, "n")]
+                .filter { contains($0.0) }.map(\.1).joined()
+            return letters.isEmpty ? "" : "[" + letters + "]"
         }
     }
 

@@ -129,6 +129,12 @@ extension FetchExpression {
             if case .evaluatedObject = base { return path.contains(".") }
             return true
         case .collectionOperator, .subquery: return true
+        case .function(_, let arguments): return arguments.contains(where: \.readsRelatedObjects)
+        case .conditional(let condition, let then, let otherwise):
+            return condition.readsRelatedObjects || then.readsRelatedObjects || otherwise.readsRelatedObjects
+        case .index(let base, let index):
+            if case .at(let key) = index, key.readsRelatedObjects { return true }
+            return base.readsRelatedObjects
         }
     }
 }

@@ -139,6 +139,8 @@ extension SQLTranslation {
         case .subquery(let collection, let variable, let predicate):
             return try subquery(try operand(collection, in: environment), variable: variable, predicate: predicate,
                                 environment: environment)
+        case .function, .conditional, .index:
+            throw SQLResidual(reason: "expressions are evaluated in memory")
         }
     }
 
