@@ -22,7 +22,8 @@ public enum FetchFunction: String, Hashable, Sendable, CaseIterable {
     case subtract = "from:subtract:"
     /// `a * b`.
     case multiply = "multiply:by:"
-    /// `a / b`: integer division when both are integers; division by zero is NULL.
+    /// `a / b`: a double for integers and doubles (`3 / 2` is 1.5), a decimal for decimals
+    /// with integers or decimals; division by zero is NULL.
     case divide = "divide:by:"
     /// `modulus:by:(a, b)`: the remainder.
     case modulus = "modulus:by:"
