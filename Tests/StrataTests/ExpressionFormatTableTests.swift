@@ -53,6 +53,10 @@ import Testing
         for (format, expected) in Self.values {
             let expression = try FetchExpression(format: format)
             #expect(try expression.value(with: row) == expected, "\(format)")
+            // Printed back and parsed again, it is the same tree with the same value.
+            let reparsed = try FetchExpression(format: expression.predicateFormat)
+            #expect(reparsed == expression, "\(format) printed as \(expression.predicateFormat)")
+            #expect(try reparsed.value(with: row) == expected, "\(format) printed as \(expression.predicateFormat)")
         }
     }
 
@@ -68,7 +72,10 @@ import Testing
 
     @Test func formatPredicatesMatchAsDocumented() throws {
         for (format, expected) in Self.predicates {
-            #expect(try FetchPredicate(format: format).evaluate(with: row) == expected, "\(format)")
+            let predicate = try FetchPredicate(format: format)
+            #expect(try predicate.evaluate(with: row) == expected, "\(format)")
+            let reparsed = try FetchPredicate(format: predicate.predicateFormat)
+            #expect(reparsed == predicate, "\(format) printed as \(predicate.predicateFormat)")
         }
     }
 
