@@ -148,10 +148,8 @@ struct RandomExpressionGenerator {
     mutating func expression(depth: Int) -> FetchExpression {
         if depth <= 0 {
             switch int(0...4) {
-            case 0, 1:
-                // Int64.min after a ']' reads as 0 - 9223372036854775808.0; not this test's concern.
-                let value = base.constant()
-                return .constant(value == .integer(.min) ? .integer(0) : value)
+            case 0: return .constant(base.constant())
+            case 1: return .constant(base.pick([.integer(.min), .integer(.max), .integer(-1), .double(-0.5), .double(-.infinity)]))
             case 2: return .keyPath(base.keyPath())
             case 3: return .variable(base.pick(["x", "e"]))
             default: return .evaluatedObject

@@ -71,6 +71,9 @@ extension PredicateParser {
         case .integer(let value) where value != .min:
             advance()
             return .constant(.integer(-value))
+        case .int64MinMagnitude:
+            advance()
+            return .constant(.integer(.min))
         case .double(let value):
             advance()
             return .constant(.double(-value))
@@ -112,6 +115,7 @@ extension PredicateParser {
             return PathStart(base: inner, allowsPath: true)
         case .string(let text): advance(); return PathStart(base: .constant(.string(text)), allowsPath: false)
         case .integer(let value): advance(); return PathStart(base: .constant(.integer(value)), allowsPath: false)
+        case .int64MinMagnitude: advance(); return PathStart(base: .constant(.double(9223372036854775808.0)), allowsPath: false)
         case .double(let value): advance(); return PathStart(base: .constant(.double(value)), allowsPath: false)
         case .variable(let name): advance(); return PathStart(base: .variable(name), allowsPath: true)
         case .placeholder(let letter): advance(); return try argument(letter, token: token)
