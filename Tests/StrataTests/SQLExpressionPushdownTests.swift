@@ -183,6 +183,14 @@ import Testing
             let median = sorted.count % 2 == 1 ? Double(sorted[middle]) : (Double(sorted[middle - 1]) + Double(sorted[middle])) / 2
             return median > 1000
         }
+        // Doubles go to Swift as text: a NULL rating must stay out of the list (printf would make it 0.0).
+        try check(Self.compare(Self.call(.average, Self.key("directReports.rating")), .lessThan, .double(0.5))) { key, _ in
+            let ratings = dataset.related(key, "directReports").compactMap { report -> Double? in
+                if case .double(let x)? = dataset.records[report]?.values["rating"] { return x }
+                return nil
+            }
+            return !ratings.isEmpty && ratings.reduce(0, +) / Double(ratings.count) < 0.5
+        }
         try check(Self.compare(Self.call(.standardDeviation, Self.key("directReports.salary")), .equalTo, .double(0))) { key, _ in
             !reports(key).isEmpty && Set(reports(key)).count == 1
         }

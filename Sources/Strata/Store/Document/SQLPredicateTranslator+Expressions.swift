@@ -140,7 +140,9 @@ extension SQLTranslation {
         if computedInSwift, case .scalar(let value) = collection.element, value.kind.isNumber,
            let code = SQLFunctions.kindCode(value.kind) {
             // REALs as 17 significant digits ('!' lifts SQLite's 16-digit cap): they round-trip.
-            let text = value.kind == .double ? "printf('%!.17g', \(value.sql))" : value.sql
+            // printf makes "0.0" of NULL, which group_concat must skip.
+            let text = value.kind == .double
+                ? "(CASE WHEN \(value.sql) IS NULL THEN NULL ELSE printf('%!.17g', \(value.sql)) END)" : value.sql
             let select = "\(SQLFunctions.aggregate)(\(bindText(function.rawValue)), \(bindText(String(code))), group_concat(\(text), ','))"
             // A double, or NULL (the sum of nothing is the integer 0, equal to 0.0 in SQL too).
             return .scalar(SQLScalar(sql: "(\(renderSubquery(collection.scope, select: select)))", kind: .double))
