@@ -251,4 +251,65 @@ let departmentTotalsSQL = """
         #expect(rows.map { $0["total"] } == [70_000, 210_000, 150_000])
         #expect(rows.map { $0["department.name"] } == [nil, "R&D", "Sales"])
     }
+
+    @Test func theSnapshotIsComputedBySQLiteAndUncompactedChangesInMemory() throws {
+        let fixture = try ComputedFetchFixture()
+        let store = fixture.stack.store
+        let grouped = try #require(try store.computedFetchQuery(departmentTotals()))
+        #expect(grouped.contains("GROUP BY") && grouped.contains("sum(") && grouped.contains("avg("))
+        let having = departmentTotals()
+        having.havingPredicate = try FetchPredicate(format: "total > 100000")
+        having.sortDescriptors = [FetchSortDescriptor("total", ascending: false)]
+        #expect(try store.computedFetchQuery(having)?.contains("HAVING") == true)
+        // median: is not an SQLite aggregate: the fetch is computed in memory.
+        let median = departmentTotals()
+        median.propertiesToFetch! += [expression("middle", .function(.median, [.key("salary")]), .double)]
+        #expect(try store.computedFetchQuery(median) == nil)
+        #expect(try fixture.context.fetchDictionaries(median)[2]["middle"] == .double(115_000))
+        // Saved but not compacted: the snapshot is behind, so memory answers, as SQL will.
+        try fixture.insert("Johnson", 200_000, "Legal")
+        try fixture.context.save()
+        #expect(try store.computedFetchQuery(departmentTotals()) == nil)
+        let fromMemory = try fixture.context.fetchDictionaries(departmentTotals())
+        #expect(fromMemory[1]["department.name"] == "Legal" && fromMemory[1]["total"] == .integer(200_000))
+        try store.compact()
+        #expect(try store.computedFetchQuery(departmentTotals()) != nil)
+        #expect(try fixture.context.fetchDictionaries(departmentTotals()) == fromMemory)
+    }
+
+    @Test func sqlAndMemoryGiveTheSameAnswers() throws {
+        let fixture = try ComputedFetchFixture()
+        var requests: [FetchRequest] = [departmentTotals()]
+        let having = departmentTotals()
+        having.havingPredicate = try FetchPredicate(format: "total > 100000 OR department.name == 'Legal'")
+        having.sortDescriptors = [FetchSortDescriptor("staff"), FetchSortDescriptor("mean", ascending: false)]
+        requests.append(having)
+        let windowed = departmentTotals()
+        (windowed.fetchOffset, windowed.fetchLimit) = (1, 5)
+        windowed.predicate = try FetchPredicate(format: "salary >= 80000 OR salary == nil")
+        requests.append(windowed)
+        let whole = FetchRequest(entityName: "Employee")
+        whole.resultType = .dictionary
+        whole.propertiesToFetch = [expression("low", .function(.min, [.key("salary")])), expression("n", .function(.count, [.evaluatedObject]))]
+        requests.append(whole)
+        let distinct = FetchRequest(entityName: "Employee", sortDescriptors: [FetchSortDescriptor("place", ascending: false)])
+        distinct.resultType = .dictionary
+        distinct.propertiesToFetch = [expression("place", .key("department.name"), .string)]
+        distinct.returnsDistinctResults = true
+        requests.append(distinct)
+        let perRecord = FetchRequest(entityName: "Employee", sortDescriptors: [FetchSortDescriptor("lastName", comparison: .caseInsensitive)])
+        perRecord.resultType = .dictionary
+        perRecord.propertiesToFetch = ["lastName", expression("pay", .key("salary"), .double)]
+        requests.append(perRecord)
+        for request in requests {
+            #expect(try fixture.stack.store.computedFetchQuery(request) != nil, "\(request)")
+            let bySQL = try fixture.context.fetchDictionaries(request)
+            // An unrelated pending insertion sends the fetch to memory.
+            _ = try fixture.context.insertObject(forEntityName: "Project")
+            let inMemory = try fixture.context.fetchDictionaries(request)
+            fixture.context.rollback()
+            #expect(bySQL == inMemory, "\(request)")
+            #expect(!bySQL.isEmpty)
+        }
+    }
 }
