@@ -84,7 +84,7 @@ struct FetchSelectCommandTests {
     @Test("--help explains the computed options with examples")
     func help() throws {
         let help = try CLI.strata("fetch", "--help")
-        for fragment in ["--select", "--group-by", "--having", "--distinct", "sum:(salary) AS total", "AS mean:integer64"] {
+        for fragment in ["--select", "--group-by", "--having", "--distinct", "sum:(salary) AS total", "AS mean:integer64", "--having 'total > 100000'"] {
             #expect(help.stdout.contains(fragment), "\(fragment) missing from --help")
         }
     }

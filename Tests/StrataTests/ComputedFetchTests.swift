@@ -312,4 +312,25 @@ let departmentTotalsSQL = """
             #expect(!bySQL.isEmpty)
         }
     }
+
+    @Test func groupsTellStringsApartAsSQLiteDoes() throws {
+        let fixture = try ComputedFetchFixture()
+        try fixture.insert("Jos\u{E9}", 10, nil)
+        try fixture.insert("Jose\u{301}", 20, nil)
+        try fixture.context.save()
+        try fixture.stack.store.compact()
+        let request = FetchRequest(entityName: "Employee", predicate: try FetchPredicate(format: "lastName BEGINSWITH 'Jos'"))
+        request.resultType = .dictionary
+        request.propertiesToFetch = ["lastName", expression("total", .function(.sum, [.key("salary")]))]
+        request.propertiesToGroupBy = ["lastName"]
+        let bySQL = try fixture.context.fetchDictionaries(request)
+        _ = try fixture.context.insertObject(forEntityName: "Project")
+        let inMemory = try fixture.context.fetchDictionaries(request)
+        #expect(bySQL.map { $0["total"] } == [10, 20])
+        #expect(inMemory.map { $0["total"] } == [10, 20])
+        request.propertiesToFetch = [expression("name", .key("lastName"), .string)]
+        request.propertiesToGroupBy = nil
+        request.returnsDistinctResults = true
+        #expect(try fixture.context.fetchDictionaries(request).count == 2)
+    }
 }

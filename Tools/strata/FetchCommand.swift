@@ -42,10 +42,13 @@ struct FetchCommand: ParsableCommand {
             each --group-by group into one row. --having filters groups by the selected names \
             or by aggregates; --sort may name a selected name; --distinct drops repeated rows. \
             Every selected item that is not an aggregate must be grouped by.
-              strata fetch staff.strata Employee --select 'department.name, sum:(salary) AS total' \
-                --group-by department.name --having 'total > 100000' --sort total:desc
-              strata fetch staff.strata Employee --select 'count:(salary) AS n, average:(salary) AS mean'
-              strata fetch staff.strata Employee --select 'lastName, salary * 1.1 AS raised' --format json
+              strata fetch staff.strata Employee --group-by department.name \\
+                --select 'department.name, sum:(salary) AS total' \\
+                --having 'total > 100000' --sort total:desc
+              strata fetch staff.strata Employee \\
+                --select 'count:(salary) AS n, average:(salary) AS mean:integer64'
+              strata fetch staff.strata Employee --format json \\
+                --select 'lastName, salary * 1.1 AS raised'
               strata fetch staff.strata Employee --select department.name --distinct
             """)
 

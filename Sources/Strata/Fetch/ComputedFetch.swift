@@ -39,9 +39,9 @@ struct ComputedFetch {
         } else if groupBy.isEmpty {
             groups = [subjects]
         } else {
-            var index: [[PropertyValue]: Int] = [:]
+            var index: [[GroupKey]: Int] = [:]
             for subject in subjects {
-                let key = try groupBy.map { try Self.value(of: $0.expression, for: subject, name: $0.name) }
+                let key = try groupBy.map { GroupKey(try Self.value(of: $0.expression, for: subject, name: $0.name)) }
                 if let at = index[key] {
                     groups[at].append(subject)
                 } else {
@@ -82,8 +82,8 @@ struct ComputedFetch {
         }
         var rows = results.map(\.row)
         if request.returnsDistinctResults {
-            var seen: Set<[String: PropertyValue]> = []
-            rows = rows.filter { seen.insert($0).inserted }
+            var seen: Set<[String: GroupKey]> = []
+            rows = rows.filter { seen.insert($0.mapValues(GroupKey.init)).inserted }
         }
         return StoreFetchMerge.window(rows, offset: request.fetchOffset, limit: request.fetchLimit)
     }
@@ -171,6 +171,28 @@ struct ComputedFetch {
                 return value
             default: throw mismatch()
             }
+        }
+    }
+}
+
+/// A value as SQLite's `GROUP BY` and `DISTINCT` tell values apart: strings by their
+/// Unicode scalars (SQLite compares bytes; Swift's `==` would merge "é" precomposed and
+/// decomposed), everything else as ``PropertyValue``'s equality.
+struct GroupKey: Hashable {
+    let value: PropertyValue
+    init(_ value: PropertyValue) { self.value = value }
+
+    static func == (lhs: GroupKey, rhs: GroupKey) -> Bool {
+        if case .string(let a) = lhs.value, case .string(let b) = rhs.value { return a.unicodeScalars.elementsEqual(b.unicodeScalars) }
+        return lhs.value == rhs.value
+    }
+
+    func hash(into hasher: inout Hasher) {
+        if case .string(let text) = value {
+            hasher.combine(0)
+            for scalar in text.unicodeScalars { hasher.combine(scalar.value) }
+        } else {
+            hasher.combine(value)
         }
     }
 }
