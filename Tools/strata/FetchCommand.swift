@@ -3,7 +3,8 @@ import Foundation
 import Strata
 import StrataToolSupport
 
-/// `strata fetch DOC ENTITY [--where P] [--sort KEY[:desc]]... [--limit N] [--offset N] [--format F] [--count]`.
+/// `strata fetch DOC ENTITY [--where P] [--sort KEY[:desc]]... [--limit N] [--offset N] [--format F] [--count]`,
+/// and computed fetches: `[--select 'EXPR [AS name], …'] [--group-by 'EXPR, …'] [--having P] [--distinct]`.
 struct FetchCommand: ParsableCommand {
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case table, json, csv, ids
@@ -32,6 +33,23 @@ struct FetchCommand: ParsableCommand {
               strata fetch staff.strata Employee --limit 10 --offset 20 --format json
               strata fetch staff.strata Department --where 'employees.@count >= 2' --count
               strata fetch staff.strata Employee --format csv > employees.csv
+
+            Computed fetches (Core Data's dictionary results): --select lists what each row \
+            holds, comma-separated: key paths and NSExpression-format expressions, each with \
+            an optional AS name (AS name:type chooses the result type, e.g. AS mean:integer64; \
+            otherwise it is inferred). Aggregates (sum:, count:, min:, max:, average:, median:, \
+            mode:, stddev:) of a record's value reduce the rows: all of them into one row, or \
+            each --group-by group into one row. --having filters groups by the selected names \
+            or by aggregates; --sort may name a selected name; --distinct drops repeated rows. \
+            Every selected item that is not an aggregate must be grouped by.
+              strata fetch staff.strata Employee --group-by department.name \\
+                --select 'department.name, sum:(salary) AS total' \\
+                --having 'total > 100000' --sort total:desc
+              strata fetch staff.strata Employee \\
+                --select 'count:(salary) AS n, average:(salary) AS mean:integer64'
+              strata fetch staff.strata Employee --format json \\
+                --select 'lastName, salary * 1.1 AS raised'
+              strata fetch staff.strata Employee --select department.name --distinct
             """)
 
     @OptionGroup var target: DocumentArgument
@@ -48,12 +66,26 @@ struct FetchCommand: ParsableCommand {
     var offset = 0
     @Option(help: "table, json, csv or ids.")
     var format: Format = .table
-    @Flag(help: "Print only the number of matching objects.")
+    @Flag(help: "Print only the number of matching objects (of rows, with --select or --group-by).")
     var count = false
+    @Option(help: "Computed columns: 'KEYPATH | EXPR [AS name[:type]], ...', e.g. 'department.name, sum:(salary) AS total'.")
+    var select: String?
+    @Option(name: .customLong("group-by"), help: "Group rows by these key paths or expressions: 'KEYPATH | EXPR, ...'.")
+    var groupBy: String?
+    @Option(help: "Keep the groups matching this predicate over selected names or aggregates, e.g. 'total > 100000'.")
+    var having: String?
+    @Flag(help: "With --select: drop rows equal to an earlier one.")
+    var distinct = false
+
+    /// Whether the fetch returns computed rows rather than objects.
+    var isComputed: Bool { select != nil || groupBy != nil || having != nil || distinct }
 
     func validate() throws {
         guard limit >= 0 else { throw ValidationError("--limit must not be negative.") }
         guard offset >= 0 else { throw ValidationError("--offset must not be negative.") }
+        if isComputed, format == .ids { throw ValidationError("--format ids lists objects; --select, --group-by, --having and --distinct give rows.") }
+        if having != nil, groupBy == nil { throw ValidationError("--having filters groups: it needs --group-by.") }
+        if distinct, select == nil { throw ValidationError("--distinct needs --select.") }
     }
 
     /// The predicate as echoed in an error: whole when short, else the 60 characters
@@ -78,6 +110,7 @@ struct FetchCommand: ParsableCommand {
             }
         }
         let descriptors = try sort.map(Self.sortDescriptor)
+        if isComputed { return try runComputed(predicate: predicate, descriptors: descriptors) }
         try DocumentSession.with(document) { session in
             let specification = FetchSpecification(
                 entity: try session.entity(named: entity), predicate: predicate, sortDescriptors: descriptors,

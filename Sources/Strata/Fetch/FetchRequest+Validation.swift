@@ -31,13 +31,18 @@ extension FetchRequest {
             throw StrataError(.invalidArgument, "The fetch request's \(name) is \(value); it must not be negative.",
                               context: ["entity": entityName, "key": name])
         }
-        for descriptor in sortDescriptors {
+        // A computed fetch may sort by the name of what it fetches (`total`).
+        let fetchedNames = isComputedFetch ? Set((propertiesToFetch ?? []).map(\.name)) : []
+        for descriptor in sortDescriptors where !fetchedNames.contains(descriptor.keyPath) {
             try Self.checkValuePath(descriptor.keyPath, from: entity, usedIn: "sort descriptor")
         }
+        try checkGrouping(of: entity)
         let properties: [String]
         if let propertiesToFetch {
-            for path in propertiesToFetch { try Self.checkValuePath(path, from: entity, usedIn: "propertiesToFetch") }
-            properties = propertiesToFetch
+            for case .key(let path) in propertiesToFetch {
+                try Self.checkValuePath(path, from: entity, usedIn: "propertiesToFetch")
+            }
+            properties = propertiesToFetch.map(\.name)
         } else {
             properties = entity.attributes.filter { !$0.isTransient }.map(\.name)
                 + entity.relationships.filter { !$0.isToMany && !$0.isTransient }.map(\.name)
@@ -59,7 +64,7 @@ extension FetchRequest {
     }
 
     /// A key path through to-one relationships ending at an attribute or a to-one.
-    private static func checkValuePath(_ path: String, from entity: EntityDescription, usedIn role: String) throws {
+    static func checkValuePath(_ path: String, from entity: EntityDescription, usedIn role: String) throws {
         let keys = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         var current = entity
         for (position, key) in keys.enumerated() {

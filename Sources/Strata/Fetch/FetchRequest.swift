@@ -56,9 +56,19 @@ public final class FetchRequest {
     /// What ``ManagedObjectContext/execute(_:)`` returns (default `.managedObject`).
     public var resultType: ResultType = .managedObject
     /// For dictionary results: the attribute and to-one key paths to return
-    /// (`"department.name"`; a relationship gives its destination's object ID). Nil (the
-    /// default) returns every persistent attribute and to-one relationship.
-    public var propertiesToFetch: [String]?
+    /// (`"department.name"`; a relationship gives its destination's object ID) and computed
+    /// values (``FetchProperty/expression(_:)``, aggregates included). Nil (the default)
+    /// returns every persistent attribute and to-one relationship.
+    public var propertiesToFetch: [FetchProperty]?
+    /// For dictionary results: the key paths or expressions whose values form the groups;
+    /// each result dictionary is one group, its aggregates computed over the group's
+    /// records. Every fetched property that is not an aggregate must be one of them.
+    /// Needs ``resultType`` `.dictionary`. Default nil: no grouping.
+    public var propertiesToGroupBy: [FetchProperty]?
+    /// For grouped results: which groups are returned. It names fetched properties by
+    /// their names (`total > 100000`) and may apply aggregates itself (`count:(salary) >= 2`).
+    /// Needs ``propertiesToGroupBy``. Default nil.
+    public var havingPredicate: FetchPredicate?
     /// For dictionary results: drop dictionaries equal to an earlier one (default `false`).
     public var returnsDistinctResults = false
 
@@ -85,6 +95,8 @@ public final class FetchRequest {
         copy.relationshipKeyPathsForPrefetching = relationshipKeyPathsForPrefetching
         copy.resultType = resultType
         copy.propertiesToFetch = propertiesToFetch
+        copy.propertiesToGroupBy = propertiesToGroupBy
+        copy.havingPredicate = havingPredicate
         copy.returnsDistinctResults = returnsDistinctResults
         return copy
     }

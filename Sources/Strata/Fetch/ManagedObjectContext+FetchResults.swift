@@ -21,6 +21,7 @@ extension ManagedObjectContext {
     /// - Throws: as ``fetch(_:)``.
     public func fetchDictionaries(_ request: FetchRequest) throws -> [[String: PropertyValue]] {
         enter()
+        if request.isComputedFetch { return try fetchComputedDictionaries(request) }
         let resolved = try request.resolve(in: model)
         let distinct = request.returnsDistinctResults
         let ids = try matchingIDs(resolved, windowed: !distinct)
