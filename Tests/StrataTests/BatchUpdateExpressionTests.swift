@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+import StrataTestSupport
+@testable import Strata
+
+/// Every stored record of a store as text, keyed `Entity/pKEY`, references written the same
+/// way: two stores holding the same records with the same values (a replayed copy has
+/// another store tag) give the same picture.
+func storePicture(_ store: any PersistentStore) throws -> [String: String] {
+    func name(_ id: ManagedObjectID) -> String { "\(id.entity.name)/p\(id.primaryKey)" }
+    func text(_ value: PropertyValue) -> String {
+        switch value {
+        case .object(let id): return name(id)
+        case .objects(let ids): return "[" + ids.map(name).sorted().joined(separator: ",") + "]"
+        default: return "\(value)"
+        }
+    }
+    var picture: [String: String] = [:]
+    for entity in store.model.entities where !entity.isAbstract {
+        for id in try store.fetchObjectIDs(StoreFetchRequest(entity: entity, includesSubentities: false)) {
+            guard let row = try store.values(for: id) else { continue }
+            picture[name(id)] = zip(entity.slotNames, row).map { "\($0)=\(text($1))" }.joined(separator: " ")
+        }
+    }
+    return picture
+}
+
+@Suite struct BatchUpdateExpressionTests {
+    @Test(arguments: BatchStoreKind.allCases)
+    func everyValueOfARecordIsComputedFromItsOldValuesSoAssignmentsCanSwap(kind: BatchStoreKind) throws {
+        let fixture = try BatchFixture(kind)
+        let graph = try BatchGraph(in: fixture.context)
+        let request = BatchUpdateRequest(entityName: "Employee", predicate: try FetchPredicate(format: "department.name == 'R&D'"),
+                                         propertiesToUpdate: ["firstName": .keyPath("lastName"), "lastName": .keyPath("firstName"),
+                                                              "rating": .keyPath("salary"), "email": nil])
+        let result = try fixture.fresh().executeBatch(request)
+        #expect(result.count == 2)
+        let ada = graph.employee("Ada")
+        #expect(try storedValue(ada, "firstName", in: fixture.store) == "Adason")
+        #expect(try storedValue(ada, "lastName", in: fixture.store) == "Ada")
+        #expect(try storedValue(ada, "rating", in: fixture.store) == .double(120_000))   // integer coerced to the double attribute
+        #expect(try storedValue(graph.employee("Alan"), "firstName", in: fixture.store) == "Alanson")
+        #expect(try storedValue(graph.employee("Grace"), "firstName", in: fixture.store) == "Grace")   // not matched
+    }
+
+    @Test(arguments: BatchStoreKind.allCases)
+    func keyPathsThroughRelationshipsAreReadFromTheRelatedRows(kind: BatchStoreKind) throws {
+        let fixture = try BatchFixture(kind)
+        let graph = try BatchGraph(in: fixture.context)
+        let request = BatchUpdateRequest(entityName: "Employee", predicate: try FetchPredicate(format: "manager != nil"),
+                                         propertiesToUpdate: ["lastName": .keyPath("manager.firstName")])
+        #expect(try fixture.fresh().executeBatch(request).changes.updated == [graph.employee("Alan"), graph.employee("Grace")])
+        #expect(try storedValue(graph.employee("Grace"), "lastName", in: fixture.store) == "Ada")
+        #expect(try storedValue(graph.employee("Ada"), "lastName", in: fixture.store) == "Adason")
+    }
+
+    @Test(arguments: BatchStoreKind.allCases)
+    func aValueThatFailsForOneRecordRefusesTheWholeBatchNamingTheRecordAndKey(kind: BatchStoreKind) throws {
+        let fixture = try BatchFixture(kind)
+        let graph = try BatchGraph(in: fixture.context)
+        let before = try storePicture(fixture.store)
+        // Barbara has no department: lastName (required) would become NULL.
+        let required = strataError {
+            _ = try fixture.fresh().executeBatch(BatchUpdateRequest(entityName: "Employee", propertiesToUpdate: ["lastName": .keyPath("department.name")]))
+        }
+        #expect(required?.code == .validation)
+        #expect(required?.context["key"] == "lastName")
+        #expect(required?.context["object"] == graph.employee("Barbara").description)
+        #expect(required?.problems.first?.object == graph.employee("Barbara").description)
+        #expect(required?.message.contains("department.name") == true)
+        // A date into an integer attribute, for every record with a start date.
+        let mismatch = strataError {
+            _ = try fixture.fresh().executeBatch(BatchUpdateRequest(entityName: "Employee", propertiesToUpdate: ["salary": .keyPath("firstName")]))
+        }
+        #expect(mismatch?.code == .typeMismatch)
+        #expect(mismatch?.context["key"] == "salary")
+        #expect(mismatch?.context["expression"] == "firstName")
+        #expect(mismatch?.context["object"] != nil)
+        // A to-many gives a collection, which no attribute holds.
+        let collection = strataError {
+            _ = try fixture.fresh().executeBatch(BatchUpdateRequest(entityName: "Employee", propertiesToUpdate: ["notes": .keyPath("projects.name")]))
+        }
+        #expect(collection?.code == .typeMismatch)
+        #expect(collection?.message.contains("collection") == true)
+        #expect(try storePicture(fixture.store) == before)   // nothing written
+    }
+
+    @Test func anExpressionReadingAKeyTheEntityLacksIsRefusedEvenWhenNothingMatches() throws {
+        let fixture = try BatchFixture(.memory)
+        _ = try BatchGraph(in: fixture.context)
+        let error = strataError {
+            _ = try fixture.fresh().executeBatch(BatchUpdateRequest(
+                entityName: "Employee", predicate: .constant(false),
+                propertiesToUpdate: ["salary": .keyPath("wage"), "rating": .keyPath("salary")]))
+        }
+        #expect(error?.code == .unknownKey)
+        #expect(error?.context["key"] == "salary")
+        #expect(error?.message.contains("'wage'") == true)
+    }
+
+    @Test(arguments: BatchStoreKind.allCases)
+    func nowIsOneInstantForTheWholeBatchTheGroupsTimestamp(kind: BatchStoreKind) throws {
+        let fixture = try BatchFixture(kind)
+        let graph = try BatchGraph(in: fixture.context)
+        let started = Date()
+        let request = BatchUpdateRequest(entityName: "Employee", propertiesToUpdate: ["startDate": .function(.now, [])])
+        #expect(try fixture.fresh().executeBatch(request).changes.updated.count == 5)
+        let dates = try graph.employees.values.map { try storedValue($0, "startDate", in: fixture.store) }
+        #expect(Set(dates).count == 1)
+        guard case .date(let now)?? = dates.first else { Issue.record("no date: \(dates)"); return }
+        #expect(now >= started && now <= Date())
+        if let document = fixture.store as? DocumentStore {
+            // The segment keeps its timestamp in milliseconds.
+            let saved = try #require(try document.segmentRecords().last?.timestamp)
+            #expect(abs(saved.timeIntervalSince(now)) <= 0.001)
+        }
+    }
+
+    @Test func theDescriptionPrintsTheExpressions() {
+        let request = BatchUpdateRequest(entityName: "Employee", propertiesToUpdate: ["rating": .keyPath("salary"), "active": true])
+        #expect(request.description == "BatchUpdateRequest(Employee set active = TRUE, rating = salary)")
+        let constants: [String: PropertyValue] = ["salary": 5, "firstName": "Quinn"]
+        #expect(BatchUpdateRequest(entityName: "Employee", propertiesToUpdate: constants).propertiesToUpdate == ["salary": 5, "firstName": "Quinn"])
+    }
+}
