@@ -26,9 +26,12 @@ extension PredicateEvaluator {
                 if try inner.truth(predicate) == .isTrue { matches.append(element) }
             }
             return .collection(matches)
-        case .function, .conditional, .index:
-            throw StrataError(.predicateEvaluation, "expression \(expression.predicateFormat) cannot be evaluated yet",
-                              context: ["expression": expression.predicateFormat])
+        case .function(let function, let arguments):
+            return try value(of: function, arguments)
+        case .conditional(let condition, let then, let otherwise):
+            return try value(if: condition, then: then, else: otherwise)
+        case .index(let base, let index):
+            return try value(of: base, at: index)
         }
     }
 
@@ -42,12 +45,15 @@ extension PredicateEvaluator {
         return current
     }
 
-    private func step(_ operand: PredicateOperand, _ key: String) throws -> PredicateOperand {
+    /// One key of an operand: an object's key, every element's key of a collection, and of a
+    /// string value the key `length` (its UTF-16 length, as Foundation's key-value coding).
+    func step(_ operand: PredicateOperand, _ key: String) throws -> PredicateOperand {
         switch operand {
         case .object(let subject):
             return PredicateOperand(try subject.predicateValue(forKey: key))
         case .value(let value):
             if PredicateValueRules.isNull(value) { return .value(.null) }
+            if key == "length", case .string(let text) = value { return .value(.integer(Int64(text.utf16.count))) }
             throw StrataError(.predicateEvaluation, "cannot read key '\(key)' of a \(ModelValueRules.kindName(value)) value",
                               context: ["key": key])
         case .collection(let elements):
@@ -95,10 +101,10 @@ extension PredicateEvaluator {
         }
         switch op {
         case .count: return .integer(Int64(values.count))
-        case .sum: return values.isEmpty ? .integer(0) : try sum(values)
+        case .sum: return values.isEmpty ? .integer(0) : try ExpressionFunctions.sum(values, name: op.rawValue, needs: "@sum and @avg need")
         case .avg:
             guard !values.isEmpty else { return .null }
-            guard let total = try sum(values).numericValue else { return .null }
+            guard let total = try ExpressionFunctions.sum(values, name: op.rawValue, needs: "@sum and @avg need").numericValue else { return .null }
             return .double(total / Double(values.count))
         case .min, .max:
             guard var best = values.first else { return .null }
@@ -107,32 +113,6 @@ extension PredicateEvaluator {
                 if op == .min ? order < 0 : order > 0 { best = value }
             }
             return best
-        }
-    }
-
-    /// The sum of non-NULL numbers: integer while every value is an integer (overflow is an
-    /// error, as in SQLite), decimal when decimals meet integers, else double.
-    private func sum(_ values: [PropertyValue]) throws -> PropertyValue {
-        var integer: Int64 = 0, decimal = Decimal(0), double = 0.0
-        var kind = 0  // 0 integer, 1 decimal, 2 double
-        for value in values {
-            switch value {
-            case .integer, .boolean:
-                let number: Int64
-                if case .integer(let n) = value { number = n } else { number = value.numericValue == 1 ? 1 : 0 }
-                let (result, overflow) = integer.addingReportingOverflow(number)
-                if overflow { throw StrataError(.predicateEvaluation, "integer overflow in @sum") }
-                integer = result
-            case .decimal(let d): decimal += d; kind = Swift.max(kind, 1)
-            case .double(let d): double += d; kind = 2
-            default:
-                throw StrataError(.predicateEvaluation, "@sum and @avg need numbers, not a \(ModelValueRules.kindName(value))")
-            }
-        }
-        switch kind {
-        case 0: return .integer(integer)
-        case 1: return .decimal(decimal + Decimal(integer))
-        default: return .double(double + Double(integer) + NSDecimalNumber(decimal: decimal).doubleValue)
         }
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 extension FetchPredicate {
     /// Whether the subject matches, with SQL's semantics (docs/PREDICATES.md): a result
     /// that is UNKNOWN because of NULLs does not match.
@@ -56,6 +58,9 @@ struct PredicateEvaluator {
     var variables: [String: PropertyValue]
     /// SUBQUERY variables bound to the current element.
     var bindings: [String: PredicateOperand] = [:]
+    /// What `now()` gives: one instant for the whole evaluation (a fetch or batch update
+    /// pins one for all its rows with ``FetchPredicate/replacingNow(with:)``).
+    var now = Date()
 
     func truth(_ predicate: FetchPredicate) throws -> PredicateTruth {
         switch predicate {
@@ -122,6 +127,16 @@ struct PredicateEvaluator {
             return try PredicateValueRules.membership(scalar(lhs, op), in: elements.map { try scalar($0, op) }, options: comparison.options)
         case (.in, _, .value(let value)) where PredicateValueRules.isNull(value):
             return .unknown
+        case (.in, _, .value(.string(let text))):
+            // Foundation: with a string on its right, IN finds a substring ("ell" IN "hello").
+            let part = try scalar(lhs, op)
+            if PredicateValueRules.isNull(part) { return .unknown }
+            guard case .string(let needle) = part else {
+                let kind = ModelValueRules.kindName(part)
+                throw StrataError(.predicateEvaluation, "IN with a string on its right side finds a substring and needs a string on its left, not a \(kind)",
+                                  context: ["operator": op.rawValue, "left": kind])
+            }
+            return PredicateTruth(PredicateText.contains(text, needle, options: comparison.options))
         case (.in, _, _):
             throw StrataError(.predicateEvaluation, "IN needs a collection or a to-many key path on its right side")
         case (.contains, .collection(let elements), _):

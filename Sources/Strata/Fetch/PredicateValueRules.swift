@@ -55,7 +55,9 @@ package enum PredicateValueRules {
     ) throws -> Int? {
         if isNull(lhs) || isNull(rhs) { return nil }
         switch (lhs, rhs) {
-        case (.string(let a), .string(let b)): return PredicateText.compare(a, b, options: options)
+        case (.string(let a), .string(let b)):
+            if options.contains(.localeSensitive) { return localeCompare(a, b, options: options) }
+            return PredicateText.compare(a, b, options: options)
         case (.date(let a), .date(let b)): return sign(a.timeIntervalSinceReferenceDate, b.timeIntervalSinceReferenceDate)
         case (.data(let a), .data(let b)): return bytes(Array(a), Array(b))
         case (.uuid(let a), .uuid(let b)): return PredicateText.compare(a.uuidString, b.uuidString)
@@ -73,6 +75,21 @@ package enum PredicateValueRules {
             if let result = numeric(lhs, rhs) { return result }
         }
         throw mismatch(lhs, rhs, operatorName: operatorName)
+    }
+
+    /// `[l]`: -1, 0 or 1 as the current locale's collation orders the strings (Foundation's
+    /// `compare(_:options:range:locale:)`, with `[c]` and `[d]` as its options), instead of
+    /// UTF-8 byte order. Canonically equivalent strings are equal ("é" and "e" + U+0301).
+    /// The store registers this function so that SQL orders `[l]` comparisons alike.
+    package static func localeCompare(_ lhs: String, _ rhs: String, options: FetchComparison.Options) -> Int {
+        var folding: String.CompareOptions = []
+        if options.contains(.caseInsensitive) { folding.insert(.caseInsensitive) }
+        if options.contains(.diacriticInsensitive) { folding.insert(.diacriticInsensitive) }
+        switch lhs.compare(rhs, options: folding, range: nil, locale: Locale.current) {
+        case .orderedAscending: return -1
+        case .orderedSame: return 0
+        case .orderedDescending: return 1
+        }
     }
 
     /// The error for comparing values of incomparable kinds.
