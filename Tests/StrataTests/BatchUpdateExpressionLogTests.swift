@@ -63,6 +63,16 @@ import StrataTestSupport
         try Self.checkUndoRedoReopenAndReplay(Self.request())
     }
 
+    @Test func randomAndComputedValuesAreReplayedNotComputedAgain() throws {
+        // random() differs per record and per run: only the logged values can bring it back.
+        try Self.checkUndoRedoReopenAndReplay(Self.request([
+            "rating": .function(.random, []),
+            "salary": .function(.add, [.function(.multiply, [.keyPath("salary"), 2]), .function(.randomBelow, [1_000])]),
+            "email": .function(.lowercase, [.keyPath("email")]),
+            "lastName": .function(.uppercase, [.keyPath("firstName")]),
+        ]))
+    }
+
     @Test func theLoggedOperationsHoldTheComputedOldAndNewValues() throws {
         let stack = try DocumentStack(configuration: manualCompaction())
         let graph = try BatchGraph(in: stack.context)

@@ -44,6 +44,53 @@ func storePicture(_ store: any PersistentStore) throws -> [String: String] {
     }
 
     @Test(arguments: BatchStoreKind.allCases)
+    func arithmeticStringFunctionsTernaryAndDatesAreComputedPerRecord(kind: BatchStoreKind) throws {
+        let fixture = try BatchFixture(kind)
+        let graph = try BatchGraph(in: fixture.context)
+        let salary = FetchExpression.keyPath("salary")
+        let request = BatchUpdateRequest(entityName: "Employee", propertiesToUpdate: [
+            "salary": .function(.multiply, [salary, 2]),                                     // salary * 2
+            "rating": .function(.divide, [salary, 3]),                                       // salary / 3: a double
+            "lastName": .function(.uppercase, [.keyPath("lastName")]),                       // uppercase:(lastName)
+            "active": .conditional(try FetchPredicate(format: "salary > 100000"), then: true, else: false),
+            "startDate": .function(.add, [.function(.now, []), 86_400]),                    // now() + 86400
+        ])
+        let started = Date()
+        #expect(try fixture.fresh().executeBatch(request).count == 5)
+        func stored(_ name: String, _ key: String) throws -> PropertyValue? { try storedValue(graph.employee(name), key, in: fixture.store) }
+        #expect(try stored("Ada", "salary") == .integer(240_000))
+        #expect(try stored("Edsger", "salary") == .null)   // NULL in, NULL out
+        #expect(try stored("Edsger", "rating") == .null)
+        #expect(try stored("Alan", "rating") == .double(30_000))
+        #expect(try stored("Barbara", "rating") == .double(70_000.0 / 3))
+        #expect(try stored("Grace", "lastName") == "GRACESON")
+        #expect(try stored("Ada", "active") == .boolean(true))
+        #expect(try stored("Alan", "active") == .boolean(false))
+        #expect(try stored("Edsger", "active") == .boolean(false))   // UNKNOWN is not true
+        guard case .date(let tomorrow)? = try stored("Barbara", "startDate") else { Issue.record("no start date"); return }
+        #expect(tomorrow.timeIntervalSince(started) >= 86_400 && tomorrow.timeIntervalSince(started) < 86_400 + 600)
+        #expect(try stored("Ada", "startDate") == .date(tomorrow))
+    }
+
+    @Test(arguments: BatchStoreKind.allCases)
+    func aFractionForAnIntegerAttributeIsRefusedWithAHintAndTruncGivesAWholeNumber(kind: BatchStoreKind) throws {
+        let fixture = try BatchFixture(kind)
+        let graph = try BatchGraph(in: fixture.context)
+        let raise = FetchExpression.function(.multiply, [.keyPath("salary"), 1.1])   // 90000 * 1.1 == 99000.00000000001
+        let error = strataError {
+            _ = try fixture.fresh().executeBatch(BatchUpdateRequest(entityName: "Employee", predicate: try FetchPredicate(format: "firstName == 'Alan'"),
+                                                                    propertiesToUpdate: ["salary": raise]))
+        }
+        #expect(error?.code == .typeMismatch)
+        #expect(error?.context["object"] == graph.employee("Alan").description)
+        #expect(error?.message.contains("trunc:") == true)
+        #expect(try storedValue(graph.employee("Alan"), "salary", in: fixture.store) == .integer(90_000))
+        _ = try fixture.fresh().executeBatch(BatchUpdateRequest(entityName: "Employee", predicate: try FetchPredicate(format: "firstName == 'Alan'"),
+                                                                propertiesToUpdate: ["salary": .function(.truncate, [raise])]))
+        #expect(try storedValue(graph.employee("Alan"), "salary", in: fixture.store) == .integer(99_000))
+    }
+
+    @Test(arguments: BatchStoreKind.allCases)
     func keyPathsThroughRelationshipsAreReadFromTheRelatedRows(kind: BatchStoreKind) throws {
         let fixture = try BatchFixture(kind)
         let graph = try BatchGraph(in: fixture.context)

@@ -107,27 +107,6 @@ enum BatchUpdateValues {
 }
 
 extension FetchExpression {
-    /// A copy where every `now()` is the constant `date`: a batch update computes `now()`
-    /// once, so all its records get the same instant (and replay never computes it again).
-    func replacingNow(with date: Date) -> FetchExpression {
-        switch self {
-        case .function(.now, let arguments) where arguments.isEmpty: return .constant(.date(date))
-        case .constant, .evaluatedObject, .variable: return self
-        case .collection(let elements): return .collection(elements.map { $0.replacingNow(with: date) })
-        case .keyPath(let path, let base): return .keyPath(path, on: base.replacingNow(with: date))
-        case .collectionOperator(let op, let collection, let key):
-            return .collectionOperator(op, of: collection.replacingNow(with: date), key: key)
-        case .subquery(let collection, let variable, let predicate):
-            return .subquery(collection: collection.replacingNow(with: date), variable: variable, predicate: predicate.replacingNow(with: date))
-        case .function(let function, let arguments): return .function(function, arguments.map { $0.replacingNow(with: date) })
-        case .conditional(let condition, let then, let otherwise):
-            return .conditional(condition.replacingNow(with: date), then: then.replacingNow(with: date), else: otherwise.replacingNow(with: date))
-        case .index(let base, let index):
-            let replaced: FetchIndex = if case .at(let key) = index { .at(key.replacingNow(with: date)) } else { index }
-            return .index(base.replacingNow(with: date), replaced)
-        }
-    }
-
     /// The first keys of the key paths read from the evaluated object (not those inside a
     /// SUBQUERY's predicate, which read its elements): what must be properties of the entity.
     var rootKeys: Set<String> {
@@ -150,20 +129,6 @@ extension FetchExpression {
 }
 
 extension FetchPredicate {
-    /// A copy where every `now()` is the constant `date` (see ``FetchExpression``'s).
-    func replacingNow(with date: Date) -> FetchPredicate {
-        switch self {
-        case .constant: return self
-        case .comparison(var comparison):
-            comparison.lhs = comparison.lhs.replacingNow(with: date)
-            comparison.rhs = comparison.rhs.replacingNow(with: date)
-            return .comparison(comparison)
-        case .and(let terms): return .and(terms.map { $0.replacingNow(with: date) })
-        case .or(let terms): return .or(terms.map { $0.replacingNow(with: date) })
-        case .not(let inner): return .not(inner.replacingNow(with: date))
-        }
-    }
-
     /// The first keys of the key paths the predicate reads from the evaluated object.
     var rootKeys: Set<String> {
         switch self {
