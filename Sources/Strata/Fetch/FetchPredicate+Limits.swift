@@ -20,7 +20,16 @@ struct PredicateMeasure: Equatable {
     /// Measures `predicate`; the tree already exists, so measuring it all costs no more
     /// than building it did, and the message can give the true figures.
     init(_ predicate: FetchPredicate) {
-        var stack: [(Node, Int)] = [(.predicate(predicate), 1)]
+        self.init(root: .predicate(predicate))
+    }
+
+    /// Measures an expression on its own (``FetchExpression/init(format:_:)``).
+    init(_ expression: FetchExpression) {
+        self.init(root: .expression(expression))
+    }
+
+    private init(root: Node) {
+        var stack: [(Node, Int)] = [(root, 1)]
         while let (node, level) = stack.popLast() {
             depth = max(depth, level)
             switch node {

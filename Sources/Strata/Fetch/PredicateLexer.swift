@@ -58,7 +58,25 @@ struct PredicateLexer {
                 tokens.append(PredicateToken(kind: .end, column: column))
                 return tokens
             }
-            tokens.append(PredicateToken(kind: try next(), column: column))
+            tokens.append(PredicateToken(kind: try next(after: tokens.last?.kind), column: column))
+        }
+    }
+
+    /// Words after which a `-` starts an operand (a negative number), not a subtraction.
+    private static let operatorKeywords: Set<String> = [
+        "AND", "OR", "NOT", "IN", "BETWEEN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE",
+        "MATCHES", "ANY", "ALL", "NONE", "SOME",
+    ]
+
+    /// Whether a token of this kind can end an operand, so that a `-` after it subtracts
+    /// (`a -5` is `a - 5`) while elsewhere `-5` is one negative literal (which alone can be
+    /// -9223372036854775808).
+    private static func endsOperand(_ kind: PredicateToken.Kind?) -> Bool {
+        switch kind {
+        case .string, .integer, .double, .variable, .placeholder: return true
+        case .symbol(let symbol): return symbol == ")" || symbol == "}" || symbol == "]"
+        case .word(let word, let escaped): return escaped || !operatorKeywords.contains(word.uppercased())
+        case .end, nil: return false
         }
     }
 
@@ -74,7 +92,7 @@ struct PredicateLexer {
         PredicateParser.syntaxError(message, column: column, format: format)
     }
 
-    private mutating func next() throws -> PredicateToken.Kind {
+    private mutating func next(after previous: PredicateToken.Kind?) throws -> PredicateToken.Kind {
         let start = index
         guard let scalar = peek() else { return .end }
         switch scalar {
@@ -103,11 +121,12 @@ struct PredicateLexer {
         case "0"..."9":
             return try number(negative: false)
         case "-":
-            if let following = peek(1), ("0"..."9").contains(following) {
+            if let following = peek(1), ("0"..."9").contains(following), !Self.endsOperand(previous) {
                 index += 1
                 return try number(negative: true)
             }
-            throw error("unexpected '-' (arithmetic is not supported)", at: start + 1)
+            index += 1
+            return .symbol("-")
         default:
             if PredicateKeyPaths.isIdentifierStart(scalar) {
                 return .word(word(), escaped: false)
@@ -129,7 +148,7 @@ struct PredicateLexer {
     /// Two-character operators and their normalized spelling.
     private static let twoCharacterSymbols: [String: String] = [
         "==": "==", "!=": "!=", "<>": "!=", "<=": "<=", "=<": "<=", ">=": ">=", "=>": ">=",
-        "&&": "&&", "||": "||",
+        "&&": "&&", "||": "||", "**": "**",
     ]
 
     private mutating func symbol() -> String? {
@@ -141,7 +160,7 @@ struct PredicateLexer {
         guard let one = peek() else { return nil }
         switch one {
         case "=": index += 1; return "=="
-        case "<", ">", "!", "(", ")", "{", "}", "[", "]", ",", ".":
+        case "<", ">", "!", "(", ")", "{", "}", "[", "]", ",", ".", "+", "*", "/", ":":
             index += 1
             return String(one)
         default: return nil

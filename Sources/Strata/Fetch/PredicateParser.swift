@@ -48,6 +48,39 @@ extension FetchPredicate {
     }
 }
 
+extension FetchExpression {
+    /// Parses an expression in NSExpression format, substituting `%@ %K %d %f` arguments in
+    /// order: Core Data's `NSExpression(format:)`.
+    ///
+    /// ```swift
+    /// let raise = try FetchExpression(format: "salary * %@", 1.1)
+    /// let total = try FetchExpression(format: "sum:(employees.salary)")
+    /// ```
+    /// - Parameters:
+    ///   - format: the expression text (grammar in docs/PREDICATES.md, "Expressions").
+    ///   - arguments: one argument per placeholder.
+    /// - Throws: `StrataError(.predicateSyntax)` naming what was expected and the 1-based
+    ///   column, as ``FetchPredicate/init(format:_:)``; the limits of docs/LIMITS.md apply.
+    /// - Complexity: O(n) in the length of `format`.
+    public init(format: String, _ arguments: PredicateArgument...) throws {
+        try self.init(format: format, argumentArray: arguments)
+    }
+
+    /// Parses an expression in NSExpression format with an array of arguments.
+    ///
+    /// ```swift
+    /// let e = try FetchExpression(format: "%K + %d", argumentArray: [.key("bonus"), 100])
+    /// ```
+    /// - Throws: `StrataError(.predicateSyntax)` as ``init(format:_:)``.
+    public init(format: String, argumentArray: [PredicateArgument]) throws {
+        let limits = StrataLimits.current
+        var lexer = PredicateLexer(format)
+        var parser = PredicateParser(tokens: try lexer.tokenize(), format: format, arguments: argumentArray, limits: limits)
+        self = try parser.parseWholeExpression()
+        try PredicateMeasure(self).check(against: limits, code: .predicateSyntax)
+    }
+}
+
 /// A recursive-descent parser over ``PredicateLexer``'s tokens.
 ///
 /// ```
@@ -55,18 +88,22 @@ extension FetchPredicate {
 /// or         := and (("OR" | "||") and)*
 /// and        := not (("AND" | "&&") not)*
 /// not        := ("NOT" | "!") not | "(" or ")" | TRUEPREDICATE | FALSEPREDICATE | comparison
-/// comparison := [ANY | ALL | NONE | SOME] expression operator ["[" c|d|cd "]"] expression
+/// comparison := [ANY | ALL | NONE | SOME] expression operator ["[" c d l n "]"] expression
 /// ```
+/// Expressions (arithmetic, functions, TERNARY, CAST, subscripts) are in
+/// PredicateParser+Expressions.swift. A `(` where a predicate may start opens a group of
+/// predicates unless the token after its matching `)` continues an expression
+/// (`(a + 1) * 2 > 3`): one scan ahead decides, so nothing is parsed twice.
 struct PredicateParser {
-    private let tokens: [PredicateToken]
-    private let format: String
-    private let arguments: [PredicateArgument]
-    private var position = 0
-    private var nextArgument = 0
+    let tokens: [PredicateToken]
+    let format: String
+    let arguments: [PredicateArgument]
+    var position = 0
+    var nextArgument = 0
     private var depth = 0
     /// Bounds the recursion (``StrataLimits/maxPredicateDepth``), so no input, however
     /// deeply nested, can overflow the stack.
-    private let limits: StrataLimits
+    let limits: StrataLimits
 
     init(tokens: [PredicateToken], format: String, arguments: [PredicateArgument], limits: StrataLimits = .current) {
         self.tokens = tokens
@@ -80,28 +117,28 @@ struct PredicateParser {
                     context: ["position": String(column), "predicate": format])
     }
 
-    private var current: PredicateToken { tokens[min(position, tokens.count - 1)] }
+    var current: PredicateToken { tokens[min(position, tokens.count - 1)] }
 
-    private func error(_ message: String, at token: PredicateToken? = nil) -> StrataError {
+    func error(_ message: String, at token: PredicateToken? = nil) -> StrataError {
         let token = token ?? current
         return Self.syntaxError(message, column: token.column, format: format)
     }
 
-    private func expected(_ what: String) -> StrataError {
+    func expected(_ what: String) -> StrataError {
         error("expected \(what), found \(current.display)")
     }
 
-    private mutating func advance() { if position < tokens.count - 1 { position += 1 } }
+    mutating func advance() { if position < tokens.count - 1 { position += 1 } }
 
     /// The current token's keyword (uppercased) when it is an unescaped word.
-    private var keyword: String? {
+    var keyword: String? {
         if case .word(let word, escaped: false) = current.kind { return word.uppercased() }
         return nil
     }
 
-    private func isSymbol(_ symbol: String) -> Bool { current.kind == .symbol(symbol) }
+    func isSymbol(_ symbol: String) -> Bool { current.kind == .symbol(symbol) }
 
-    private mutating func expectSymbol(_ symbol: String, _ what: String) throws {
+    mutating func expectSymbol(_ symbol: String, _ what: String) throws {
         guard isSymbol(symbol) else { throw expected(what) }
         advance()
     }
@@ -115,7 +152,17 @@ struct PredicateParser {
         return predicate
     }
 
-    private mutating func nested<T>(_ body: (inout PredicateParser) throws -> T) throws -> T {
+    /// An expression that is the whole text (``FetchExpression/init(format:_:)``).
+    mutating func parseWholeExpression() throws -> FetchExpression {
+        let expression = try parseExpression()
+        guard current.kind == .end else { throw expected("an operator or the end of the expression") }
+        if nextArgument < arguments.count {
+            throw error("\(arguments.count) arguments were given but only \(nextArgument) placeholders use them")
+        }
+        return expression
+    }
+
+    mutating func nested<T>(_ body: (inout PredicateParser) throws -> T) throws -> T {
         depth += 1
         defer { depth -= 1 }
         guard depth <= limits.maxPredicateDepth else {
@@ -127,7 +174,7 @@ struct PredicateParser {
         return try body(&self)
     }
 
-    private mutating func parseOr() throws -> FetchPredicate {
+    mutating func parseOr() throws -> FetchPredicate {
         var terms = [try parseAnd()]
         while keyword == "OR" || isSymbol("||") {
             advance()
@@ -136,7 +183,7 @@ struct PredicateParser {
         return terms.count == 1 ? terms[0] : .or(terms)
     }
 
-    private mutating func parseAnd() throws -> FetchPredicate {
+    mutating func parseAnd() throws -> FetchPredicate {
         var terms = [try parseNot()]
         while keyword == "AND" || isSymbol("&&") {
             advance()
@@ -145,13 +192,13 @@ struct PredicateParser {
         return terms.count == 1 ? terms[0] : .and(terms)
     }
 
-    private mutating func parseNot() throws -> FetchPredicate {
+    mutating func parseNot() throws -> FetchPredicate {
         try nested { parser in
             if parser.keyword == "NOT" || parser.isSymbol("!") {
                 parser.advance()
                 return .not(try parser.parseNot())
             }
-            if parser.isSymbol("(") {
+            if parser.isSymbol("("), !parser.parenthesisOpensExpression() {
                 parser.advance()
                 let inner = try parser.parseOr()
                 try parser.expectSymbol(")", "')' to close '('")
@@ -165,7 +212,7 @@ struct PredicateParser {
         }
     }
 
-    private mutating func parseComparison() throws -> FetchComparison {
+    mutating func parseComparison() throws -> FetchComparison {
         var modifier = FetchComparison.Modifier.direct
         switch keyword {
         case "ANY", "SOME": modifier = .any; advance()
@@ -187,7 +234,7 @@ struct PredicateParser {
         return FetchComparison(lhs, op, rhs, modifier: modifier, options: options)
     }
 
-    private func comparisonOperator() -> FetchComparison.Operator? {
+    func comparisonOperator() -> FetchComparison.Operator? {
         switch current.kind {
         case .symbol(let symbol):
             return FetchComparison.Operator(rawValue: symbol)
@@ -200,18 +247,20 @@ struct PredicateParser {
         }
     }
 
-    private mutating func parseOptions() throws -> FetchComparison.Options {
+    mutating func parseOptions() throws -> FetchComparison.Options {
         guard isSymbol("[") else { return [] }
         advance()
         guard case .word(let letters, escaped: false) = current.kind else {
-            throw expected("comparison options c, d or cd")
+            throw expected("comparison options (letters c, d, l, n)")
         }
         var options: FetchComparison.Options = []
         for letter in letters.lowercased() {
             switch letter {
             case "c": options.insert(.caseInsensitive)
             case "d": options.insert(.diacriticInsensitive)
-            default: throw error("unknown comparison option '\(letter)' (expected c, d or cd)")
+            case "l": options.insert(.localeSensitive)
+            case "n": options.insert(.normalized)
+            default: throw error("unknown comparison option '\(letter)' (expected c, d, l or n)")
             }
         }
         advance()
@@ -219,185 +268,32 @@ struct PredicateParser {
         return options
     }
 
-    // MARK: Expressions
-
-    /// Words that cannot start a key path unless escaped with `#`.
-    static let reservedWords: Set<String> = [
-        "AND", "OR", "NOT", "IN", "BETWEEN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE",
-        "MATCHES", "ANY", "ALL", "NONE", "SOME", "TRUE", "FALSE", "YES", "NO", "NULL", "NIL",
-        "SELF", "SUBQUERY", "TRUEPREDICATE", "FALSEPREDICATE", "CAST",
-    ]
-
-    private mutating func parseExpression() throws -> FetchExpression {
-        try nested { parser in try parser.parsePath(try parser.parsePrimary()) }
-    }
-
-    /// The start of an expression: a base, the key path components read so far, and
-    /// whether more `.component`s may follow.
-    struct PathStart {
-        var base: FetchExpression
-        var components: [(name: String, token: PredicateToken)] = []
-        var allowsPath: Bool
-    }
-
-    private mutating func parsePrimary() throws -> PathStart {
-        let token = current
-        switch token.kind {
-        case .string(let text): advance(); return PathStart(base: .constant(.string(text)), allowsPath: false)
-        case .integer(let value): advance(); return PathStart(base: .constant(.integer(value)), allowsPath: false)
-        case .double(let value): advance(); return PathStart(base: .constant(.double(value)), allowsPath: false)
-        case .variable(let name): advance(); return PathStart(base: .variable(name), allowsPath: true)
-        case .placeholder(let letter): advance(); return try argument(letter, token: token)
-        case .symbol("{"):
-            advance()
-            var elements: [FetchExpression] = []
-            if !isSymbol("}") {
-                elements.append(try parseExpression())
-                while isSymbol(",") {
-                    advance()
-                    elements.append(try parseExpression())
+    /// Whether the `(` at the current token, matched to its `)`, is followed by something
+    /// that continues an expression (an operator, `.`, `[`), so it groups an expression, not
+    /// predicates. Unbalanced parentheses answer no, and the predicate parser reports them.
+    func parenthesisOpensExpression() -> Bool {
+        var level = 0
+        var index = position
+        while index < tokens.count {
+            switch tokens[index].kind {
+            case .symbol("("): level += 1
+            case .symbol(")"):
+                level -= 1
+                if level == 0 {
+                    let next = tokens[min(index + 1, tokens.count - 1)]
+                    switch next.kind {
+                    case .symbol(let symbol):
+                        return ["+", "-", "*", "/", "**", ".", "[", "==", "!=", "<", "<=", ">", ">="].contains(symbol)
+                    case .word(let word, escaped: false):
+                        return ["BETWEEN", "IN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES"].contains(word.uppercased())
+                    default: return false
+                    }
                 }
+            case .end: return false
+            default: break
             }
-            try expectSymbol("}", "',' or '}' in collection")
-            return PathStart(base: .collection(elements), allowsPath: true)
-        case .word(let word, let escaped):
-            let keyStart = PathStart(base: .evaluatedObject, components: [(word, token)], allowsPath: true)
-            if escaped || word.hasPrefix("@") {
-                advance()
-                return keyStart
-            }
-            let upper = word.uppercased()
-            switch upper {
-            case "TRUE", "YES": advance(); return PathStart(base: .constant(.boolean(true)), allowsPath: false)
-            case "FALSE", "NO": advance(); return PathStart(base: .constant(.boolean(false)), allowsPath: false)
-            case "NULL", "NIL": advance(); return PathStart(base: .constant(.null), allowsPath: false)
-            case "SELF": advance(); return PathStart(base: .evaluatedObject, allowsPath: true)
-            case "SUBQUERY": advance(); return PathStart(base: try parseSubquery(), allowsPath: true)
-            case "CAST": advance(); return PathStart(base: try parseCast(), allowsPath: false)
-            default:
-                if Self.reservedWords.contains(upper) {
-                    throw expected("an expression (write #\(word) for a key named '\(word)')")
-                }
-                advance()
-                return keyStart
-            }
-        default:
-            throw expected("an expression")
+            index += 1
         }
-    }
-
-    /// Reads `.component` suffixes and builds the key path or collection operator.
-    private mutating func parsePath(_ start: PathStart) throws -> FetchExpression {
-        var components = start.components
-        while start.allowsPath && isSymbol(".") {
-            advance()
-            guard case .word(let word, _) = current.kind else { throw expected("a key name after '.'") }
-            components.append((word, current))
-            advance()
-        }
-        guard !components.isEmpty else { return start.base }
-        if components.count > limits.maxKeyPathComponents {
-            var error = error("key path has \(components.count) components (limit \(limits.maxKeyPathComponents))",
-                              at: components[limits.maxKeyPathComponents].token)
-            error.context["limit"] = "maxKeyPathComponents"
-            error.context["maximum"] = String(limits.maxKeyPathComponents)
-            throw error
-        }
-        do {
-            return try PredicateKeyPaths.expression(components: components.map(\.name), on: start.base)
-        } catch {
-            let token = components[min(error.index, components.count - 1)].token
-            throw self.error(error.message, at: token)
-        }
-    }
-
-    /// `SUBQUERY(collection, $variable, predicate)`, after the word.
-    private mutating func parseSubquery() throws -> FetchExpression {
-        try expectSymbol("(", "'(' after SUBQUERY")
-        let collection = try parseExpression()
-        try expectSymbol(",", "',' after the SUBQUERY collection")
-        guard case .variable(let name) = current.kind else { throw expected("a $variable as SUBQUERY's second argument") }
-        advance()
-        try expectSymbol(",", "',' after the SUBQUERY variable")
-        let predicate = try nested { parser in try parser.parseOr() }
-        try expectSymbol(")", "')' to close SUBQUERY")
-        return .subquery(collection: collection, variable: name, predicate: predicate)
-    }
-
-    /// The next argument for a placeholder, converted to an expression.
-    private mutating func argument(_ letter: Character, token: PredicateToken) throws -> PathStart {
-        guard nextArgument < arguments.count else {
-            throw error("'%\(letter)' has no argument (only \(arguments.count) given)", at: token)
-        }
-        let argument = arguments[nextArgument]
-        nextArgument += 1
-        func wrongKind(_ wanted: String) -> StrataError {
-            error("argument \(nextArgument) for '%\(letter)' must be \(wanted), not a \(argument.kindName)", at: token)
-        }
-        switch (letter, argument) {
-        case ("@", .value(let value)):
-            return PathStart(base: .constant(value), allowsPath: false)
-        case ("@", .list(let values)):
-            return PathStart(base: .collection(values.map(FetchExpression.constant)), allowsPath: true)
-        case ("@", .key):
-            throw wrongKind("a value or a list (use %K for key paths)")
-        case ("K", .key(let path)), ("K", .value(.string(let path))):
-            let names = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            if let bad = names.first(where: { !$0.hasPrefix("@") && !PredicateKeyPaths.isIdentifier($0) }) {
-                throw error("argument \(nextArgument) for '%K' is not a key path: component \(bad.debugDescription) is not a key name", at: token)
-            }
-            return PathStart(base: .evaluatedObject, components: names.map { ($0, token) }, allowsPath: true)
-        case ("K", _):
-            throw wrongKind("a key path")
-        case ("d", .value(.integer(let value))):
-            return PathStart(base: .constant(.integer(value)), allowsPath: false)
-        case ("d", .value(.boolean(let value))):
-            return PathStart(base: .constant(.integer(value ? 1 : 0)), allowsPath: false)
-        case ("d", _):
-            throw wrongKind("an integer")
-        case ("f", .value(.double(let value))):
-            return PathStart(base: .constant(.double(value)), allowsPath: false)
-        case ("f", .value(.integer(let value))):
-            return PathStart(base: .constant(.double(Double(value))), allowsPath: false)
-        case ("f", _):
-            throw wrongKind("a number")
-        default:
-            throw wrongKind("a value")
-        }
-    }
-
-    /// `CAST(literal, "Type")`, after the word: how dates, decimals, UUIDs, URLs and data
-    /// are printed (`CAST(700000000.0, "NSDate")`).
-    private mutating func parseCast() throws -> FetchExpression {
-        try expectSymbol("(", "'(' after CAST")
-        let valueToken = current
-        advance()
-        try expectSymbol(",", "',' after the CAST value")
-        guard case .string(let type) = current.kind else { throw expected("a type name string such as \"NSDate\"") }
-        let typeToken = current
-        advance()
-        try expectSymbol(")", "')' to close CAST")
-        let text: String
-        switch valueToken.kind {
-        case .string(let value): text = value
-        case .integer(let value): text = String(value)
-        case .double(let value): text = String(value)
-        default: throw error("expected a string or number to CAST, found \(valueToken.display)", at: valueToken)
-        }
-        let value: PropertyValue?
-        switch type {
-        case "NSDate": value = Double(text).map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
-        case "NSNumber": value = Int64(text).map(PropertyValue.integer) ?? Double(text).map(PropertyValue.double)
-        case "NSDecimalNumber": value = Decimal(string: text, locale: nil).map(PropertyValue.decimal)
-        case "NSUUID": value = UUID(uuidString: text).map(PropertyValue.uuid)
-        case "NSURL": value = URL(string: text).map(PropertyValue.uri)
-        case "NSData": value = Data(base64Encoded: text).map(PropertyValue.data)
-        case "NSManagedObjectID":
-            throw error("object IDs cannot be written as literals; pass them as %@ arguments", at: valueToken)
-        default:
-            throw error("unknown CAST type \(type.debugDescription) (expected NSDate, NSNumber, NSDecimalNumber, NSUUID, NSURL or NSData)", at: typeToken)
-        }
-        guard let value else { throw error("cannot convert \(text.debugDescription) to \(type)", at: valueToken) }
-        return .constant(value)
+        return false
     }
 }
