@@ -143,6 +143,12 @@ func storePicture(_ store: any PersistentStore) throws -> [String: String] {
         #expect(error?.code == .unknownKey)
         #expect(error?.context["key"] == "salary")
         #expect(error?.message.contains("'wage'") == true)
+        let variable = strataError {
+            _ = try fixture.fresh().executeBatch(BatchUpdateRequest(entityName: "Employee", predicate: .constant(false),
+                                                                    propertiesToUpdate: ["salary": .function(.add, [.keyPath("salary"), .variable("RAISE")])]))
+        }
+        #expect(variable?.code == .invalidArgument)
+        #expect(variable?.context["variable"] == "RAISE")
     }
 
     @Test(arguments: BatchStoreKind.allCases)

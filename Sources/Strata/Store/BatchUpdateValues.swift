@@ -10,7 +10,7 @@ import Foundation
 enum BatchUpdateValues {
     /// The slot an assignment sets and its expression, constants already coerced.
     /// - Throws: `.unknownKey` for a key (or a key path's first key) the entity lacks,
-    ///   `.invalidArgument` for a relationship or transient key, `.typeMismatch` and
+    ///   `.invalidArgument` for a relationship or transient key or a `$VARIABLE`, `.typeMismatch` and
     ///   `.validation` for a constant that does not fit the attribute.
     static func assignment(_ expression: FetchExpression, forKey key: String,
                            of entity: EntityDescription) throws -> (slot: Int, expression: FetchExpression) {
@@ -30,6 +30,12 @@ enum BatchUpdateValues {
         }
         if case .constant(let value) = expression {
             return (slot, .constant(try checked(value, for: attribute, of: entity, object: nil, source: nil)))
+        }
+        var variables: Set<String> = []
+        expression.collectVariables(into: &variables, bound: [])
+        if let variable = variables.sorted().first {
+            throw StrataError(.invalidArgument, "The batch update sets '\(entity.name).\(key)' to \(expression.predicateFormat), which uses $\(variable); substitute variables before the request.",
+                              context: context.merging(["variable": variable]) { $1 })
         }
         for root in expression.rootKeys.sorted() where entity.slot(forKey: root) == nil {
             throw StrataError(.unknownKey, "The batch update sets '\(entity.name).\(key)' to \(expression.predicateFormat), which reads '\(root)', not a property of entity '\(entity.name)'.",

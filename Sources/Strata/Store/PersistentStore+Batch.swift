@@ -7,7 +7,7 @@ public struct StoreBatchRequest: Sendable {
     public enum Action: Sendable, Hashable {
         /// Set these attribute slots to the values of expressions over each record's values
         /// before the update (constants already coerced to the attribute types; computed
-        /// values are coerced and validated per record, `now()` is ``timestamp``).
+        /// values are coerced and validated per record, `now()` is ``StoreBatchRequest/timestamp``).
         case update([Int: FetchExpression])
         /// Delete the records, applying the model's delete rules.
         case delete
