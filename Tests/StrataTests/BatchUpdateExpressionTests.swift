@@ -115,7 +115,7 @@ func storePicture(_ store: any PersistentStore) throws -> [String: String] {
         #expect(required?.context["object"] == graph.employee("Barbara").description)
         #expect(required?.problems.first?.object == graph.employee("Barbara").description)
         #expect(required?.message.contains("department.name") == true)
-        // A date into an integer attribute, for every record with a start date.
+        // A string into an integer attribute.
         let mismatch = strataError {
             _ = try fixture.fresh().executeBatch(BatchUpdateRequest(entityName: "Employee", propertiesToUpdate: ["salary": .keyPath("firstName")]))
         }
@@ -167,6 +167,10 @@ func storePicture(_ store: any PersistentStore) throws -> [String: String] {
             let saved = try #require(try document.segmentRecords().last?.timestamp)
             #expect(abs(saved.timeIntervalSince(now)) <= 0.001)
         }
+        // now() in the predicate is pinned too (and SQL then sees a constant date).
+        let again = BatchUpdateRequest(entityName: "Employee", predicate: try FetchPredicate(format: "startDate <= now()"),
+                                       propertiesToUpdate: ["rating": 1])
+        #expect(try fixture.fresh().executeBatch(again).count == 5)
     }
 
     @Test func theDescriptionPrintsTheExpressions() {

@@ -38,10 +38,12 @@ extension ManagedObjectContext {
             let (slot, checked) = try BatchUpdateValues.assignment(value, forKey: key, of: entity)
             assignments[slot] = checked
         }
+        // One instant for `now()` in the predicate, in the values and as the group's time.
+        let now = Date()
         let fetch = StoreFetchRequest(entity: entity, includesSubentities: request.includesSubentities,
-                                      predicate: request.predicate)
+                                      predicate: request.predicate?.replacingNow(with: now))
         return try runBatch(fetch, action: .update(assignments), actionName: "Batch Update \(entity.name)",
-                            resultType: request.resultType, registersUndo: request.registersUndo)
+                            resultType: request.resultType, registersUndo: request.registersUndo, timestamp: now)
     }
 
     /// Runs a batch delete in the stores, without loading objects (Core Data's
@@ -86,7 +88,7 @@ extension ManagedObjectContext {
     /// saved as a ``ChangeGroupKind/user`` group, becomes one undo group of this context
     /// and is merged into it (undo must start from the records' new values).
     func runBatch(_ fetch: StoreFetchRequest, action: StoreBatchRequest.Action, actionName: String,
-                  resultType: BatchResultType, registersUndo: Bool) throws -> BatchResult {
+                  resultType: BatchResultType, registersUndo: Bool, timestamp: Date = Date()) throws -> BatchResult {
         if registersUndo { try undoManager?.prepareForBatchRequest() }
         let entities = fetch.includesSubentities ? fetch.entity.selfAndDescendants : [fetch.entity]
         var stores: [any PersistentStore] = []
@@ -99,7 +101,7 @@ extension ManagedObjectContext {
                               context: ["entity": fetch.entity.name])
         }
         let request = StoreBatchRequest(fetch: fetch, action: action, groupID: coordinator.allocateGroupID(), actionName: actionName,
-                                        kind: registersUndo ? .user : .batch)
+                                        timestamp: timestamp, kind: registersUndo ? .user : .batch)
         var matched: [ManagedObjectID] = []
         var changes = SaveChanges()
         var saved: [(id: UInt64, operations: [ChangeOperation])] = []

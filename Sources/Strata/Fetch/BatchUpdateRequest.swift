@@ -34,6 +34,7 @@ public enum BatchResultType: String, Hashable, Sendable, CaseIterable {
 ///         "rating": .function(.multiply, [.keyPath("rating"), 1.1]),      // rating * 1.1
 ///         "email": .function(.lowercase, [.keyPath("email")]),            // lowercase:(email)
 ///         "startDate": .function(.now, []),                               // now()
+///         "salary": try FetchExpression(format: "trunc:(salary * 1.1)"),  // a whole number
 ///     ])
 /// ```
 ///
