@@ -43,30 +43,55 @@ struct InsertCommand: ParsableCommand {
     }
 }
 
-/// `strata update DOC URI key=value ...`.
+/// `strata update DOC URI key=value ...`, or `strata update DOC ENTITY --where PRED key=EXPR ...`.
 struct UpdateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "update",
-        abstract: "Change an object's attributes and relationships.",
+        abstract: "Change an object's attributes and relationships, or every matching record's attributes.",
         discussion: """
             Takes the same key=value forms as insert, plus key+=@URI and key-=@URI to add or \
             remove one member of a to-many relationship. Saved as one undo group named \
             "Update ENTITY".
 
+            With --where PREDICATE the first argument is an entity and the update is a batch \
+            update of every record matching the predicate (TRUEPREDICATE for all): each \
+            key=EXPR sets an attribute to an expression over the record's values before the \
+            update (salary * 2, lowercase:(email), TERNARY(rating > 4, 1, 0), now(); strings \
+            are quoted: name='Ada'). It prints how many records matched and how many changed \
+            (--json for JSON), and is saved as one undo group named "Batch Update ENTITY" that \
+            `strata undo` reverts.
+
             Examples:
               strata update staff.strata Employee/p1 salary=160000 email=ada@example.com
               strata update staff.strata x-strata://…/Employee/p1 manager=null
               strata update staff.strata Project/p1 members+=@Employee/p3 members-=@Employee/p2
+              strata update staff.strata Employee --where 'salary < 50000' 'salary=trunc:(salary * 1.1)' 'email=lowercase:(email)'
             """)
 
     @OptionGroup var target: DocumentArgument
     var document: String { target.document }
-    @Argument(help: "The object's URI (or Entity/pKEY).")
+    @Argument(help: "The object's URI (or Entity/pKEY); with --where, the entity.")
     var uri: String
-    @Argument(help: "key=value, key+=@URI or key-=@URI assignments.")
+    @Argument(help: "key=value, key+=@URI or key-=@URI assignments; with --where, key=EXPR.")
     var assignments: [String] = []
+    @Option(name: .customLong("where"),
+            help: ArgumentHelp("Update every record of the entity matching this predicate (a batch update).", valueName: "predicate"))
+    var predicate: String?
+    @OptionGroup var output: JSONFlag
+
+    func validate() throws {
+        guard predicate != nil else {
+            if output.json { throw ValidationError("--json goes with --where (a batch update prints its counts).") }
+            return
+        }
+        guard !assignments.isEmpty else { throw ValidationError("A batch update (--where) needs at least one key=EXPR.") }
+    }
 
     func run() throws {
+        if let predicate {
+            try BatchUpdateRun(document: document, entity: uri, predicate: predicate, assignments: assignments, json: output.json).run()
+            return
+        }
         let parsed = try assignments.map(Assignment.init)
         try DocumentSession.with(document, writes: true) { session in
             let object = try session.object(uri)

@@ -16,10 +16,15 @@ extension ManagedObjectContext {
     /// The context's unsaved changes play no part and its registered objects keep their
     /// values until the result is merged. The operations are saved as one
     /// ``ChangeGroupKind/batch`` group ("Batch Update Employee"), not on the undo stack.
+    /// Values may be expressions over each record (`salary * 2`, `lowercase:(email)`,
+    /// `now()`), computed from the record's values before the update; the log records the
+    /// computed old and new values (see ``BatchUpdateRequest``).
     /// - Throws: `.unknownKey` for an unknown entity or key (naming it), `.invalidArgument`
     ///   for a relationship or transient key, `.typeMismatch` for a value that does not fit
-    ///   the attribute's type (naming the key), `.validation` for a value outside the
-    ///   model's constraints; predicate and store errors.
+    ///   the attribute's type (naming the key, and the record for a computed value),
+    ///   `.validation` for a value outside the model's constraints, `.predicateEvaluation`
+    ///   for an expression that cannot be computed for a record; predicate and store
+    ///   errors. Nothing is written when it throws.
     /// - Complexity: the store's fetch, plus O(matched records) row reads and operations.
     public func executeBatch(_ request: BatchUpdateRequest) throws -> BatchResult {
         enter()
@@ -28,15 +33,17 @@ extension ManagedObjectContext {
             throw StrataError(.invalidArgument, "The batch update of '\(entity.name)' sets no property.",
                               context: ["entity": entity.name])
         }
-        var assignments: [Int: PropertyValue] = [:]
+        var assignments: [Int: FetchExpression] = [:]
         for (key, value) in request.propertiesToUpdate.sorted(by: { $0.key < $1.key }) {
-            let (slot, coerced) = try Self.batchValue(value, forKey: key, of: entity)
-            assignments[slot] = coerced
+            let (slot, checked) = try BatchUpdateValues.assignment(value, forKey: key, of: entity)
+            assignments[slot] = checked
         }
+        // One instant for `now()` in the predicate, in the values and as the group's time.
+        let now = Date()
         let fetch = StoreFetchRequest(entity: entity, includesSubentities: request.includesSubentities,
-                                      predicate: request.predicate)
+                                      predicate: request.predicate?.replacingNow(with: now))
         return try runBatch(fetch, action: .update(assignments), actionName: "Batch Update \(entity.name)",
-                            resultType: request.resultType, registersUndo: request.registersUndo)
+                            resultType: request.resultType, registersUndo: request.registersUndo, timestamp: now)
     }
 
     /// Runs a batch delete in the stores, without loading objects (Core Data's
@@ -76,45 +83,12 @@ extension ManagedObjectContext {
         return entity
     }
 
-    /// The slot of an attribute and the value coerced to its type and checked against its
-    /// constraints.
-    static func batchValue(_ value: PropertyValue, forKey key: String, of entity: EntityDescription) throws -> (Int, PropertyValue) {
-        let context = ["entity": entity.name, "key": key]
-        guard let slot = entity.slot(forKey: key) else {
-            throw StrataError(.unknownKey, "The batch update sets '\(key)', which is not a property of entity '\(entity.name)'.",
-                              context: context)
-        }
-        guard case .attribute(let index) = entity.slotKinds[slot] else {
-            throw StrataError(.invalidArgument, "The batch update sets the relationship '\(entity.name).\(key)'; only attributes can be set.",
-                              context: context)
-        }
-        let attribute = entity.attributes[index]
-        guard !attribute.isTransient else {
-            throw StrataError(.invalidArgument, "The batch update sets the transient attribute '\(entity.name).\(key)', which the store does not hold.",
-                              context: context)
-        }
-        guard let coerced = ModelValueRules.coerce(value, to: attribute.attributeType) else {
-            throw StrataError(
-                .typeMismatch,
-                "The batch update sets '\(entity.name).\(key)' to a \(ModelValueRules.kindName(value)) value (\(value)); the attribute is a \(attribute.attributeType.rawValue).",
-                context: context)
-        }
-        let problems = AttributeConstraints.problems(of: coerced, for: attribute)
-        if !problems.isEmpty {
-            throw StrataError(
-                .validation, "The batch update sets '\(entity.name).\(key)' to an invalid value: \(problems.joined(separator: "; ")).",
-                problems: problems.map { StrataError.Problem(entityName: entity.name, object: nil, key: key, reason: $0) },
-                context: context)
-        }
-        return (slot, coerced)
-    }
-
     /// Runs the request in every store holding records of the entity, under the
     /// coordinator's save lock, and gathers the outcomes. With `registersUndo` the group is
     /// saved as a ``ChangeGroupKind/user`` group, becomes one undo group of this context
     /// and is merged into it (undo must start from the records' new values).
     func runBatch(_ fetch: StoreFetchRequest, action: StoreBatchRequest.Action, actionName: String,
-                  resultType: BatchResultType, registersUndo: Bool) throws -> BatchResult {
+                  resultType: BatchResultType, registersUndo: Bool, timestamp: Date = Date()) throws -> BatchResult {
         if registersUndo { try undoManager?.prepareForBatchRequest() }
         let entities = fetch.includesSubentities ? fetch.entity.selfAndDescendants : [fetch.entity]
         var stores: [any PersistentStore] = []
@@ -127,7 +101,7 @@ extension ManagedObjectContext {
                               context: ["entity": fetch.entity.name])
         }
         let request = StoreBatchRequest(fetch: fetch, action: action, groupID: coordinator.allocateGroupID(), actionName: actionName,
-                                        kind: registersUndo ? .user : .batch)
+                                        timestamp: timestamp, kind: registersUndo ? .user : .batch)
         var matched: [ManagedObjectID] = []
         var changes = SaveChanges()
         var saved: [(id: UInt64, operations: [ChangeOperation])] = []

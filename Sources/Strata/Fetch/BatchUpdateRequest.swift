@@ -24,9 +24,29 @@ public enum BatchResultType: String, Hashable, Sendable, CaseIterable {
 /// try ManagedObjectContext.mergeChanges(fromRemoteContextSave: result.remoteChanges, into: [context])
 /// ```
 ///
+/// A new value may be an expression over the record (Core Data's `NSExpression` values):
+///
+/// ```swift
+/// let update = BatchUpdateRequest(
+///     entityName: "Employee",
+///     predicate: try FetchPredicate(format: "salary < 50000"),
+///     propertiesToUpdate: [
+///         "rating": .function(.multiply, [.keyPath("rating"), 1.1]),      // rating * 1.1
+///         "email": .function(.lowercase, [.keyPath("email")]),            // lowercase:(email)
+///         "startDate": .function(.now, []),                               // now()
+///         "salary": try FetchExpression(format: "trunc:(salary * 1.1)"),  // a whole number
+///     ])
+/// ```
+///
+/// Every value of a record is computed from the record's values before the update (as SQL's
+/// `UPDATE`: `["a": .keyPath("b"), "b": .keyPath("a")]` swaps them), `now()` is one instant
+/// for the whole batch (the saved group's timestamp), and each result is coerced and checked
+/// like a constant; a value that fails for any record refuses the whole batch, naming the
+/// record and the key.
+///
 /// The store finds the matching records with its fetch path (SQL for a document), writes
-/// one update operation per changed record (old and new values, so history and undo of the
-/// document's log see them) and saves them as one segment group of kind
+/// one update operation per changed record (old and new values — the computed ones, so
+/// undo, redo and replay of the document's log never compute them again) and saves them as one segment group of kind
 /// ``ChangeGroupKind/batch`` named "Batch Update <Entity>". The context's unsaved changes
 /// are not taken into account, and registered objects keep their values until the changes
 /// are merged (``ManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)-([String:[ManagedObjectID]],_)``).
@@ -35,10 +55,12 @@ public final class BatchUpdateRequest {
     public var entityName: String
     /// Which records are updated; nil updates every record of the entity.
     public var predicate: FetchPredicate?
-    /// The new values by attribute name. Values are coerced to the attribute's type (an
+    /// The new values by attribute name: constants (literals convert: `["salary": 60_000]`)
+    /// or expressions over the record (`.function(.multiply, [.keyPath("rating"), 1.1])`),
+    /// evaluated per record on its old values. Values are coerced to the attribute's type (an
     /// integer for a double attribute, a whole double for an integer one, a string for a
     /// UUID or URI attribute) and checked against the model's constraints.
-    public var propertiesToUpdate: [String: PropertyValue]
+    public var propertiesToUpdate: [String: FetchExpression]
     /// Whether records of sub-entities are updated too (default `true`).
     public var includesSubentities = true
     /// What ``BatchResult`` reports (default `.count`).
@@ -54,11 +76,29 @@ public final class BatchUpdateRequest {
     /// - Parameters:
     ///   - entityName: the entity whose records change.
     ///   - predicate: which records; nil for all.
-    ///   - propertiesToUpdate: attribute name → new value (`.null` clears an optional one).
-    public init(entityName: String, predicate: FetchPredicate? = nil, propertiesToUpdate: [String: PropertyValue]) {
+    ///   - propertiesToUpdate: attribute name → new value, a constant or an expression over
+    ///     the record (`nil` clears an optional attribute).
+    public init(entityName: String, predicate: FetchPredicate? = nil, propertiesToUpdate: [String: FetchExpression]) {
         self.entityName = entityName
         self.predicate = predicate
         self.propertiesToUpdate = propertiesToUpdate
+    }
+
+    /// Creates a batch update request that sets constant values.
+    ///
+    /// ```swift
+    /// let values: [String: PropertyValue] = ["salary": 60_000, "badge": .uuid(badge)]
+    /// let request = BatchUpdateRequest(entityName: "Employee", propertiesToUpdate: values)
+    /// ```
+    /// - Parameters:
+    ///   - entityName: the entity whose records change.
+    ///   - predicate: which records; nil for all.
+    ///   - propertiesToUpdate: attribute name → new value (`.null` clears an optional one).
+    // Disfavoured so that a dictionary literal of plain literals picks the expression form;
+    // this one is chosen for `[String: PropertyValue]` values and `.string(…)`-style members.
+    @_disfavoredOverload
+    public convenience init(entityName: String, predicate: FetchPredicate? = nil, propertiesToUpdate: [String: PropertyValue]) {
+        self.init(entityName: entityName, predicate: predicate, propertiesToUpdate: propertiesToUpdate.mapValues { .constant($0) })
     }
 }
 
@@ -108,7 +148,7 @@ extension BatchUpdateRequest: CustomStringConvertible {
     public var description: String {
         var text = "BatchUpdateRequest(\(entityName)"
         if let predicate { text += " where \(predicate.predicateFormat)" }
-        let assignments = propertiesToUpdate.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }
+        let assignments = propertiesToUpdate.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value.predicateFormat)" }
         return text + " set " + assignments.joined(separator: ", ") + ")"
     }
 }

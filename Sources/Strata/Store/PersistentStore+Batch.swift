@@ -5,8 +5,10 @@ import Foundation
 public struct StoreBatchRequest: Sendable {
     /// What happens to the matching records.
     public enum Action: Sendable, Hashable {
-        /// Set these slots (attribute slots, values already coerced to the attribute types).
-        case update([Int: PropertyValue])
+        /// Set these attribute slots to the values of expressions over each record's values
+        /// before the update (constants already coerced to the attribute types; computed
+        /// values are coerced and validated per record, `now()` is ``StoreBatchRequest/timestamp``).
+        case update([Int: FetchExpression])
         /// Delete the records, applying the model's delete rules.
         case delete
         /// Insert the rows the source gives (the fetch plays no part).
@@ -129,16 +131,18 @@ struct StoreBatchPlanner {
     // MARK: Update
 
     private func planUpdate(_ request: StoreBatchRequest, matched: [ManagedObjectID],
-                            assignments: [Int: PropertyValue]) throws -> StoreBatchOutcome {
-        let slots = assignments.keys.sorted()
+                            assignments: [Int: FetchExpression]) throws -> StoreBatchOutcome {
+        let ordered = assignments.keys.sorted().map { (slot: $0, expression: assignments[$0]!.replacingNow(with: request.timestamp)) }
         var operations: [ChangeOperation] = []
         var changes = SaveChanges()
         for id in matched {
             guard let row = try values(id) else { continue }
+            let applicable = ordered.filter { $0.slot < row.count }
+            // Every new value comes from the old row, before any slot of it changes.
+            let newValues = try BatchUpdateValues.values(applicable, for: id, row: row, rowSource: values)
             var slotChanges: [SlotChange] = []
-            for slot in slots where slot < row.count {
-                guard let new = assignments[slot], row[slot] != new else { continue }
-                slotChanges.append(SlotChange(slot: slot, old: row[slot], new: new))
+            for (assignment, new) in zip(applicable, newValues) where row[assignment.slot] != new {
+                slotChanges.append(SlotChange(slot: assignment.slot, old: row[assignment.slot], new: new))
             }
             guard !slotChanges.isEmpty else { continue }
             operations.append(.update(id, changes: SlotChanges(slotChanges)))
