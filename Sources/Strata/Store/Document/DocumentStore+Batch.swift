@@ -16,7 +16,10 @@ extension DocumentStore: BatchExecutingStore {
             return try writing {
                 try withOpenState { _ = try $0.catchUp() }
                 // Rows of earlier chunks are read as the held write has them.
+                // An undo reads an undoable insert's operations back from the log, as long
+                // as compaction keeps every segment (retention `.all`).
                 return try executeBatchInsert(request, rows: rows, chunkSize: BatchInsertWriter.documentChunkSize,
+                                              readsGroupFromLog: configuration.retention == .all,
                                               values: { id in try self.withOpenState { try $0.valuesInWrite(id) } })
             }
         }
