@@ -96,11 +96,12 @@ extension PersistentStore {
     /// `values(for:)`) and `save` (which gives the rows their keys), `chunkSize` rows per
     /// segment.
     func executeBatchInsert(_ request: StoreBatchRequest, rows: StoreBatchInsert, chunkSize: Int, readsGroupFromLog: Bool = false,
-                            values: ((ManagedObjectID) throws -> [PropertyValue]?)? = nil) throws -> StoreBatchOutcome {
+                            values: ((ManagedObjectID) throws -> [PropertyValue]?)? = nil,
+                            save: ((SegmentGroup) throws -> StoreSaveResult)? = nil) throws -> StoreBatchOutcome {
         var writer = BatchInsertWriter(
             storeTag: tag, chunkSize: chunkSize,
             values: values ?? { try self.values(for: $0) },
-            save: { group in try self.save(StoreSaveRequest(groups: [group], timestamp: request.timestamp)) })
+            save: save ?? { group in try self.save(StoreSaveRequest(groups: [group], timestamp: request.timestamp)) })
         writer.readsGroupFromLog = readsGroupFromLog
         return try writer.run(request, rows: rows)
     }
