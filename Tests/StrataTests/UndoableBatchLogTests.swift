@@ -41,12 +41,14 @@ import Testing
         #expect(stack.undo.redoActionName == "Batch Insert Employee")
         try stack.context.save()
         #expect(try chunkedCount(stack) == 0)
-        #expect(try stack.newContext().existingObject(with: sales).relatedSet("employees").count == 2)
+        let reader = stack.newContext()   // held: an object holds its context weakly
+        #expect(try reader.existingObject(with: sales).relatedSet("employees").count == 2)
 
         try stack.undo.redo()
         try stack.context.save()
         #expect(try chunkedCount(stack) == rows)
-        #expect(try stack.newContext().existingObject(with: sales).relatedSet("employees").count == rows + 2)
+        let later = stack.newContext()
+        #expect(try later.existingObject(with: sales).relatedSet("employees").count == rows + 2)
         // Undone again, now from the group the redo recorded.
         try stack.undo.undo()
         try stack.context.save()

@@ -84,8 +84,14 @@ extension DocumentState {
         for patch in held.patches {
             for id in patch.rows.keys { rowsByTable[schema.table(for: id.entity).name, default: 0] += 1 }
         }
-        let indexes = try SnapshotIndexRebuild(connection: connection, rowsByTable: rowsByTable,
-                                               minimumRows: configuration.indexRebuildMinimumRows)
+        // A table that got a full chunk is getting a batch insert, which goes on: its count
+        // so far says little about the rows still to come (the first chunk alone is below
+        // the rebuild's minimum), so it counts as reaching the minimum.
+        let minimum = configuration.indexRebuildMinimumRows
+        for (table, count) in rowsByTable where count >= BatchInsertWriter.documentChunkSize {
+            rowsByTable[table] = max(count, minimum)
+        }
+        let indexes = try SnapshotIndexRebuild(connection: connection, rowsByTable: rowsByTable, minimumRows: minimum)
         let fold = BatchFold(indexes: indexes, overlayBefore: overlay, retention: configuration.retention)
         try self.fold(rows: overlay.rows, deleted: overlay.deleted)
         for (id, values) in overlay.rows { fold.note(id, values, always: true) }
