@@ -105,6 +105,8 @@ extension ManagedObjectContext {
         var matched: [ManagedObjectID] = []
         var changes = SaveChanges()
         var saved: [(id: UInt64, operations: [ChangeOperation])] = []
+        // A document whose log holds the whole group: undo reads the operations from there.
+        var logged: DocumentStore?
         try coordinator.withSaveLock {
             for store in stores {
                 let outcome = if let batchStore = store as? any BatchExecutingStore {
@@ -117,13 +119,25 @@ extension ManagedObjectContext {
                 changes.updated.formUnion(outcome.changes.updated)
                 changes.deleted.formUnion(outcome.changes.deleted)
                 if let group = outcome.group { saved.append((outcome.savedGroupID ?? group.id, group.operations)) }
+                if outcome.readsGroupFromLog, outcome.group != nil { logged = store as? DocumentStore }
             }
             coordinator.noteChanged(changes.updated.union(changes.deleted))
         }
         coordinator.announce(changes, from: nil)
         if registersUndo, let first = saved.first {
             mergeChanges(fromContextDidSave: changes)
-            undoManager?.registerBatchRequest(id: first.id, operations: saved.flatMap(\.operations), actionName: actionName)
+            if saved.count == 1, let logged {
+                let id = first.id
+                undoManager?.registerBatchRequest(id: id, operations: [], stored: { [weak logged] in
+                    guard let logged else {
+                        throw StrataError(.undo, "The document that saved group \(id) is closed, so the group cannot be undone.",
+                                          context: ["group": String(id)])
+                    }
+                    return try logged.loggedOperations(ofGroup: id)
+                }, actionName: actionName)
+            } else {
+                undoManager?.registerBatchRequest(id: first.id, operations: saved.flatMap(\.operations), actionName: actionName)
+            }
         }
         return BatchResult(resultType: resultType, count: matched.count,
                            objectIDs: resultType == .objectIDs ? matched : [], changes: changes)

@@ -20,8 +20,9 @@ extension ManagedObjectContext {
     ///   the handler's error; `.undo` for an undoable request inside an open undo group;
     ///   store errors. Nothing is written when it throws.
     /// - Complexity: O(rows + the existing records the rows relate to); memory bounded by
-    ///   a chunk of rows for a document (plus the inserted IDs, and the operations when
-    ///   undoable).
+    ///   a chunk of rows for a document (plus the inserted IDs). An undoable insert into a
+    ///   document that keeps its whole log (retention `.all`, the default) holds no
+    ///   operations: undo reads them back from the log; elsewhere the undo group holds them.
     public func executeBatch(_ request: BatchInsertRequest) throws -> BatchResult {
         enter()
         let entity = try batchEntity(named: request.entityName, role: "batch insert")

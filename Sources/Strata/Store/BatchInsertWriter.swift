@@ -16,7 +16,8 @@ import OrderedCollections
 /// so the chunks commit together or not at all, and `values` reads what earlier chunks
 /// wrote. What stays in memory across chunks: the inserted IDs (for the result and
 /// merging), the reserved IDs rows took, the members waiting for a later reserved row —
-/// and, only for an undoable request, the operations.
+/// and, only for an undoable request whose store keeps no log to read them back from
+/// (``readsGroupFromLog`` false), the operations.
 struct BatchInsertWriter {
     /// Rows per segment for a document.
     static let documentChunkSize = 10_000
@@ -29,6 +30,10 @@ struct BatchInsertWriter {
     let values: (ManagedObjectID) throws -> [PropertyValue]?
     /// Saves a group, giving its temporary IDs and group id permanent ones.
     let save: (SegmentGroup) throws -> StoreSaveResult
+    /// Whether the store's log keeps every segment of the group, so an undo can read the
+    /// operations back (``DocumentStore/loggedOperations(ofGroup:)``) and an undoable
+    /// request need not hold them.
+    var readsGroupFromLog = false
 
     func run(_ request: StoreBatchRequest, rows: StoreBatchInsert) throws -> StoreBatchOutcome {
         let entity = rows.entity
@@ -38,7 +43,7 @@ struct BatchInsertWriter {
         var inserted: [ManagedObjectID] = []
         var updated: Set<ManagedObjectID> = []
         var kept: [ChangeOperation] = []
-        let keepsOperations = request.kind == .user
+        let keepsOperations = request.kind == .user && !readsGroupFromLog
         var chunk = BatchInsertChunk()
 
         func flush(last: Bool) throws {
@@ -86,7 +91,9 @@ struct BatchInsertWriter {
         let group = savedGroupID.map {
             SegmentGroup(id: $0, kind: request.kind, revertsGroup: nil, actionName: request.actionName, operations: kept)
         }
-        return StoreBatchOutcome(matched: inserted, changes: changes, group: group, savedGroupID: savedGroupID)
+        var outcome = StoreBatchOutcome(matched: inserted, changes: changes, group: group, savedGroupID: savedGroupID)
+        outcome.readsGroupFromLog = request.kind == .user && readsGroupFromLog
+        return outcome
     }
 }
 

@@ -55,6 +55,9 @@ public struct StoreBatchOutcome: Sendable {
     public var group: SegmentGroup?
     /// The permanent id the store saved the group under, when it reports it.
     public var savedGroupID: UInt64?
+    /// Whether the group's operations were left out because the store's log holds them
+    /// (an undoable batch insert into a document): an undo reads them back from there.
+    var readsGroupFromLog = false
 
     /// Creates an outcome.
     public init(matched: [ManagedObjectID], changes: SaveChanges, group: SegmentGroup?, savedGroupID: UInt64? = nil) {
@@ -94,12 +97,14 @@ extension PersistentStore {
     /// Writes a batch insert with ``BatchInsertWriter`` through `values` (default
     /// `values(for:)`) and `save` (which gives the rows their keys), `chunkSize` rows per
     /// segment.
-    func executeBatchInsert(_ request: StoreBatchRequest, rows: StoreBatchInsert, chunkSize: Int,
-                            values: ((ManagedObjectID) throws -> [PropertyValue]?)? = nil) throws -> StoreBatchOutcome {
-        let writer = BatchInsertWriter(
+    func executeBatchInsert(_ request: StoreBatchRequest, rows: StoreBatchInsert, chunkSize: Int, readsGroupFromLog: Bool = false,
+                            values: ((ManagedObjectID) throws -> [PropertyValue]?)? = nil,
+                            save: ((SegmentGroup) throws -> StoreSaveResult)? = nil) throws -> StoreBatchOutcome {
+        var writer = BatchInsertWriter(
             storeTag: tag, chunkSize: chunkSize,
             values: values ?? { try self.values(for: $0) },
-            save: { group in try self.save(StoreSaveRequest(groups: [group], timestamp: request.timestamp)) })
+            save: save ?? { group in try self.save(StoreSaveRequest(groups: [group], timestamp: request.timestamp)) })
+        writer.readsGroupFromLog = readsGroupFromLog
         return try writer.run(request, rows: rows)
     }
 }

@@ -21,10 +21,19 @@ extension ContextUndoManager {
     /// group id, its operations and its action name ("Batch Insert Employee"). Undo applies
     /// the inverse in the context, as for any group; the redo stack is cleared as a new
     /// change clears it.
-    func registerBatchRequest(id: UInt64, operations: [ChangeOperation], actionName: String) {
-        guard isUndoRegistrationEnabled, !operations.isEmpty else { return }
+    ///
+    /// With `stored`, the group holds no operations: undo reads them from the document's
+    /// log then (a batch insert of a million rows is not kept in memory for an undo that
+    /// may never come).
+    func registerBatchRequest(id: UInt64, operations: [ChangeOperation], stored: (() throws -> [ChangeOperation])? = nil,
+                              actionName: String) {
+        guard isUndoRegistrationEnabled, !operations.isEmpty || stored != nil else { return }
         let group = UndoGroup(id: id, kind: .user, actionName: actionName)
-        group.items = [.batch(ChangeBatch(sequence: 0, operations: operations, isUndoable: true, kind: .user, groupID: id))]
+        if let stored {
+            group.storedOperations = stored
+        } else {
+            group.items = [.batch(ChangeBatch(sequence: 0, operations: operations, isUndoable: true, kind: .user, groupID: id))]
+        }
         redoStack.removeAll()
         post(Self.didOpenUndoGroupNotification)
         push(group)

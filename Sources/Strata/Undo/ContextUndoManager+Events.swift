@@ -23,7 +23,9 @@ extension ContextUndoManager {
         guard coalescingInterval > 0, undoStack.count >= 2, let context else { return }
         let newer = undoStack[undoStack.count - 1]
         let older = undoStack[undoStack.count - 2]
+        // A group whose operations are read from the log is a saved batch: not merged.
         guard newer.kind == .user, older.kind == .user, !newer.actionName.isEmpty,
+              newer.storedOperations == nil, older.storedOperations == nil,
               newer.actionName == older.actionName, older.inverseOperations == nil,
               newer.closedAt - older.closedAt <= coalescingInterval,
               context.log.regroup(newer.id, batchCount: newer.batches.count, into: older.id,

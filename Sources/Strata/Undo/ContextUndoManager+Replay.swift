@@ -27,8 +27,11 @@ extension ContextUndoManager {
             open.items.removeLast()
             group = last
         } else {
-            guard let last = undoStack.popLast() else { return nil }
-            group = last
+            guard let last = undoStack.last else { return nil }
+            // A group whose operations are in the log reads them first: when that fails,
+            // it stays on the stack.
+            try last.loadStoredOperations()
+            group = undoStack.removeLast()
         }
         post(Self.willUndoNotification)
         isUndoing = true

@@ -37,6 +37,10 @@ final class UndoGroup {
     /// the one-pass replay of one batch reverts that batch, so replaying it logs that batch's
     /// operations again (redo after undo, undo after redo), and they need not be rebuilt.
     var inverseOperations: [ChangeOperation]?
+    /// Reads the group's operations back from a document's log, for a group that does not
+    /// hold them: an undoable batch insert, whose rows (about 1 KB each as operations) would
+    /// otherwise stay in memory as long as the group is on the stack. Cleared once read.
+    var storedOperations: (() throws -> [ChangeOperation])?
 
     init(id: UInt64, kind: ChangeGroupKind, revertsGroup: UInt64? = nil, actionName: String = "") {
         self.id = id
@@ -51,7 +55,17 @@ final class UndoGroup {
 
     /// Nothing inside, not even an empty nested group (an explicit group, even empty, is
     /// an undo step, as in `NSUndoManager`).
-    var isEmpty: Bool { items.isEmpty }
+    var isEmpty: Bool { items.isEmpty && storedOperations == nil }
+
+    /// Reads the operations of a group that holds them in the log (``storedOperations``)
+    /// into its items, as if it had held them all along.
+    /// - Throws: the log's error (the group then stays as it was).
+    func loadStoredOperations() throws {
+        guard let read = storedOperations else { return }
+        let operations = try read()
+        items = [.batch(ChangeBatch(sequence: 0, operations: operations, isUndoable: true, kind: kind, groupID: id))]
+        storedOperations = nil
+    }
 
     /// Every batch, oldest first, nested groups flattened.
     var batches: [ChangeBatch] {

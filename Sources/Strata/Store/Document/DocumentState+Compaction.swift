@@ -17,12 +17,13 @@ public struct CompactionReport: Sendable, Hashable {
 extension DocumentState {
     /// Whether the uncompacted segments pass one of the configuration's thresholds (a
     /// threshold of 0 is off).
-    func isCompactionDue(_ configuration: DocumentStore.Configuration) -> Bool {
+    /// `pending`: segments written but not yet counted (a held write's).
+    func isCompactionDue(_ configuration: DocumentStore.Configuration, pending: PendingLog = PendingLog()) -> Bool {
         func passes(_ value: Int, _ threshold: Int) -> Bool { threshold > 0 && value >= threshold }
-        return passes(uncompactedSegments, configuration.compactionSegmentThreshold)
-            || passes(uncompactedBytes, configuration.compactionByteThreshold)
-            || passes(uncompactedOperations, configuration.compactionOperationThreshold)
-            || passes(uncompactedDecodedBytes, configuration.compactionDecodedByteThreshold)
+        return passes(uncompactedSegments + pending.segments, configuration.compactionSegmentThreshold)
+            || passes(uncompactedBytes + pending.bytes, configuration.compactionByteThreshold)
+            || passes(uncompactedOperations + pending.operations, configuration.compactionOperationThreshold)
+            || passes(uncompactedDecodedBytes + pending.decodedBytes, configuration.compactionDecodedByteThreshold)
     }
 
     /// Writes the overlay into the snapshot tables, moves the compaction mark and applies
@@ -71,7 +72,7 @@ extension DocumentState {
         return report
     }
 
-    private func deleteRow(_ id: ManagedObjectID) throws {
+    func deleteRow(_ id: ManagedObjectID) throws {
         let root = id.entity.rootEntity
         try connection.prepare("DELETE FROM \(SnapshotSchema.quote(root.name)) WHERE \"_pk\" = ?").run([.integer(id.primaryKey)])
         for join in schema.joinTables.values {
@@ -85,7 +86,7 @@ extension DocumentState {
     }
 
     /// Deletes compacted segments the policy does not keep; returns how many.
-    private func applyRetention(_ retention: DocumentStore.HistoryRetention) throws -> Int {
+    func applyRetention(_ retention: DocumentStore.HistoryRetention) throws -> Int {
         let limit: Int64
         switch retention {
         case .all: return 0

@@ -92,13 +92,14 @@ extension DocumentState {
                 guard let key = counters[root.index], key > (stored.keys[root.name] ?? 0) else { continue }
                 try DocumentFile.writeMeta(connection, key: "keyCounter.\(root.name)", .integer(key))
             }
+            // A batch insert folding as it goes: the rows go to the snapshot, not the overlay.
+            if heldWrite?.fold != nil { try fold(rows: patch.rows, deleted: patch.deleted) }
         }
         try Self.inWriteTransaction(connection, held: heldWrite != nil, write)
         if !raced.isEmpty { return .raced(raced) }
         // The overlay's rows, shared (not copied) with the saving context's objects.
         result.savedRows = patch.rows
-        let committed: (inout DocumentState) -> Void = { [patch, sequence, bodySize, rawSize, operationCount, counters, largestGroup] state in
-            state.overlay.merge(patch)
+        let committed: (inout DocumentState) -> Void = { [sequence, bodySize, rawSize, operationCount, counters, largestGroup] state in
             state.lastSequence = max(state.lastSequence, sequence)
             state.uncompactedSegments += 1
             state.uncompactedBytes += bodySize
@@ -117,8 +118,12 @@ extension DocumentState {
             heldWrite?.sequenceBeforeOwnWrite = before
             lastSequence = sequence
             heldWrite?.afterCommit.append(committed)
-            heldWrite?.patches.append(patch)
+            if heldWrite?.fold == nil {
+                heldWrite?.patches.append(patch)
+                heldWrite?.pending.add(segmentOf: bodySize, decoded: rawSize, operations: operationCount)
+            }
         } else {
+            overlay.merge(patch)
             committed(&self)
         }
         return .saved(result)

@@ -46,8 +46,13 @@ struct DocumentState: @unchecked Sendable {
         /// Whether a catch-up ran inside it (later ones would find nothing).
         var hasCaughtUp = false
         /// The overlay patches of the writes made in it, oldest first: a later write in
-        /// the same transaction (the next chunk of a batch insert) builds on them.
+        /// the same transaction (the next chunk of a batch insert) builds on them. Merged
+        /// into the overlay after COMMIT; empty once a batch insert folds (``fold``).
         var patches: [OverlayPatch] = []
+        /// What the writes in `patches` add to the uncompacted log.
+        var pending = PendingLog()
+        /// Set once a batch insert folds the write's rows into the snapshot as it goes.
+        var fold: BatchFold?
     }
 
     init(connection: SQLiteConnection, meta: DocumentFile.Meta, schema: SnapshotSchema, model: ManagedObjectModel,
@@ -164,6 +169,7 @@ struct DocumentState: @unchecked Sendable {
     /// A record's values as a write inside the held write sees them: the held write's own
     /// earlier writes (not in the overlay until COMMIT), else ``currentValues(_:)``.
     func valuesInWrite(_ id: ManagedObjectID) throws -> [PropertyValue]? {
+        if let fold = heldWrite?.fold { return try valuesInFold(id, fold) }
         if let patches = heldWrite?.patches {
             for patch in patches.reversed() {
                 if let row = patch.rows[id] { return row }

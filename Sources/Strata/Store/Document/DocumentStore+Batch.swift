@@ -16,8 +16,18 @@ extension DocumentStore: BatchExecutingStore {
             return try writing {
                 try withOpenState { _ = try $0.catchUp() }
                 // Rows of earlier chunks are read as the held write has them.
+                // An undo reads an undoable insert's operations back from the log, as long
+                // as compaction keeps every segment (retention `.all`).
+                // Once the chunks pass a compaction threshold they are folded into the snapshot
+                // as they are written (``BatchFold``): memory stays bounded by a chunk.
                 return try executeBatchInsert(request, rows: rows, chunkSize: BatchInsertWriter.documentChunkSize,
-                                              values: { id in try self.withOpenState { try $0.valuesInWrite(id) } })
+                                              readsGroupFromLog: configuration.retention == .all,
+                                              values: { id in try self.withOpenState { try $0.valuesInWrite(id) } },
+                                              save: { group in
+                                                  let result = try self.save(StoreSaveRequest(groups: [group], timestamp: request.timestamp))
+                                                  try self.withOpenState { try $0.foldHeldWriteIfDue(self.configuration) }
+                                                  return result
+                                              })
             }
         }
         return try writing { try executeBatchWriting(request) }

@@ -41,9 +41,12 @@ extension DocumentState {
     /// Commits the held write and applies what its writes saved.
     mutating func commitHeldWrite() throws {
         guard let held = heldWrite else { return }
+        if let fold = held.fold { try finishFold(fold) }
         try connection.commit()
         heldWrite = nil
+        for patch in held.patches { overlay.merge(patch) }
         for apply in held.afterCommit { apply(&self) }
+        if held.fold != nil { completeFold() }
     }
 
     /// Rolls the held write back: nothing it wrote stays, in the file or in memory. What
@@ -52,6 +55,8 @@ extension DocumentState {
         guard let held = heldWrite else { return }
         heldWrite = nil
         if !connection.isAutocommit { try? connection.execute("ROLLBACK TRANSACTION") }
+        // The snapshot is back as it was, so the overlay folded into it is too.
+        if let fold = held.fold { overlay = fold.overlayBefore }
         if let sequence = held.sequenceBeforeOwnWrite { lastSequence = sequence }
     }
 }

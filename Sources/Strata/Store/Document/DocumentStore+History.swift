@@ -80,6 +80,29 @@ extension DocumentStore {
         try segmentRecords().flatMap { try decode($0).groups }
     }
 
+    /// The operations of one saved group, oldest first, read back from the retained log
+    /// the way ``historyGroups()`` reads it (a group written in several segments, as a
+    /// chunked batch insert is, is read from each in turn). An undoable batch insert's undo
+    /// group reads its operations here when it is undone instead of holding them.
+    ///
+    /// - Throws: `.undo` when the log no longer holds the group; `.corruptSegment` naming
+    ///   a malformed segment.
+    /// - Complexity: O(bytes of the segments holding the group).
+    func loggedOperations(ofGroup id: UInt64) throws -> [ChangeOperation] {
+        let sequences = try withOpenState { try LogTables.sequences($0.connection, ofGroup: id) }
+        guard !sequences.isEmpty else {
+            throw StrataError(.undo, "The log of \(url.path) no longer holds group \(id), so it cannot be undone.",
+                              context: ["group": String(id)])
+        }
+        var operations: [ChangeOperation] = []
+        for sequence in sequences {
+            for record in try segmentRecords(in: sequence...sequence) {
+                for group in try decode(record).groups where group.id == id { operations += group.operations }
+            }
+        }
+        return operations
+    }
+
     /// The last segment sequence applied, and the last one folded into the snapshot.
     public var logPosition: (last: UInt64, compactedThrough: UInt64) {
         get throws { try withOpenState { ($0.lastSequence, $0.meta.compactedThrough) } }

@@ -372,11 +372,19 @@ public final class DocumentStore: PersistentStore {
     }
 
     func withOpenState<T>(_ body: (inout DocumentState) throws -> T) throws -> T {
-        try state.withLock { state in
-            guard state.isOpen else {
-                throw StrataError(.invalidArgument, "The document \(url.path) is closed.", context: ["path": url.path])
+        while true {
+            let outcome: Result<T, any Error>? = state.withLock { state in
+                guard state.isOpen else {
+                    return .failure(StrataError(.invalidArgument, "The document \(url.path) is closed.", context: ["path": url.path]))
+                }
+                // Another thread's batch insert has uncommitted rows in the snapshot tables
+                // (``BatchFold``), which this connection would show: wait for its write to end.
+                guard !state.mustWaitForFold else { return nil }
+                return Result { try body(&state) }
             }
-            return try body(&state)
+            if let outcome { return try outcome.get() }
+            writer.lock()
+            writer.unlock()
         }
     }
 }

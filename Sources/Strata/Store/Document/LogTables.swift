@@ -74,6 +74,14 @@ enum LogTables {
             .rows([.integer(Int64(sequence))]).map { try group($0).info }
     }
 
+    /// The sequences of the segments holding a group, oldest first.
+    static func sequences(_ connection: SQLiteConnection, ofGroup id: UInt64) throws -> [UInt64] {
+        try connection.prepare("SELECT seq FROM strata_group WHERE id = ? ORDER BY seq").rows([.integer(Int64(bitPattern: id))])
+            .compactMap { row in
+                if case .integer(let sequence)? = row.first, sequence >= 0 { UInt64(sequence) } else { nil }
+            }
+    }
+
     /// Every group row with the time of its segment, oldest first.
     /// - Throws: `.corruptSegment` naming a malformed row.
     static func groupRecords(_ connection: SQLiteConnection) throws -> [GroupRecord] {

@@ -1,0 +1,146 @@
+import Foundation
+
+/// Folding a batch insert's chunks into the snapshot tables inside its own write
+/// transaction, so that neither the held write nor the overlay keeps every inserted row
+/// until the commit (docs/BENCHMARKS.md, "W1b: batch insert").
+///
+/// Why inside the transaction: rows of completed chunks are then read back by the writing
+/// connection from the snapshot (SQLite shows a connection its own uncommitted rows), the
+/// request still commits or rolls back as one (a failure leaves the file, the overlay and
+/// the counters as they were), and other processes see nothing until the commit. This
+/// process's other threads share the connection: while a fold is under way they wait for
+/// the write to end (``DocumentStore/withOpenState(_:)``), so they never see half a request.
+///
+/// A class: the writer's reads (``DocumentState/valuesInWrite(_:)``, not mutating) keep
+/// rows here and may bring the indexes back.
+final class BatchFold {
+    /// The secondary indexes dropped for the fold, created again before the commit.
+    private var indexes: SnapshotIndexRebuild?
+    /// The overlay as it was before its rows were folded too, put back by a rollback.
+    let overlayBefore: DocumentOverlay
+    /// The retention policy the compaction mark moves with.
+    let retention: DocumentStore.HistoryRetention
+    /// The writing thread: the only one that reads while the fold is under way.
+    let thread: pthread_t
+    /// Rows the write reads again and again (the records its rows relate to: a department
+    /// gains members in every chunk), kept as the fold writes them so that they are not
+    /// read back from the snapshot each time. Holds what was in memory when the fold began
+    /// (the overlay and the write's earlier chunks) and the records read since.
+    private(set) var rows: [ManagedObjectID: [PropertyValue]] = [:]
+
+    init(indexes: SnapshotIndexRebuild, overlayBefore: DocumentOverlay, retention: DocumentStore.HistoryRetention) {
+        self.indexes = indexes
+        self.overlayBefore = overlayBefore
+        self.retention = retention
+        thread = pthread_self()
+    }
+
+    /// Keeps `values` as the record's row when the fold keeps it already (or `always`).
+    func note(_ id: ManagedObjectID, _ values: [PropertyValue], always: Bool = false) {
+        if always || rows[id] != nil { rows[id] = values }
+    }
+
+    /// Creates the dropped indexes again (once). A read of a folded record finds its
+    /// to-many members by the foreign keys of the rows it folded: without their indexes,
+    /// each such read would scan the table, so the first one brings them back.
+    func restoreIndexes() throws {
+        guard let indexes else { return }
+        self.indexes = nil
+        try indexes.restore()
+    }
+}
+
+/// What a held write's saves add to the uncompacted log before it commits.
+struct PendingLog {
+    var segments = 0
+    var bytes = 0
+    var operations = 0
+    var decodedBytes = 0
+
+    mutating func add(segmentOf bytes: Int, decoded: Int, operations: Int) {
+        segments += 1
+        self.bytes += bytes
+        decodedBytes += decoded
+        self.operations += operations
+    }
+}
+
+extension DocumentState {
+    /// Whether a thread other than the one folding a batch insert must wait for its write
+    /// to end before reading.
+    var mustWaitForFold: Bool {
+        guard let fold = heldWrite?.fold else { return false }
+        return pthread_equal(fold.thread, pthread_self()) == 0
+    }
+
+    /// Starts folding when the held write's unfolded saves, with what is uncompacted
+    /// already, pass a compaction threshold (automatic compaction would fold them right
+    /// after the commit anyway): the overlay and the held write's earlier saves go into the
+    /// snapshot now, its later saves as they are made.
+    mutating func foldHeldWriteIfDue(_ configuration: DocumentStore.Configuration) throws {
+        guard let held = heldWrite, held.fold == nil, isCompactionDue(configuration, pending: held.pending) else { return }
+        var rowsByTable: [String: Int] = [:]
+        for id in overlay.rows.keys { rowsByTable[schema.table(for: id.entity).name, default: 0] += 1 }
+        for patch in held.patches {
+            for id in patch.rows.keys { rowsByTable[schema.table(for: id.entity).name, default: 0] += 1 }
+        }
+        // A table that got a full chunk is getting a batch insert, which goes on: its count
+        // so far says little about the rows still to come (the first chunk alone is below
+        // the rebuild's minimum), so it counts as reaching the minimum.
+        let minimum = configuration.indexRebuildMinimumRows
+        for (table, count) in rowsByTable where count >= BatchInsertWriter.documentChunkSize {
+            rowsByTable[table] = max(count, minimum)
+        }
+        let indexes = try SnapshotIndexRebuild(connection: connection, rowsByTable: rowsByTable, minimumRows: minimum)
+        let fold = BatchFold(indexes: indexes, overlayBefore: overlay, retention: configuration.retention)
+        try self.fold(rows: overlay.rows, deleted: overlay.deleted)
+        for (id, values) in overlay.rows { fold.note(id, values, always: true) }
+        for patch in held.patches {
+            try self.fold(rows: patch.rows, deleted: patch.deleted)
+            for (id, values) in patch.rows { fold.note(id, values, always: true) }
+        }
+        heldWrite?.fold = fold
+        heldWrite?.patches = []
+        overlay.removeAll()
+    }
+
+    /// Writes rows and deletions into the snapshot tables, deletions first, rows by key.
+    func fold(rows: [ManagedObjectID: [PropertyValue]], deleted: Set<ManagedObjectID>) throws {
+        for id in deleted.sorted() { try deleteRow(id) }
+        var writer = SnapshotRowWriter(connection: connection, schema: schema)
+        for (id, values) in rows.sorted(by: { $0.key < $1.key }) {
+            try writer.write(id, values)
+            heldWrite?.fold?.note(id, values)
+        }
+    }
+
+    /// A record's values while the held write folds: the rows the fold keeps, else the
+    /// snapshot's (the indexes back first), kept from then on.
+    func valuesInFold(_ id: ManagedObjectID, _ fold: BatchFold) throws -> [PropertyValue]? {
+        if let row = fold.rows[id] { return row }
+        guard try snapshotContains(id) else { return nil }
+        try fold.restoreIndexes()
+        let row = try currentValues(id)
+        if let row { fold.note(id, row, always: true) }
+        return row
+    }
+
+    /// Before the held write commits: the dropped indexes come back and the compaction mark
+    /// moves past every segment of the write, with the retention policy applied.
+    func finishFold(_ fold: BatchFold) throws {
+        try fold.restoreIndexes()
+        try DocumentFile.writeMeta(connection, key: "compactedThrough", .integer(Int64(lastSequence)))
+        _ = try applyRetention(fold.retention)
+    }
+
+    /// After the commit of a folded write: everything up to its last segment is in the
+    /// snapshot.
+    mutating func completeFold() {
+        meta.compactedThrough = lastSequence
+        overlay.removeAll()
+        uncompactedSegments = 0
+        uncompactedBytes = 0
+        uncompactedOperations = 0
+        uncompactedDecodedBytes = 0
+    }
+}
