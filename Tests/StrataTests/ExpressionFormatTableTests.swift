@@ -16,7 +16,7 @@ import Testing
     static let values: [(String, PropertyValue)] = [
         // Precedence and associativity: * / before + -, left to right.
         ("2 + 3 * 4", 14), ("(2 + 3) * 4", 20), ("10 - 4 - 3", 3), ("2 * 3 + 4 / 2", 8.0),
-        ("-a + 5", 3), ("2 ** 3 * 2", 16.0),
+        ("-a + 5", 3), ("2 ** 3 * 2", 16.0), ("2 ** 3 ** 2", 512.0), ("-2 ** 2", 4.0),
         // Division: always floating (NSExpression: 3 / 2 is 1.5); by zero NULL.
         ("3 / 2", 1.5), ("7 / 7", 1.0), ("3.0 / 2", 1.5), ("1 / 0", nil), ("modulus:by:(10, 4)", 2),
         ("modulus:by:(-7, 3)", -1),
@@ -29,7 +29,7 @@ import Testing
         ("divide:by:(10, 4)", 2.5), ("raise:toPower:(2, 8)", 256.0), ("2 ** 8", 256.0),
         ("sqrt:(16)", 4.0), ("sqrt(16)", 4.0), ("log:(100)", 2.0), ("ln:(1)", 0.0), ("exp:(0)", 1.0),
         ("abs:(-3)", 3), ("floor:(2.7)", 2.0), ("ceiling:(2.1)", 3.0), ("trunc:(-2.7)", -2.0),
-        ("sqrt:(-1)", nil),
+        ("sqrt:(-1)", nil), ("MAX(1, 5, 10)", 10), ("UPPERCASE(name)", "STRASSE"), ("modulus(10, 3)", 1),
         ("bitwiseAnd:with:(12, 10)", 8), ("bitwiseOr:with:(12, 10)", 14), ("bitwiseXor:with:(12, 10)", 6),
         ("leftshift:by:(1, 3)", 8), ("rightshift:by:(16, 2)", 4), ("onesComplement:(0)", -1),
         // Aggregates over literal collections.
@@ -82,7 +82,8 @@ import Testing
     static let graphPredicates: [(String, Bool)] = [
         ("sum:(employees.salary) == 52010", true), ("count:(employees.salary) == 2", true),
         ("employees[SIZE] == 3", true), ("max:(employees.salary) == 52000", true),
-        ("average:(employees.salary) == 26005", true), ("employees.@sum.salary + 1 == 52011", true),
+        ("average:(employees.salary) == 26005", true), ("employees[0].name == 'Quinn'", true),
+        ("employees[LAST].salary == nil", true), ("employees.@sum.salary + 1 == 52011", true),
     ]
 
     @Test func aggregatesAndSubscriptsOverAToMany() throws {
