@@ -97,7 +97,7 @@ struct EquivalenceGenerator {
     }
 
     mutating func employeeAtom(_ world: EquivalenceWorld) -> String {
-        switch int(0...27) {
+        switch int(0...33) {
         case 0: return "salary \(pick([">", ">=", "<", "<=", "==", "!="])) \(salaryText())"
         case 1: return pick(["salary == nil", "salary != nil", "rating == nil", "bonus != nil", "startDate == nil"])
         case 2: return "salary BETWEEN {\(int(0...10) * 10_000), \(int(10...20) * 10_000)}"
@@ -128,12 +128,31 @@ struct EquivalenceGenerator {
         case 25: return pick(["\(variable("Project", in: world)) IN projects", "ANY projects == \(variable("Project", in: world))"])
         case 26: return pick(["SELF == \(variable("Employee", in: world))",
                               "SELF IN {\(variable("Employee", in: world)), \(variable("Employee", in: world))}"])
+        case 28...33: return expressionAtom(world)
         default: return pick(["fullName == nil", "ANY directReports.lastName BEGINSWITH[c] '\(pick(Self.fragments))'"])
         }
     }
 
+    /// Expressions (issue 18), pushed down to SQL or residual, against pending changes too.
+    mutating func expressionAtom(_ world: EquivalenceWorld) -> String {
+        switch int(0...9) {
+        case 0: return "\(pick(["salary * 2", "salary + rating", "salary / 3", "-salary", "(salary - 100000) * 3", "modulus:by:(salary, 7)"])) \(pick([">", "<=", "=="])) \(pick(["0", "50000", "-50000", "100000.5", "nil"]))"
+        case 1: return "\(pick(["bonus * 2", "bonus + 1", "bonus / 4", "abs:(bonus)", "floor:(bonus)", "bonus - rating"])) \(pick([">", "<", "=="])) \(pick(["0", "2.5", "5", "-1.25"]))"
+        case 2: return "\(pick(["startDate + 86400", "startDate - 2592000", "CAST(startDate, 'NSNumber')"])) \(pick([">", "<"])) \(pick([dateText(), "20000000"]))"
+        case 3: return "\(pick(["uppercase:(lastName)", "lowercase(lastName)", "TERNARY(active == YES, lastName, firstName)"])) \(pick(["==", "BEGINSWITH", "<"]))\(options()) '\(pick(Self.lastNames + Self.fragments))'"
+        case 4: return "\(pick(["lastName.length", "length:(firstName)", "projects[SIZE]", "count:(directReports)"])) \(pick([">", "=="])) \(int(0...7))"
+        case 5: return "\(pick(["sum:(directReports.salary)", "max:(directReports.salary)", "median:(directReports.salary)", "average:(directReports.rating)", "stddev:(directReports.rating)", "min:(directReports.bonus)"])) \(pick([">", "<", "=="])) \(pick(["0", "2.5", "50000", "nil"]))"
+        case 6: return "\(pick(["TERNARY(active == YES, salary, 0)", "TERNARY(rating > 2.5, salary * 2, salary)", "{salary, 5}[FIRST]", "SELF['salary']", "sqrt:(salary)"])) > \(pick(["0", "50000", "100000"]))"
+        case 7: return "'\(pick(Self.fragments))' IN\(options()) \(pick(["lastName", "firstName", "department.name"]))"
+        case 8: return "\(pick(["lastName", "firstName"])) \(pick(["<", "==", ">=", "BEGINSWITH", "CONTAINS"]))\(pick(["[l]", "[cl]", "[n]", "[cdn]", "[dl]"])) '\(pick(Self.lastNames + Self.fragments))'"
+        default: return "\(pick(["bitwiseAnd:with:(salary, 5)", "salary ** 2", "trunc:(rating * 3)", "random:(1) + salary"])) \(pick([">", "=="])) \(pick(["0", "1", "25000000"]))"
+        }
+    }
+
     mutating func departmentAtom(_ world: EquivalenceWorld) -> String {
-        switch int(0...6) {
+        switch int(0...8) {
+        case 7: return "\(pick(["sum:(employees.salary)", "count:(employees.bonus)", "average:(employees.salary)", "employees[SIZE]", "max:(employees.startDate) - CAST(0, 'NSDate')"])) \(pick([">", "<"])) \(pick(["0", "2", "50000", "100000"]))"
+        case 8: return "budget * 2 \(pick([">", "=="])) \(pick(["0", "5", "-14.5"]))"
         case 0: return "name \(pick(["==", "BEGINSWITH", "CONTAINS", "<"]))\(options()) '\(pick(Self.groupNames))'"
         case 1: return "budget \(pick(["<", ">", "==", "!="])) \(pick(["0", "2.5", "5", "nil"]))"
         case 2: return "employees.@count \(pick([">", "==", "<="])) \(int(0...4))"
