@@ -36,6 +36,8 @@ import Testing
         "FetchedResultsSnapshot": FetchedResultsSnapshot.self,
         "FetchedResultsUpdate": FetchedResultsUpdate.self,
         "PersistentContainer": PersistentContainer.self,
+        "ExpressionDescription": ExpressionDescription.self,
+        "FetchProperty": FetchProperty.self,
         "ResultIndexPath": ResultIndexPath.self,
         "FetchCollectionOperator": FetchCollectionOperator.self,
         "FetchComparison": FetchComparison.self,

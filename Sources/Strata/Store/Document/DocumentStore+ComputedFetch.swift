@@ -15,7 +15,7 @@ extension DocumentStore {
     }
 
     /// The statement a computed fetch runs, or nil when it is computed in memory (for
-    /// tests and `strata fetch --explain`-style diagnostics).
+    /// tests and diagnostics).
     package func computedFetchQuery(_ request: FetchRequest) throws -> String? {
         guard let entity = model.entitiesByName[request.entityName] else { return nil }
         return try withOpenState { state in
