@@ -54,6 +54,10 @@ private enum E {
         try check("a - -5", E.f(.subtract, E.k("a"), E.c(-5)))
         try check("2 ** -1", E.f(.raise, E.c(2), E.c(-1)))
         try check("-9223372036854775808", E.c(.integer(.min)))
+        try check("- 9223372036854775808", E.c(.integer(.min)), prints: "-9223372036854775808")
+        try check("9223372036854775808", E.c(.double(9223372036854775808.0)), prints: "9.223372036854776e+18")
+        try check("a - 9223372036854775808", E.f(.subtract, E.k("a"), E.c(.double(9223372036854775808.0))),
+                  prints: "a - 9.223372036854776e+18")
         // 0 - 5 built in code is not the constant -5, so it prints as written.
         try check("0 - 5", E.f(.subtract, E.c(0), E.c(5)))
         try check("0 - -5", E.f(.subtract, E.c(0), E.c(-5)))
@@ -145,6 +149,7 @@ private enum E {
         #expect(try FetchPredicate(format: "a * %@ > %d", 1.5, 3) == cmp(E.f(.multiply, E.k("a"), E.c(.double(1.5))), .greaterThan, E.c(3)))
         #expect(try FetchPredicate(format: "%K + 1 == $x", .key("a")) == cmp(E.f(.add, E.k("a"), E.c(1)), .equalTo, .variable("x")))
         #expect(try FetchPredicate(format: "name CONTAINS[c] -5") == .comparison(FetchComparison(E.k("name"), .contains, E.c(-5), options: .caseInsensitive)))
+        #expect(try FetchPredicate(format: "a ==[c] -9223372036854775808") == .comparison(FetchComparison(E.k("a"), .equalTo, E.c(.integer(.min)), options: .caseInsensitive)))
         let ternary = try FetchPredicate(format: "TERNARY(f == YES, 1, 0) == 1")
         #expect(ternary.predicateFormat == "TERNARY(f == TRUE, 1, 0) == 1")
         let printed = try FetchPredicate(format: "(a+1)*2>3 AND (b==1 OR c==2)").predicateFormat

@@ -40,6 +40,8 @@ import Testing
         "FetchCollectionOperator": FetchCollectionOperator.self,
         "FetchComparison": FetchComparison.self,
         "FetchExpression": FetchExpression.self,
+        "FetchFunction": FetchFunction.self,
+        "FetchIndex": FetchIndex.self,
         "FetchOperand": FetchOperand.self,
         "FetchPredicate": FetchPredicate.self,
         "FetchRequest": FetchRequest.self,

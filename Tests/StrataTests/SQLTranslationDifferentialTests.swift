@@ -5,7 +5,7 @@ import Testing
 /// Thousands of random predicates, sort orders and windows: SQL (plus the residual in
 /// memory) must return exactly what the in-memory evaluator returns, in the same order.
 @Suite struct SQLTranslationDifferential {
-    static let seeds: [UInt64] = [1, 2, 3, 0xC0FFEE, 20_240_601, 77]
+    static let seeds: [UInt64] = [1, 2, 3, 0xC0FFEE, 20_240_601, 77, explorationSeed()]
     static let predicatesPerSeed = 600
 
     @Test(arguments: seeds)
@@ -24,7 +24,7 @@ import Testing
         let dataset = try SQLTestDataset(seed: seed, layout: layout)
         let translator = SQLPredicateTranslator(schema: dataset.schema, storeTag: SQLTestDataset.storeTag)
         var generator = SQLPredicateGenerator(seed: seed, dataset: dataset)
-        var failures = 0, residuals = 0, errors = 0, nonEmpty = 0
+        var failures = 0, residuals = 0, errors = 0, nonEmpty = 0, expressions = 0, pushedExpressions = 0
         for index in 0..<Self.predicatesPerSeed {
             let request = generator.request()
             let expected = Result { try dataset.expected(request) }
@@ -39,6 +39,10 @@ import Testing
                     if counted != .integer(Int64(keys.count)) { problem = "count \(String(describing: counted)) ≠ \(keys.count)" }
                 }
                 if result.plan.residual != nil { residuals += 1 }
+                if let predicate = request.predicate, Self.hasExpression(predicate) {
+                    expressions += 1
+                    if !(result.plan.residual.map(Self.hasExpression) ?? false) { pushedExpressions += 1 }
+                }
                 if !keys.isEmpty { nonEmpty += 1 }
             case (.failure(let memory), .failure(let sql)):
                 errors += 1
@@ -62,9 +66,35 @@ import Testing
                 if failures >= 5 { break }
             }
         }
-        print("seed \(seed): \(Self.predicatesPerSeed) fetches, \(nonEmpty) non-empty, \(residuals) with a residual, \(errors) errors on both sides")
+        print("seed \(seed): \(Self.predicatesPerSeed) fetches, \(nonEmpty) non-empty, \(residuals) with a residual, \(errors) errors on both sides, "
+              + "\(expressions) with expressions (\(pushedExpressions) of them all in SQL)")
         // The generator must exercise real answers and the residual path, not only empty results.
         #expect(nonEmpty > Self.predicatesPerSeed / 3)
         #expect(residuals > 0)
+        // Expressions are generated, and most of them run in SQL.
+        #expect(expressions > Self.predicatesPerSeed / 10 && pushedExpressions > expressions / 2)
+    }
+
+    /// Whether a predicate uses a function, TERNARY or a subscript anywhere.
+    static func hasExpression(_ predicate: FetchPredicate) -> Bool {
+        switch predicate {
+        case .constant: return false
+        case .not(let inner): return hasExpression(inner)
+        case .and(let terms), .or(let terms): return terms.contains(where: hasExpression)
+        case .comparison(let comparison):
+            return hasExpression(comparison.lhs) || hasExpression(comparison.rhs)
+                || !FetchComparison.Options.caseDiacriticInsensitive.isSuperset(of: comparison.options)
+        }
+    }
+
+    static func hasExpression(_ expression: FetchExpression) -> Bool {
+        switch expression {
+        case .function, .conditional, .index: return true
+        case .keyPath(let path, let base): return path.hasSuffix(".length") || path == "length" || hasExpression(base)
+        case .collection(let items): return items.contains(where: hasExpression)
+        case .collectionOperator(_, let base, _): return hasExpression(base)
+        case .subquery(let collection, _, let predicate): return hasExpression(collection) || hasExpression(predicate)
+        default: return false
+        }
     }
 }

@@ -30,6 +30,8 @@ struct SQLPredicateGenerator {
         "Department": ["name", "budget"],
         "Project": ["name", "deadline"],
     ]
+    /// Whether comparisons of expressions are generated (SQLTranslationExpressionGenerator).
+    static let expressions = true
     static let fragments = ["a", "A", "é", "e", "Mü", "mu", "ll", "", "'", "%", "ne", "Ü", "E\u{301}", "ada", "s"]
     static let likePatterns = ["*a*", "A*", "?da", "*e", "M*ller", "*\\**", "*'*", "%*", "??", "*", "*ü*", "s?les"]
     static let regexes = ["A.*", "[a-z]+", ".*e", "ada", "Q.*|Z.*", ".*", "M.ller", "\\w+", "[^a]*", "(Sales|Zeta)"]
@@ -71,8 +73,10 @@ struct SQLPredicateGenerator {
 
     /// One comparison of some form.
     mutating func comparison(_ entity: String, base: FetchExpression, allowCollections: Bool) -> FetchComparison {
-        let form = allowCollections ? int(14) : int(6)
+        let form = Self.expressions && chance(25) ? -1 : allowCollections ? int(14) : int(6)
         switch form {
+        case -1:
+            return expressionComparison(entity, base: base)
         case 0, 1, 2:
             let (path, kind) = scalarPath(entity)
             return test(.keyPath(path, on: base), kind)

@@ -98,7 +98,11 @@ enum ExpressionFormat {
         case .collectionOperator(let op, of: let collection, key: let key):
             // A key path base joins the operator's path: employees.@sum.salary.
             let base: String
-            if case .keyPath = collection { base = text(collection) } else { base = postfixBase(collection) }
+            switch collection {
+            case .keyPath: base = text(collection)
+            case .collectionOperator: base = "(" + text(collection) + ")"   // one operator per path
+            default: base = postfixBase(collection)
+            }
             return base + "." + op.rawValue + (key.map { "." + PredicateLiterals.keyPath($0) } ?? "")
         case .subquery(let collection, let variable, let predicate):
             return "SUBQUERY(\(text(collection)), $\(variable), \(predicate.predicateFormat))"

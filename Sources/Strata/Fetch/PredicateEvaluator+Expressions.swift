@@ -8,6 +8,18 @@ extension PredicateEvaluator {
         try ExpressionFunctions.checkCount(function, arguments.count)
         switch function {
         case .noIndex: return try value(arguments[0])
+        case .count:
+            // Counted without reading identities: objects need no object ID to be counted.
+            switch try value(arguments[0]) {
+            case .collection(let items):
+                let present = items.filter { item in
+                    if case .value(let v) = item { return !PredicateValueRules.isNull(v) }
+                    return true
+                }
+                return .value(.integer(Int64(present.count)))
+            case .value(let v) where PredicateValueRules.isNull(v): return .value(.integer(0))
+            default: return .value(.integer(1))
+            }
         case _ where function.isAggregate:
             let values = try aggregated(try value(arguments[0]), function)
             if function == .mode { return .collection(try ExpressionFunctions.mode(values).map { .value($0) }) }

@@ -8,6 +8,9 @@ struct PredicateToken: Equatable {
         case string(String)
         case integer(Int64)
         case double(Double)
+        /// 9223372036854775808 without a sign: after a unary `-` it is Int64.min, anywhere
+        /// else the double it overflows to.
+        case int64MinMagnitude
         case variable(String)
         /// `%@`, `%K`, `%d` (and `%i %ld %li %lld %lli`), `%f` (and `%lf`): the letter.
         case placeholder(Character)
@@ -27,6 +30,7 @@ struct PredicateToken: Equatable {
         case .string(let text): return "string \(text.debugDescription)"
         case .integer(let value): return "number \(value)"
         case .double(let value): return "number \(value)"
+        case .int64MinMagnitude: return "number 9223372036854775808"
         case .variable(let name): return "variable $\(name)"
         case .placeholder(let letter): return "'%\(letter)'"
         case .symbol(let symbol): return "'\(symbol)'"
@@ -73,7 +77,7 @@ struct PredicateLexer {
     /// -9223372036854775808).
     private static func endsOperand(_ kind: PredicateToken.Kind?) -> Bool {
         switch kind {
-        case .string, .integer, .double, .variable, .placeholder: return true
+        case .string, .integer, .double, .int64MinMagnitude, .variable, .placeholder: return true
         case .symbol(let symbol): return symbol == ")" || symbol == "}" || symbol == "]"
         case .word(let word, let escaped): return escaped || !operatorKeywords.contains(word.uppercased())
         case .end, nil: return false
@@ -236,6 +240,7 @@ struct PredicateLexer {
             throw error("malformed number: unexpected '\(Character(after))'", at: index + 1)
         }
         if isInteger, let value = Int64(text) { return .integer(value) }
+        if isInteger, text == "9223372036854775808" { return .int64MinMagnitude }
         guard let value = Double(text) else { throw error("malformed number", at: start + 1) }
         return .double(value)
     }

@@ -24,14 +24,17 @@ extension PredicateParser {
     /// One expression: `additive` in the grammar above. Every level of nesting (parentheses,
     /// unary minus, the right side of `**`, arguments) passes through ``nested(_:)``, so no
     /// input recurses deeper than ``StrataLimits/maxPredicateDepth``; chains of `+` or `*`
-    /// are read in a loop and their depth measured once the tree is built.
+    /// are read in a loop that counts the levels they add.
     mutating func parseExpression() throws -> FetchExpression {
         try nested { parser in try parser.parseAdditive() }
     }
 
     private mutating func parseAdditive() throws -> FetchExpression {
         var lhs = try parseMultiplicative()
+        var chain = 0
         while case .symbol(let symbol) = current.kind, symbol == "+" || symbol == "-" {
+            chain += 1
+            try checkDepth(extra: chain)
             advance()
             lhs = .function(symbol == "+" ? .add : .subtract, [lhs, try parseMultiplicative()])
         }
@@ -40,7 +43,10 @@ extension PredicateParser {
 
     private mutating func parseMultiplicative() throws -> FetchExpression {
         var lhs = try parsePower()
+        var chain = 0
         while case .symbol(let symbol) = current.kind, symbol == "*" || symbol == "/" {
+            chain += 1
+            try checkDepth(extra: chain)
             advance()
             lhs = .function(symbol == "*" ? .multiply : .divide, [lhs, try parsePower()])
         }
@@ -65,6 +71,9 @@ extension PredicateParser {
         case .integer(let value) where value != .min:
             advance()
             return .constant(.integer(-value))
+        case .int64MinMagnitude:
+            advance()
+            return .constant(.integer(.min))
         case .double(let value):
             advance()
             return .constant(.double(-value))
@@ -78,9 +87,12 @@ extension PredicateParser {
     /// (`items[0].name`, `(SELF.g)[0]`, `SELF[FIRST]`).
     private mutating func parsePostfix() throws -> FetchExpression {
         var start = try parsePrimary()
+        var chain = 0
         while true {
             let expression = try parsePath(start)
             guard start.allowsPath, isSymbol("[") else { return expression }
+            chain += 1
+            try checkDepth(extra: chain)
             start = PathStart(base: .index(expression, try parseIndex()), allowsPath: true)
         }
     }
@@ -103,6 +115,7 @@ extension PredicateParser {
             return PathStart(base: inner, allowsPath: true)
         case .string(let text): advance(); return PathStart(base: .constant(.string(text)), allowsPath: false)
         case .integer(let value): advance(); return PathStart(base: .constant(.integer(value)), allowsPath: false)
+        case .int64MinMagnitude: advance(); return PathStart(base: .constant(.double(9223372036854775808.0)), allowsPath: false)
         case .double(let value): advance(); return PathStart(base: .constant(.double(value)), allowsPath: false)
         case .variable(let name): advance(); return PathStart(base: .variable(name), allowsPath: true)
         case .placeholder(let letter): advance(); return try argument(letter, token: token)

@@ -68,6 +68,7 @@ extension PredicateParser {
         switch valueToken.kind {
         case .string(let value): literal = value
         case .integer(let value): literal = String(value)
+        case .int64MinMagnitude: literal = "9223372036854775808"
         case .double(let value): literal = String(value)
         default: literal = nil
         }

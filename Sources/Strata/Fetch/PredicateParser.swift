@@ -165,13 +165,19 @@ struct PredicateParser {
     mutating func nested<T>(_ body: (inout PredicateParser) throws -> T) throws -> T {
         depth += 1
         defer { depth -= 1 }
-        guard depth <= limits.maxPredicateDepth else {
-            var error = error("predicate nested more than \(limits.maxPredicateDepth) levels deep (limit \(limits.maxPredicateDepth)) — simplify the predicate")
-            error.context["limit"] = "maxPredicateDepth"
-            error.context["maximum"] = String(limits.maxPredicateDepth)
-            throw error
-        }
+        try checkDepth(extra: 0)
         return try body(&self)
+    }
+
+    /// Throws, at the current token, when the nesting plus `extra` levels built in a loop
+    /// (`a + b + c …` nests to the left) passes ``StrataLimits/maxPredicateDepth``: a tree
+    /// that deep would be refused once built, and is never built.
+    func checkDepth(extra: Int) throws {
+        guard depth + extra > limits.maxPredicateDepth else { return }
+        var error = error("predicate nested more than \(limits.maxPredicateDepth) levels deep (limit \(limits.maxPredicateDepth)) — simplify the predicate")
+        error.context["limit"] = "maxPredicateDepth"
+        error.context["maximum"] = String(limits.maxPredicateDepth)
+        throw error
     }
 
     mutating func parseOr() throws -> FetchPredicate {

@@ -17,9 +17,10 @@ package enum SQLFunctions {
     package static let names: [String] = [
         fold, beginsWith, endsWith, contains, like, matches, compare, decimalKey,
         decimalSum, decimalAverage, decimalMinimum, decimalMaximum,
-    ]
+    ] + expressionNames
 
-    /// `strata_fold(text, options)`: `PredicateText.fold` (options 1 `[c]`, 2 `[d]`, 3 `[cd]`).
+    /// `strata_fold(text, options)`: `PredicateText.fold` (options: the bits of
+    /// `FetchComparison.Options`, 1 `[c]`, 2 `[d]`, 4 `[l]`, 8 `[n]`).
     static let fold = "strata_fold"
     /// `strata_beginswith(text, prefix, options)`: 1, 0 or NULL.
     static let beginsWith = "strata_beginswith"
@@ -96,11 +97,12 @@ package enum SQLFunctions {
         try connection.registerFunction(name: decimalMaximum, argumentCount: 1, deterministic: true) { arguments in
             try decimals(arguments[0]).max().map { .text($0.description) } ?? .null
         }
+        try registerExpressions(on: connection)
     }
 
-    /// The comparison options encoded as an integer argument (bit 1 `[c]`, bit 2 `[d]`).
-    private static func options(_ value: SQLiteValue) throws -> FetchComparison.Options {
-        guard case .integer(let bits) = value, (0...3).contains(bits) else {
+    /// The comparison options encoded as an integer argument (bit 1 `[c]`, 2 `[d]`, 4 `[l]`, 8 `[n]`).
+    static func options(_ value: SQLiteValue) throws -> FetchComparison.Options {
+        guard case .integer(let bits) = value, (0...15).contains(bits) else {
             throw StrataError(.predicateEvaluation, "invalid comparison options \(value)")
         }
         return FetchComparison.Options(rawValue: UInt8(bits))

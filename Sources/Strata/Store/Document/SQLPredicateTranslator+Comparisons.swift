@@ -88,6 +88,11 @@ extension SQLTranslation {
             return try membership(lhs, in: elements, options: comparison.options)
         case (.in, _, .collection(let collection)):
             return try membership(lhs, in: collection, options: comparison.options)
+        case (.in, .scalar(let part), .scalar(let text)) where text.kind == .string:
+            // `'ove' IN lastName`: Foundation's substring test, CONTAINS turned around.
+            if part.isNullLiteral { return "NULL" }
+            guard part.kind == .string else { throw SQLResidual(reason: "IN a string with a \(part.kind.name) on the left") }
+            return "\(SQLFunctions.contains)(\(text.sql), \(part.sql), \(comparison.options.rawValue))"
         case (.in, _, _):
             if rhs.isNullLiteral { return "NULL" }
             throw StrataError(.predicateEvaluation, "IN needs a collection or a to-many key path on its right side")

@@ -22,6 +22,11 @@ extension SQLTranslation {
             switch current {
             case .scalar(let scalar):
                 if scalar.isNullLiteral { return current }
+                // Foundation's KVC: a string's `length` (UTF-16 code units).
+                if key == "length", scalar.kind == .string {
+                    current = stringLength(scalar)
+                    continue
+                }
                 throw StrataError(.predicateEvaluation, "cannot read key '\(key)' of a \(scalar.kind.name) value",
                                   context: ["key": key])
             case .list:
@@ -63,6 +68,9 @@ extension SQLTranslation {
     private mutating func stepElement(_ element: SQLOperand, _ key: String, scope: Int) throws -> SQLOperand {
         guard case .object(let object) = element else {
             if element.isNullLiteral { return element }
+            if case .scalar(let scalar) = element, key == "length", scalar.kind == .string {
+                return stringLength(scalar)
+            }
             if case .scalar(let scalar) = element {
                 throw StrataError(.predicateEvaluation, "cannot read key '\(key)' of a \(scalar.kind.name) value",
                                   context: ["key": key])

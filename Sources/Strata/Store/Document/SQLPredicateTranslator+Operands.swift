@@ -108,6 +108,12 @@ indirect enum SQLOperand {
         if case .scalar(let scalar) = self { return scalar.isNullLiteral }
         return false
     }
+
+    /// The kind of a single value; nil for objects and collections.
+    var kindIfScalar: SQLValueKind? {
+        if case .scalar(let scalar) = self { return scalar.kind }
+        return nil
+    }
 }
 
 /// What SELF and SUBQUERY variables stand for while translating.
@@ -139,8 +145,12 @@ extension SQLTranslation {
         case .subquery(let collection, let variable, let predicate):
             return try subquery(try operand(collection, in: environment), variable: variable, predicate: predicate,
                                 environment: environment)
-        case .function, .conditional, .index:
-            throw SQLResidual(reason: "expressions are evaluated in memory")
+        case .function(let function, let arguments):
+            return try self.function(function, arguments, in: environment)
+        case .conditional(let predicate, let then, let otherwise):
+            return try conditional(predicate, then: then, else: otherwise, in: environment)
+        case .index(let base, let index):
+            return try subscripted(base, index, in: environment)
         }
     }
 

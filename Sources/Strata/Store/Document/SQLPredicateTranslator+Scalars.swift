@@ -77,7 +77,7 @@ extension SQLTranslation {
                 function = SQLFunctions.matches
             }
             let call = "\(function)(\(a.sql), \(b.sql), \(options.rawValue))"
-            if op == .beginsWith, a.constant == nil, case .string(let prefix)? = b.constant,
+            if op == .beginsWith, a.constant == nil, FetchComparison.Options.caseDiacriticInsensitive.isSuperset(of: options), case .string(let prefix)? = b.constant,
                let range = prefixRange(prefix, options: options, column: a.sql) {
                 return "(\(range) AND \(call))"
             }
@@ -104,6 +104,10 @@ extension SQLTranslation {
         switch (a.kind, b.kind) {
         case (.string, .string):
             if options.isEmpty { return "(\(a.sql) \(sqlOperator) \(b.sql))" }
+            if !FetchComparison.Options.caseDiacriticInsensitive.isSuperset(of: options) {
+                // [l] and [n]: the evaluator's own comparison, as a registered function.
+                return "(\(SQLFunctions.compareText)(\(a.sql), \(b.sql), \(options.rawValue)) \(sqlOperator) 0)"
+            }
             return "(\(folded(a, options)) \(sqlOperator) \(folded(b, options)))"
         case (.date, .date), (.data, .data), (.uuid, .uuid), (.uri, .uri), (.uri, .string), (.string, .uri):
             return "(\(a.sql) \(sqlOperator) \(b.sql))"

@@ -30,10 +30,21 @@ package struct SQLQuery: Hashable, Sendable, CustomStringConvertible {
     /// Runs the query on `connection` (through its statement cache) and returns every row.
     ///
     /// The connection must have the translation's functions: ``SQLFunctions/register(on:)``.
-    /// - Throws: ``StrataError`` `.sqlite` when SQLite fails.
+    /// - Throws: ``StrataError`` `.sqlite` when SQLite fails; the error a registered function
+    ///   threw (`.predicateEvaluation` for an integer overflow in `strata_apply`, as the
+    ///   evaluator's) when that made the statement fail.
     /// - Complexity: that of the SQL; a fetch without residual reads only the rows returned.
     package func rows(on connection: SQLiteConnection) throws -> [[SQLiteValue]] {
-        try connection.prepare(sql).rows(bindings)
+        _ = connection.takeFunctionError()
+        do {
+            return try connection.prepare(sql).rows(bindings)
+        } catch let error as StrataError where error.code == .sqlite {
+            if var thrown = connection.takeFunctionError() {
+                thrown.context["sql"] = sql
+                throw thrown
+            }
+            throw error
+        }
     }
 
     /// A copy whose parameters are renumbered `?1…?n` in order of first use, keeping only

@@ -6,6 +6,8 @@ import Foundation
 final class SQLiteFunctionBox {
     let name: String
     let body: ([SQLiteValue]) throws -> SQLiteValue
+    /// The connection the function is registered on, told of the error a call throws.
+    weak var connection: SQLiteConnection?
 
     init(name: String, body: @escaping ([SQLiteValue]) throws -> SQLiteValue) {
         self.name = name
@@ -25,6 +27,7 @@ private let sqliteFunctionEntry: @convention(c) (OpaquePointer?, Int32, UnsafeMu
         try box.body(values)._setResult(in: context)
     } catch {
         let message = (error as? StrataError)?.message ?? String(describing: error)
+        box.connection?.functionError = error as? StrataError
         sqlite3_result_error(context, "\(box.name): \(message)", -1)
     }
 }
@@ -58,7 +61,9 @@ extension SQLiteConnection {
         _ body: @escaping ([SQLiteValue]) throws -> SQLiteValue
     ) throws {
         let database = try liveHandle(for: nil)
-        let box = Unmanaged.passRetained(SQLiteFunctionBox(name: name, body: body))
+        let function = SQLiteFunctionBox(name: name, body: body)
+        function.connection = self
+        let box = Unmanaged.passRetained(function)
         var flags = SQLITE_UTF8
         if deterministic { flags |= SQLITE_DETERMINISTIC }
         // On failure SQLite calls the destructor itself, which releases the box.
@@ -71,6 +76,14 @@ extension SQLiteConnection {
             throw error
         }
         functionNames.insert(name)
+    }
+
+    /// The error the last failing call of a registered function threw, taken once: lets a
+    /// caller report the function's own error (a `.predicateEvaluation`, say) instead of the
+    /// `.sqlite` failure of the statement it ran in.
+    package func takeFunctionError() -> StrataError? {
+        defer { functionError = nil }
+        return functionError
     }
 
     /// The names of the functions registered through ``registerFunction(name:argumentCount:deterministic:_:)``.

@@ -41,6 +41,8 @@ package final class SQLiteConnection {
     package let path: String
     var statementCache: [String: SQLiteStatement] = [:]
     var functionNames: Set<String> = []
+    /// What a registered function threw in the statement running now (``takeFunctionError()``).
+    var functionError: StrataError?
     var traceBox: Unmanaged<SQLiteTraceBox>?
     var savepointCounter = 0
     /// The busy timeout given at open, for code that lowers it for one call.
