@@ -129,6 +129,13 @@ func storePicture(_ store: any PersistentStore) throws -> [String: String] {
         }
         #expect(collection?.code == .typeMismatch)
         #expect(collection?.message.contains("collection") == true)
+        // A to-one gives an object, which no attribute holds either.
+        let object = strataError {
+            _ = try fixture.fresh().executeBatch(BatchUpdateRequest(entityName: "Employee", predicate: try FetchPredicate(format: "manager != nil"),
+                                                                    propertiesToUpdate: ["notes": .keyPath("manager")]))
+        }
+        #expect(object?.code == .typeMismatch)
+        #expect(object?.message.contains("object") == true)
         #expect(try storePicture(fixture.store) == before)   // nothing written
     }
 

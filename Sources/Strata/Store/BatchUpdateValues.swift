@@ -51,7 +51,7 @@ enum BatchUpdateValues {
     static func values(_ assignments: [(slot: Int, expression: FetchExpression)], for id: ManagedObjectID, row: [PropertyValue],
                        rowSource: @escaping (ManagedObjectID) throws -> [PropertyValue]?) throws -> [PropertyValue] {
         let entity = id.entity
-        var subject: PredicateOperand?
+        let evaluator = PredicateEvaluator(subject: .object(RowSubject(objectID: id, values: row, rowSource: rowSource)), variables: [:])
         return try assignments.map { slot, expression in
             if case .constant(let value) = expression { return value }
             let key = entity.slotNames[slot]
@@ -60,10 +60,9 @@ enum BatchUpdateValues {
                 throw StrataError(.invalidArgument, "The batch update sets the relationship '\(entity.name).\(key)'; only attributes can be set.",
                                   context: context)
             }
-            if subject == nil { subject = .object(RowSubject(objectID: id, values: row, rowSource: rowSource)) }
             let result: PredicateOperand
             do {
-                result = try PredicateEvaluator(subject: subject!, variables: [:]).value(expression)
+                result = try evaluator.value(expression)
             } catch var error as StrataError {
                 error.message = "The batch update's \(entity.name).\(key) = \(expression.predicateFormat) fails for \(id): \(error.message)"
                 error.context.merge(context) { old, _ in old }
@@ -72,8 +71,10 @@ enum BatchUpdateValues {
             let value: PropertyValue
             switch result {
             case .value(let single): value = single
-            case .object(let object) where object.predicateObjectID != nil: value = .object(object.predicateObjectID!)
-            case .object, .collection:
+            case .object(let object):
+                // An object (a to-one key path) reaches the coercion, which names its kind.
+                value = object.predicateObjectID.map(PropertyValue.object) ?? .null
+            case .collection:
                 throw StrataError(.typeMismatch, "The batch update's \(entity.name).\(key) = \(expression.predicateFormat) gives a collection for \(id); an attribute takes one value.",
                                   context: context)
             }
