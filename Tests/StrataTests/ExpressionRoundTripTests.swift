@@ -4,41 +4,15 @@ import Testing
 
 @Suite struct ExpressionRoundTrip {
     @Test func randomExpressionsPrintAndParseBackToTheSameTree() throws {
-        for runSeed in [1, 7, 99, 0xC0FFEE, explorationSeed()] {
-            var generator = RandomExpressionGenerator(seed: runSeed)
-            for iteration in 0..<400 {
-                let expression = generator.expression(depth: 4)
-                let text = expression.predicateFormat
-                let parsed: FetchExpression
-                do {
-                    parsed = try FetchExpression(format: text)
-                } catch {
-                    Issue.record("seed \(runSeed) iteration \(iteration): \(text) failed to parse: \(error)")
-                    return
-                }
-                #expect(parsed == expression, "seed \(runSeed) iteration \(iteration): \(text) parsed back as \(parsed.predicateFormat)")
-                if parsed != expression { return }
-            }
-        }
+        expectFormatRoundTrips(seeds: [1, 7, 99, 0xC0FFEE, explorationSeed()], iterations: 400,
+                               generator: { RandomExpressionGenerator(seed: $0) }, next: { $0.expression(depth: 4) },
+                               format: \.predicateFormat, parse: { try FetchExpression(format: $0) })
     }
 
     @Test func randomPredicatesOverExpressionsRoundTrip() throws {
-        for runSeed in [3, 11, explorationSeed()] {
-            var generator = RandomExpressionGenerator(seed: runSeed)
-            for iteration in 0..<300 {
-                let predicate = generator.predicate(depth: 3)
-                let text = predicate.predicateFormat
-                let parsed: FetchPredicate
-                do {
-                    parsed = try FetchPredicate(format: text)
-                } catch {
-                    Issue.record("seed \(runSeed) iteration \(iteration): \(text) failed to parse: \(error)")
-                    return
-                }
-                #expect(parsed == predicate, "seed \(runSeed) iteration \(iteration): \(text) parsed back as \(parsed.predicateFormat)")
-                if parsed != predicate { return }
-            }
-        }
+        expectFormatRoundTrips(seeds: [3, 11, explorationSeed()], iterations: 300,
+                               generator: { RandomExpressionGenerator(seed: $0) }, next: { $0.predicate(depth: 3) },
+                               format: \.predicateFormat, parse: { try FetchPredicate(format: $0) })
     }
 }
 

@@ -64,24 +64,10 @@ import Testing
     }
 
     @Test func randomPredicatesRoundTripThroughTheirFormat() throws {
-        let seed = explorationSeed()
         // Regression seeds first, then a fresh one.
-        for runSeed in [1, 2, 3, 42, 0xDEADBEEF, seed] {
-            var generator = RandomPredicateGenerator(seed: runSeed)
-            for iteration in 0..<300 {
-                let predicate = generator.predicate(depth: 4)
-                let text = predicate.predicateFormat
-                let parsed: FetchPredicate
-                do {
-                    parsed = try FetchPredicate(format: text)
-                } catch {
-                    Issue.record("seed \(runSeed) iteration \(iteration): \(text) failed to parse: \(error)")
-                    return
-                }
-                #expect(parsed == predicate, "seed \(runSeed) iteration \(iteration): \(text) parsed back as \(parsed.predicateFormat)")
-                if parsed != predicate { return }
-            }
-        }
+        expectFormatRoundTrips(seeds: [1, 2, 3, 42, 0xDEADBEEF, explorationSeed()], iterations: 300,
+                               generator: { RandomPredicateGenerator(seed: $0) }, next: { $0.predicate(depth: 4) },
+                               format: \.predicateFormat, parse: { try FetchPredicate(format: $0) })
     }
 }
 
@@ -148,6 +134,32 @@ struct RandomPredicateGenerator {
         case 6: return .date(Date(timeIntervalSinceReferenceDate: Double(int(-1_000_000...1_000_000)) / 7))
         case 7: return .decimal(Decimal(int(-10_000...10_000)) / 100)
         default: return .uuid(UUID())
+        }
+    }
+}
+
+/// Prints random trees and parses the text back, for each seed: every tree must come back
+/// equal (the first failure of a seed is recorded and ends that seed).
+func expectFormatRoundTrips<Generator, Tree: Equatable>(
+    seeds: [UInt64], iterations: Int, generator makeGenerator: (UInt64) -> Generator,
+    next: (inout Generator) -> Tree, format: (Tree) -> String, parse: (String) throws -> Tree
+) {
+    for seed in seeds {
+        var generator = makeGenerator(seed)
+        for iteration in 0..<iterations {
+            let tree = next(&generator)
+            let text = format(tree)
+            let parsed: Tree
+            do {
+                parsed = try parse(text)
+            } catch {
+                Issue.record("seed \(seed) iteration \(iteration): \(text) failed to parse: \(error)")
+                break
+            }
+            if parsed != tree {
+                Issue.record("seed \(seed) iteration \(iteration): \(text) parsed back as \(format(parsed))")
+                break
+            }
         }
     }
 }

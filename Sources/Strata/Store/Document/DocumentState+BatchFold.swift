@@ -133,8 +133,8 @@ extension DocumentState {
         _ = try applyRetention(fold.retention)
     }
 
-    /// After the commit of a folded write: everything up to its last segment is in the
-    /// snapshot.
+    /// After a compaction, or the commit of a folded write: everything up to the last
+    /// segment is in the snapshot.
     mutating func completeFold() {
         meta.compactedThrough = lastSequence
         overlay.removeAll()

@@ -63,12 +63,7 @@ extension DocumentState {
             try DocumentFile.writeMeta(connection, key: "compactedThrough", .integer(Int64(lastSequence)))
             report.segmentsDropped = try applyRetention(configuration.retention)
         }
-        meta.compactedThrough = lastSequence
-        overlay.removeAll()
-        uncompactedSegments = 0
-        uncompactedBytes = 0
-        uncompactedOperations = 0
-        uncompactedDecodedBytes = 0
+        completeFold()
         return report
     }
 
