@@ -58,6 +58,10 @@ struct FetchSelectCommandTests {
                                                  "--format", "json").json() as? [[String: Any]])
         #expect(raised.map { $0["twice"] as? Int } == [284_000, 300_000])
         #expect(raised.map { $0["loud"] as? String } == ["HOPPER", "LOVELACE"])
+        // A string attribute's `.length` is known to be an integer without `AS name:type`.
+        let lengths = try #require(try CLI.strata("fetch", document, "Employee", "--where", "salary > 140000", "--sort", "lastName",
+                                                  "--select", "lastName.length AS letters", "--format", "json").json() as? [[String: Any]])
+        #expect(lengths.map { $0["letters"] as? Int } == [6, 8])
         let places = try CLI.strata("fetch", document, "Employee", "--select", "department.name", "--distinct",
                                     "--sort", "department.name", "--format", "csv")
         #expect(places.stdout == "department.name\n\nResearch\nSales\n")

@@ -120,8 +120,14 @@ enum SelectList {
             }
         case .keyPath(let path, .evaluatedObject):
             var current = entity
-            for key in path.split(separator: ".").map(String.init) {
-                if let attribute = current.attributesByName[key] { return attribute.attributeType }
+            let keys = path.split(separator: ".").map(String.init)
+            for (index, key) in keys.enumerated() {
+                if let attribute = current.attributesByName[key] {
+                    let rest = keys[(index + 1)...]
+                    if rest.isEmpty { return attribute.attributeType }
+                    // `name.length`: a string's length, the only key a value has.
+                    return attribute.attributeType == .string && rest.elementsEqual(["length"]) ? .integer64 : nil
+                }
                 guard let relationship = current.relationshipsByName[key] else { return nil }
                 current = current.destination(of: relationship)
             }
