@@ -241,6 +241,13 @@ import Testing
         try Data("<model>\n<entity name=\"na".utf8 + [0xC3, 0x65] + "\"/></model>".utf8).write(to: file)
         let utf8 = try #require(throws: StrataError.self) { try ManagedObjectModel(xcdatamodelAt: file) }
         #expect(utf8.code == .modelFile && utf8.context["line"] == "2" && utf8.context["offset"] == "24")
+        // Found by the fuzzer: FoundationXML dereferences the NULL data of `<?xml?>`.
+        for empty in ["<?xml version=\"1.0\"?>\n<model>\n<?xml?>\n</model>", "<model><entity name=\"A\"/>\n\n<?pi?></model>"] {
+            let instruction = try #require(throws: StrataError.self) { try Self.load(empty) }
+            #expect(instruction.code == .modelFile && instruction.message.contains("processing instruction without data"))
+            #expect(instruction.context["line"] == "3")
+        }
+        #expect(try Self.load("<?xml version=\"1.0\"?><model><?pi data?><entity name=\"A\"/></model>").entities.count == 1)
         let deep = "<model>" + String(repeating: "<a>", count: 100) + String(repeating: "</a>", count: 100) + "</model>"
         #expect(throws: StrataError.self) { try Self.load(deep) }
     }

@@ -35,6 +35,14 @@ extension XcodeModelElement {
                 .modelFile, "\(file):\(line): XML syntax error: the text is not valid UTF-8 (byte \(offset))",
                 context: ["file": file, "line": String(line), "offset": String(offset)])
         }
+        // FoundationXML also dereferences the NULL data libxml2 reports for a processing
+        // instruction without any (`<?xml?>`, `<?pi?>`); Xcode writes none.
+        if let offset = firstEmptyProcessingInstructionOffset(in: data) {
+            let line = data.prefix(offset).reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+            throw StrataError(
+                .modelFile, "\(file):\(line): XML syntax error: a processing instruction without data (byte \(offset)); an Xcode model has only its <?xml version=\"1.0\" …?> declaration",
+                context: ["file": file, "line": String(line), "offset": String(offset)])
+        }
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
         parser.shouldProcessNamespaces = false
@@ -87,6 +95,21 @@ func xmlSyntaxReason(_ code: Int) -> String {
     case 86: return "text or elements after the root element"
     default: return "the XML is malformed (parser error \(code))"
     }
+}
+
+/// The offset of the first `<?target?>` (a processing instruction with no data), or nil.
+func firstEmptyProcessingInstructionOffset(in data: Data) -> Int? {
+    let bytes = [UInt8](data)
+    var index = 0
+    while index + 1 < bytes.count {
+        defer { index += 1 }
+        guard bytes[index] == UInt8(ascii: "<"), bytes[index + 1] == UInt8(ascii: "?") else { continue }
+        // The target runs to whitespace or `?`; `?>` right after it means no data at all.
+        var end = index + 2
+        while end < bytes.count, ![UInt8(ascii: " "), 0x09, 0x0A, 0x0D, UInt8(ascii: "?")].contains(bytes[end]) { end += 1 }
+        if end + 1 < bytes.count, bytes[end] == UInt8(ascii: "?"), bytes[end + 1] == UInt8(ascii: ">") { return index }
+    }
+    return nil
 }
 
 /// The offset of the first byte that is not part of well-formed UTF-8 (no overlong forms,
