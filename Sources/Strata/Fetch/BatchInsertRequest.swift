@@ -13,7 +13,9 @@ import Foundation
 ///
 /// Rows come from ``objectsToInsert``, or one at a time from ``dictionaryHandler`` or
 /// ``managedObjectHandler`` (which fill one reusable dictionary or object until they return
-/// `true`, Core Data's "stop"). Values are attributes by name (coerced to the attribute's
+/// `true`, Core Data's "stop"; a handler runs while the request holds the document's write,
+/// so it must not wait for another thread that reads the same store, which waits for the
+/// write). Values are attributes by name (coerced to the attribute's
 /// type as ``BatchUpdateRequest`` does; missing ones take the model's default), to-one
 /// relationships as `.object(id)` and to-many ones as `.objects(ids)` of records already in
 /// the store — or of rows of the same request: a row takes an ID reserved beforehand
