@@ -171,16 +171,7 @@ struct PredicateEvaluator {
 
     /// A single value: objects become their IDs.
     private func scalar(_ operand: PredicateOperand, _ op: FetchComparison.Operator) throws -> PropertyValue {
-        switch operand {
-        case .value(let value): return value
-        case .object(let subject):
-            guard let id = subject.predicateObjectID else {
-                throw StrataError(.predicateEvaluation, "an object without an object ID cannot be compared with \(op.rawValue)")
-            }
-            return .object(id)
-        case .collection:
-            throw toManyError(op)
-        }
+        try operand.singleValue(use: "compared with \(op.rawValue)") { toManyError(op) }
     }
 
     /// Whether the expression is the literal NULL (or a variable holding NULL), which makes
@@ -192,6 +183,25 @@ struct PredicateEvaluator {
             if bindings[name] != nil { return false }
             return variables[name].map(PredicateValueRules.isNull) ?? false
         default: return false
+        }
+    }
+}
+
+extension PredicateOperand {
+    /// The operand as one value, an object standing for its ID.
+    /// - Parameters:
+    ///   - use: what the value is for, completing "an object without an object ID cannot be …".
+    ///   - collectionError: the error for a collection, which has no single value.
+    func singleValue(use: String, collectionError: () -> StrataError) throws -> PropertyValue {
+        switch self {
+        case .value(let value): return value
+        case .object(let subject):
+            guard let id = subject.predicateObjectID else {
+                throw StrataError(.predicateEvaluation, "an object without an object ID cannot be \(use)")
+            }
+            return .object(id)
+        case .collection:
+            throw collectionError()
         }
     }
 }

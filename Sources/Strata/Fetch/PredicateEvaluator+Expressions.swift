@@ -92,17 +92,10 @@ extension PredicateEvaluator {
     /// A single value for a function argument or subscript: an object stands for its ID.
     private func single(_ operand: PredicateOperand, for function: FetchFunction?) throws -> PropertyValue {
         let name = function.map { $0.rawValue } ?? "a subscript"
-        switch operand {
-        case .value(let value): return value
-        case .object(let subject):
-            guard let id = subject.predicateObjectID else {
-                throw StrataError(.predicateEvaluation, "an object without an object ID cannot be an argument of \(name)")
-            }
-            return .object(id)
-        case .collection:
-            throw StrataError(.predicateEvaluation,
-                              "\(name) needs a single value, not a collection (a to-many key path); reduce it with sum:, count:, min:, … or a [subscript]",
-                              context: ["function": name])
+        return try operand.singleValue(use: "an argument of \(name)") {
+            StrataError(.predicateEvaluation,
+                        "\(name) needs a single value, not a collection (a to-many key path); reduce it with sum:, count:, min:, … or a [subscript]",
+                        context: ["function": name])
         }
     }
 

@@ -69,7 +69,7 @@ struct ComputedFetchSQL {
                 let names = Set(plan.fetched.map(\.name))
                 let expression = try Self.naming(.key(descriptor.keyPath), names)
                 let scalar = try value(expression, aggregates: aggregates, entity: entity, &translation, &environment)
-                orderTerms.append(Self.orderTerm(scalar, descriptor))
+                orderTerms.append(SQLTranslation.orderTerm(scalar, descriptor))
             }
             if request.returnsDistinctResults {
                 // Keeping the first of equal dictionaries in order is GROUP BY the fetched
@@ -168,19 +168,6 @@ struct ComputedFetchSQL {
     }
 
     private static func nameVariable(_ name: String) -> String { "_strata_name_\(name)" }
-
-    /// An ORDER BY term with the in-memory comparator's meaning (as for record fetches).
-    private static func orderTerm(_ scalar: SQLScalar, _ descriptor: FetchSortDescriptor) -> String {
-        let direction = descriptor.ascending ? "ASC" : "DESC"
-        switch (scalar.kind, descriptor.comparison) {
-        case (.string, .caseInsensitive), (.string, .localized):
-            let options = descriptor.comparison == .caseInsensitive
-                ? FetchComparison.Options.caseInsensitive : FetchComparison.Options.caseDiacriticInsensitive
-            return "\(SQLFunctions.fold)(\(scalar.sql), \(options.rawValue)) \(direction), \(scalar.sql) \(direction)"
-        case (.decimal, _): return "\(SQLFunctions.decimalKey)(\(scalar.sql)) \(direction)"
-        default: return "\(scalar.sql) \(direction)"
-        }
-    }
 
     /// `t._entity IN (…)`, as for record fetches.
     private func entityFilter(_ entity: EntityDescription, includesSubentities: Bool) -> String? {

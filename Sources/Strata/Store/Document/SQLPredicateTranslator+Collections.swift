@@ -117,12 +117,17 @@ extension SQLTranslation {
                               "cannot sort on '\(descriptor.keyPath)': sort keys must be attributes reached through to-one relationships",
                               context: ["keyPath": descriptor.keyPath])
         }
+        return Self.orderTerm(scalar, descriptor)
+    }
+
+    /// The `ORDER BY` term for a scalar with the in-memory comparator's meaning: strings
+    /// folded first, then binary among strings that fold alike ("Ada" before "ada"), as
+    /// FetchSortDescriptor.compareValues orders them; decimals by value.
+    static func orderTerm(_ scalar: SQLScalar, _ descriptor: FetchSortDescriptor) -> String {
         let direction = descriptor.ascending ? "ASC" : "DESC"
         let sql = scalar.sql
         switch (scalar.kind, descriptor.comparison) {
         case (.string, .caseInsensitive), (.string, .localized):
-            // Folded first, then binary among strings that fold alike ("Ada" before "ada"),
-            // as FetchSortDescriptor.compareValues orders them.
             let options = descriptor.comparison == .caseInsensitive
                 ? FetchComparison.Options.caseInsensitive : FetchComparison.Options.caseDiacriticInsensitive
             return "\(SQLFunctions.fold)(\(sql), \(options.rawValue)) \(direction), \(sql) \(direction)"
