@@ -102,7 +102,11 @@ extension RecoverySource {
         }
         let reserved: Set = ["strata_meta", "strata_segment", "strata_group", "strata_entity"]
         var lost: [String] = []
-        for table in names(target, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name") where !reserved.contains(table) {
+        // R-tree fetch indexes (virtual tables and their shadow tables) are refilled by
+        // their triggers as the snapshot rows arrive.
+        let rTrees = names(target, "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'")
+        for table in names(target, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
+        where !reserved.contains(table) && !rTrees.contains(where: { table == $0 || table.hasPrefix($0 + "_") }) {
             let quoted = SnapshotSchema.quote(table)
             let wanted = names(target, "SELECT name FROM pragma_table_info('\(table)')")
             let present = Set(names(connection, "SELECT name FROM pragma_table_info('\(table)')"))

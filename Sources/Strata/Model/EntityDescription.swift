@@ -34,6 +34,9 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public let representedClassName: String?
     /// A renaming identifier carried over from Xcode models (for migration).
     public let renamingIdentifier: String?
+    /// The fetch indexes declared on this entity (see ``declaredIndexes`` for these plus
+    /// the attributes marked indexed).
+    public let fetchIndexes: [FetchIndexDescription]
 
     // Resolved by the model; fixed once the model is built. Those read on every change of
     // every object are `@exclusivity(unchecked)`: written only while the model resolves,
@@ -72,7 +75,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
         fetchedProperties: [FetchedPropertyDescription] = [], uniquenessConstraints: [[String]] = [],
         userInfo: [String: String] = [:], representedClassName: String? = nil,
-        renamingIdentifier: String? = nil
+        renamingIdentifier: String? = nil, fetchIndexes: [FetchIndexDescription] = []
     ) {
         self.name = name
         self.parentName = parent
@@ -84,6 +87,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         self.userInfo = userInfo
         self.representedClassName = representedClassName
         self.renamingIdentifier = renamingIdentifier
+        self.fetchIndexes = fetchIndexes
     }
 
     /// A fresh, unresolved copy of the declaration (used when merging models).
@@ -92,7 +96,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
             name, parent: parentName, isAbstract: isAbstract, attributes: declaredAttributes,
             relationships: declaredRelationships, fetchedProperties: declaredFetchedProperties,
             uniquenessConstraints: uniquenessConstraints, userInfo: userInfo,
-            representedClassName: representedClassName, renamingIdentifier: renamingIdentifier)
+            representedClassName: representedClassName, renamingIdentifier: renamingIdentifier,
+            fetchIndexes: fetchIndexes)
     }
 
     /// The model the entity belongs to.

@@ -132,7 +132,8 @@ enum _ModelJSONReader {
             attributes: attributes, relationships: relationships, fetchedProperties: fetchedProperties,
             uniquenessConstraints: constraints, userInfo: try reader.stringDictionary("userInfo"),
             representedClassName: try reader.string("representedClassName"),
-            renamingIdentifier: try reader.string("renamingIdentifier"))
+            renamingIdentifier: try reader.string("renamingIdentifier"),
+            fetchIndexes: try FetchIndexJSON.read(try reader.array("fetchIndexes"), at: here))
         try reader.finish()
         return entity
     }

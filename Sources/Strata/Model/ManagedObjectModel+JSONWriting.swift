@@ -68,6 +68,7 @@ extension ManagedObjectModel {
         if !entity.uniquenessConstraints.isEmpty {
             object["uniquenessConstraints"] = .array(entity.uniquenessConstraints.map(JSONValue.strings))
         }
+        if !entity.fetchIndexes.isEmpty { object["fetchIndexes"] = FetchIndexJSON.json(entity.fetchIndexes) }
         if !entity.userInfo.isEmpty { object["userInfo"] = .stringDictionary(entity.userInfo) }
         if let name = entity.representedClassName { object["representedClassName"] = .string(name) }
         if let identifier = entity.renamingIdentifier { object["renamingIdentifier"] = .string(identifier) }

@@ -114,6 +114,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
         for template in fetchRequestTemplates where byName[template.entityName] == nil {
             problem(template.entityName, nil, "fetch request template '\(template.name)' names an unknown entity")
         }
+        problems += Self.fetchIndexProblems(declared)
         if !problems.isEmpty { throw Self.invalid(problems) }
         problems = Self.sqlNameProblems(self)
         if !problems.isEmpty { throw Self.invalid(problems) }

@@ -4,7 +4,7 @@ import Foundation
 /// (docs/MODEL-FORMAT.md, "Importing Xcode models").
 ///
 /// Reads what Strata models; ignores the diagram (`elements`), code generation settings,
-/// fetch indexes and any attribute it does not know, as Xcode itself adds new ones over time.
+/// `compoundIndexes` (the pre-iOS 11 form of fetch indexes) and any attribute it does not know, as Xcode itself adds new ones over time.
 struct XcodeModelReader {
     /// The file name used in error messages.
     let file: String
@@ -86,6 +86,7 @@ struct XcodeModelReader {
         var relationships: [RelationshipDescription] = []
         var fetchedProperties: [FetchedPropertyDescription] = []
         var constraints: [[String]] = []
+        var fetchIndexes: [FetchIndexDescription] = []
         for child in element.children {
             switch child.name {
             case "attribute": attributes.append(try attribute(child, entity: name))
@@ -97,7 +98,8 @@ struct XcodeModelReader {
                         try required($0, "value", entity: name)
                     })
                 }
-            default: continue  // userInfo (below), fetchIndex, compoundIndexes
+            case "fetchIndex": fetchIndexes.append(try fetchIndex(child, entity: name))
+            default: continue  // userInfo (below), compoundIndexes
             }
         }
         return EntityDescription(
@@ -105,7 +107,7 @@ struct XcodeModelReader {
             attributes: attributes, relationships: relationships, fetchedProperties: fetchedProperties,
             uniquenessConstraints: constraints, userInfo: try userInfo(of: element, entity: name),
             representedClassName: element.attributes["representedClassName"],
-            renamingIdentifier: element.attributes["elementID"])
+            renamingIdentifier: element.attributes["elementID"], fetchIndexes: fetchIndexes)
     }
 
     private func userInfo(of element: XcodeModelElement, entity: String) throws -> [String: String] {

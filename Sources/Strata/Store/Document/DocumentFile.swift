@@ -50,6 +50,8 @@ enum DocumentFile {
         try connection.transaction(.exclusive) {
             for (_, sql) in ownTables { try connection.execute(sql) }
             for statement in schema.createStatements() { try connection.execute(statement) }
+            try schema.requireRTreeSupport(connection)
+            for statement in schema.fetchIndexStatements() { try connection.execute(statement) }
             let entityInsert = try connection.prepare("INSERT INTO strata_entity (id, name) VALUES (?, ?)")
             for entity in model.entities { try entityInsert.run([.integer(Int64(entity.index)), .text(entity.name)]) }
             let meta = try connection.prepare("INSERT INTO strata_meta (key, value) VALUES (?, ?)")
