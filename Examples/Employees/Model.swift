@@ -1,55 +1,33 @@
 import Foundation
 import Strata
 
-/// The guide's Employee, with typed properties over the example model.
-final class Employee: ManagedObject {
-    static let firstName = AttributeKey<String>("firstName")
-    static let lastName = AttributeKey<String>("lastName")
-    static let fullName = AttributeKey<String?>("fullName")
-    static let salary = AttributeKey<Int64?>("salary")
-    static let department = ToOneKey<Department>("department")
-    static let manager = ToOneKey<Employee>("manager")
-    /// Checked against the model when the class is registered.
-    override class var typedKeys: [TypedKeyDescription] {
-        [.init(firstName), .init(lastName), .init(fullName), .init(salary), .init(department), .init(manager)]
-    }
+// The guide's classes over the example model. Their keys and typed properties are
+// generated (Generated/*+Properties.swift, by
+// `strata codegen --example employees --mode extension --out Examples/Employees/Generated`);
+// the classes themselves are written here so that they can override ManagedObject's hooks.
 
-    var firstName: String {
-        get { self[Self.firstName] }
-        set { self[Self.firstName] = newValue }
-    }
-    var lastName: String {
-        get { self[Self.lastName] }
-        set { self[Self.lastName] = newValue }
-    }
-    var salary: Int64? {
-        get { self[Self.salary] }
-        set { self[Self.salary] = newValue }
-    }
-    var department: Department? {
-        get { self[Self.department] }
-        set { self[Self.department] = newValue }
-    }
-    var manager: Employee? {
-        get { self[Self.manager] }
-        set { self[Self.manager] = newValue }
-    }
+/// The abstract parent of Employee.
+class Person: ManagedObject {
+    /// Checked against the model when the class is registered.
+    override class var typedKeys: [TypedKeyDescription] { generatedPersonKeys }
+}
+
+/// The guide's Employee.
+final class Employee: Person {
+    override class var typedKeys: [TypedKeyDescription] { super.typedKeys + generatedEmployeeKeys }
 
     /// The guide's cached transient: computed when the object is loaded.
     override func awakeFromFetch() {
-        self[Self.fullName] = "\(firstName) \(lastName)"
+        fullName = "\(firstName) \(lastName)"
     }
 }
 
 /// The guide's Department.
 final class Department: ManagedObject {
-    static let name = AttributeKey<String>("name")
-    static let employees = ToManyKey<Employee>("employees")
-    override class var typedKeys: [TypedKeyDescription] { [.init(name), .init(employees)] }
+    override class var typedKeys: [TypedKeyDescription] { generatedDepartmentKeys }
+}
 
-    var name: String {
-        get { self[Self.name] }
-        set { self[Self.name] = newValue }
-    }
-    var employees: [Employee] { self[Self.employees] }
+/// A project employees work on.
+final class Project: ManagedObject {
+    override class var typedKeys: [TypedKeyDescription] { generatedProjectKeys }
 }

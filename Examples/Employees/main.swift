@@ -5,6 +5,7 @@ import Strata
 let model = ManagedObjectModel.employeesExample()
 try model.register(Employee.self, forEntityName: "Employee")
 try model.register(Department.self, forEntityName: "Department")
+try model.register(Project.self, forEntityName: "Project")
 
 let coordinator = PersistentStoreCoordinator(model: model)
 try coordinator.addStore(InMemoryStore(model: model))

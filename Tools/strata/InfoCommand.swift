@@ -9,7 +9,8 @@ struct InfoCommand: ParsableCommand {
         commandName: "info",
         abstract: "Summarize a document: model, objects, log, history, file size.",
         discussion: """
-            Shows the model (each entity with its attribute and relationship counts), the \
+            Shows the model (each entity with its attribute and relationship counts, then \
+            its indexes, uniqueness constraints, derived and composite attributes), the \
             number of objects of each entity, the log's segments (count, bytes, how far they \
             are compacted), the history retained (first retained segment, undo groups) and \
             the file size. --json prints the same as one JSON object for scripts.
@@ -43,6 +44,8 @@ struct InfoCommand: ParsableCommand {
             }
             print(CommandOutput.table(["entity", "parent", "attributes", "relationships", "objects"], rows, rightAligned: [2, 3, 4]))
             print("")
+            let modelLines = ModelInfoText.lines(for: entities)
+            if !modelLines.isEmpty { print(modelLines.joined(separator: "\n") + "\n") }
             let ratio = info.segmentBytes > 0 ? String(format: "%.1f×", Double(info.segmentRawBytes) / Double(info.segmentBytes)) : "–"
             print("Segments  \(info.segmentCount) stored, \(CommandOutput.bytes(info.segmentBytes)) compressed (\(CommandOutput.bytes(info.segmentRawBytes)) raw, \(ratio)); last \(info.lastSegment), compacted through \(info.compactedThrough)")
             let full = info.segmentCount == 0 ? "empty log" : (info.firstRetainedSegment == 1 ? "full history" : "history before segment \(info.firstRetainedSegment) dropped")
@@ -53,7 +56,7 @@ struct InfoCommand: ParsableCommand {
 
     static func json(_ info: DocumentInfo, entities: [EntityDescription]) -> JSONValue {
         let entityList: [JSONValue] = entities.map { entity in
-            .fields([
+            let fields: JSONValue = .fields([
                 "name": .string(entity.name),
                 "parent": entity.superentity.map { .string($0.name) } ?? .null,
                 "abstract": .bool(entity.isAbstract),
@@ -61,6 +64,8 @@ struct InfoCommand: ParsableCommand {
                 "relationships": .int(entity.relationships.count),
                 "objects": entity.isAbstract ? .null : .int(info.objectCounts[entity.name] ?? 0),
             ])
+            guard case .object(let members) = fields else { return fields }
+            return .object(members + ModelInfoText.json(for: entity).map { JSONValue.Member($0.0, $0.1) })
         }
         return .fields([
             "path": .string(info.path),

@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata codegen MODEL [--out DIR] [--mode class|extension] [--public]`.
+struct CodegenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "codegen",
+        abstract: "Write typed ManagedObject subclasses for a model.",
+        discussion: """
+            Like Xcode's class generation: one Swift file per entity with typed keys \
+            (AttributeKey, ToOneKey, ToManyKey), typed properties (optionals where the model \
+            says optional, to-manys as arrays), typedKeys for registration, and the class \
+            under its parent entity's class, named by representedClassName when the model \
+            sets one. --mode extension writes only the properties extension \
+            (Entity+Properties.swift) for a class you write yourself. Existing files of the \
+            same names are replaced; the same model always gives the same bytes.
+
+            Examples:
+              strata codegen Model.xcdatamodeld --out Sources/App/Model
+              strata codegen --example employees --out Generated --mode extension
+            """)
+
+    @Argument(help: "A model file: JSON, .xcdatamodel or .xcdatamodeld.")
+    var model: String?
+
+    @Option(help: "A built-in example model instead of a file: employees.")
+    var example: String?
+
+    @Option(help: "The directory to write into (created when missing).")
+    var out: String = "."
+
+    @Option(help: "class: the class and its properties; extension: only the properties extension.")
+    var mode: String = ClassGenerator.Mode.classDefinition.rawValue
+
+    @Flag(name: .customLong("public"), help: "Declare the classes and their members public.")
+    var isPublic = false
+
+    func validate() throws {
+        guard (model == nil) != (example == nil) else {
+            throw ValidationError("Give either a MODEL file or --example employees.")
+        }
+        if let example, example != "employees" {
+            throw ValidationError("Unknown example '\(example)'; the examples are: employees.")
+        }
+        guard ClassGenerator.Mode(rawValue: mode) != nil else {
+            throw ValidationError("Unknown mode '\(mode)'; the modes are: class, extension.")
+        }
+    }
+
+    func run() throws {
+        let objectModel: ManagedObjectModel
+        let source: String
+        if let model {
+            let url = URL(fileURLWithPath: model)
+            objectModel = try ManagedObjectModel(contentsOf: url)
+            source = url.lastPathComponent
+        } else {
+            objectModel = ManagedObjectModel.employeesExample()
+            source = "the built-in employees example model"
+        }
+        let generator = ClassGenerator(model: objectModel, mode: ClassGenerator.Mode(rawValue: mode)!,
+                                       access: isPublic ? "public" : "", source: source)
+        let files = try generator.files()
+        let directory = URL(fileURLWithPath: out)
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            for file in files {
+                try Data(file.text.utf8).write(to: directory.appendingPathComponent(file.name), options: .atomic)
+            }
+        } catch {
+            throw StrataError(.io, "Cannot write the generated classes to \(directory.path): \(error.localizedDescription)",
+                              context: ["path": directory.path])
+        }
+        print("Wrote \(files.count) file\(files.count == 1 ? "" : "s") to \(directory.path): \(files.map(\.name).joined(separator: ", ")).")
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Strata
+
+/// The model section of `strata info`: per entity, one line per model feature that the
+/// entity uses (indexes, uniqueness constraints, derived and composite attributes), and
+/// the same as JSON members.
+///
+/// Each feature has its own pair of small functions (text lines, JSON value) so that the
+/// features can grow independently; an entity without any feature prints nothing.
+enum ModelInfoText {
+    /// The lines printed under the entity table, one block per entity that has any.
+    static func lines(for entities: [EntityDescription]) -> [String] {
+        var lines: [String] = []
+        for entity in entities {
+            let features = [
+                ("indexes", indexes(of: entity)),
+                ("unique", uniquenessConstraints(of: entity)),
+                ("derived", derivedAttributes(of: entity)),
+                ("composite", compositeAttributes(of: entity)),
+            ].filter { !$0.1.isEmpty }
+            guard !features.isEmpty else { continue }
+            lines.append(entity.name)
+            for (label, items) in features {
+                lines.append("  " + label.padding(toLength: 10, withPad: " ", startingAt: 0) + items.joined(separator: "; "))
+            }
+        }
+        return lines
+    }
+
+    /// The JSON members added to each entity of `strata info --json`.
+    static func json(for entity: EntityDescription) -> [(String, JSONValue)] {
+        [
+            ("indexes", indexesJSON(of: entity)),
+            ("uniquenessConstraints", .array(entity.uniquenessConstraints.map { .array($0.map(JSONValue.string)) })),
+            ("derivedAttributes", derivedAttributesJSON(of: entity)),
+            ("compositeAttributes", compositeAttributesJSON(of: entity)),
+        ]
+    }
+
+    // MARK: Indexes
+
+    /// `byName (name)`, `byDate (date desc, kind)`, `byLocation r-tree (lat, lon)`: the
+    /// declared fetch indexes and the attributes marked indexed.
+    static func indexes(of entity: EntityDescription) -> [String] {
+        entity.declaredIndexes.map { index in
+            let elements = index.elements.map { $0.property + ($0.isAscending || index.isRTree ? "" : " desc") }
+            return "\(index.name)\(index.isRTree ? " r-tree" : "") (\(elements.joined(separator: ", ")))"
+        }
+    }
+
+    static func indexesJSON(of entity: EntityDescription) -> JSONValue {
+        .array(entity.declaredIndexes.map { index in
+            .fields([
+                "name": .string(index.name),
+                "elements": .array(index.elements.map { element in
+                    .fields([
+                        "property": .string(element.property), "type": .string(element.kind.rawValue),
+                        "ascending": .bool(element.isAscending),
+                    ])
+                }),
+            ])
+        })
+    }
+
+    // MARK: Uniqueness constraints
+
+    /// `(email)`, `(firstName, lastName)`: the constraints declared on the entity.
+    static func uniquenessConstraints(of entity: EntityDescription) -> [String] {
+        entity.uniquenessConstraints.map { "(" + $0.joined(separator: ", ") + ")" }
+    }
+
+    // MARK: Derived attributes
+
+    /// Hook for derived attributes (`name = expression`); the model has none yet.
+    static func derivedAttributes(of entity: EntityDescription) -> [String] { [] }
+
+    static func derivedAttributesJSON(of entity: EntityDescription) -> JSONValue { .array([]) }
+
+    // MARK: Composite attributes
+
+    /// Hook for composite attributes (`name: Composite (a, b)`); the model has none yet.
+    static func compositeAttributes(of entity: EntityDescription) -> [String] { [] }
+
+    static func compositeAttributesJSON(of entity: EntityDescription) -> JSONValue { .array([]) }
+}
