@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+
+/// `strata codegen`: the generated classes of every fixture model compile against the
+/// Strata module of this build, and the Employees example's generated files are current.
+@Suite struct CodegenCommand {
+    /// The repository (this file is Tests/StrataCLITests/CodegenCommandTests.swift).
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Type-checks Swift files against the built Strata module (`Modules/` beside the
+    /// programs; the C modules it imports from their module maps in Sources/).
+    static func typecheck(_ files: [URL]) throws -> CommandResult {
+        let sources = repository.appendingPathComponent("Sources")
+        return try CLI.run("/usr/bin/env", ["swiftc", "-typecheck", "-swift-version", "6",
+                                            "-I", productsDirectory.appendingPathComponent("Modules").path,
+                                            "-I", sources.appendingPathComponent("CSQLite").path,
+                                            "-I", sources.appendingPathComponent("CLZ4").path] + files.map(\.path))
+    }
+
+    static func swiftFiles(_ directory: URL) throws -> [URL] {
+        try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "swift" }.sorted { $0.lastPathComponent < $1.lastPathComponent }
+    }
+
+    static let fixtures: [String] = {
+        let directory = repository.appendingPathComponent("Tests/StrataTests/Fixtures/xcdatamodels")
+        return ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+            .filter { $0.hasSuffix(".xml") }.sorted().map { directory.appendingPathComponent($0).path }
+    }()
+
+    @Test func thereAreFixtureModels() {
+        #expect(Self.fixtures.count >= 6)
+    }
+
+    @Test(arguments: fixtures + ["--example employees", "--example employees --public"])
+    func generatedClassesCompile(_ model: String) throws {
+        let sandbox = try TemporaryDirectory()
+        let out = sandbox.path("Generated")
+        let arguments = model.hasPrefix("--") ? model.split(separator: " ").map(String.init) : [model]
+        let result = try CLI.run("strata", ["codegen"] + arguments + ["--out", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        let files = try Self.swiftFiles(URL(fileURLWithPath: out))
+        #expect(!files.isEmpty)
+        #expect(result.stdout.contains("Wrote \(files.count) file"))
+        let compiled = try Self.typecheck(files)
+        #expect(compiled.status == 0, "\(model): \(compiled.stderr)")
+    }
+
+    @Test func aJSONModelWithAwkwardNamesCompilesAndKeepsTheModelsNames() throws {
+        let sandbox = try TemporaryDirectory()
+        let model = """
+            {"format": "strata-model", "formatVersion": 1, "entities": [
+              {"name": "Item", "representedClassName": ".CatalogItem", "attributes": [
+                {"name": "hasFault", "type": "string", "optional": false},
+                {"name": "default", "type": "boolean"},
+                {"name": "count", "type": "integer16"},
+                {"name": "price", "type": "decimal", "optional": false},
+                {"name": "payload", "type": "transformable"}],
+               "relationships": [{"name": "parts", "destination": "Part", "toMany": true, "ordered": true, "inverse": "item"}]},
+              {"name": "Part", "attributes": [{"name": "typedKeys", "type": "string"}],
+               "relationships": [{"name": "item", "destination": "Item", "inverse": "parts"}]},
+              {"name": "Gear", "parent": "Part", "attributes": [{"name": "teeth", "type": "integer32", "optional": false}]}
+            ]}
+            """
+        try Data(model.utf8).write(to: URL(fileURLWithPath: sandbox.path("catalog.json")))
+        let result = try CLI.strata("codegen", sandbox.path("catalog.json"), "--out", sandbox.path("out"))
+        #expect(result.status == 0, "\(result.stderr)")
+        let item = try String(contentsOfFile: sandbox.path("out/CatalogItem.swift"), encoding: .utf8)
+        #expect(item.contains("final class CatalogItem: ManagedObject"))
+        #expect(item.contains(#"static let hasFault = AttributeKey<String>("hasFault")"#))
+        #expect(item.contains("var hasFaultValue: String"))
+        #expect(item.contains("var `default`: Bool?"))
+        #expect(item.contains("var price: Decimal {"))
+        #expect(item.contains(#"static let parts = ToManyKey<Part>("parts")"#))
+        #expect(item.contains("var parts: [Part]"))
+        let part = try String(contentsOfFile: sandbox.path("out/Part.swift"), encoding: .utf8)
+        #expect(part.contains("class Part: ManagedObject") && !part.contains("final class Part"))
+        #expect(part.contains(#"static let typedKeysKey = AttributeKey<String?>("typedKeys")"#))
+        #expect(part.contains("var item: CatalogItem?"))
+        let gear = try String(contentsOfFile: sandbox.path("out/Gear.swift"), encoding: .utf8)
+        #expect(gear.contains("final class Gear: Part"))
+        #expect(gear.contains("super.typedKeys + generatedGearKeys"))
+        let compiled = try Self.typecheck(try Self.swiftFiles(URL(fileURLWithPath: sandbox.path("out"))))
+        #expect(compiled.status == 0, "\(compiled.stderr)")
+    }
+
+    @Test func theEmployeesExampleFilesAreWhatCodegenWritesToday() throws {
+        let sandbox = try TemporaryDirectory()
+        let result = try CLI.strata("codegen", "--example", "employees", "--mode", "extension", "--out", sandbox.path("Generated"))
+        #expect(result.status == 0, "\(result.stderr)")
+        let committed = Self.repository.appendingPathComponent("Examples/Employees/Generated")
+        let fresh = try Self.swiftFiles(URL(fileURLWithPath: sandbox.path("Generated")))
+        #expect(fresh.map(\.lastPathComponent) == (try Self.swiftFiles(committed)).map(\.lastPathComponent))
+        for file in fresh {
+            let old = try Data(contentsOf: committed.appendingPathComponent(file.lastPathComponent))
+            #expect(try Data(contentsOf: file) == old,
+                    "\(file.lastPathComponent) drifted: run strata codegen --example employees --mode extension --out Examples/Employees/Generated")
+        }
+    }
+
+    @Test func badInputIsAClearError() throws {
+        let sandbox = try TemporaryDirectory()
+        let missing = try CLI.strata("codegen", sandbox.path("nothing.json"), "--out", sandbox.path("out"))
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("nothing.json"), "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path("out")))
+        let mode = try CLI.strata("codegen", "--example", "employees", "--mode", "category")
+        #expect(mode.status != 0)
+        #expect(mode.stderr.contains("Unknown mode 'category'"), "\(mode.stderr)")
+        try Data(#"{"format": "strata-model", "formatVersion": 1, "entities": [{"name": "A", "attributes": [{"name": "my-field", "type": "string"}]}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: sandbox.path("bad.json")))
+        let badName = try CLI.strata("codegen", sandbox.path("bad.json"), "--out", sandbox.path("out"))
+        #expect(badName.status != 0)
+        #expect(badName.stderr.contains("A.my-field"), "\(badName.stderr)")
+    }
+}
