@@ -186,4 +186,25 @@ import Testing
         try DocumentStore(openingAt: url, model: withIndexes).close()
         #expect(try sqlRows(url, "SELECT count(*) FROM \"Place.byLocation\"") == [[.integer(30)]])
     }
+
+    @Test func recoveryRebuildsTheIndexesAndRefillsTheRTree() throws {
+        let directory = try TemporaryDirectory()
+        let model = try Self.model()
+        let url = try Self.document(in: directory, model: model)
+        // Break the byName index: its root page's type byte.
+        guard case .integer(let root)? = try sqlRows(url, "SELECT rootpage FROM sqlite_schema WHERE name = 'Place.byName'").first?.first else {
+            Issue.record("no byName index")
+            return
+        }
+        let handle = try FileHandle(forUpdating: url)
+        try handle.seek(toOffset: UInt64(root - 1) * 4096)
+        try handle.write(contentsOf: Data([0x55]))
+        try handle.close()
+        let recovery = try DocumentRecovery.recover(url)
+        #expect(recovery.repairs.contains { $0.contains("rebuilt the snapshot tables from the complete log") }, "\(recovery.repairs)")
+        #expect(try integrityCheck(url) == "ok")
+        #expect(try sqlRows(url, "SELECT count(*) FROM \"Place.byLocation\"") == [[.integer(30)]])
+        #expect(try sqlRows(url, "SELECT count(*) FROM Place INDEXED BY \"Place.byName\" WHERE name >= ''") == [[.integer(40)]])
+        try DocumentStore(openingAt: url, model: model).close()
+    }
 }

@@ -44,6 +44,7 @@ import Testing
         "FetchExpression": FetchExpression.self,
         "FetchFunction": FetchFunction.self,
         "FetchIndex": FetchIndex.self,
+        "FetchIndexDescription": FetchIndexDescription.self,
         "FetchOperand": FetchOperand.self,
         "FetchPredicate": FetchPredicate.self,
         "FetchRequest": FetchRequest.self,

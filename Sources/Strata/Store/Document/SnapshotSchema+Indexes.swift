@@ -17,7 +17,7 @@ import Foundation
 /// indexes its model gained since the file was created and leaves the others alone.
 extension SnapshotSchema {
     /// One fetch index of the model, resolved to its table and columns.
-    struct FetchIndex {
+    struct ResolvedFetchIndex {
         let entity: EntityDescription
         let index: FetchIndexDescription
         let table: String
@@ -29,9 +29,9 @@ extension SnapshotSchema {
     }
 
     /// Every declared fetch index of the model, entities in model order.
-    var fetchIndexes: [FetchIndex] {
+    var fetchIndexes: [ResolvedFetchIndex] {
         model.entities.flatMap { entity in
-            entity.fetchIndexes.compactMap { index -> FetchIndex? in
+            entity.fetchIndexes.compactMap { index -> ResolvedFetchIndex? in
                 let storage = self.storage(of: entity)
                 var columns: [String] = []
                 for element in index.elements {
@@ -42,7 +42,7 @@ extension SnapshotSchema {
                     default: return nil   // refused by the model's validation
                     }
                 }
-                return FetchIndex(entity: entity, index: index, table: table(for: entity).name, columns: columns)
+                return ResolvedFetchIndex(entity: entity, index: index, table: table(for: entity).name, columns: columns)
             }
         }
     }
