@@ -208,3 +208,37 @@ import Testing
         try DocumentStore(openingAt: url, model: model).close()
     }
 }
+
+/// Fetches bounded on every element of an R-tree index go through it, with the rows the
+/// evaluator picks.
+@Suite struct RTreeFetches {
+    static func places(_ format: String, model: ManagedObjectModel, url: URL) throws -> [Int64] {
+        let store = try DocumentStore(openingAt: url, model: model)
+        defer { try? store.close() }
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addStore(store)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let request = FetchRequest(entityName: "Place", predicate: try FetchPredicate(format: format),
+                                   sortDescriptors: [FetchSortDescriptor("rank")])
+        return try context.fetch(request).map { try $0.int("rank") ?? -1 }
+    }
+
+    @Test func aBoxOnBothElementsUsesTheRTreeAndFindsTheSameRows() throws {
+        let directory = try TemporaryDirectory()
+        let model = try FetchIndexes.model()
+        let url = try FetchIndexes.document(in: directory, model: model)
+        let box = "latitude BETWEEN {10, 20} AND longitude >= -17 AND longitude <= -10.0"
+        let explained = try FetchIndexes.queryPlan(url, model: model, box)
+        #expect(explained.contains("VIRTUAL TABLE INDEX"), "\(explained)")
+        #expect(try Self.places(box, model: model, url: url) == [10, 11, 13, 14, 15, 17])
+        // Edges: equal bounds, a bound on the boundary value, huge integers.
+        #expect(try Self.places("latitude == 15 AND longitude == -15", model: model, url: url) == [15])
+        #expect(try Self.places("latitude >= 39 AND longitude < 0", model: model, url: url) == [39])
+        #expect(try Self.places("latitude > 9223372036854775807 AND longitude < 0", model: model, url: url) == [])
+        #expect(try Self.places("latitude BETWEEN {20, 10} AND longitude < 0", model: model, url: url) == [])
+        // One element bounded only: no R-tree (rows missing from it could match).
+        let half = try FetchIndexes.queryPlan(url, model: model, "latitude BETWEEN {10, 20}")
+        #expect(!half.contains("VIRTUAL TABLE"), "\(half)")
+        #expect(try Self.places("latitude BETWEEN {10, 20} AND longitude != nil", model: model, url: url) == [10, 11, 13, 14, 15, 17, 18, 19])
+    }
+}

@@ -55,6 +55,7 @@ struct SQLPredicateTranslator {
         }
         var residual: [FetchPredicate] = []
         if let predicate = try request.predicate?.withSubstitutionVariables(variables) {
+            conditions += rTreeConditions(Self.conjuncts(of: predicate), entity: request.entity, translation: &translation)
             for conjunct in Self.conjuncts(of: predicate) {
                 let saved = translation
                 do {
