@@ -72,9 +72,10 @@ import Testing
         let cases: [(String, String)] = [
             (#"property="latitude" type="RTree""#, #"property="name" type="RTree""#),
             (#"property="longitude" type="RTree""#, #"property="longitude" type="Binary""#),
-            (#"<fetchIndex name="byName">"#, #"<fetchIndex name="byLocation">"#),
+            (#"<fetchIndex name="byName">"#, #"<fetchIndex name="ByLocation">"#),
+            (#"<fetchIndex name="byName">"#, #"<fetchIndex name="byLocation_node">"#),
         ]
-        let reasons = ["must be a number or a date", "cannot be mixed", "used twice"]
+        let reasons = ["must be a number or a date", "cannot be mixed", "used twice", "R-tree's SQLite tables"]
         for ((old, new), reason) in zip(cases, reasons) {
             let error = try #require(throws: StrataError.self) { try Self.model(Self.xcodeModel.replacingOccurrences(of: old, with: new)) }
             #expect(error.code == .invalidModel)

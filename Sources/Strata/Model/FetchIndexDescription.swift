@@ -82,8 +82,14 @@ extension ManagedObjectModel {
                     problems.append(.init(entityName: entity.name, object: nil, key: key, reason: "fetch index '\(index.name)': \(reason)"))
                 }
                 if index.name.isEmpty { problem(nil, "an index needs a name") }
-                if !namesByRoot[entity.rootEntityIndex, default: []].insert(index.name).inserted {
-                    problem(nil, "the name is used twice in the entity's hierarchy (its entities share one table)")
+                // SQLite ignores ASCII case in the names of its indexes.
+                if !namesByRoot[entity.rootEntityIndex, default: []].insert(index.name.lowercased()).inserted {
+                    problem(nil, "the name is used twice in the entity's hierarchy (its entities share one table; case does not count)")
+                }
+                if index.isRTree, let clash = entity.fetchIndexes.first(where: { other in
+                    Self.rTreeSuffixes.contains { other.name.lowercased() == (index.name + $0).lowercased() }
+                }) {
+                    problem(nil, "index '\(clash.name)' would take the name of one of this R-tree's SQLite tables or triggers")
                 }
                 if index.elements.isEmpty { problem(nil, "the index names no property") }
                 if index.isRTree, index.elements.contains(where: { $0.kind != .rTree }) {
@@ -109,6 +115,9 @@ extension ManagedObjectModel {
         }
         return problems
     }
+
+    /// The suffixes of the tables SQLite makes for an R-tree and of its triggers.
+    static let rTreeSuffixes = ["_node", "_rowid", "_parent", "_insert", "_update", "_delete"]
 
     /// The attribute types an R-tree element can index (stored as SQLite numbers).
     static let rTreeTypes: Set<AttributeType> = [.integer16, .integer32, .integer64, .double, .float, .date]
