@@ -43,6 +43,8 @@ struct InfoCommand: ParsableCommand {
             }
             print(CommandOutput.table(["entity", "parent", "attributes", "relationships", "objects"], rows, rightAligned: [2, 3, 4]))
             print("")
+            let derived = Self.derivedLines(entities)
+            if !derived.isEmpty { print(derived.joined(separator: "\n") + "\n") }
             let ratio = info.segmentBytes > 0 ? String(format: "%.1f×", Double(info.segmentRawBytes) / Double(info.segmentBytes)) : "–"
             print("Segments  \(info.segmentCount) stored, \(CommandOutput.bytes(info.segmentBytes)) compressed (\(CommandOutput.bytes(info.segmentRawBytes)) raw, \(ratio)); last \(info.lastSegment), compacted through \(info.compactedThrough)")
             let full = info.segmentCount == 0 ? "empty log" : (info.firstRetainedSegment == 1 ? "full history" : "history before segment \(info.firstRetainedSegment) dropped")
@@ -60,6 +62,7 @@ struct InfoCommand: ParsableCommand {
                 "attributes": .int(entity.attributes.count),
                 "relationships": .int(entity.relationships.count),
                 "objects": entity.isAbstract ? .null : .int(info.objectCounts[entity.name] ?? 0),
+                "derived": derivedJSON(entity),
             ])
         }
         return .fields([

@@ -21,6 +21,11 @@ extension ManagedObjectContext {
         let changed = Array(dirtySet.values)
         for object in changed where object.hasChanges { object.willSave() }
         processPendingChanges()
+        // After willSave (which may change inputs), before validation (which sees the values).
+        if !model.derivationPlan.isEmpty {
+            try computeDerivedValues()
+            processPendingChanges()
+        }
         guard !log.unsaved.isEmpty || dirtySet.values.contains(where: \.hasChanges) else {
             finishSave(assigned: StoreSaveResult(), changes: SaveChanges(), generation: nil)
             return
