@@ -17,12 +17,20 @@ extension ManagedObjectContext {
     /// - Complexity: O(changes since the last save), not O(document).
     public func save() throws {
         enter()
+        // Derived values go into the flush of the changes they follow (so one undo group
+        // holds both), after delete rules (a nullified to-many counts one fewer).
+        let derives = !model.derivationPlan.isEmpty
+        if derives {
+            applyDeleteRules()
+            try computeDerivedValues()
+        }
         processPendingChanges()
         let changed = Array(dirtySet.values)
         for object in changed where object.hasChanges { object.willSave() }
+        let flushed = log.unsaved.count
         processPendingChanges()
-        // After willSave (which may change inputs), before validation (which sees the values).
-        if !model.derivationPlan.isEmpty {
+        if derives, log.unsaved.count != flushed {
+            // willSave changed something the values may read.
             try computeDerivedValues()
             processPendingChanges()
         }
