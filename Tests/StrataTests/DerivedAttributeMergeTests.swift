@@ -72,4 +72,57 @@ import StrataTestSupport
         _ = try one.context.count(for: FetchRequest(entityName: "Department"))  // the confinement context merges now
         #expect(try research.int("payroll") == 700, "merged from the other connection's save")
     }
+
+    @Test func twoContextsThatNeverMergedChangeEmployeesOfOneDepartmentAndBothSavesCount() throws {
+        let stack = Stack(model: derivedCompanyModel)
+        let company = Company(context: stack.context)
+        let research = try company.department("Research")
+        let ada = try company.employee("Ada", salary: 100, in: research)
+        let alan = try company.employee("Alan", salary: 200, in: research)
+        try stack.context.save()
+        let one = stack.newContext(), two = stack.newContext()
+        for context in [one, two] {
+            context.retainsRegisteredObjects = true
+            #expect(try context.existingObject(with: research.objectID).int("payroll") == 300, "both show the department")
+        }
+        try one.existingObject(with: ada.objectID).setValue(.integer(1_000), forKey: "salary")
+        try one.save()
+        // The second context still holds Ada at 100 and the department at 300: its save
+        // neither conflicts on the department (only derived values changed there) nor
+        // writes a sum that misses the first save.
+        try two.existingObject(with: alan.objectID).setValue(.integer(2_000), forKey: "salary")
+        try two.save()
+        #expect(try storedValue(research.objectID, "payroll", in: stack.store) == .integer(3_000))
+        #expect(try two.existingObject(with: research.objectID).int("payroll") == 3_000)
+        #expect(try storedValue(research.objectID, "highestSalary", in: stack.store) == .integer(2_000))
+    }
+
+    @Test func twoConnectionsChangingOneDepartmentsEmployeesKeepItsSumExact() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file()
+        let uris: [URL] = try {
+            let stack = try DocumentStack.create(url, model: derivedCompanyModel)
+            let company = Company(context: stack.context)
+            let research = try company.department("Research")
+            let ada = try company.employee("Ada", salary: 100, in: research)
+            let alan = try company.employee("Alan", salary: 200, in: research)
+            try stack.context.save()
+            defer { try? stack.store.close() }
+            return [research, ada, alan].map { $0.objectID.uriRepresentation() }
+        }()
+        let one = try DocumentStack.open(url, model: derivedCompanyModel)
+        let other = try DocumentStack.open(url, model: derivedCompanyModel)
+        defer { try? one.store.close(); try? other.store.close() }
+        let research = try one.object(uris[0])
+        #expect(try research.int("payroll") == 300)
+        #expect(try other.object(uris[0]).int("payroll") == 300)
+        try one.object(uris[1]).setValue(.integer(1_000), forKey: "salary")
+        try one.context.save()
+        try other.object(uris[2]).setValue(.integer(2_000), forKey: "salary")
+        try other.context.save()   // catches up with the first connection under its write lock
+        let reader = try DocumentStack.open(url, model: derivedCompanyModel)
+        defer { try? reader.store.close() }
+        #expect(try reader.object(uris[0]).int("payroll") == 3_000)
+        #expect(try reader.object(uris[0]).value(forKey: "averageSalary") == .double(1_500))
+    }
 }

@@ -20,9 +20,10 @@ extension ManagedObjectContext {
         // Derived values go into the flush of the changes they follow (so one undo group
         // holds both), after delete rules (a nullified to-many counts one fewer).
         let derives = !model.derivationPlan.isEmpty
+        let derivedNow = Date()  // one now() for the save, however often its values are computed
         if derives {
             applyDeleteRules()
-            try computeDerivedValues()
+            try computeDerivedValues(now: derivedNow)
         }
         processPendingChanges()
         let changed = Array(dirtySet.values)
@@ -31,7 +32,7 @@ extension ManagedObjectContext {
         processPendingChanges()
         if derives, log.unsaved.count != flushed {
             // willSave changed something the values may read.
-            try computeDerivedValues()
+            try computeDerivedValues(now: derivedNow)
             processPendingChanges()
         }
         guard !log.unsaved.isEmpty || dirtySet.values.contains(where: \.hasChanges) else {
@@ -54,7 +55,7 @@ extension ManagedObjectContext {
         for attempt in 1...Self.saveAttempts {
             deferredChangeNotices = []
             let outcome: Result<SaveAttempt, any Error> = Result {
-                try coordinator.withSaveLock { try attemptSave(isLastAttempt: attempt == Self.saveAttempts) }
+                try coordinator.withSaveLock { try attemptSave(isLastAttempt: attempt == Self.saveAttempts, derivedNow: derivedNow) }
             }
             let notices = deferredChangeNotices ?? []
             deferredChangeNotices = nil
@@ -84,8 +85,11 @@ extension ManagedObjectContext {
 
     /// Under the save lock: finds conflicts, resolves them by ``mergePolicy`` (or throws),
     /// and writes.
-    private func attemptSave(isLastAttempt: Bool) throws -> SaveAttempt {
-        let (conflicts, generation) = try findConflicts()
+    private func attemptSave(isLastAttempt: Bool, derivedNow: Date) throws -> SaveAttempt {
+        var (conflicts, generation) = try findConflicts()
+        if !model.derivationPlan.isEmpty {
+            conflicts = try settleDerivedValues(conflicts, generation: generation, now: derivedNow)
+        }
         if !conflicts.isEmpty {
             guard mergePolicy != .error else { throw mergeConflictError(conflicts) }
             try resolve(conflicts, generation: generation)
