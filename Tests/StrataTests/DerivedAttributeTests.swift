@@ -126,8 +126,24 @@ import StrataTestSupport
         _ = try document.store.compact()
         #expect(try sqlRows(document.url, "SELECT name, headcount, payroll FROM Department ORDER BY payroll DESC")
                 == [[.text("Medium"), .integer(2), .integer(90)], [.text("Large"), .integer(3), .integer(60)], [.text("Small"), .integer(1), .integer(10)]])
+        let folded = FetchRequest(entityName: "Department", predicate: try FetchPredicate(format: "canonical:(name) == 'large' AND searchName == canonical:('LÂRGE')"))
         let fresh = document.newContext()
+        #expect(try fresh.fetch(folded).map { try $0.string("name") } == ["Large"])
         let sorted = FetchRequest(entityName: "Department", sortDescriptors: [FetchSortDescriptor("payroll")])
         #expect(try fresh.fetch(sorted).map { try $0.string("name") } == ["Small", "Large", "Medium"])
+    }
+
+    @Test func aChildContextsSaveLeavesTheComputingToItsParentsSave() throws {
+        let stack = Stack(model: derivedCompanyModel)
+        let research = try Company(context: stack.context).department("Research")
+        try stack.context.save()
+        let child = ManagedObjectContext(parent: stack.context)
+        let researchThere = try child.existingObject(with: research.objectID)
+        try Company(context: child).employee("Ada", salary: 100, in: researchThere)
+        try child.save()
+        #expect(try research.int("headcount") == 0, "not computed by the child's save")
+        try stack.context.save()
+        #expect(try research.int("headcount") == 1)
+        #expect(try storedValue(research.objectID, "payroll", in: stack.store) == .integer(100))
     }
 }

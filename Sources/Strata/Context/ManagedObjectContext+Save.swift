@@ -19,7 +19,8 @@ extension ManagedObjectContext {
         enter()
         // Derived values go into the flush of the changes they follow (so one undo group
         // holds both), after delete rules (a nullified to-many counts one fewer).
-        let derives = !model.derivationPlan.isEmpty
+        // A child's save hands its changes to the parent, whose save to the store computes them.
+        let derives = parent == nil && !model.derivationPlan.isEmpty
         let derivedNow = Date()  // one now() for the save, however often its values are computed
         if derives {
             applyDeleteRules()
@@ -55,7 +56,7 @@ extension ManagedObjectContext {
         for attempt in 1...Self.saveAttempts {
             deferredChangeNotices = []
             let outcome: Result<SaveAttempt, any Error> = Result {
-                try coordinator.withSaveLock { try attemptSave(isLastAttempt: attempt == Self.saveAttempts, derivedNow: derivedNow) }
+                try coordinator.withSaveLock { try attemptSave(isLastAttempt: attempt == Self.saveAttempts, derives: derives, derivedNow: derivedNow) }
             }
             let notices = deferredChangeNotices ?? []
             deferredChangeNotices = nil
@@ -85,9 +86,9 @@ extension ManagedObjectContext {
 
     /// Under the save lock: finds conflicts, resolves them by ``mergePolicy`` (or throws),
     /// and writes.
-    private func attemptSave(isLastAttempt: Bool, derivedNow: Date) throws -> SaveAttempt {
+    private func attemptSave(isLastAttempt: Bool, derives: Bool, derivedNow: Date) throws -> SaveAttempt {
         var (conflicts, generation) = try findConflicts()
-        if !model.derivationPlan.isEmpty {
+        if derives {
             conflicts = try settleDerivedValues(conflicts, generation: generation, now: derivedNow)
         }
         if !conflicts.isEmpty {
