@@ -71,10 +71,19 @@ enum ModelInfoText {
 
     // MARK: Derived attributes
 
-    /// Hook for derived attributes (`name = expression`); the model has none yet.
-    static func derivedAttributes(of entity: EntityDescription) -> [String] { [] }
+    /// `total (Integer 64) = employees.@sum.salary`: the entity's own derived attributes.
+    static func derivedAttributes(of entity: EntityDescription) -> [String] {
+        entity.declaredAttributes.compactMap { attribute in
+            attribute.derivation.map { "\(attribute.name) (\(attribute.attributeType.rawValue)) = \($0.predicateFormat)" }
+        }
+    }
 
-    static func derivedAttributesJSON(of entity: EntityDescription) -> JSONValue { .array([]) }
+    /// The derived attributes as `{"name": ..., "derivation": ...}` objects.
+    static func derivedAttributesJSON(of entity: EntityDescription) -> JSONValue {
+        .array(entity.declaredAttributes.compactMap { attribute in
+            attribute.derivation.map { .fields(["name": .string(attribute.name), "derivation": .string($0.predicateFormat)]) }
+        })
+    }
 
     // MARK: Composite attributes
 

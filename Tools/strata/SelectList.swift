@@ -142,7 +142,7 @@ enum SelectList {
                 return .integer64
             case .average, .median, .standardDeviation, .squareRoot, .log, .naturalLogarithm, .exponential, .random, .raise:
                 return .double
-            case .uppercase, .lowercase: return .string
+            case .uppercase, .lowercase, .canonical: return .string
             case .now: return .date
             case .sum, .min, .max, .mode, .absoluteValue, .floor, .ceiling, .truncate, .noIndex:
                 let type = argument(arguments, 0)

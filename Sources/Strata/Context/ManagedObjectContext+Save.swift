@@ -17,10 +17,25 @@ extension ManagedObjectContext {
     /// - Complexity: O(changes since the last save), not O(document).
     public func save() throws {
         enter()
+        // Derived values go into the flush of the changes they follow (so one undo group
+        // holds both), after delete rules (a nullified to-many counts one fewer).
+        // A child's save hands its changes to the parent, whose save to the store computes them.
+        let derives = parent == nil && !model.derivationPlan.isEmpty
+        let derivedNow = Date()  // one now() for the save, however often its values are computed
+        if derives {
+            applyDeleteRules()
+            try computeDerivedValues(now: derivedNow)
+        }
         processPendingChanges()
         let changed = Array(dirtySet.values)
         for object in changed where object.hasChanges { object.willSave() }
+        let flushed = log.unsaved.count
         processPendingChanges()
+        if derives, log.unsaved.count != flushed {
+            // willSave changed something the values may read.
+            try computeDerivedValues(now: derivedNow)
+            processPendingChanges()
+        }
         guard !log.unsaved.isEmpty || dirtySet.values.contains(where: \.hasChanges) else {
             finishSave(assigned: StoreSaveResult(), changes: SaveChanges(), generation: nil)
             return
@@ -41,7 +56,7 @@ extension ManagedObjectContext {
         for attempt in 1...Self.saveAttempts {
             deferredChangeNotices = []
             let outcome: Result<SaveAttempt, any Error> = Result {
-                try coordinator.withSaveLock { try attemptSave(isLastAttempt: attempt == Self.saveAttempts) }
+                try coordinator.withSaveLock { try attemptSave(isLastAttempt: attempt == Self.saveAttempts, derives: derives, derivedNow: derivedNow) }
             }
             let notices = deferredChangeNotices ?? []
             deferredChangeNotices = nil
@@ -71,8 +86,11 @@ extension ManagedObjectContext {
 
     /// Under the save lock: finds conflicts, resolves them by ``mergePolicy`` (or throws),
     /// and writes.
-    private func attemptSave(isLastAttempt: Bool) throws -> SaveAttempt {
-        let (conflicts, generation) = try findConflicts()
+    private func attemptSave(isLastAttempt: Bool, derives: Bool, derivedNow: Date) throws -> SaveAttempt {
+        var (conflicts, generation) = try findConflicts()
+        if derives {
+            conflicts = try settleDerivedValues(conflicts, generation: generation, now: derivedNow)
+        }
         if !conflicts.isEmpty {
             guard mergePolicy != .error else { throw mergeConflictError(conflicts) }
             try resolve(conflicts, generation: generation)

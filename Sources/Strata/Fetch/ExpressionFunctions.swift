@@ -20,7 +20,7 @@ package enum ExpressionFunctions {
             return try ExpressionArithmetic.unary(function, arguments[0])
         case .bitwiseAnd, .bitwiseOr, .bitwiseXor, .leftShift, .rightShift, .onesComplement:
             return try ExpressionArithmetic.bitwise(function, arguments)
-        case .uppercase, .lowercase, .length:
+        case .uppercase, .lowercase, .length, .canonical:
             return try text(function, arguments[0])
         case .now: return .date(now)
         case .random: return .double(Double.random(in: 0..<1))
@@ -42,7 +42,7 @@ package enum ExpressionFunctions {
     }
 
     /// `uppercase:` and `lowercase:` (Foundation's full Unicode mappings: "straße" becomes
-    /// "STRASSE") and `length:` (UTF-16 code units, as `NSString.length`).
+    /// "STRASSE"), `canonical:` (the `[cd]` folding: "Café" becomes "cafe") and `length:` (UTF-16 code units, as `NSString.length`).
     package static func text(_ function: FetchFunction, _ value: PropertyValue) throws -> PropertyValue {
         if PredicateValueRules.isNull(value) { return .null }
         guard case .string(let string) = value else {
@@ -53,6 +53,7 @@ package enum ExpressionFunctions {
         switch function {
         case .uppercase: return .string(string.uppercased())
         case .lowercase: return .string(string.lowercased())
+        case .canonical: return .string(PredicateText.fold(string, options: .caseDiacriticInsensitive))
         default: return .integer(Int64(string.utf16.count))
         }
     }

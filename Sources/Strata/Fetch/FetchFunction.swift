@@ -87,6 +87,9 @@ public enum FetchFunction: String, Hashable, Sendable, CaseIterable {
     case lowercase = "lowercase:"
     /// `length:(s)`, also written `s.length`: the length in UTF-16 code units, as Foundation's.
     case length = "length:"
+    /// `canonical:(s)`: s folded for comparison as `[cd]` folds it (case and diacritics
+    /// removed), what Core Data's derived attributes store for searching.
+    case canonical = "canonical:"
 
     // Others.
     /// `now()`: the current date (one value for a whole fetch or batch update).

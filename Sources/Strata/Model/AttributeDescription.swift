@@ -50,6 +50,10 @@ public struct AttributeDescription: Sendable, Hashable {
     public var valueTransformerName: String?
     /// Free-form information for the application.
     public var userInfo: [String: String]
+    /// For a derived attribute (Core Data's `NSDerivedAttributeDescription`): the expression
+    /// its value is computed from when the context saves; nil for an ordinary attribute.
+    /// See <doc:DerivedAttributes>.
+    public var derivation: FetchExpression?
     /// The storage slot of this attribute in its entity, assigned when the model is built.
     public internal(set) var slot: Int = -1
 
@@ -59,7 +63,8 @@ public struct AttributeDescription: Sendable, Hashable {
         defaultValue: PropertyValue = .null, minValue: PropertyValue? = nil,
         maxValue: PropertyValue? = nil, minLength: Int? = nil, maxLength: Int? = nil,
         regularExpression: String? = nil, isIndexed: Bool = false,
-        valueTransformerName: String? = nil, userInfo: [String: String] = [:]
+        valueTransformerName: String? = nil, userInfo: [String: String] = [:],
+        derivation: FetchExpression? = nil
     ) {
         self.name = name
         self.attributeType = type
@@ -74,5 +79,6 @@ public struct AttributeDescription: Sendable, Hashable {
         self.isIndexed = isIndexed
         self.valueTransformerName = valueTransformerName
         self.userInfo = userInfo
+        self.derivation = derivation
     }
 }

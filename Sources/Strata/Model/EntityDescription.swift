@@ -62,6 +62,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// The number of storage slots (attributes plus relationships, inherited included).
     public var slotCount: Int { slotNames.count }
     @exclusivity(unchecked) internal var slotKinds: [SlotKind] = []
+    /// Whether any attribute (own or inherited) is derived: a write checks no further without.
+    @exclusivity(unchecked) internal var hasDerivedAttributes = false
     @exclusivity(unchecked) internal private(set) var slotNameTable = SlotNameTable.empty
     /// Owns `slotNameTable`'s memory.
     internal var slotNameStorage: SlotNameStorage? {

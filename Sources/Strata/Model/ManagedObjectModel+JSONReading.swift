@@ -162,7 +162,8 @@ enum _ModelJSONReader {
             minLength: try reader.count("minLength"), maxLength: try reader.count("maxLength"),
             regularExpression: try reader.string("regularExpression"), isIndexed: try reader.bool("indexed", default: false),
             valueTransformerName: try reader.string("valueTransformerName"),
-            userInfo: try reader.stringDictionary("userInfo"))
+            userInfo: try reader.stringDictionary("userInfo"),
+            derivation: try AttributeDescription.parsedDerivation(try reader.string("derivation"), at: reader.location))
         try reader.finish()
         return attribute
     }

@@ -95,6 +95,7 @@ extension ManagedObjectModel {
         if attribute.isIndexed { object["indexed"] = .bool(true) }
         if let name = attribute.valueTransformerName { object["valueTransformerName"] = .string(name) }
         if !attribute.userInfo.isEmpty { object["userInfo"] = .stringDictionary(attribute.userInfo) }
+        if let derivation = attribute.derivation { object["derivation"] = .string(derivation.predicateFormat) }
         return .dictionary(object)
     }
 

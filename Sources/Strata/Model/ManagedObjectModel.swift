@@ -20,6 +20,8 @@ public final class ManagedObjectModel: @unchecked Sendable {
     public let fetchRequestTemplatesByName: [String: FetchRequestTemplate]
     /// A free-form version identifier (Xcode's `userDefinedModelVersionIdentifier`).
     public let versionIdentifier: String?
+    /// The derived attributes, resolved once the model is built (DerivedAttributeDescription.swift).
+    internal private(set) var derivationPlan = DerivationPlan.empty
     /// The subclass registered for each entity name. The model owns its registrations, so
     /// they go with it: a table outside keyed by the model's address outlived the model, and
     /// a new model allocated at the same address inherited its classes.
@@ -118,6 +120,9 @@ public final class ManagedObjectModel: @unchecked Sendable {
         if !problems.isEmpty { throw Self.invalid(problems) }
         problems = Self.sqlNameProblems(self)
         if !problems.isEmpty { throw Self.invalid(problems) }
+        problems = DerivationCheck.problems(in: self)
+        if !problems.isEmpty { throw Self.invalid(problems) }
+        derivationPlan = DerivationPlan(self)
     }
 
     private static func invalid(_ problems: [StrataError.Problem]) -> StrataError {

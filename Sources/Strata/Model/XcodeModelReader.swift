@@ -141,6 +141,7 @@ struct XcodeModelReader {
             valueTransformerName: element.attributes["valueTransformerName"],
             userInfo: try userInfo(of: element, entity: entity))
         do {
+            if element.flag("derived") { attribute.derivation = try AttributeDescription.parsedDerivation(element.attributes["derivationExpression"]) }
             if let text = element.attributes["defaultValueString"] {
                 attribute.defaultValue = try Self.value(text, type: type, field: "defaultValueString")
             }

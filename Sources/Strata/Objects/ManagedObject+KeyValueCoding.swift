@@ -33,7 +33,8 @@ extension ManagedObject {
     /// try employee.setValue(.integer(60_000), forKey: "salary")
     /// try employee.setValue(.object(department.objectID), forKey: "department")
     /// ```
-    /// - Throws: `.unknownKey`, or `.typeMismatch` naming the key and the expected type.
+    /// - Throws: `.unknownKey`, or `.typeMismatch` naming the key and the expected type;
+    ///   `.invalidArgument` for a derived attribute (computed when the context saves).
     public func setValue(_ value: PropertyValue, forKey key: String) throws {
         let slot = try slotIndex(forKey: key)
         try setValue(value, slot: slot)
@@ -44,6 +45,7 @@ extension ManagedObject {
         try ensureLoaded()
         switch entity.slotKinds[slot] {
         case .attribute(let index):
+            if entity.hasDerivedAttributes, entity.attributes[index].isDerived { throw derivedIsReadOnly(index) }
             // Not `let attribute = entity.attributes[index]`: copying the description
             // retains and releases its strings on every write.
             guard let coerced = ModelValueRules.coerce(value, to: entity.attributes[index].attributeType) else {

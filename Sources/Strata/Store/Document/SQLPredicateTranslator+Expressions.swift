@@ -87,7 +87,7 @@ extension SQLTranslation {
             return numeric ? promoted : nil
         case .bitwiseAnd, .bitwiseOr, .bitwiseXor, .leftShift, .rightShift, .onesComplement:
             return integral ? .integer : nil
-        case .uppercase, .lowercase:
+        case .uppercase, .lowercase, .canonical:
             return kinds[0] == .string ? .string : nil
         case .length:
             return kinds[0] == .string ? .integer : nil
