@@ -34,6 +34,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public let representedClassName: String?
     /// A renaming identifier carried over from Xcode models (for migration).
     public let renamingIdentifier: String?
+    /// The composite attributes declared on this entity (not inherited ones).
+    public let declaredComposites: [CompositeAttributeDescription]
 
     // Resolved by the model; fixed once the model is built. Those read on every change of
     // every object are `@exclusivity(unchecked)`: written only while the model resolves,
@@ -48,6 +50,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public internal(set) var fetchedProperties: [FetchedPropertyDescription] = []
     /// Attributes by name.
     public internal(set) var attributesByName: [String: AttributeDescription] = [:]
+    /// Every composite attribute, inherited ones first (their elements are in ``attributes``).
+    public internal(set) var composites: [CompositeAttributeDescription] = []
     /// Relationships by name.
     public internal(set) var relationshipsByName: [String: RelationshipDescription] = [:]
     /// The parent entity.
@@ -72,7 +76,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
         fetchedProperties: [FetchedPropertyDescription] = [], uniquenessConstraints: [[String]] = [],
         userInfo: [String: String] = [:], representedClassName: String? = nil,
-        renamingIdentifier: String? = nil
+        renamingIdentifier: String? = nil, composites: [CompositeAttributeDescription] = []
     ) {
         self.name = name
         self.parentName = parent
@@ -84,6 +88,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         self.userInfo = userInfo
         self.representedClassName = representedClassName
         self.renamingIdentifier = renamingIdentifier
+        self.declaredComposites = composites
     }
 
     /// A fresh, unresolved copy of the declaration (used when merging models).
@@ -92,7 +97,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
             name, parent: parentName, isAbstract: isAbstract, attributes: declaredAttributes,
             relationships: declaredRelationships, fetchedProperties: declaredFetchedProperties,
             uniquenessConstraints: uniquenessConstraints, userInfo: userInfo,
-            representedClassName: representedClassName, renamingIdentifier: renamingIdentifier)
+            representedClassName: representedClassName, renamingIdentifier: renamingIdentifier,
+            composites: declaredComposites)
     }
 
     /// The model the entity belongs to.
