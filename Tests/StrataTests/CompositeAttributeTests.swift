@@ -219,6 +219,17 @@ import Testing
         try stack.store.close()
     }
 
+    @Test func theSQLTranslatorMapsAnElementKeyPathToItsColumnWithNoResidual() throws {
+        let model = try Self.personModel()
+        let translator = SQLPredicateTranslator(schema: try SnapshotSchema(model: model), storeTag: 1)
+        let plan = try translator.plan(for: StoreFetchRequest(
+            entity: try model.entity(named: "Person"), predicate: try FetchPredicate(format: "address.city == 'Oslo'"),
+            sortDescriptors: [FetchSortDescriptor("address.zip")], fetchLimit: 0, fetchOffset: 0))
+        #expect(plan.residual == nil)
+        #expect(plan.select.sql.contains("\"address.city\""), "\(plan.select.sql)")
+        #expect(plan.select.sql.contains("ORDER BY t.\"address.zip\" ASC"), "\(plan.select.sql)")
+    }
+
     @Test func settingAWholeCompositeIsOneUndoStepInADocument() throws {
         let model = try Self.personModel()
         let stack = try DocumentStack(model: model)
