@@ -69,7 +69,15 @@ package struct ImportRowReader {
             switch member.key {
             case "_entity": row.entity = member.value.stringValue
             case "_uri": row.uri = member.value.stringValue
-            default: row.values.append((member.key, .json(member.value)))
+            default:
+                // A composite attribute is a nested object: its elements are `key.element`.
+                if case .object(let elements) = member.value {
+                    for element in elements {
+                        row.values.append((member.key + "." + element.key, .json(element.value)))
+                    }
+                } else {
+                    row.values.append((member.key, .json(member.value)))
+                }
             }
         }
         return row

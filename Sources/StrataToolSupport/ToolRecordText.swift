@@ -42,6 +42,10 @@ package enum ToolRecordText {
         var members = [JSONValue.Member("_uri", .string(id.description)), JSONValue.Member("_entity", .string(id.entity.name))]
         for (slot, property) in storedProperties(of: id.entity) {
             let value = slot < values.count ? values[slot] : .null
+            if case .attribute(let attribute) = property, let composite = attribute.compositeName {
+                appendCompositeElement(composite, of: attribute, ToolValueText.json(value), to: &members)
+                continue
+            }
             if case .relationship(let relationship) = property, relationship.isToMany, value.isNull {
                 members.append(JSONValue.Member(property.name, .array([])))
             } else {
@@ -49,6 +53,19 @@ package enum ToolRecordText {
             }
         }
         return .object(members)
+    }
+
+    /// A composite attribute is one nested object of its elements (`"address": {"city":
+    /// …}`); its elements have consecutive slots, so they join the member just written.
+    private static func appendCompositeElement(_ composite: String, of attribute: AttributeDescription,
+                                               _ value: JSONValue, to members: inout [JSONValue.Member]) {
+        let element = JSONValue.Member(String(attribute.name.dropFirst(composite.count + 1)), value)
+        if let last = members.indices.last, members[last].key == composite, case .object(var nested) = members[last].value {
+            nested.append(element)
+            members[last].value = .object(nested)
+        } else {
+            members.append(JSONValue.Member(composite, .object([element])))
+        }
     }
 
     /// `Employee/p3`: the entity and key, for tables and logs (the `strata` commands

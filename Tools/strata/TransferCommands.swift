@@ -12,7 +12,8 @@ struct ExportCommand: ParsableCommand {
             Writes one JSON array holding every object of every concrete entity (model order, \
             then key order), each shaped as `fetch --format json` prints it: "_uri" (the \
             object's URI in this document), "_entity", then each stored property; \
-            relationships hold the URIs of their destinations.
+            relationships hold the URIs of their destinations; a composite attribute is a \
+            nested object of its elements ("address": {"city": …}).
 
             `strata import` into a new document of the same model reproduces the objects and \
             their relationships: it creates every object first, remembering which new object \
@@ -64,8 +65,9 @@ struct ImportCommand: ParsableCommand {
             entity of an object (else --entity), "_uri" names it so that relationships in the \
             same file can refer to it. Values are JSON values of the attribute's type (strings \
             are parsed like command-line values); a to-one is a URI string or null, a to-many \
-            an array of URIs. CSV: a header row of property names (and optionally _uri, \
-            _entity); an empty cell is null; a to-many cell lists URIs separated by spaces.
+            an array of URIs, a composite attribute a nested object of its elements. CSV: a \
+            header row of property names (and optionally _uri, _entity; a composite's elements \
+            as address.city); an empty cell is null; a to-many cell lists URIs separated by spaces.
 
             References name objects of the file (by their "_uri") or objects already in the \
             document (a URI or Entity/pKEY). Objects are created first, relationships linked in \

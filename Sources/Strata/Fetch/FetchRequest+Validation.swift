@@ -65,7 +65,7 @@ extension FetchRequest {
 
     /// A key path through to-one relationships ending at an attribute or a to-one.
     static func checkValuePath(_ path: String, from entity: EntityDescription, usedIn role: String) throws {
-        let keys = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        let keys = entity.joiningCompositeKeys(path.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
         var current = entity
         for (position, key) in keys.enumerated() {
             guard let slot = current.slot(forKey: key) else {

@@ -56,6 +56,9 @@ public struct AttributeDescription: Sendable, Hashable {
     public var derivation: FetchExpression?
     /// The storage slot of this attribute in its entity, assigned when the model is built.
     public internal(set) var slot: Int = -1
+    /// For an element of a composite attribute: the composite's name (the attribute is then
+    /// named `composite.element`); nil for an ordinary attribute.
+    public internal(set) var compositeName: String? = nil
 
     /// Creates an attribute description.
     public init(

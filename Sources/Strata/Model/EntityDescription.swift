@@ -37,6 +37,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// The fetch indexes declared on this entity (see ``declaredIndexes`` for these plus
     /// the attributes marked indexed).
     public let fetchIndexes: [FetchIndexDescription]
+    /// The composite attributes declared on this entity (not inherited ones).
+    public let declaredComposites: [CompositeAttributeDescription]
 
     // Resolved by the model; fixed once the model is built. Those read on every change of
     // every object are `@exclusivity(unchecked)`: written only while the model resolves,
@@ -51,6 +53,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public internal(set) var fetchedProperties: [FetchedPropertyDescription] = []
     /// Attributes by name.
     public internal(set) var attributesByName: [String: AttributeDescription] = [:]
+    /// Every composite attribute, inherited ones first (their elements are in ``attributes``).
+    public internal(set) var composites: [CompositeAttributeDescription] = []
     /// Relationships by name.
     public internal(set) var relationshipsByName: [String: RelationshipDescription] = [:]
     /// The parent entity.
@@ -77,7 +81,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
         fetchedProperties: [FetchedPropertyDescription] = [], uniquenessConstraints: [[String]] = [],
         userInfo: [String: String] = [:], representedClassName: String? = nil,
-        renamingIdentifier: String? = nil, fetchIndexes: [FetchIndexDescription] = []
+        renamingIdentifier: String? = nil, fetchIndexes: [FetchIndexDescription] = [],
+        composites: [CompositeAttributeDescription] = []
     ) {
         self.name = name
         self.parentName = parent
@@ -90,6 +95,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         self.representedClassName = representedClassName
         self.renamingIdentifier = renamingIdentifier
         self.fetchIndexes = fetchIndexes
+        self.declaredComposites = composites
     }
 
     /// A fresh, unresolved copy of the declaration (used when merging models).
@@ -99,7 +105,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
             relationships: declaredRelationships, fetchedProperties: declaredFetchedProperties,
             uniquenessConstraints: uniquenessConstraints, userInfo: userInfo,
             representedClassName: representedClassName, renamingIdentifier: renamingIdentifier,
-            fetchIndexes: fetchIndexes)
+            fetchIndexes: fetchIndexes, composites: declaredComposites)
     }
 
     /// The model the entity belongs to.

@@ -127,18 +127,21 @@ enum _ModelJSONReader {
                 return text
             }
         }
+        let composites = try reader.array("composites").enumerated().map { index, item in
+            try composite(item, at: here.appending("composites[\(index)]"))
+        }
         let entity = EntityDescription(
             name, parent: try reader.string("parent"), isAbstract: try reader.bool("abstract", default: false),
             attributes: attributes, relationships: relationships, fetchedProperties: fetchedProperties,
             uniquenessConstraints: constraints, userInfo: try reader.stringDictionary("userInfo"),
             representedClassName: try reader.string("representedClassName"),
             renamingIdentifier: try reader.string("renamingIdentifier"),
-            fetchIndexes: try FetchIndexJSON.read(try reader.array("fetchIndexes"), at: here))
+            fetchIndexes: try FetchIndexJSON.read(try reader.array("fetchIndexes"), at: here), composites: composites)
         try reader.finish()
         return entity
     }
 
-    private static func attribute(_ json: JSONValue, at location: ModelJSONLocation) throws -> AttributeDescription {
+    static func attribute(_ json: JSONValue, at location: ModelJSONLocation) throws -> AttributeDescription {
         var reader = try _ModelJSONObjectReader(json, at: location)
         reader.location.propertyKind = "attribute"
         reader.location.property = try reader.requiredString("name")

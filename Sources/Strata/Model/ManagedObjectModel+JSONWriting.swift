@@ -52,6 +52,9 @@ extension ManagedObjectModel {
         if !entity.declaredAttributes.isEmpty {
             object["attributes"] = .array(entity.declaredAttributes.map(_json(attribute:)))
         }
+        if !entity.declaredComposites.isEmpty {
+            object["composites"] = .array(entity.declaredComposites.map(_json(composite:)))
+        }
         if !entity.declaredRelationships.isEmpty {
             object["relationships"] = .array(entity.declaredRelationships.map(_json(relationship:)))
         }
@@ -75,7 +78,7 @@ extension ManagedObjectModel {
         return .dictionary(object)
     }
 
-    private static func _json(attribute: AttributeDescription) -> JSONValue {
+    static func _json(attribute: AttributeDescription) -> JSONValue {
         let type = attribute.attributeType
         var object: [String: JSONValue] = ["name": .string(attribute.name), "type": .string(type.rawValue)]
         if !attribute.isOptional { object["optional"] = .bool(false) }

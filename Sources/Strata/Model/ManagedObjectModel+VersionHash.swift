@@ -15,6 +15,10 @@ extension ManagedObjectModel {
             for attribute in entity.declaredAttributes {
                 text += "  A \(attribute.name) \(attribute.attributeType.rawValue) transient=\(attribute.isTransient)\n"
             }
+            // A composite's elements are stored attributes; existing models' hashes stay as they were.
+            for attribute in entity.declaredComposites.flatMap(\.storedElements) {
+                text += "  A \(attribute.name) \(attribute.attributeType.rawValue) transient=\(attribute.isTransient)\n"
+            }
             for relationship in entity.declaredRelationships {
                 text += "  R \(relationship.name) -> \(relationship.destinationEntityName)"
                 text += " many=\(relationship.isToMany) ordered=\(relationship.isOrdered)"

@@ -175,6 +175,18 @@ public final class ManagedObjectModel: @unchecked Sendable {
             }
             attributes.append(attribute)
         }
+        // A composite's elements are stored attributes named `composite.element`.
+        for composite in entity.declaredComposites where check(composite.name) {
+            for reason in composite.declarationProblems() { problem(entity.name, composite.name, reason) }
+            for var attribute in composite.storedElements where check(attribute.name) {
+                attribute.slot = slotNames.count
+                kinds.append(.attribute(attributes.count))
+                slotNames.append(attribute.name)
+                for reason in attribute._declarationProblems() { problem(entity.name, attribute.name, reason) }
+                attributes.append(attribute)
+            }
+        }
+        entity.composites = (parent?.composites ?? []) + entity.declaredComposites
         for var relationship in entity.declaredRelationships where check(relationship.name) {
             relationship.slot = slotNames.count
             kinds.append(.relationship(relationships.count))

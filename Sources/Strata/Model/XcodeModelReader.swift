@@ -8,6 +8,8 @@ import Foundation
 struct XcodeModelReader {
     /// The file name used in error messages.
     let file: String
+    /// The model's `<composite>` types by name (read before the entities that use them).
+    var compositeTypes: [String: XcodeModelElement] = [:]
 
     /// The Xcode names of attribute types Strata supports.
     static let attributeTypes: [String: AttributeType] = [
@@ -39,7 +41,7 @@ struct XcodeModelReader {
                            context: context)
     }
 
-    private func required(_ element: XcodeModelElement, _ name: String, entity: String? = nil) throws -> String {
+    func required(_ element: XcodeModelElement, _ name: String, entity: String? = nil) throws -> String {
         guard let value = element.attributes[name], !value.isEmpty else {
             throw error(element, entity: entity, attribute: name, "<\(element.name)> needs a '\(name)'")
         }
@@ -56,10 +58,12 @@ struct XcodeModelReader {
             declaration.versionIdentifier = identifier
         }
         var templateNames: Set<String> = []
+        var reader = self
+        reader.compositeTypes = try compositeTypes(in: root)
         for child in root.children {
             switch child.name {
             case "entity":
-                declaration.entities.append(try entity(child))
+                declaration.entities.append(try reader.entity(child))
             case "fetchRequest":
                 let name = try required(child, "name")
                 guard templateNames.insert(name).inserted else {
@@ -87,8 +91,11 @@ struct XcodeModelReader {
         var fetchedProperties: [FetchedPropertyDescription] = []
         var constraints: [[String]] = []
         var fetchIndexes: [FetchIndexDescription] = []
+        var composites: [CompositeAttributeDescription] = []
         for child in element.children {
             switch child.name {
+            case "attribute" where child.attributes["attributeType"] == Self.compositeTypeName:
+                composites.append(try compositeAttribute(child, entity: name))
             case "attribute": attributes.append(try attribute(child, entity: name))
             case "relationship": relationships.append(try relationship(child, entity: name))
             case "fetchedProperty": fetchedProperties.append(try fetchedProperty(child, entity: name))
@@ -107,10 +114,10 @@ struct XcodeModelReader {
             attributes: attributes, relationships: relationships, fetchedProperties: fetchedProperties,
             uniquenessConstraints: constraints, userInfo: try userInfo(of: element, entity: name),
             representedClassName: element.attributes["representedClassName"],
-            renamingIdentifier: element.attributes["elementID"], fetchIndexes: fetchIndexes)
+            renamingIdentifier: element.attributes["elementID"], fetchIndexes: fetchIndexes, composites: composites)
     }
 
-    private func userInfo(of element: XcodeModelElement, entity: String) throws -> [String: String] {
+    func userInfo(of element: XcodeModelElement, entity: String) throws -> [String: String] {
         var result: [String: String] = [:]
         for info in element.children(named: "userInfo") {
             for entry in info.children(named: "entry") {
@@ -123,7 +130,7 @@ struct XcodeModelReader {
         return result
     }
 
-    private func attribute(_ element: XcodeModelElement, entity: String) throws -> AttributeDescription {
+    func attribute(_ element: XcodeModelElement, entity: String) throws -> AttributeDescription {
         let name = try required(element, "name", entity: entity)
         func fail(_ attribute: String?, _ reason: String) -> StrataError {
             error(element, entity: entity, property: name, attribute: attribute, reason)

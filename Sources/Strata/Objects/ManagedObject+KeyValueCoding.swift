@@ -118,7 +118,9 @@ extension ManagedObject {
     /// ```
     /// - Throws: `.unknownKey` naming the first key that does not exist.
     public func value(forKeyPath keyPath: String) throws -> KeyPathValue {
-        try KeyPathEvaluator.evaluate(keyPath.split(separator: ".").map(String.init), from: [self], isCollection: false)
+        // `address.city` is one key: the element `city` of the composite `address`.
+        try KeyPathEvaluator.evaluate(entity.joiningCompositeKeys(keyPath.split(separator: ".").map(String.init)),
+                                      from: [self], isCollection: false)
     }
 
     // MARK: Helpers

@@ -18,6 +18,14 @@ extension SQLTranslation {
     /// A NULL on the way stays NULL, as in memory.
     mutating func follow(_ keys: [String], from start: SQLOperand) throws -> SQLOperand {
         var current = start
+        // `address.city` names the column of the element `city` of the composite `address`.
+        var keys = keys
+        switch start {
+        case .object(let object): keys = object.entity.joiningCompositeKeys(keys)
+        case .collection(let collection):
+            if case .object(let object) = collection.element { keys = object.entity.joiningCompositeKeys(keys) }
+        default: break
+        }
         for key in keys {
             switch current {
             case .scalar(let scalar):

@@ -1,0 +1,48 @@
+import Foundation
+
+/// Composite attributes in an Xcode model (Xcode 15 and later): the model declares each
+/// composite type once at top level, `<composite name="Address">` holding `<attribute>`
+/// elements, and an entity uses it with `<attribute name="home" attributeType="Composite"
+/// composite="Address"/>`.
+extension XcodeModelReader {
+    /// The value of `attributeType` that marks a composite attribute.
+    static let compositeTypeName = "Composite"
+
+    /// The model's `<composite>` elements by name.
+    func compositeTypes(in root: XcodeModelElement) throws -> [String: XcodeModelElement] {
+        var types: [String: XcodeModelElement] = [:]
+        for child in root.children(named: "composite") {
+            let name = try required(child, "name")
+            guard types[name] == nil else {
+                throw error(child, property: name, "the composite name is used twice")
+            }
+            types[name] = child
+        }
+        return types
+    }
+
+    /// An entity's composite attribute, its elements read from the composite type it names.
+    func compositeAttribute(_ element: XcodeModelElement, entity: String) throws -> CompositeAttributeDescription {
+        let name = try required(element, "name", entity: entity)
+        guard let typeName = element.attributes["composite"], !typeName.isEmpty else {
+            throw error(element, entity: entity, property: name, attribute: "composite",
+                        "a Composite attribute needs a 'composite' naming a <composite> of the model")
+        }
+        guard let type = compositeTypes[typeName] else {
+            let known = compositeTypes.keys.sorted()
+            throw error(element, entity: entity, property: name, attribute: "composite",
+                        "composite '\(typeName)' is not declared in the model"
+                            + (known.isEmpty ? "" : " (declared: \(known.joined(separator: ", ")))"))
+        }
+        var elements: [AttributeDescription] = []
+        for child in type.children(named: "attribute") {
+            if child.attributes["attributeType"] == Self.compositeTypeName {
+                throw error(child, entity: entity, property: child.attributes["name"], attribute: "attributeType",
+                            "composite '\(typeName)' nests another composite; Strata does not support nested composites")
+            }
+            elements.append(try attribute(child, entity: entity))
+        }
+        return CompositeAttributeDescription(
+            name, elements: elements, typeName: typeName, userInfo: try userInfo(of: element, entity: entity))
+    }
+}
