@@ -50,6 +50,9 @@ public struct AttributeDescription: Sendable, Hashable {
     public var valueTransformerName: String?
     /// Free-form information for the application.
     public var userInfo: [String: String]
+    /// The name this attribute had in an earlier model version (Xcode's renaming
+    /// identifier): a migration carries that attribute's values into this one.
+    public var renamingIdentifier: String?
     /// The storage slot of this attribute in its entity, assigned when the model is built.
     public internal(set) var slot: Int = -1
 

@@ -94,6 +94,7 @@ extension ManagedObjectModel {
         if attribute.isIndexed { object["indexed"] = .bool(true) }
         if let name = attribute.valueTransformerName { object["valueTransformerName"] = .string(name) }
         if !attribute.userInfo.isEmpty { object["userInfo"] = .stringDictionary(attribute.userInfo) }
+        if let identifier = attribute.renamingIdentifier { object["renamingIdentifier"] = .string(identifier) }
         return .dictionary(object)
     }
 
@@ -110,6 +111,7 @@ extension ManagedObjectModel {
         if relationship.isToMany, relationship.maxCount != 0 { object["maxCount"] = .int(relationship.maxCount) }
         if relationship.isTransient { object["transient"] = .bool(true) }
         if !relationship.userInfo.isEmpty { object["userInfo"] = .stringDictionary(relationship.userInfo) }
+        if let identifier = relationship.renamingIdentifier { object["renamingIdentifier"] = .string(identifier) }
         return .dictionary(object)
     }
 }
