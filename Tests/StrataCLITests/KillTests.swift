@@ -154,6 +154,7 @@ private struct Held: Equatable {
         try departmentRows(rowCount).write(to: URL(fileURLWithPath: rows))
         let imported = try CLI.strata("import", template, rows, "--entity", "Department")
         #expect(imported.status == 0, "\(imported.stderr)")
+        _ = try sandbox.insert(template, "Employee", "firstName=Ada", "lastName=Lovelace", "employeeID=7")
         let model = sandbox.path("v2.json")
         try EmployeesVersions.write(model)
         let before = try Held(template)

@@ -54,6 +54,8 @@ package enum DocumentVerifier {
             report.problems.append("The log table cannot be read: \(error.message)")
             return report
         }
+        // Read now: replaying needs them after the log's file is closed.
+        _ = try? log.versionModels()
         var segments: [Segment] = []
         for record in records {
             do {
