@@ -77,7 +77,7 @@ private struct Held: Equatable {
     /// transaction (`strata import`), so a kill between them leaves the after state not yet
     /// folded into the snapshot: the same objects and segments, an earlier compaction mark.
     private func killRepeatedly(_ name: String, template: String, sandbox: TemporaryDirectory, before: Held,
-                                savesThenCompacts: Bool = false,
+                                savesThenCompacts: Bool = false, kills killsWanted: Int = killsWanted,
                                 _ command: (String) -> (tool: String, arguments: [String])) throws {
         let seed = testSeed("KillTests \(name)")
         var random = SeededGenerator(seed: seed)
@@ -142,6 +142,24 @@ private struct Held: Equatable {
         let before = try Held(template)
         try killRepeatedly("import", template: template, sandbox: sandbox, before: before, savesThenCompacts: true) { document in
             ("strata", ["import", document, rows, "--entity", "Department"])
+        }
+    }
+
+    /// A migration is one transaction: at least 50 kills (docs/MIGRATION.md, "Crash
+    /// safety"), each leaving the document in the old model or the migrated one.
+    @Test func killsDuringAMigrationLeaveTheOldDocumentOrTheMigratedOne() throws {
+        let sandbox = try TemporaryDirectory()
+        let template = try sandbox.employees("template.strata")
+        let rows = sandbox.path("rows.csv")
+        try departmentRows(rowCount).write(to: URL(fileURLWithPath: rows))
+        let imported = try CLI.strata("import", template, rows, "--entity", "Department")
+        #expect(imported.status == 0, "\(imported.stderr)")
+        _ = try sandbox.insert(template, "Employee", "firstName=Ada", "lastName=Lovelace", "employeeID=7")
+        let model = sandbox.path("v2.json")
+        try EmployeesVersions.write(model)
+        let before = try Held(template)
+        try killRepeatedly("migration", template: template, sandbox: sandbox, before: before, kills: max(killsWanted, 50)) { document in
+            ("strata", ["migrate", document, "--model", model])
         }
     }
 

@@ -52,6 +52,11 @@ struct InfoCommand: ParsableCommand {
             let full = info.segmentCount == 0 ? "empty log" : (info.firstRetainedSegment == 1 ? "full history" : "history before segment \(info.firstRetainedSegment) dropped")
             print("History   first retained segment \(info.firstRetainedSegment), \(info.groupCount) undo groups (\(full))")
             print("File      \(CommandOutput.bytes(info.fileSize)) (\(CommandOutput.grouped(info.fileSize)) bytes)")
+            let versions = try DocumentStore.modelVersions(at: session.url, configuration: session.store.configuration)
+            for version in versions {
+                let when = version.migratedAt.map { "migrated \($0)" } ?? "created with it"
+                print("Model v\(version.version)  \(version.identifier ?? "unversioned") (hash \(version.hash.prefix(12))), segments from \(version.firstSegment), \(when)")
+            }
         }
     }
 

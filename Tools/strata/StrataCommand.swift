@@ -29,7 +29,7 @@ struct StrataCommand: ParsableCommand {
         subcommands: [
             NewCommand.self, InfoCommand.self, InsertCommand.self, UpdateCommand.self, DeleteCommand.self,
             GetCommand.self, FetchCommand.self, UndoCommand.self, RedoCommand.self, HistoryCommand.self,
-            ImportCommand.self, ExportCommand.self, CodegenCommand.self, DemoCommand.self,
+            ImportCommand.self, ExportCommand.self, CodegenCommand.self, MigrateCommand.self, DemoCommand.self,
         ])
 
     /// Runs the command line; every failure is one `strata: error: ...` line on standard

@@ -68,8 +68,12 @@ enum UndoRedo {
             guard let undoManager = session.context.undoManager else { return [] }
             let available = redo ? undoManager.redoCount : undoManager.undoCount
             guard available >= steps else {
-                throw StrataError(.undo, available == 0 ? "Nothing to \(verb) in \(session.url.path)."
-                                  : "Only \(available) group\(available == 1 ? "" : "s") can be \(redo ? "redone" : "undone"); asked for \(steps).")
+                var message = available == 0 ? "Nothing to \(verb) in \(session.url.path)."
+                    : "Only \(available) group\(available == 1 ? "" : "s") can be \(redo ? "redone" : "undone"); asked for \(steps)."
+                if let boundary = try session.store.undoBoundary {
+                    message += " The document was migrated to its current model at segment \(boundary); an \(verb) cannot cross a migration."
+                }
+                throw StrataError(.undo, message)
             }
             var names: [String] = []
             for _ in 0..<steps {

@@ -24,8 +24,15 @@ public final class PersistentContainer: @unchecked Sendable {
     /// How the container opens its document and sets up its view context.
     public struct Options: Sendable {
         /// The document store's settings: automatic compaction thresholds, compaction on
-        /// close, history retention, busy timeout.
-        public var configuration = DocumentStore.Configuration()
+        /// close, history retention, busy timeout. Unlike a bare store's, it migrates a
+        /// document made with an earlier model on open (`shouldMigrateStoreAutomatically`
+        /// and `shouldInferMappingModelAutomatically` on), as `NSPersistentContainer` does.
+        public var configuration: DocumentStore.Configuration = {
+            var configuration = DocumentStore.Configuration()
+            configuration.shouldMigrateStoreAutomatically = true
+            configuration.shouldInferMappingModelAutomatically = true
+            return configuration
+        }()
         /// Whether the view context rebuilds its undo and redo stacks from the document's
         /// history on open (default `true`).
         public var restoresUndoHistory = true

@@ -30,6 +30,8 @@ package final class DocumentLogFile {
     /// The largest decompressed segment body this reader decodes (the settings' `maxSegmentSize`).
     let maxSegmentSize: Int
     private var isClosed = false
+    /// The model versions, read on first use (``versionModels()``).
+    private var versionModelCache: [(firstSegment: UInt64, model: ManagedObjectModel)]?
 
     /// Opens the document's file read-only.
     /// - Throws: `.io` when there is no file, `.corruptDocument` when it is not a document;
@@ -96,7 +98,41 @@ package final class DocumentLogFile {
     /// checks it against its row (sequence, counts, raw size).
     /// - Throws: `.corruptSegment` naming the segment and what is wrong.
     package func decode(_ record: SegmentRecord) throws -> Segment {
-        try Self.decode(record, model: model, storeTag: storeTag, maxSegmentSize: maxSegmentSize)
+        try Self.decode(record, model: model(forSegment: record.sequence), storeTag: storeTag, maxSegmentSize: maxSegmentSize)
+    }
+
+    /// The model versions the document has used, oldest first (docs/MIGRATION.md).
+    package func modelVersions() throws -> [ModelVersionRecord] {
+        try ModelVersionHistory.versions(connection, meta: meta)
+    }
+
+    /// The model a segment was written with: the current one, or for a segment before a
+    /// migration the version it was written in (segments name entities and slots by
+    /// position, so each decodes only with its own model).
+    package func model(forSegment sequence: UInt64) throws -> ManagedObjectModel {
+        guard sequence < meta.modelSince else { return model }
+        return try versionModels().last(where: { $0.firstSegment <= sequence })?.model ?? model
+    }
+
+    /// Every model version with the first segment it wrote, oldest first; the last is
+    /// ``model`` itself, so records decoded with it compare equal to the document's.
+    package func versionModels() throws -> [(firstSegment: UInt64, model: ManagedObjectModel)] {
+        if let cached = versionModelCache { return cached }
+        let versions = try modelVersions()
+        var models: [(firstSegment: UInt64, model: ManagedObjectModel)] = []
+        for (index, version) in versions.enumerated() {
+            if index == versions.count - 1 {
+                models.append((version.firstSegment, model))
+                continue
+            }
+            do {
+                models.append((version.firstSegment, try ManagedObjectModel(jsonData: version.modelJSON)))
+            } catch let error as StrataError {
+                throw DocumentOpenFailure.damaged(url.path, "the stored model version \(version.version) is damaged: \(error.message)")
+            }
+        }
+        versionModelCache = models
+        return models
     }
 
     /// Decodes a stored segment with a given model and store tag, checking it against its

@@ -57,16 +57,25 @@ package enum DocumentReplay {
         configuration.isReadOnly = false
         configuration.checksIntegrityOnOpen = false
         configuration.compactsOnClose = false
-        let store = try DocumentStore(creatingAt: building, model: log.model, configuration: configuration)
+        // Each model version in turn: the segments of a version are appended with its model,
+        // and the new document is migrated where the document was (docs/MIGRATION.md).
+        var versions = try log.versionModels().filter { $0.firstSegment <= max(sequence, 1) }
+        let first = versions.removeFirst()
+        var store = try DocumentStore(creatingAt: building, model: first.model, configuration: configuration)
         do {
-            let tag = store.tag
             for (index, segment) in segments.enumerated() {
+                while let next = versions.first, next.firstSegment <= segment.sequence {
+                    versions.removeFirst()
+                    store = try migrate(store, at: building, to: next.model, configuration: configuration)
+                }
+                let tag = store.tag
                 let groups = segment.groups.map { group in
                     SegmentGroup(group.info, operations: group.operations.map { $0.mapIDs { ManagedObjectID(entity: $0.entity, storeTag: tag, primaryKey: $0.primaryKey) } })
                 }
                 try store.save(StoreSaveRequest(groups: groups, timestamp: segment.timestamp))
                 progress?(index + 1, segments.count)
             }
+            for next in versions { store = try migrate(store, at: building, to: next.model, configuration: configuration) }
             try store.close()
             try AtomicFileWriter.moveIntoPlace(building, destination)
         } catch {
@@ -75,5 +84,13 @@ package enum DocumentReplay {
             throw error
         }
         return segments.count
+    }
+
+    /// Closes `store`, migrates its file to `model` and opens it again with that model.
+    private static func migrate(_ store: DocumentStore, at url: URL, to model: ManagedObjectModel,
+                                configuration: DocumentStore.Configuration) throws -> DocumentStore {
+        try store.close()
+        try DocumentStore.migrate(at: url, to: model, configuration: configuration)
+        return try DocumentStore(openingAt: url, model: model, configuration: configuration)
     }
 }

@@ -54,6 +54,8 @@ package enum DocumentVerifier {
             report.problems.append("The log table cannot be read: \(error.message)")
             return report
         }
+        // Read now: replaying needs them after the log's file is closed.
+        _ = try? log.versionModels()
         var segments: [Segment] = []
         for record in records {
             do {
@@ -215,7 +217,36 @@ package enum DocumentVerifier {
         var rows: [ManagedObjectID: [PropertyValue]] = [:]
         // The segment that last inserted each record, to name both sides of a duplicate.
         var insertedBy: [ManagedObjectID: UInt64] = [:]
+        // Migrations happened between segments: the replayed records are migrated there
+        // the way the document was (docs/MIGRATION.md, "History").
+        var migrations: [(firstSegment: UInt64, plan: MigrationPlan)] = []
+        do {
+            let versions = try log.versionModels()
+            for (old, new) in zip(versions, versions.dropFirst()) {
+                migrations.append((new.firstSegment, try MigrationPlan(from: old.model, to: new.model)))
+            }
+        } catch let error as StrataError {
+            report.problems.append("The model versions cannot be replayed: \(error.message)")
+            return
+        } catch {
+            report.problems.append("The model versions cannot be replayed: \(error)")
+            return
+        }
+        func migrate(before sequence: UInt64) throws {
+            while let next = migrations.first, next.firstSegment <= sequence {
+                migrations.removeFirst()
+                rows = try next.plan.migrate(rows, keyCounters: [:], storeTag: log.storeTag).records
+            }
+        }
         for segment in segments {
+            do {
+                try migrate(before: segment.sequence)
+            } catch let error as StrataError {
+                report.problems.append("Migrating the replayed records before segment \(segment.sequence) failed: \(error.message)")
+                return
+            } catch {
+                return
+            }
             var patch = OverlayPatch()
             do {
                 for group in segment.groups {
@@ -241,6 +272,14 @@ package enum DocumentVerifier {
             }
             for id in patch.deleted { rows[id] = nil }
             for (id, row) in patch.rows { rows[id] = row }
+        }
+        do {
+            try migrate(before: UInt64.max)
+        } catch let error as StrataError {
+            report.problems.append("Migrating the replayed records failed: \(error.message)")
+            return
+        } catch {
+            return
         }
         guard let current else { return }
         var problems: [String] = []

@@ -54,6 +54,9 @@ public struct AttributeDescription: Sendable, Hashable {
     /// its value is computed from when the context saves; nil for an ordinary attribute.
     /// See <doc:DerivedAttributes>.
     public var derivation: FetchExpression?
+    /// The name this attribute had in an earlier model version (Xcode's renaming
+    /// identifier): a migration carries that attribute's values into this one.
+    public var renamingIdentifier: String?
     /// The storage slot of this attribute in its entity, assigned when the model is built.
     public internal(set) var slot: Int = -1
     /// For an element of a composite attribute: the composite's name (the attribute is then

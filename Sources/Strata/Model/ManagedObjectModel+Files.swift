@@ -75,6 +75,11 @@ extension ManagedObjectModel {
 
     private convenience init(jsonFileAt url: URL) throws {
         let data = try Self._readModelFile(url)
+        // A version list (docs/MODEL-FORMAT.md, "Model versions") stands for its current version.
+        if let list = try Self._versionList(data, at: url), let index = list.names.firstIndex(of: list.current) {
+            try self.init(contentsOf: list.files[index])
+            return
+        }
         do {
             try self.init(jsonData: data)
         } catch var error as StrataError {

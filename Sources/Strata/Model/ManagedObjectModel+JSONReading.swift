@@ -158,7 +158,7 @@ enum _ModelJSONReader {
                 throw reader.location.error(field: key, reason.text)
             }
         }
-        let attribute = AttributeDescription(
+        var attribute = AttributeDescription(
             reader.location.property ?? "", type, isOptional: try reader.bool("optional", default: true),
             isTransient: try reader.bool("transient", default: false), defaultValue: try typedValue("default") ?? .null,
             minValue: try typedValue("minValue"), maxValue: try typedValue("maxValue"),
@@ -167,6 +167,7 @@ enum _ModelJSONReader {
             valueTransformerName: try reader.string("valueTransformerName"),
             userInfo: try reader.stringDictionary("userInfo"),
             derivation: try AttributeDescription.parsedDerivation(try reader.string("derivation"), at: reader.location))
+        attribute.renamingIdentifier = try reader.string("renamingIdentifier")
         try reader.finish()
         return attribute
     }
@@ -190,11 +191,12 @@ enum _ModelJSONReader {
         if !toMany, let maxCount, maxCount != 1 {
             throw reader.location.error(field: "maxCount", "a to-one relationship has maxCount 1, found \(maxCount)")
         }
-        let relationship = RelationshipDescription(
+        var relationship = RelationshipDescription(
             name, to: destination, toMany: toMany, inverse: try reader.string("inverse"), deleteRule: deleteRule,
             isOptional: try reader.bool("optional", default: true), isOrdered: try reader.bool("ordered", default: false),
             minCount: try reader.count("minCount") ?? 0, maxCount: maxCount ?? 0,
             isTransient: try reader.bool("transient", default: false), userInfo: try reader.stringDictionary("userInfo"))
+        relationship.renamingIdentifier = try reader.string("renamingIdentifier")
         try reader.finish()
         return relationship
     }

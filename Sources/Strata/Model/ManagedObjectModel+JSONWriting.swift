@@ -99,6 +99,7 @@ extension ManagedObjectModel {
         if let name = attribute.valueTransformerName { object["valueTransformerName"] = .string(name) }
         if !attribute.userInfo.isEmpty { object["userInfo"] = .stringDictionary(attribute.userInfo) }
         if let derivation = attribute.derivation { object["derivation"] = .string(derivation.predicateFormat) }
+        if let identifier = attribute.renamingIdentifier { object["renamingIdentifier"] = .string(identifier) }
         return .dictionary(object)
     }
 
@@ -115,6 +116,7 @@ extension ManagedObjectModel {
         if relationship.isToMany, relationship.maxCount != 0 { object["maxCount"] = .int(relationship.maxCount) }
         if relationship.isTransient { object["transient"] = .bool(true) }
         if !relationship.userInfo.isEmpty { object["userInfo"] = .stringDictionary(relationship.userInfo) }
+        if let identifier = relationship.renamingIdentifier { object["renamingIdentifier"] = .string(identifier) }
         return .dictionary(object)
     }
 }

@@ -41,6 +41,9 @@ public struct RelationshipDescription: Sendable, Hashable {
     public var isTransient: Bool
     /// Free-form information for the application.
     public var userInfo: [String: String]
+    /// The name this relationship had in an earlier model version (Xcode's renaming
+    /// identifier): a migration carries that relationship's members into this one.
+    public var renamingIdentifier: String?
     /// The storage slot of this relationship in its entity, assigned when the model is built.
     public internal(set) var slot: Int = -1
     /// The destination entity's index in the model, assigned when the model is built.

@@ -147,6 +147,7 @@ struct XcodeModelReader {
             regularExpression: element.attributes["regularExpressionString"], isIndexed: element.flag("indexed"),
             valueTransformerName: element.attributes["valueTransformerName"],
             userInfo: try userInfo(of: element, entity: entity))
+        attribute.renamingIdentifier = element.attributes["elementID"]
         do {
             if element.flag("derived") { attribute.derivation = try AttributeDescription.parsedDerivation(element.attributes["derivationExpression"]) }
             if let text = element.attributes["defaultValueString"] {
@@ -251,11 +252,13 @@ struct XcodeModelReader {
             rule = known
         }
         let toMany = element.flag("toMany")
-        return RelationshipDescription(
+        var relationship = RelationshipDescription(
             name, to: destination, toMany: toMany, inverse: element.attributes["inverseName"], deleteRule: rule,
             isOptional: element.flag("optional"), isOrdered: element.flag("ordered"),
             minCount: try count("minCount") ?? 0, maxCount: try count("maxCount") ?? 0,
             isTransient: element.flag("transient"), userInfo: try userInfo(of: element, entity: entity))
+        relationship.renamingIdentifier = element.attributes["elementID"]
+        return relationship
     }
 
     private func fetchedProperty(_ element: XcodeModelElement, entity: String) throws -> FetchedPropertyDescription {

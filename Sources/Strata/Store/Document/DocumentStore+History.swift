@@ -76,8 +76,18 @@ extension DocumentStore {
     /// from which a context rebuilds its undo and redo stacks.
     ///
     /// - Complexity: O(bytes of the retained log).
+    /// Only segments written with the current model count: an undo never crosses a
+    /// migration (``undoBoundary``).
     public func historyGroups() throws -> [SegmentGroup] {
-        try segmentRecords().flatMap { try decode($0).groups }
+        let since = try withOpenState { $0.meta.modelSince }
+        return try segmentRecords(in: since...UInt64(Int64.max)).flatMap { try decode($0).groups }
+    }
+
+    /// The first segment written with the current model, when the document was migrated
+    /// (nil otherwise): the history before it was written with an earlier model version,
+    /// and undo stops there.
+    public var undoBoundary: UInt64? {
+        get throws { try withOpenState { $0.meta.modelSince > 1 ? $0.meta.modelSince : nil } }
     }
 
     /// The operations of one saved group, oldest first, read back from the retained log
@@ -93,6 +103,11 @@ extension DocumentStore {
         guard !sequences.isEmpty else {
             throw StrataError(.undo, "The log of \(url.path) no longer holds group \(id), so it cannot be undone.",
                               context: ["group": String(id)])
+        }
+        let since = try withOpenState { $0.meta.modelSince }
+        if let first = sequences.first, first < since {
+            throw StrataError(.undo, "Group \(id) was saved before the document was migrated to its current model (segment \(since)); an undo cannot cross a migration.",
+                              context: ["group": String(id), "migrationSegment": String(since)])
         }
         var operations: [ChangeOperation] = []
         for sequence in sequences {

@@ -103,6 +103,16 @@ public final class DocumentStore: PersistentStore {
         /// `.invalidArgument` when it is not positive.
         public var remoteChangePollInterval: TimeInterval = 0.5
 
+        /// Migrate a document whose stored model differs from the one it is opened with
+        /// (default `false`, as a Core Data store added without options;
+        /// ``PersistentContainer`` turns it on, as `NSPersistentContainer` does). Only
+        /// with ``shouldInferMappingModelAutomatically``: the mapping is always inferred
+        /// (``MigrationPlan``, docs/MIGRATION.md).
+        public var shouldMigrateStoreAutomatically = false
+        /// Infer the mapping of a migration from the two models (default `false`; see
+        /// ``shouldMigrateStoreAutomatically``).
+        public var shouldInferMappingModelAutomatically = false
+
         /// The defaults.
         public init() {}
 
@@ -250,6 +260,10 @@ public final class DocumentStore: PersistentStore {
     public convenience init(openingAt url: URL, model: ManagedObjectModel,
                             configuration: Configuration = Configuration()) throws {
         try DocumentOpenFailure.requireFile(url.path)
+        if configuration.shouldMigrateStoreAutomatically, configuration.shouldInferMappingModelAutomatically,
+           !configuration.isReadOnly, try Self.storedModel(at: url, configuration: configuration).versionHash != model.versionHash {
+            try Self.migrate(at: url, to: model, configuration: configuration)
+        }
         let connection = try Self.connect(url, configuration: configuration, create: false)
         do {
             try self.init(url: url, model: model, connection: connection, configuration: configuration)
@@ -291,7 +305,7 @@ public final class DocumentStore: PersistentStore {
             guard meta.modelHash == model.versionHash else {
                 throw StrataError(
                     .modelIncompatible,
-                    "Model incompatible with the one used to create the store at \(url.path) (stored model hash \(meta.modelHash.prefix(12)), given \(model.versionHash.prefix(12))).",
+                    "Model incompatible with the one used to create the store at \(url.path) (stored model hash \(meta.modelHash.prefix(12)), given \(model.versionHash.prefix(12))); migration was not allowed: set Configuration.shouldMigrateStoreAutomatically and shouldInferMappingModelAutomatically, or run strata migrate.",
                     context: ["path": url.path])
             }
             let schema = try SnapshotSchema(model: model, layout: SnapshotSchema.Layout(documentFormat: meta.formatVersion))

@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+@testable import Strata
+import StrataTestSupport
+
+/// Model files for the employees example in a later version, written beside a document.
+enum EmployeesVersions {
+    /// Version 2 of the employees example as a JSON model file: Employee.firstName renamed
+    /// givenName (through its renaming identifier), employeeID widened to integer 64, a new
+    /// optional nickname; `breaking` also turns lastName into an integer (not inferable).
+    static func write(_ path: String, breaking: Bool = false) throws {
+        let json = ManagedObjectModel.employeesExample().jsonRepresentation()
+        var root = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+        var entities = try #require(root["entities"] as? [[String: Any]])
+        for (index, entity) in entities.enumerated() where ["Person", "Employee"].contains(entity["name"] as? String) {
+            var attributes = try #require(entity["attributes"] as? [[String: Any]])
+            for (position, attribute) in attributes.enumerated() {
+                switch attribute["name"] as? String {
+                case "firstName":
+                    attributes[position]["name"] = "givenName"
+                    attributes[position]["renamingIdentifier"] = "firstName"
+                case "employeeID": attributes[position]["type"] = "integer64"
+                case "lastName" where breaking:
+                    attributes[position]["type"] = "integer64"
+                    attributes[position].removeValue(forKey: "minLength")
+                default: break
+                }
+            }
+            if entity["name"] as? String == "Employee" { attributes.append(["name": "nickname", "type": "string"]) }
+            entities[index]["attributes"] = attributes
+        }
+        root["entities"] = entities
+        root["versionIdentifier"] = "employees-2"
+        try JSONSerialization.data(withJSONObject: root, options: [.sortedKeys]).write(to: URL(fileURLWithPath: path))
+    }
+}
+
+@Suite struct MigrateCommandTests {
+    @Test func aDryRunReportsAndChangesNothingThenTheMigrationKeepsEveryObjectAndVerifies() throws {
+        let sandbox = try TemporaryDirectory()
+        let document = try sandbox.employees()
+        let department = try sandbox.insert(document, "Department", "name=Research")
+        for name in ["Ada", "Grace", "Alan"] {
+            _ = try sandbox.insert(document, "Employee", "firstName=\(name)", "lastName=L\(name)", "employeeID=7", "department=@\(department)")
+        }
+        let model = sandbox.path("v2.json")
+        try EmployeesVersions.write(model)
+        let before = try Data(contentsOf: URL(fileURLWithPath: document))
+
+        let dryRun = try CLI.strata("migrate", document, "--model", model, "--dry-run")
+        #expect(dryRun.status == 0, "\(dryRun.stderr)")
+        #expect(dryRun.stdout.contains("Dry run"), "\(dryRun.stdout)")
+        #expect(dryRun.stdout.contains("Employee.firstName: renamed givenName"), "\(dryRun.stdout)")
+        #expect(dryRun.stdout.contains("4 records would be migrated"), "\(dryRun.stdout)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: document)) == before)
+
+        let migrated = try CLI.strata("migrate", document, "--model", model, "--json")
+        #expect(migrated.status == 0, "\(migrated.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(migrated.stdout.utf8)) as? [String: Any])
+        #expect(report["migrated"] as? Bool == true)
+        let entities = try #require(report["entities"] as? [[String: Any]])
+        let employee = try #require(entities.first { $0["name"] as? String == "Employee" })
+        #expect(employee["records"] as? Int == 3)
+        #expect(employee["addedColumns"] as? [String] == ["givenName", "nickname"])
+        #expect(employee["removedColumns"] as? [String] == ["firstName"])
+
+        let fetched = try CLI.strata("fetch", document, "Employee", "--where", "givenName == 'Grace'")
+        #expect(fetched.status == 0 && fetched.stdout.contains("Grace"), "\(fetched.stdout) \(fetched.stderr)")
+        let info = try CLI.strata("info", document)
+        #expect(info.stdout.contains("Model v1") && info.stdout.contains("Model v2  employees-2"), "\(info.stdout)")
+        let verified = try CLI.strataLog("verify", document)
+        #expect(verified.status == 0, "\(verified.stdout) \(verified.stderr)")
+        let dumped = try CLI.strataLog("dump", document)
+        #expect(dumped.status == 0 && dumped.stdout.contains("Ada"), "\(dumped.stderr)")
+
+        // A change after the migration; then replay before it gives the old model's document.
+        _ = try sandbox.insert(document, "Employee", "givenName=Edsger", "lastName=Dijkstra")
+        let old = sandbox.path("before.strata")
+        let replayed = try CLI.strataLog("replay", document, "--to", "4", "--out", old)
+        #expect(replayed.status == 0, "\(replayed.stderr)")
+        let oldInfo = try CLI.strata("info", old)
+        #expect(oldInfo.stdout.contains("Model v1") && !oldInfo.stdout.contains("Model v2"), "\(oldInfo.stdout)")
+        #expect(try CLI.strata("fetch", old, "Employee", "--where", "firstName == 'Ada'").stdout.contains("Ada"))
+        let whole = sandbox.path("whole.strata")
+        let all = try CLI.strataLog("replay", document, "--to", "5", "--out", whole)
+        #expect(all.status == 0, "\(all.stderr)")
+        #expect(try CLI.strata("fetch", whole, "Employee", "--where", "givenName == 'Edsger'").stdout.contains("Edsger"))
+        #expect(try CLI.strataLog("verify", whole).status == 0)
+
+        // Undo reaches the change after the migration, and no further.
+        #expect(try CLI.strata("undo", document).status == 0)
+        let crossing = try CLI.strata("undo", document)
+        #expect(crossing.status != 0 && crossing.stderr.contains("cannot cross a migration"), "\(crossing.stderr)")
+    }
+
+    @Test func aChangeThatCannotBeInferredIsRefusedNamingItAndTheDocumentIsUnchanged() throws {
+        let sandbox = try TemporaryDirectory()
+        let document = try sandbox.employees()
+        _ = try sandbox.insert(document, "Department", "name=Research")
+        let model = sandbox.path("v2-breaking.json")
+        try EmployeesVersions.write(model, breaking: true)
+        let before = try Data(contentsOf: URL(fileURLWithPath: document))
+        let refused = try CLI.strata("migrate", document, "--model", model)
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("Employee.lastName"), "\(refused.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: document)) == before)
+    }
+}

@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import Strata
+import StrataToolSupport
+
+/// `strata migrate DOC --model NEW [--dry-run] [--json]`.
+struct MigrateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Migrate a document to a new version of its model (inferred, lightweight).",
+        discussion: """
+            Infers how the document's records become records of the new model (added and \
+            removed entities and properties, renames through renaming identifiers, widened \
+            numbers, to-one → to-many, a changed parent...) and rebuilds its snapshot tables \
+            in one transaction: a failure or a kill leaves the document as it was. A change \
+            that cannot be inferred is refused before anything is written, naming each \
+            entity and property that blocks it. --dry-run prints the same report and writes \
+            nothing. The log is kept: `strata info` lists the model versions it was written with.
+
+            Examples:
+              strata migrate cars.strata --model SampleModel.xcdatamodeld --dry-run
+              strata migrate cars.strata --model Model-v3.json
+            """)
+
+    @OptionGroup var target: DocumentArgument
+    var document: String { target.document }
+
+    @Option(help: "The new model: JSON, .xcdatamodel or .xcdatamodeld (its current version).")
+    var model: String
+
+    @Flag(help: "Report what would change without writing anything.")
+    var dryRun = false
+
+    @OptionGroup var output: JSONFlag
+    var json: Bool { output.json }
+
+    func run() throws {
+        let url = URL(fileURLWithPath: document)
+        let newModel = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model))
+        let bar = ToolProgressBar(label: "Migrating")
+        let report = try DocumentStore.migrate(at: url, to: newModel, dryRun: dryRun,
+                                               configuration: ToolSettings.configuration(writes: !dryRun),
+                                               progress: { bar.update($0, of: $1) })
+        bar.finish()
+        if json {
+            CommandOutput.printJSON(Self.json(report, dryRun: dryRun))
+            return
+        }
+        if report.sourceHash == report.destinationHash {
+            print("Nothing to migrate: \(url.path) already stores this model (hash \(report.destinationHash.prefix(12))).")
+            return
+        }
+        print((dryRun ? "Dry run: " : "") + "model \(report.sourceHash.prefix(12)) → \(report.destinationHash.prefix(12))")
+        for change in report.changes { print("  \(change)") }
+        print("")
+        let rows = report.entities.map { entity -> [String] in
+            [entity.entity, entity.sourceEntity ?? "(new)", entity.table, CommandOutput.grouped(entity.records),
+             entity.addedColumns.joined(separator: " "), entity.removedColumns.joined(separator: " ")]
+        }
+        print(CommandOutput.table(["entity", "from", "table", "rows", "columns added", "columns removed"], rows, rightAligned: [3]))
+        let total = report.entities.reduce(0) { $0 + $1.records }
+        print("")
+        var summary = "\(CommandOutput.grouped(total)) records " + (dryRun ? "would be migrated" : "migrated")
+        if report.droppedRecords > 0 { summary += ", \(CommandOutput.grouped(report.droppedRecords)) of removed entities dropped" }
+        if report.rekeyedRecords > 0 { summary += ", \(CommandOutput.grouped(report.rekeyedRecords)) given new keys" }
+        print(summary + ".")
+    }
+
+    static func json(_ report: MigrationReport, dryRun: Bool) -> JSONValue {
+        .fields([
+            "dryRun": .bool(dryRun),
+            "migrated": .bool(report.didMigrate),
+            "from": .string(report.sourceHash),
+            "to": .string(report.destinationHash),
+            "changes": .array(report.changes.map { .string($0) }),
+            "droppedRecords": .int(report.droppedRecords),
+            "rekeyedRecords": .int(report.rekeyedRecords),
+            "entities": .array(report.entities.map { entity in
+                .fields([
+                    "name": .string(entity.entity),
+                    "from": entity.sourceEntity.map { .string($0) } ?? .null,
+                    "table": .string(entity.table),
+                    "records": .int(entity.records),
+                    "addedColumns": .array(entity.addedColumns.map { .string($0) }),
+                    "removedColumns": .array(entity.removedColumns.map { .string($0) }),
+                ])
+            }),
+        ])
+    }
+}
