@@ -13,7 +13,8 @@ extension ManagedObjectContext {
     /// ``mergeChanges(fromContextDidSave:)-(SaveChanges)``).
     ///
     /// - Throws: `.validation` listing each object, key and reason; `.mergeConflict` under
-    ///   ``MergePolicy/error`` with ``StrataError/mergeConflicts``; store errors.
+    ///   ``MergePolicy/error`` with ``StrataError/mergeConflicts``; `.constraintConflict`
+    ///   under ``MergePolicy/error`` with ``StrataError/constraintConflicts``; store errors.
     /// - Complexity: O(changes since the last save), not O(document).
     public func save() throws {
         enter()
@@ -94,6 +95,10 @@ extension ManagedObjectContext {
         if !conflicts.isEmpty {
             guard mergePolicy != .error else { throw mergeConflictError(conflicts) }
             try resolve(conflicts, generation: generation)
+            try validateForSave()
+        }
+        if coordinator.model.hasUniquenessConstraints {
+            try enforceUniqueness()
             try validateForSave()
         }
         let groups = log.unsavedGroups()

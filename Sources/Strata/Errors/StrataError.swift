@@ -54,6 +54,8 @@ public struct StrataError: Error, Sendable, CustomStringConvertible, LocalizedEr
         public static let documentBusy = Code(rawValue: "documentBusy")
         /// A save conflicted with another save (optimistic locking).
         public static let mergeConflict = Code(rawValue: "mergeConflict")
+        /// A save would break a uniqueness constraint (see ``StrataError/constraintConflicts``).
+        public static let constraintConflict = Code(rawValue: "constraintConflict")
         /// An object ID or URI is malformed or belongs to no store.
         public static let invalidObjectID = Code(rawValue: "invalidObjectID")
         /// A relationship would cross stores.
@@ -111,6 +113,9 @@ public struct StrataError: Error, Sendable, CustomStringConvertible, LocalizedEr
     /// the context read it (empty for other codes, and when another process's save clashed
     /// with this one inside the store).
     public var mergeConflicts: [MergeConflict] = []
+    /// For `.constraintConflict` from a context's save: each key objects of the save share
+    /// with each other or with a stored record (empty for other codes).
+    public var constraintConflicts: [ConstraintConflict] = []
 
     /// Creates an error.
     public init(_ code: Code, _ message: String, problems: [Problem] = [], context: [String: String] = [:]) {
@@ -124,6 +129,7 @@ public struct StrataError: Error, Sendable, CustomStringConvertible, LocalizedEr
     /// conflicts every record, after it.
     public var description: String {
         if !mergeConflicts.isEmpty { return message + "\n" + mergeConflicts.map { "  - \($0)" }.joined(separator: "\n") }
+        if !constraintConflicts.isEmpty { return message + "\n" + constraintConflicts.map { "  - \($0)" }.joined(separator: "\n") }
         if problems.isEmpty { return message }
         return message + "\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
     }
