@@ -64,7 +64,8 @@ package enum DocumentReplay {
                 let groups = segment.groups.map { group in
                     SegmentGroup(group.info, operations: group.operations.map { $0.mapIDs { ManagedObjectID(entity: $0.entity, storeTag: tag, primaryKey: $0.primaryKey) } })
                 }
-                try store.save(StoreSaveRequest(groups: groups, timestamp: segment.timestamp))
+                try store.save(StoreSaveRequest(groups: groups, timestamp: segment.timestamp,
+                                                author: segment.author, contextName: segment.contextName))
                 progress?(index + 1, segments.count)
             }
             try store.close()
