@@ -36,6 +36,9 @@ final class DocumentSession: ImportDestination {
             throw error
         }
         context = ManagedObjectContext(coordinator: coordinator)
+        // Persistent history records who saved: $STRATA_AUTHOR, when set (without it the
+        // segments stay format version 2, docs/FORMAT.md §14.2).
+        context.transactionAuthor = ProcessInfo.processInfo.environment["STRATA_AUTHOR"]
     }
 
     /// Opens the document at `path`, runs `body`, and closes it whatever happens.

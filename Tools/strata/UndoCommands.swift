@@ -87,7 +87,7 @@ enum UndoRedo {
     }
 }
 
-/// `strata history DOC [--json]`.
+/// `strata history DOC [--since TOKEN] [--author NAME] [--json]`.
 struct HistoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
@@ -98,20 +98,43 @@ struct HistoryCommand: ParsableCommand {
             it reverts, and whether its effect is currently undone (derived from the revert \
             chains: a group is undone when the last group that reverts it is in effect).
 
+            --since TOKEN lists only the groups saved after that history token (the \
+            `token` field of --json: a segment sequence); --author NAME only the groups \
+            saved by contexts whose transactionAuthor is NAME (strata commands record \
+            $STRATA_AUTHOR). --json adds each group's token, author and context name.
+
             Examples:
               strata history staff.strata
               strata history staff.strata --json | jq '.[] | select(.undone)'
+              STRATA_AUTHOR=ada strata update staff.strata Employee/1 salary=200
+              strata history staff.strata --since 12 --author ada
             """)
 
     @OptionGroup var target: DocumentArgument
     var document: String { target.document }
     @OptionGroup var output: JSONFlag
     var json: Bool { output.json }
+    @Option(help: "Only groups saved after this history token (the token field of --json).")
+    var since: String?
+    @Option(help: "Only groups saved by this author (a context's transactionAuthor; $STRATA_AUTHOR for strata commands).")
+    var author: String?
+
+    func validate() throws {
+        if let since, PersistentHistoryToken(since) == nil {
+            throw ValidationError("--since takes a history token, a segment number such as 12 (the token field of --json); got '\(since)'.")
+        }
+    }
 
     func run() throws {
         try DocumentSession.with(document) { session in
-            let records = try session.store.groupRecords()
-            let undone = Self.undoneGroups(records.map(\.info))
+            let all = try session.store.groupRecords()
+            // Undone-ness follows revert chains through every group, also those filtered out.
+            let undone = Self.undoneGroups(all.map(\.info))
+            let request = PersistentHistoryRequest(after: since.flatMap(PersistentHistoryToken.init),
+                                                   authors: author.map { [$0] })
+            let transactions = Dictionary(try session.store.history(request).map { ($0.token.sequence, $0) },
+                                          uniquingKeysWith: { first, _ in first })
+            let records = all.filter { transactions[$0.sequence] != nil }
             if json {
                 CommandOutput.printJSON(.array(records.map { record in
                     .fields([
@@ -122,12 +145,15 @@ struct HistoryCommand: ParsableCommand {
                         "action": .string(record.info.actionName),
                         "reverts": record.info.revertsGroup.map { .int($0) } ?? .null,
                         "undone": .bool(undone.contains(record.info.id)),
+                        "token": .string(String(record.sequence)),
+                        "author": transactions[record.sequence]?.author.map { .string($0) } ?? .null,
+                        "context": transactions[record.sequence]?.contextName.map { .string($0) } ?? .null,
                     ])
                 }))
                 return
             }
             guard !records.isEmpty else {
-                print("No history: nothing has been saved yet.")
+                print(all.isEmpty ? "No history: nothing has been saved yet." : "No groups match --since/--author.")
                 return
             }
             let formatter = DateFormatter()

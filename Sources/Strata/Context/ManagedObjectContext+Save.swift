@@ -108,7 +108,8 @@ extension ManagedObjectContext {
         do {
             for (store, storeGroups) in try routeByStore(groups) {
                 // A group saved into an earlier store keeps the id that store gave it.
-                let request = StoreSaveRequest(groups: storeGroups.map { assigned.renamingGroups(in: $0) }, timestamp: timestamp)
+                let request = StoreSaveRequest(groups: storeGroups.map { assigned.renamingGroups(in: $0) }, timestamp: timestamp,
+                                               author: transactionAuthor, contextName: name)
                 assigned.merge(try store.save(request))
                 wroteAny = true
             }

@@ -48,6 +48,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// coordinator are always seen; the interval is about changes it has not seen (another
     /// coordinator's or process's, not yet merged). See docs/SEMANTICS.md §5.
     public var stalenessInterval: TimeInterval = -1
+    /// Who the context's saves are by ("Importer", a user's name), recorded in each saved
+    /// segment and read back as ``PersistentHistoryTransaction/author``; nil records none.
+    /// As Core Data's `transactionAuthor`. See docs/SEMANTICS.md, "Persistent history".
+    public var transactionAuthor: String?
+    /// The context's name, recorded in each saved segment and read back as
+    /// ``PersistentHistoryTransaction/contextName``; nil records none.
+    public var name: String?
 
     /// The log of flushed changes.
     let log = OperationLog()

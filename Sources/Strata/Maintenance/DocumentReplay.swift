@@ -72,7 +72,8 @@ package enum DocumentReplay {
                 let groups = segment.groups.map { group in
                     SegmentGroup(group.info, operations: group.operations.map { $0.mapIDs { ManagedObjectID(entity: $0.entity, storeTag: tag, primaryKey: $0.primaryKey) } })
                 }
-                try store.save(StoreSaveRequest(groups: groups, timestamp: segment.timestamp))
+                try store.save(StoreSaveRequest(groups: groups, timestamp: segment.timestamp,
+                                                author: segment.author, contextName: segment.contextName))
                 progress?(index + 1, segments.count)
             }
             for next in versions { store = try migrate(store, at: building, to: next.model, configuration: configuration) }

@@ -8,11 +8,17 @@ public struct StoreSaveRequest: Sendable {
     public var groups: [SegmentGroup]
     /// When the save happened.
     public var timestamp: Date
+    /// The saving context's ``ManagedObjectContext/transactionAuthor``, recorded with the save.
+    public var author: String?
+    /// The saving context's ``ManagedObjectContext/name``, recorded with the save.
+    public var contextName: String?
 
     /// Creates a save request.
-    public init(groups: [SegmentGroup], timestamp: Date = Date()) {
+    public init(groups: [SegmentGroup], timestamp: Date = Date(), author: String? = nil, contextName: String? = nil) {
         self.groups = groups
         self.timestamp = timestamp
+        self.author = author
+        self.contextName = contextName
     }
 }
 

@@ -73,7 +73,8 @@ extension DocumentState {
                 largestGroup = max(largestGroup, group.id)
             }
             sequence = lastSequence + 1
-            let segment = Segment(sequence: sequence, timestamp: request.timestamp, groups: request.groups)
+            let segment = Segment(sequence: sequence, timestamp: request.timestamp, groups: request.groups,
+                                  author: request.author, contextName: request.contextName)
             operationCount = segment.operationCount
             let body: [UInt8]
             do {

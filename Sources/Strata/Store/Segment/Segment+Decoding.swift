@@ -73,16 +73,20 @@ package struct SegmentDecoder {
     // MARK: §2 body header
 
     mutating func readSegment(sequenceHint: UInt64?) throws -> Segment {
-        let (sequence, timestamp, groupCount) = try readHeader(sequenceHint: sequenceHint)
+        let header = try readHeader(sequenceHint: sequenceHint)
         var groups: [SegmentGroup] = []
-        groups.reserveCapacity(groupCount)
-        for _ in 0..<groupCount { groups.append(try readGroup()) }
+        groups.reserveCapacity(header.groupCount)
+        for _ in 0..<header.groupCount { groups.append(try readGroup()) }
         try reader.expectEnd()
-        return Segment(sequence: sequence, timestamp: timestamp, groups: groups)
+        return Segment(sequence: header.sequence, timestamp: header.timestamp, groups: groups,
+                       author: header.author, contextName: header.contextName)
     }
 
-    /// Magic, version, sequence, timestamp and group count (§2).
-    mutating func readHeader(sequenceHint: UInt64?) throws -> (sequence: UInt64, timestamp: Date, groupCount: Int) {
+    /// Magic, version, sequence, timestamp, author and context name (version 3, §14) and
+    /// group count (§2).
+    mutating func readHeader(sequenceHint: UInt64?) throws
+        -> (sequence: UInt64, timestamp: Date, author: String?, contextName: String?, groupCount: Int)
+    {
         let magic = try reader.readRaw(count: SegmentFormat.magic.count)
         guard magic == SegmentFormat.magic else { throw reader.failure("bad magic, not a Strata segment body", at: 0) }
         let versionOffset = reader.offset
@@ -101,8 +105,24 @@ package struct SegmentDecoder {
         sequenceLabel = String(sequence)
         let milliseconds = try reader.readZigzag()
         let timestamp = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        var author: String?
+        var contextName: String?
+        if version >= SegmentFormat.metadataVersion {
+            author = try readOptionalString(what: "author")
+            contextName = try readOptionalString(what: "context name")
+        }
         let groupCount = try reader.readCount(minimumItemSize: SegmentFormat.minimumGroupSize, what: "group count")
-        return (sequence, timestamp, groupCount)
+        return (sequence, timestamp, author, contextName, groupCount)
+    }
+
+    /// §14: a flag byte (`00` absent, `01` a string follows).
+    private mutating func readOptionalString(what: String) throws -> String? {
+        let offset = reader.offset
+        switch try reader.readByte() {
+        case 0: return nil
+        case 1: return try reader.readString()
+        case let flag: throw reader.failure("unknown \(what) flag 0x\(hex(flag))", at: offset)
+        }
     }
 
     // MARK: §3 groups

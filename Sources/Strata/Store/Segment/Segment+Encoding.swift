@@ -69,9 +69,12 @@ package struct SegmentEncoder {
     ///   value that does not fit its slot, a wrong number of insert/delete values, or a
     ///   timestamp out of range. The context names the segment, group, entity and slot.
     /// - Complexity: O(size of the segment).
-    /// - Parameter version: The format version to write: 2 (the default) or 1.
+    /// - Parameter version: The format version to write: by default 3 when the segment
+    ///   names an author or a context (§14), else 2; or 1 or 2 explicitly, which drop the
+    ///   author and context name.
     package static func encode(_ segment: Segment, model: ManagedObjectModel,
-                               version: UInt64 = SegmentFormat.version) throws -> [UInt8] {
+                               version: UInt64? = nil) throws -> [UInt8] {
+        let version = version ?? (segment.hasMetadata ? SegmentFormat.metadataVersion : SegmentFormat.version)
         precondition(SegmentFormat.readableVersions.contains(version), "no segment format version \(version)")
         var encoder = SegmentEncoder(model: model, sequence: segment.sequence, version: version)
         try encoder.writeSegment(segment)
@@ -89,8 +92,19 @@ package struct SegmentEncoder {
             throw invalid("the timestamp \(segment.timestamp.timeIntervalSince1970) is out of range")
         }
         writer.writeZigzag(stamp)
+        if version >= SegmentFormat.metadataVersion {
+            writeOptionalString(segment.author)
+            writeOptionalString(segment.contextName)
+        }
         writer.writeVarint(UInt64(segment.groups.count))
         for group in segment.groups { try writeGroup(group) }
+    }
+
+    /// §14: a flag byte, then the string when the flag is `01`.
+    private mutating func writeOptionalString(_ text: String?) {
+        guard let text else { return writer.writeByte(0) }
+        writer.writeByte(1)
+        writer.writeString(text)
     }
 
     // MARK: §3 groups

@@ -17,13 +17,24 @@ public struct Segment: Hashable, Sendable {
     public var timestamp: Date
     /// The undo groups of the save, in log order.
     public var groups: [SegmentGroup]
+    /// Who saved it: the saving context's ``ManagedObjectContext/transactionAuthor``, or
+    /// nil (format version 3, docs/FORMAT.md §14).
+    public var author: String?
+    /// The saving context's ``ManagedObjectContext/name``, or nil (format version 3).
+    public var contextName: String?
 
     /// Creates a segment.
-    public init(sequence: UInt64, timestamp: Date, groups: [SegmentGroup]) {
+    public init(sequence: UInt64, timestamp: Date, groups: [SegmentGroup], author: String? = nil, contextName: String? = nil) {
         self.sequence = sequence
         self.timestamp = timestamp
         self.groups = groups
+        self.author = author
+        self.contextName = contextName
     }
+
+    /// Whether the segment needs format version 3 to be written: it names an author or a
+    /// context (docs/FORMAT.md §14).
+    var hasMetadata: Bool { author != nil || contextName != nil }
 }
 
 /// One undo group inside a segment: its identity, what kind of change it records, the
@@ -69,15 +80,18 @@ public struct SegmentGroup: Hashable, Sendable {
     }
 }
 
-/// The constants of segment formats v1 and v2 (docs/FORMAT.md) and the slot rules the
+/// The constants of segment formats v1, v2 and v3 (docs/FORMAT.md) and the slot rules the
 /// encoder and the decoder share, so that nothing is written that could not be read back.
 enum SegmentFormat {
     /// `STRS` (§2).
     static let magic: [UInt8] = Array("STRS".utf8)
-    /// The version this code writes (§2, §13).
+    /// The version this code writes for a segment without author or context name (§2,
+    /// §13); one with them is written as ``metadataVersion``.
     static let version: UInt64 = 2
+    /// The version that adds the author and context name to the header (§14).
+    static let metadataVersion: UInt64 = 3
     /// The versions this code reads: every version ever written (§10).
-    static let readableVersions: ClosedRange<UInt64> = 1...2
+    static let readableVersions: ClosedRange<UInt64> = 1...3
 
     /// Operation tags (§4); `insertRun` only in version 2 (§13.2).
     enum OperationTag: UInt8 {
