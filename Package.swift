@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "employees-example", targets: ["EmployeesExample"]),
         .executable(name: "background-import-example", targets: ["BackgroundImportExample"]),
         .executable(name: "staff-list-example", targets: ["StaffListExample"]),
+        .executable(name: "outliner", targets: ["Outliner"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -48,6 +49,9 @@ let package = Package(
             name: "BackgroundImportExample", dependencies: ["Strata"], path: "Examples/BackgroundImport"),
         .executableTarget(
             name: "StaffListExample", dependencies: ["Strata"], path: "Examples/StaffList"),
+        // The terminal outliner: its editor logic (headless, tested) and the terminal layer.
+        .target(name: "OutlinerCore", dependencies: ["Strata"], path: "Examples/Outliner/Core"),
+        .executableTarget(name: "Outliner", dependencies: ["OutlinerCore", "Strata"], path: "Examples/Outliner/App"),
         // Segment format v1 against v2 on W1-like rows (docs/FORMAT.md §13.6), release build.
         .executableTarget(name: "strata-segment-measure", dependencies: ["Strata"], path: "Tools/segment-measure"),
         .executableTarget(name: "strata-crash-writer", dependencies: ["Strata", "StrataTestSupport"], path: "Tests/CrashWriter"),
@@ -68,6 +72,7 @@ let package = Package(
             "Strata", "StrataTestSupport", "strata", "strata-log", "strata-stress-writer",
             "EmployeesExample", "BackgroundImportExample", "StaffListExample",
         ]),
+        .testTarget(name: "OutlinerTests", dependencies: ["OutlinerCore", "Strata", "Outliner"]),
         .testTarget(name: "StrataFuzzTests", dependencies: ["Strata", "StrataFuzzTargets"],
                     resources: [.copy("Crashers")]),
     ],
