@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import Strata
 
-/// The v3 golden files pin format v3 (docs/FORMAT.md §14: v2 plus author and context name)
+/// The v3 golden files pin format v3 (docs/FORMAT.md §15: v2 plus author and context name)
 /// byte for byte. Written only when STRATA_WRITE_GOLDEN=1 is set (Fixtures/segments/README.md);
 /// they must never change.
 @Suite struct SegmentV3GoldenFiles {

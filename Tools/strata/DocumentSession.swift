@@ -37,7 +37,7 @@ final class DocumentSession: ImportDestination {
         }
         context = ManagedObjectContext(coordinator: coordinator)
         // Persistent history records who saved: $STRATA_AUTHOR, when set (without it the
-        // segments stay format version 2, docs/FORMAT.md §14.2).
+        // segments stay format version 2, docs/FORMAT.md §15.2).
         context.transactionAuthor = ProcessInfo.processInfo.environment["STRATA_AUTHOR"]
     }
 

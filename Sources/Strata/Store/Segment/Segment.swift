@@ -18,7 +18,7 @@ public struct Segment: Hashable, Sendable {
     /// The undo groups of the save, in log order.
     public var groups: [SegmentGroup]
     /// Who saved it: the saving context's ``ManagedObjectContext/transactionAuthor``, or
-    /// nil (format version 3, docs/FORMAT.md §14).
+    /// nil (format version 3, docs/FORMAT.md §15).
     public var author: String?
     /// The saving context's ``ManagedObjectContext/name``, or nil (format version 3).
     public var contextName: String?
@@ -33,7 +33,7 @@ public struct Segment: Hashable, Sendable {
     }
 
     /// Whether the segment needs format version 3 to be written: it names an author or a
-    /// context (docs/FORMAT.md §14).
+    /// context (docs/FORMAT.md §15).
     var hasMetadata: Bool { author != nil || contextName != nil }
 }
 
