@@ -82,7 +82,7 @@ package struct SegmentDecoder {
                        author: header.author, contextName: header.contextName)
     }
 
-    /// Magic, version, sequence, timestamp, author and context name (version 3, §14) and
+    /// Magic, version, sequence, timestamp, author and context name (version 3, §15) and
     /// group count (§2).
     mutating func readHeader(sequenceHint: UInt64?) throws
         -> (sequence: UInt64, timestamp: Date, author: String?, contextName: String?, groupCount: Int)
@@ -115,7 +115,7 @@ package struct SegmentDecoder {
         return (sequence, timestamp, author, contextName, groupCount)
     }
 
-    /// §14: a flag byte (`00` absent, `01` a string follows).
+    /// §15: a flag byte (`00` absent, `01` a string follows).
     private mutating func readOptionalString(what: String) throws -> String? {
         let offset = reader.offset
         switch try reader.readByte() {

@@ -70,7 +70,7 @@ package struct SegmentEncoder {
     ///   timestamp out of range. The context names the segment, group, entity and slot.
     /// - Complexity: O(size of the segment).
     /// - Parameter version: The format version to write: by default 3 when the segment
-    ///   names an author or a context (§14), else 2; or 1 or 2 explicitly, which drop the
+    ///   names an author or a context (§15), else 2; or 1 or 2 explicitly, which drop the
     ///   author and context name.
     package static func encode(_ segment: Segment, model: ManagedObjectModel,
                                version: UInt64? = nil) throws -> [UInt8] {
@@ -100,7 +100,7 @@ package struct SegmentEncoder {
         for group in segment.groups { try writeGroup(group) }
     }
 
-    /// §14: a flag byte, then the string when the flag is `01`.
+    /// §15: a flag byte, then the string when the flag is `01`.
     private mutating func writeOptionalString(_ text: String?) {
         guard let text else { return writer.writeByte(0) }
         writer.writeByte(1)

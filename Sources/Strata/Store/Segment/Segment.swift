@@ -88,7 +88,7 @@ enum SegmentFormat {
     /// The version this code writes for a segment without author or context name (§2,
     /// §13); one with them is written as ``metadataVersion``.
     static let version: UInt64 = 2
-    /// The version that adds the author and context name to the header (§14).
+    /// The version that adds the author and context name to the header (§15).
     static let metadataVersion: UInt64 = 3
     /// The versions this code reads: every version ever written (§10).
     static let readableVersions: ClosedRange<UInt64> = 1...3
