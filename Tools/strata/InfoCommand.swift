@@ -42,6 +42,7 @@ struct InfoCommand: ParsableCommand {
                  entity.isAbstract ? "" : CommandOutput.grouped(info.objectCounts[entity.name] ?? 0)]
             }
             print(CommandOutput.table(["entity", "parent", "attributes", "relationships", "objects"], rows, rightAligned: [2, 3, 4]))
+            if let unique = Self.uniquenessLine(entities) { print(unique) }
             print("")
             let ratio = info.segmentBytes > 0 ? String(format: "%.1f×", Double(info.segmentRawBytes) / Double(info.segmentBytes)) : "–"
             print("Segments  \(info.segmentCount) stored, \(CommandOutput.bytes(info.segmentBytes)) compressed (\(CommandOutput.bytes(info.segmentRawBytes)) raw, \(ratio)); last \(info.lastSegment), compacted through \(info.compactedThrough)")
