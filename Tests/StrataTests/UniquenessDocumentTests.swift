@@ -17,7 +17,7 @@ import Testing
         let sql = rows.compactMap { row -> String? in if case .text(let sql) = row[1] { sql } else { nil } }
         #expect(sql.allSatisfy { !$0.contains("UNIQUE") })   // not UNIQUE: see SnapshotSchema+Uniqueness
         let plan = try sqlRows(url, "EXPLAIN QUERY PLAN SELECT _pk FROM Slot WHERE shelf = 'A' AND position = 1")
-        #expect(plan.contains { $0.contains(.text("SEARCH Slot USING INDEX Slot_unique_shelf_position_index (shelf=? AND position=?)")) },
+        #expect(plan.contains { row in row.contains { if case .text(let step) = $0 { step.contains("INDEX Slot_unique_shelf_position_index (shelf=? AND position=?)") } else { false } } },
                 "\(plan)")
     }
 
@@ -44,7 +44,7 @@ import Testing
         #expect(try after.context.count(for: FetchRequest(entityName: "Member")) == 2)
         // A change that writes no key saves; a new object with the duplicated key does not.
         let one = try #require(try after.context.fetch(FetchRequest(entityName: "Member", predicate: try FetchPredicate(format: "name == 'One'"))).first)
-        #expect(one.objectID == first.objectID)
+        #expect(one.objectID.uriRepresentation() == first.objectID.uriRepresentation())
         try one.setValue("Ada", forKey: "name")
         try after.context.save()
         try insert("Member", ["email": "ada@example.com", "name": "Three"], in: after.context)
