@@ -57,7 +57,7 @@ struct CompositeCommandTests {
         #expect(try Self.names(copy, where: "address.floor == 3 OR address.city == 'Bergen'", sort: "name") == ["Ada", "Bo"])
 
         let info = try CLI.strata("info", source)
-        #expect(info.stdout.contains("Composite Person.address (Address): city string, zip string?, floor integer16?"), "\(info.stdout)")
+        #expect(info.stdout.contains("  composite address (Address): city string, zip string?, floor integer16?"), "\(info.stdout)")
     }
 
     @Test("a bad element name or value in an import file is a clear error and changes nothing")

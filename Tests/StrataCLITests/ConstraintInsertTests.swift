@@ -18,6 +18,7 @@ import Testing
         let document = sandbox.path("members.strata")
         let created = try CLI.strata("new", document, "--model", modelPath)
         #expect(created.status == 0, "\(created.stderr)")
+        #expect(try CLI.strata("info", document).stdout.contains("  unique    (email)"))
         let first = try sandbox.insert(document, "Member", "email=ada@example.com", "name=Ada")
         let before = try sandbox.bytes("members.strata")
 

@@ -22,6 +22,7 @@ import Testing
         "ChangeGroupKind": ChangeGroupKind.self,
         "ChangeOperation": ChangeOperation.self,
         "CompactionReport": CompactionReport.self,
+        "ConstraintConflict": ConstraintConflict.self,
         "ContextUndoManager": ContextUndoManager.self,
         "DeleteRule": DeleteRule.self,
         "DocumentInfo": DocumentInfo.self,

@@ -43,7 +43,6 @@ struct InfoCommand: ParsableCommand {
                  entity.isAbstract ? "" : CommandOutput.grouped(info.objectCounts[entity.name] ?? 0)]
             }
             print(CommandOutput.table(["entity", "parent", "attributes", "relationships", "objects"], rows, rightAligned: [2, 3, 4]))
-            for line in Self.compositeLines(entities) { print(line) }
             print("")
             let modelLines = ModelInfoText.lines(for: entities)
             if !modelLines.isEmpty { print(modelLines.joined(separator: "\n") + "\n") }
@@ -69,7 +68,6 @@ struct InfoCommand: ParsableCommand {
                 "attributes": .int(entity.attributes.count),
                 "relationships": .int(entity.relationships.count),
                 "objects": entity.isAbstract ? .null : .int(info.objectCounts[entity.name] ?? 0),
-                "composites": compositesJSON(entity),
             ])
             guard case .object(let members) = fields else { return fields }
             return .object(members + ModelInfoText.json(for: entity).map { JSONValue.Member($0.0, $0.1) })

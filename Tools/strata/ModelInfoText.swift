@@ -87,8 +87,20 @@ enum ModelInfoText {
 
     // MARK: Composite attributes
 
-    /// Hook for composite attributes (`name: Composite (a, b)`); the model has none yet.
-    static func compositeAttributes(of entity: EntityDescription) -> [String] { [] }
+    /// `address (Address): city string, zip string?`: the entity's own composite attributes
+    /// with their elements' types (`?` for an optional element).
+    static func compositeAttributes(of entity: EntityDescription) -> [String] {
+        entity.declaredComposites.map { composite in
+            let type = composite.typeName.map { " (\($0))" } ?? ""
+            let elements = composite.elements.map { "\($0.name) \($0.attributeType.rawValue)\($0.isOptional ? "?" : "")" }
+            return "\(composite.name)\(type): \(elements.joined(separator: ", "))"
+        }
+    }
 
-    static func compositeAttributesJSON(of entity: EntityDescription) -> JSONValue { .array([]) }
+    /// The composite attributes as `{"name": ..., "elements": [...]}` objects, elements in order.
+    static func compositeAttributesJSON(of entity: EntityDescription) -> JSONValue {
+        .array(entity.declaredComposites.map { composite in
+            .fields(["name": .string(composite.name), "elements": .array(composite.elements.map { .string($0.name) })])
+        })
+    }
 }

@@ -242,6 +242,7 @@ struct SnapshotSchema {
             statements.append("CREATE TABLE \(Self.quote(join.name)) (\(columns.joined(separator: ", ")), PRIMARY KEY (\"source\", \"destination\")) WITHOUT ROWID")
             statements.append("CREATE INDEX \(Self.quote("\(join.name)_destination_index")) ON \(Self.quote(join.name)) (\"destination\")")
         }
+        statements += uniquenessIndexStatements()
         return statements
     }
 
