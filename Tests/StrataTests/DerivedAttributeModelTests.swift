@@ -64,7 +64,7 @@ import StrataTestSupport
         #expect(problems([try derived("x", .string, "members.nick")])
                 == ["Team.x: derivation 'members.nick': 'members.nick' runs through a to-many relationship and gives many values; aggregate them (members.@count, @sum.key, @avg, @min, @max)"])
         #expect(problems([try derived("x", .string, "members.@count")])
-                == ["Team.x: derivation 'members.@count': gives a integer64 value, which a string attribute cannot hold"])
+                == ["Team.x: derivation 'members.@count': gives an integer64 value, which a string attribute cannot hold"])
         #expect(problems([try derived("x", .integer64, "members.@sum.nick")])
                 == ["Team.x: derivation 'members.@sum.nick': @sum needs numbers; 'nick' is string"])
         #expect(problems([try derived("x", .string, "boss.name")])
@@ -77,7 +77,7 @@ import StrataTestSupport
         #expect(problems([try derived("x", .string, "name"), try derived("y", .string, "x")])
                 == ["Team.y: derivation 'x': 'x' of Team is itself derived; derive from stored attributes"])
         #expect(problems([try derived("x", .date, "uppercase:(members.@count)")])
-                == ["Team.x: derivation 'uppercase:(members.@count)': uppercase: needs a string, not a integer64"])
+                == ["Team.x: derivation 'uppercase:(members.@count)': uppercase: needs a string, not an integer64"])
         let syntax = strataError { _ = try AttributeDescription.derived("x", .string, "name +") }
         #expect(syntax?.code == .predicateSyntax)
     }

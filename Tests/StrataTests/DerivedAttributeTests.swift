@@ -146,4 +146,27 @@ import StrataTestSupport
         #expect(try research.int("headcount") == 1)
         #expect(try storedValue(research.objectID, "payroll", in: stack.store) == .integer(100))
     }
+
+    @Test func aValueThatDoesNotFitItsAttributeFailsTheSaveNamingObjectAttributeAndDerivation() throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription("Team", attributes: [try .derived("totalAge", .integer16, "members.@sum.age")],
+                              relationships: [RelationshipDescription("members", to: "Member", toMany: true, inverse: "team")]),
+            EntityDescription("Member", attributes: [AttributeDescription("age", .integer64)],
+                              relationships: [RelationshipDescription("team", to: "Team", inverse: "members")]),
+        ])
+        let stack = Stack(model: model)
+        let team = try stack.context.insertObject(forEntityName: "Team")
+        for age in [30_000, 30_000] as [Int64] {
+            let member = try stack.context.insertObject(forEntityName: "Member")
+            try member.setValue(.integer(age), forKey: "age")
+            try member.setObject(team, forKey: "team")
+        }
+        let error = strataError { try stack.context.save() }
+        #expect(error?.code == .validation)
+        #expect(error?.problems.count == 1)
+        #expect(error?.problems.first?.key == "totalAge")
+        #expect(error?.problems.first?.reason == "derivation 'members.@sum.age': gives integer 60000, which an integer16 attribute cannot hold")
+        #expect(try stack.context.count(for: FetchRequest(entityName: "Team")) == 1, "the context keeps its changes")
+        #expect(try stack.store.values(for: team.objectID) == nil, "nothing was written")
+    }
 }

@@ -49,7 +49,7 @@ extension ManagedObjectContext {
                     continue
                 }
                 guard let coerced = ModelValueRules.coerce(value, to: attribute.attributeType) else {
-                    problem("gives \(ModelValueRules.kindName(value)) \(value), which a \(attribute.attributeType.rawValue) attribute cannot hold")
+                    problem("gives \(ModelValueRules.kindName(value)) \(value), which \(DerivationCheck.article(attribute.attributeType.rawValue)) attribute cannot hold")
                     continue
                 }
                 setPrimitive(object, slot: slot, coerced)

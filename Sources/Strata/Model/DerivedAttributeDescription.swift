@@ -113,7 +113,7 @@ enum DerivationCheck {
                 do {
                     let type = try resultType(of: derivation, in: entity)
                     if let type, !fits(type, attribute.attributeType) {
-                        problem("gives a \(type.rawValue) value, which a \(attribute.attributeType.rawValue) attribute cannot hold")
+                        problem("gives \(article(type.rawValue)) value, which \(article(attribute.attributeType.rawValue)) attribute cannot hold")
                     }
                 } catch let reason as ModelFileReason {
                     problem(reason.text)
@@ -123,6 +123,11 @@ enum DerivationCheck {
             }
         }
         return problems
+    }
+
+    /// A type name with its indefinite article: "an integer64", "a string".
+    static func article(_ name: String) -> String {
+        ("aeiou".contains(name.prefix(1).lowercased()) ? "an " : "a ") + name
     }
 
     /// Whether a value of type `value` may be stored in an attribute of type `target`.
@@ -198,7 +203,7 @@ enum DerivationCheck {
             switch function {
             case .canonical, .uppercase, .lowercase:
                 if let type = types.first ?? nil, type != .string {
-                    throw ModelFileReason("\(function.rawValue) needs a string, not a \(type.rawValue)")
+                    throw ModelFileReason("\(function.rawValue) needs a string, not \(article(type.rawValue))")
                 }
                 return .string
             case .length, .count: return .integer64
