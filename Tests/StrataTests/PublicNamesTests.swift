@@ -22,6 +22,8 @@ import Testing
         "ChangeGroupKind": ChangeGroupKind.self,
         "ChangeOperation": ChangeOperation.self,
         "CompactionReport": CompactionReport.self,
+        "CompositeAttributeDescription": CompositeAttributeDescription.self,
+        "CompositeKey": CompositeKey.self,
         "ContextUndoManager": ContextUndoManager.self,
         "DeleteRule": DeleteRule.self,
         "DocumentInfo": DocumentInfo.self,
