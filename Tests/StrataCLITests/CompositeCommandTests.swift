@@ -56,6 +56,12 @@ struct CompositeCommandTests {
         #expect(withoutStoreIdentifiers(before) == withoutStoreIdentifiers(after))
         #expect(try Self.names(copy, where: "address.floor == 3 OR address.city == 'Bergen'", sort: "name") == ["Ada", "Bo"])
 
+        let selected = try CLI.strata("fetch", source, "Person", "--select", "address.city, count:(name) AS n",
+                                      "--group-by", "address.city", "--sort", "address.city", "--format", "json")
+        #expect(selected.status == 0, "\(selected.stderr)")
+        let rows = try #require(try selected.json() as? [[String: Any]], "\(selected.stdout)")
+        #expect(rows.map { "\($0["address.city"] ?? "?")=\($0["n"] ?? "?")" } == ["Bergen=1", "Oslo=2"], "\(rows)")
+
         let info = try CLI.strata("info", source)
         #expect(info.stdout.contains("  composite address (Address): city string, zip string?, floor integer16?"), "\(info.stdout)")
     }

@@ -23,6 +23,8 @@ import Testing
         "ChangeOperation": ChangeOperation.self,
         "CompactionReport": CompactionReport.self,
         "ConstraintConflict": ConstraintConflict.self,
+        "CompositeAttributeDescription": CompositeAttributeDescription.self,
+        "CompositeKey": CompositeKey.self,
         "ContextUndoManager": ContextUndoManager.self,
         "DeleteRule": DeleteRule.self,
         "DocumentInfo": DocumentInfo.self,

@@ -120,7 +120,7 @@ enum SelectList {
             }
         case .keyPath(let path, .evaluatedObject):
             var current = entity
-            let keys = path.split(separator: ".").map(String.init)
+            let keys = entity.joiningCompositeKeys(path.split(separator: ".").map(String.init))
             for (index, key) in keys.enumerated() {
                 if let attribute = current.attributesByName[key] {
                     let rest = keys[(index + 1)...]

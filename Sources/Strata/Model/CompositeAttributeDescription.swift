@@ -87,7 +87,7 @@ extension EntityDescription {
 
     /// `keys` with each `composite, element` pair joined into the element's stored key,
     /// following relationships from this entity (a path without composites comes back as is).
-    func joiningCompositeKeys(_ keys: [String]) -> [String] {
+    package func joiningCompositeKeys(_ keys: [String]) -> [String] {
         guard let model = _model, model.entities.contains(where: { !$0.composites.isEmpty }) else { return keys }
         var result: [String] = []
         var current: EntityDescription? = self
