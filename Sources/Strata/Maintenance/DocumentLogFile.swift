@@ -32,6 +32,7 @@ package final class DocumentLogFile {
     private var isClosed = false
     /// The model versions, read on first use (``versionModels()``).
     private var versionModelCache: [(firstSegment: UInt64, model: ManagedObjectModel)]?
+    private var versionRecordCache: [ModelVersionRecord]?
 
     /// Opens the document's file read-only.
     /// - Throws: `.io` when there is no file, `.corruptDocument` when it is not a document;
@@ -103,7 +104,10 @@ package final class DocumentLogFile {
 
     /// The model versions the document has used, oldest first (docs/MIGRATION.md).
     package func modelVersions() throws -> [ModelVersionRecord] {
-        try ModelVersionHistory.versions(connection, meta: meta)
+        if let cached = versionRecordCache { return cached }
+        let versions = try ModelVersionHistory.versions(connection, meta: meta)
+        versionRecordCache = versions
+        return versions
     }
 
     /// The model a segment was written with: the current one, or for a segment before a

@@ -59,6 +59,11 @@ package enum DocumentReplay {
         configuration.compactsOnClose = false
         // Each model version in turn: the segments of a version are appended with its model,
         // and the new document is migrated where the document was (docs/MIGRATION.md).
+        if let custom = try log.modelVersions().dropFirst().first(where: { $0.isCustom && $0.firstSegment <= sequence }) {
+            throw StrataError(.invalidArgument,
+                              "Replay cannot cross model version \(custom.version) (segment \(custom.firstSegment)): a custom migration stage made it, and its code is not in the document. Replay to segment \(custom.firstSegment - 1) or earlier.",
+                              context: ["segment": String(custom.firstSegment)])
+        }
         var versions = try log.versionModels().filter { $0.firstSegment <= max(sequence, 1) }
         let first = versions.removeFirst()
         var store = try DocumentStore(creatingAt: building, model: first.model, configuration: configuration)

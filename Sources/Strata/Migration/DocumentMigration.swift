@@ -55,6 +55,12 @@ extension DocumentStore {
     public static func migrate(at url: URL, to model: ManagedObjectModel, dryRun: Bool = false,
                                configuration: Configuration = Configuration(),
                                progress: ((Int, Int) -> Void)? = nil) throws -> MigrationReport {
+        try migrate(at: url, to: model, dryRun: dryRun, configuration: configuration, transform: nil, progress: progress)
+    }
+
+    /// A migration, inferred, with a custom stage's transform when given.
+    static func migrate(at url: URL, to model: ManagedObjectModel, dryRun: Bool = false, configuration: Configuration,
+                        transform: MigrationPlan.RecordTransform?, progress: ((Int, Int) -> Void)?) throws -> MigrationReport {
         let stored = try storedModel(at: url, configuration: configuration)
         let plan = try MigrationPlan(from: stored, to: model)
         var settings = configuration
@@ -71,13 +77,13 @@ extension DocumentStore {
                                          entities: [], droppedRecords: 0, rekeyedRecords: 0, didMigrate: false)
             } else if dryRun {
                 report = try store.withOpenState { state in
-                    try state.connection.transaction(.deferred) { try state.migrate(plan, dryRun: true, progress: progress) }
+                    try state.connection.transaction(.deferred) { try state.migrate(plan, dryRun: true, transform: transform, progress: progress) }
                 }
             } else {
                 report = try store.writing {
                     try store.withOpenState { state in
                         defer { state.overlay = DocumentOverlay() }
-                        return try state.connection.transaction(.immediate) { try state.migrate(plan, dryRun: false, progress: progress) }
+                        return try state.connection.transaction(.immediate) { try state.migrate(plan, dryRun: false, transform: transform, progress: progress) }
                     }
                 }
             }
@@ -94,7 +100,8 @@ extension DocumentState {
     /// Reads every record, carries it into the plan's destination model and, unless a dry
     /// run, replaces the snapshot tables and the recorded model. Runs inside the caller's
     /// transaction.
-    mutating func migrate(_ plan: MigrationPlan, dryRun: Bool, progress: ((Int, Int) -> Void)?) throws -> MigrationReport {
+    mutating func migrate(_ plan: MigrationPlan, dryRun: Bool, transform: MigrationPlan.RecordTransform?,
+                          progress: ((Int, Int) -> Void)?) throws -> MigrationReport {
         try catchUp()
         let stored = plan.source
         var records: [ManagedObjectID: [PropertyValue]] = [:]
@@ -107,7 +114,7 @@ extension DocumentState {
         for root in stored.entities where root.superentity == nil {
             counters[root.name] = max(meta.keyCounters[root.name] ?? 0, keyCounters[root.index] ?? 0)
         }
-        let (migrated, newCounters) = try plan.migrate(records, keyCounters: counters, storeTag: storeTag)
+        let (migrated, newCounters) = try plan.migrate(records, keyCounters: counters, storeTag: storeTag, transform: transform)
         let newSchema = try SnapshotSchema(model: plan.destination, layout: schema.layout)
         let report = Self.report(plan, records: records, migrated: migrated, oldSchema: schema, newSchema: newSchema,
                                  didMigrate: !dryRun)
@@ -136,7 +143,7 @@ extension DocumentState {
         try DocumentFile.writeMeta(connection, key: "compactedThrough", .integer(Int64(lastSequence)))
         try DocumentFile.writeMeta(connection, key: ModelVersionHistory.sinceKey, .integer(Int64(lastSequence + 1)))
         for (name, counter) in newCounters { try DocumentFile.writeMeta(connection, key: "keyCounter.\(name)", .integer(counter)) }
-        try ModelVersionHistory.append(connection, model: plan.destination, since: lastSequence + 1)
+        try ModelVersionHistory.append(connection, model: plan.destination, since: lastSequence + 1, custom: transform != nil)
         try DocumentFile.writeIdentityChecksum(connection)
         return report
     }

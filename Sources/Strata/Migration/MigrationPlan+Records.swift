@@ -13,7 +13,11 @@ extension MigrationPlan {
     /// - Returns: the records and the key counters, by destination root entity name.
     /// - Throws: `.modelIncompatible` when a changed uniqueness constraint is broken by
     ///   the records, naming the entity and the values.
-    func migrate(_ records: [ManagedObjectID: [PropertyValue]], keyCounters: [String: Int64], storeTag: UInt32)
+    /// A custom stage's change to one migrated record (``MigrationStage/custom(to:transform:)``).
+    typealias RecordTransform = @Sendable (_ old: MigrationRecord, _ new: inout MigrationRecord) throws -> Void
+
+    func migrate(_ records: [ManagedObjectID: [PropertyValue]], keyCounters: [String: Int64], storeTag: UInt32,
+                 transform: RecordTransform? = nil)
         throws -> (records: [ManagedObjectID: [PropertyValue]], keyCounters: [String: Int64]) {
         var destinationOf: [Int: EntityDescription] = [:]
         for entity in destination.entities { if let from = sourceEntity[entity.index] { destinationOf[from] = entity } }
@@ -69,6 +73,11 @@ extension MigrationPlan {
             row.reserveCapacity(entity.slotCount)
             for slot in 0..<entity.slotCount {
                 row.append(value(for: slot, of: entity, from: values, newID: newID))
+            }
+            if let transform {
+                var new = MigrationRecord(entity: entity, primaryKey: id.primaryKey, values: row)
+                try transform(MigrationRecord(entity: oldID.entity, primaryKey: oldID.primaryKey, values: values), &new)
+                row = new.values
             }
             result[id] = row
         }

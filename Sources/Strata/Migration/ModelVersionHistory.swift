@@ -16,6 +16,9 @@ public struct ModelVersionRecord: Sendable, Hashable {
     public var entityHashes: [String: String]
     /// The model itself, as the document stores it (JSON).
     public var modelJSON: Data
+    /// Whether a custom stage (``MigrationStage/custom(to:transform:)``) made it: replaying
+    /// the log across it would need the stage's code, so verification and replay stop there.
+    public var isCustom: Bool = false
 }
 
 /// The table of model versions a document has used (`strata_model_version`), written by
@@ -29,7 +32,8 @@ enum ModelVersionHistory {
     static func createTable(_ connection: SQLiteConnection) throws {
         try connection.execute("""
             CREATE TABLE IF NOT EXISTS strata_model_version (version INTEGER PRIMARY KEY, hash TEXT NOT NULL, \
-            identifier TEXT, first_segment INTEGER NOT NULL, migrated_at TEXT, entity_hashes TEXT NOT NULL, model TEXT NOT NULL)
+            identifier TEXT, first_segment INTEGER NOT NULL, migrated_at TEXT, entity_hashes TEXT NOT NULL, model TEXT NOT NULL, \
+            stage TEXT NOT NULL DEFAULT 'inferred')
             """)
     }
 
@@ -40,26 +44,26 @@ enum ModelVersionHistory {
     /// Writes version 1 (the model the document was made with) when the table is empty.
     static func recordInitialVersionIfNeeded(_ connection: SQLiteConnection, meta: DocumentFile.Meta, model: ManagedObjectModel) throws {
         guard try connection.prepare("SELECT 1 FROM strata_model_version LIMIT 1").rows().isEmpty else { return }
-        try insert(connection, version: 1, model: model, json: meta.modelJSON, since: 1, migratedAt: nil)
+        try insert(connection, version: 1, model: model, json: meta.modelJSON, since: 1, migratedAt: nil, stage: "created")
     }
 
-    static func append(_ connection: SQLiteConnection, model: ManagedObjectModel, since: UInt64) throws {
+    static func append(_ connection: SQLiteConnection, model: ManagedObjectModel, since: UInt64, custom: Bool) throws {
         let last = try connection.prepare("SELECT MAX(version) FROM strata_model_version").rows().first?.first
         var next: Int64 = 1
         if case .integer(let value)? = last { next = value + 1 }
         try insert(connection, version: next, model: model, json: model.jsonRepresentation(), since: since,
-                   migratedAt: Date().formatted(.iso8601))
+                   migratedAt: Date().formatted(.iso8601), stage: custom ? "custom" : "inferred")
     }
 
     private static func insert(_ connection: SQLiteConnection, version: Int64, model: ManagedObjectModel, json: Data,
-                               since: UInt64, migratedAt: String?) throws {
+                               since: UInt64, migratedAt: String?, stage: String) throws {
         let hashes = (try? JSONSerialization.data(withJSONObject: model.entityVersionHashes, options: [.sortedKeys])) ?? Data("{}".utf8)
         try connection.prepare("""
-            INSERT INTO strata_model_version (version, hash, identifier, first_segment, migrated_at, entity_hashes, model) \
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO strata_model_version (version, hash, identifier, first_segment, migrated_at, entity_hashes, model, stage) \
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """).run([.integer(version), .text(model.versionHash), model.versionIdentifier.map { .text($0) } ?? .null,
                       .integer(Int64(since)), migratedAt.map { .text($0) } ?? .null,
-                      .text(String(decoding: hashes, as: UTF8.self)), .text(String(decoding: json, as: UTF8.self))])
+                      .text(String(decoding: hashes, as: UTF8.self)), .text(String(decoding: json, as: UTF8.self)), .text(stage)])
     }
 
     /// Every version, oldest first; a document without the table has one, from its meta.
@@ -70,14 +74,14 @@ enum ModelVersionHistory {
                                        migratedAt: nil, entityHashes: model.entityVersionHashes, modelJSON: meta.modelJSON)]
         }
         return try connection.prepare("""
-            SELECT version, hash, identifier, first_segment, migrated_at, entity_hashes, model FROM strata_model_version ORDER BY version
+            SELECT version, hash, identifier, first_segment, migrated_at, entity_hashes, model, stage FROM strata_model_version ORDER BY version
             """).rows().map { row in
             func text(_ index: Int) -> String? { if case .text(let value)? = row[safe: index] { value } else { nil } }
             func integer(_ index: Int) -> Int64 { if case .integer(let value)? = row[safe: index] { value } else { 0 } }
             let hashes = text(5).flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] } ?? [:]
             return ModelVersionRecord(version: Int(integer(0)), hash: text(1) ?? "", identifier: text(2),
                                       firstSegment: UInt64(max(integer(3), 1)), migratedAt: text(4), entityHashes: hashes,
-                                      modelJSON: Data((text(6) ?? "").utf8))
+                                      modelJSON: Data((text(6) ?? "").utf8), isCustom: text(7) == "custom")
         }
     }
 }
