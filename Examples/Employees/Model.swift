@@ -16,11 +16,11 @@ final class Employee: ManagedObject {
 
     var firstName: String {
         get { self[Self.firstName] }
-        set { self[Self.firstName] = newValue }
+        set { self[Self.firstName] = newValue; fullNameIsCurrent = false }
     }
     var lastName: String {
         get { self[Self.lastName] }
-        set { self[Self.lastName] = newValue }
+        set { self[Self.lastName] = newValue; fullNameIsCurrent = false }
     }
     var salary: Int64? {
         get { self[Self.salary] }
@@ -38,6 +38,25 @@ final class Employee: ManagedObject {
     /// The guide's cached transient: computed when the object is loaded.
     override func awakeFromFetch() {
         self[Self.fullName] = "\(firstName) \(lastName)"
+    }
+
+    /// Whether the cached `fullName` was computed from the current names. The guide's
+    /// refresh pitfall: `refresh(_:mergeChanges: true)` with pending changes runs
+    /// `awakeFromFetch()` on the saved names, then puts the pending names and the old
+    /// transient back, so the cache alone can be stale. Its fix: a flag cleared when the
+    /// object turns into a fault (and when a name changes), read by the accessor.
+    private var fullNameIsCurrent = false
+
+    override func didTurnIntoFault() { fullNameIsCurrent = false }
+
+    /// "First Last", computed again when the cache may be stale.
+    var fullName: String {
+        // Rollback resets transients to nil without turning the object into a fault.
+        if !fullNameIsCurrent || self[Self.fullName] == nil {
+            self[Self.fullName] = "\(firstName) \(lastName)"
+            fullNameIsCurrent = true
+        }
+        return self[Self.fullName] ?? ""
     }
 }
 
