@@ -20,6 +20,26 @@ final class Employee: Person {
     override func awakeFromFetch() {
         fullName = "\(firstName) \(lastName)"
     }
+
+    /// The names the cached `fullName` was computed from. The guide's refresh pitfall:
+    /// `refresh(_:mergeChanges: true)` with pending changes runs `awakeFromFetch()` on the
+    /// saved names, then puts the pending names and the old transient back, so the cache
+    /// alone can be stale. Its fix: remember the cache's inputs (forgotten when the object
+    /// turns into a fault) and compute it again when they differ from the current names.
+    private var fullNameInputs: [String]?
+
+    override func didTurnIntoFault() { fullNameInputs = nil }
+
+    /// "First Last", computed again when the cache may be stale.
+    var currentFullName: String {
+        let inputs = [firstName, lastName]
+        // Rollback resets transients to nil without turning the object into a fault.
+        if fullNameInputs != inputs || fullName == nil {
+            fullName = "\(firstName) \(lastName)"
+            fullNameInputs = inputs
+        }
+        return fullName ?? ""
+    }
 }
 
 /// The guide's Department.

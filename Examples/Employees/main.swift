@@ -62,3 +62,71 @@ show("after undoing '\(undo.redoActionName)' (the rename is not undone)")
 print("undo stack: \(undo.undoGroups.map(\.actionName)), can redo: \(undo.canRedo)")
 try context.save()
 print("saved; context has changes: \(context.hasChanges)")
+
+// MARK: The rest of the guide's tour, on a container (an in-memory store; a document works the same)
+
+var containerOptions = PersistentContainer.Options()
+containerOptions.viewContextConcurrencyType = .confinement   // a program with no main queue to run
+let container = try PersistentContainer(name: "Staff", model: model, url: nil, options: containerOptions)
+let view = container.viewContext
+let viewUndo = view.undoManager!
+
+// Default data: in the document, but not something the user can undo.
+view.processPendingChanges()
+viewUndo.disableUndoRegistration()
+let sales = try view.insert(Department.self)
+sales.name = "Sales"
+view.processPendingChanges()
+try viewUndo.enableUndoRegistration()
+try view.save()
+print("— default data saved; can undo: \(viewUndo.canUndo)")
+
+// A background import in a private context; the view context merges its save on its own.
+try await container.performBackgroundTask { context in
+    let department = try context.fetch(FetchRequest(entityName: "Department"), as: Department.self)[0]
+    for (first, last, salary) in [("Grace", "Hopper", 130_000), ("Alan", "Kay", 90_000), ("Barbara", "Liskov", 140_000)] {
+        let employee = try context.insert(Employee.self)
+        employee.firstName = first
+        employee.lastName = last
+        employee.salary = Int64(salary)
+        employee.department = department
+    }
+    try context.save()
+}
+_ = try view.count(for: FetchRequest(entityName: "Employee"))   // a confinement context takes merges in at its next operation
+print("— after the background import: \(sales.employees.count) in Sales")
+
+// A collection operator through the relationship.
+let total = try sales.value(forKeyPath: "employees.@sum.salary").value ?? .null
+print("— Sales payroll (employees.@sum.salary): \(total)")
+
+// A fetch template with a variable.
+let earners = try model.fetchRequestFromTemplate(withName: "EmployeesEarningMoreThan", substitutionVariables: ["SALARY": .integer(100_000)])
+earners.sortDescriptors = [FetchSortDescriptor("lastName")]
+print("— EmployeesEarningMoreThan $SALARY = 100000: \(try view.fetch(earners, as: Employee.self).map(\.lastName))")
+
+// The refresh pitfall: a pending rename, then refresh(mergeChanges: true).
+let hopper = try view.fetch(FetchRequest(entityName: "Employee", predicate: try FetchPredicate(format: "lastName == 'Hopper'")), as: Employee.self)[0]
+print("— \(hopper.currentFullName) loaded; a pending rename follows")
+hopper.firstName = "Amazing Grace"
+view.processPendingChanges()
+view.refresh(hopper, mergeChanges: true)
+print("— refresh pitfall: the cached transient says \(hopper[Employee.fullName] ?? "-"); the accessor with the fix says \(hopper.currentFullName)")
+
+// Rollback: the pending rename goes; the saved values come back.
+view.rollback()
+let changedAfterRollback = view.hasChanges
+print("— after rollback: \(hopper.currentFullName), had changes: \(changedAfterRollback)")
+
+// A child context as an edit sheet: nothing reaches the view context until it saves.
+let sheet = ManagedObjectContext(parent: view)
+let kay = try sheet.fetch(FetchRequest(entityName: "Employee", predicate: try FetchPredicate(format: "lastName == 'Kay'")), as: Employee.self)[0]
+kay.salary = 95_000
+print("— edit sheet open: the sheet says \(kay.salary ?? 0), the view context says \(sales.employees.first { $0.lastName == "Kay" }?.salary ?? 0)")
+sheet.undoManager?.setActionName("Edit Salary")
+try sheet.save()
+print("— edit sheet saved: the view context says \(sales.employees.first { $0.lastName == "Kay" }?.salary ?? 0); \(viewUndo.undoMenuItemTitle)")
+try viewUndo.undo()
+print("— after undo: \(sales.employees.first { $0.lastName == "Kay" }?.salary ?? 0)")
+try view.save()
+try container.close()

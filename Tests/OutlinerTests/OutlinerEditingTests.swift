@@ -87,12 +87,13 @@ struct OutlinerEditingTests {
               Ctrl-Z
             """))
         #expect(editor.undo.undoActionName == "Indent")
-        editor.run(Keys.shiftTab + Keys.shiftTab)              // back, then to the top level
+        editor.run(Keys.shiftTab + Keys.shiftTab)              // back, then to the top level, after its parent
         #expect(editor.outlineText().hasPrefix("""
             Welcome to the Strata outliner
               Arrows move, Enter adds, Tab and Shift-Tab indent and outdent
+              Ctrl-Z and Ctrl-Y undo and redo, even after quitting
             [x] Type to edit a title; Space toggles done
-            Ctrl-Z and Ctrl-Y undo and redo, even after quitting
+            Groceries
             """))
         #expect(editor.undo.undoGroups.map(\.actionName) == ["Indent", "Outdent", "Outdent"])
         // The first item has nothing above it to indent under: a message, no change.
@@ -130,8 +131,8 @@ struct OutlinerEditingTests {
         let scratch = try Scratch()
         let editor = try open(scratch.document)
         editor.run(Keys.down + Keys.down + Keys.down + Keys.down + Keys.down + Keys.down)   // "Coffee"
-        let screen = editor.run(" beans" + Keys.backspace + Keys.backspace + "ns!")
-        #expect(screen.lines[screen.highlighted ?? 0] == "  [ ] Coffee beans!_")
+        let screen = editor.run(", beans" + Keys.backspace + Keys.backspace + "ns!")
+        #expect(screen.lines[screen.highlighted ?? 0] == "  [ ] Coffee, beans!_")
         #expect(editor.undo.undoGroups.map(\.actionName) == ["Typing"])
         editor.run(Keys.down + " ")                            // typing ended: Space toggles again
         #expect(editor.outlineText().hasSuffix("[x] / filters (try: done == YES), h shows the history, q quits"))

@@ -21,6 +21,22 @@ struct ExampleTests {
         let result = try CLI.run("employees-example", [])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("Ada"), "\(result.stdout)")
+        // Issue 21's tour of the guide, line by line.
+        let tour = """
+            — default data saved; can undo: false
+            — after the background import: 3 in Sales
+            — Sales payroll (employees.@sum.salary): 360000
+            — EmployeesEarningMoreThan $SALARY = 100000: ["Hopper", "Liskov"]
+            — Grace Hopper loaded; a pending rename follows
+            — refresh pitfall: the cached transient says Grace Hopper; the accessor with the fix says Amazing Grace Hopper
+            — after rollback: Grace Hopper, had changes: false
+            — edit sheet open: the sheet says 95000, the view context says 90000
+            — edit sheet saved: the view context says 95000; Undo Edit Salary
+            — after undo: 90000
+
+            """
+        #expect(result.stdout.hasSuffix(tour), "\(result.stdout)")
+        #expect(result.stdout.contains("— after undoing 'Raise' (the rename is not undone)\n  Grace Hopper  salary 130000  dept Research\n  Ada King  salary 120000"))
     }
 
     @Test func theStaffListExamplePrintsEachDiffOfItsSectionedList() throws {

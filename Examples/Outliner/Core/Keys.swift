@@ -1,7 +1,10 @@
 /// A key the outliner understands, decoded from terminal input bytes.
 public enum Key: Equatable, Sendable {
+    /// An arrow key.
     case up, down, left, right
+    /// Enter, Tab, Shift-Tab (`ESC [ Z`), Space, Backspace, Delete (`ESC [ 3 ~`), Escape.
     case enter, tab, shiftTab, space, backspace, delete, escape
+    /// Ctrl-Z, Ctrl-Y and Ctrl-C (raw mode delivers them as bytes, not signals).
     case undo, redo, interrupt
     /// A printable character.
     case character(Character)

@@ -35,7 +35,7 @@ extension OutlineEditor {
             case .undo: undoOrRedo(redo: false)
             case .redo: undoOrRedo(redo: true)
             case .character("q"), .interrupt: quit()
-            case .character("/"): mode = .filterPrompt(filterText)
+            case .character("/"): mode = .filterPrompt("")
             case .character("h"): openHistory()
             default: break
             }
@@ -47,6 +47,8 @@ extension OutlineEditor {
     /// and after it (undo and redo hand it back).
     func command(_ name: String, _ change: () throws -> Void) {
         let before = selected?.objectID
+        // Only keystrokes coalesce: two indents in a row are two undo steps.
+        undo.coalescingInterval = name == "Typing" ? typingCoalescing : 0
         context.performAndWait {
             do {
                 try change()

@@ -21,7 +21,7 @@ extension OutlineEditor {
         var rows: [Row] = []
         var item = top ?? root.childItems.first
         while let current = item, rows.count < limit {
-            rows.append(Row(depth: depth(of: current), title: current.title, done: current.isDone, isSelected: current === selected))
+            rows.append(Row(depth: filterText.isEmpty ? depth(of: current) : 0, title: current.title, done: current.isDone, isSelected: current === selected))
             item = nextRow(current)
         }
         return rows

@@ -54,6 +54,8 @@ public final class OutlineEditor {
     public internal(set) var message = ""
     /// Whether `q` was pressed (the document is saved and closed).
     public internal(set) var hasQuit = false
+    /// How close together keystrokes are one undo step.
+    let typingCoalescing: TimeInterval
     /// Seconds without an edit after which unsaved changes are saved.
     public var autosaveDelay: TimeInterval = 1
     /// When the last edit happened (for the autosave).
@@ -88,7 +90,7 @@ public final class OutlineEditor {
             throw StrataError(.invalidArgument, "The view context of \(url.path) has no undo manager.")
         }
         self.undo = undo
-        undo.coalescingInterval = coalescing
+        typingCoalescing = coalescing
         if !existed {
             try ExampleOutline.insert(into: context)
             try context.save()
