@@ -94,7 +94,7 @@ struct ImportCommand: ParsableCommand {
     func run() throws {
         let url = URL(fileURLWithPath: file)
         let chosen = try format ?? Self.format(of: url)
-        let summary = try DocumentSession.with(document, writes: true) { session in
+        let summary = try DocumentSession.with(document, writes: true, pageCacheSize: Self.pageCacheSize) { session in
             let bar = ToolProgressBar(label: "Importing")
             // The batch path first: rows stream into one undoable batch insert (a file whose
             // rows name each other is read twice, to reserve their IDs first). A file of
@@ -133,6 +133,15 @@ struct ImportCommand: ParsableCommand {
             return "Imported \(count) object\(count == 1 ? "" : "s") (\(action))."
         }
         print(summary)
+    }
+
+    /// SQLite's page cache while importing (the store's default is 64 MiB). An import
+    /// writes new pages and reads few back: a small cache costs little time and keeps the
+    /// process's peak near the size of a chunk (docs/BENCHMARKS.md, "W8 after mem4").
+    /// `STRATA_IMPORT_CACHE_MB` overrides it, for measuring.
+    static var pageCacheSize: Int {
+        let megabytes = ProcessInfo.processInfo.environment["STRATA_IMPORT_CACHE_MB"].flatMap(Int.init) ?? 8
+        return max(megabytes, 1) << 20
     }
 
     /// The format from the file's extension, else its first character ("[": JSON).
