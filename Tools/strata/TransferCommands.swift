@@ -138,11 +138,7 @@ struct ImportCommand: ParsableCommand {
     /// SQLite's page cache while importing (the store's default is 64 MiB). An import
     /// writes new pages and reads few back: a small cache costs little time and keeps the
     /// process's peak near the size of a chunk (docs/BENCHMARKS.md, "W8 after mem4").
-    /// `STRATA_IMPORT_CACHE_MB` overrides it, for measuring.
-    static var pageCacheSize: Int {
-        let megabytes = ProcessInfo.processInfo.environment["STRATA_IMPORT_CACHE_MB"].flatMap(Int.init) ?? 8
-        return max(megabytes, 1) << 20
-    }
+    static let pageCacheSize = 8 << 20
 
     /// The format from the file's extension, else its first character ("[": JSON).
     private static func format(of url: URL) throws -> Format {
