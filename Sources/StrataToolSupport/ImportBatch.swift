@@ -134,7 +134,9 @@ package enum ImportBatch {
         }
         let action = "Import \(entity.name)"
         request.registersUndo = true
-        request.resultType = .count
+        // No IDs collected: the count comes from the handler, and the document's next
+        // command reads the records from the store (an ID is 24 B, in a list and a set).
+        request.resultType = .statusOnly
         request.actionName = action
         do {
             _ = try session.context.executeBatch(request)

@@ -25,9 +25,11 @@ final class DocumentSession: ImportDestination {
         return configuration
     }
 
-    private init(path: String, writes: Bool) throws {
+    private init(path: String, writes: Bool, pageCacheSize: Int?) throws {
         url = URL(fileURLWithPath: path)
-        store = try DocumentStore(openingAt: url, configuration: ToolSettings.configuration(writes: writes))
+        var configuration = ToolSettings.configuration(writes: writes)
+        if let pageCacheSize { configuration.pageCacheSize = pageCacheSize }
+        store = try DocumentStore(openingAt: url, configuration: configuration)
         coordinator = PersistentStoreCoordinator(model: store.model)
         do {
             try coordinator.addStore(store)
@@ -45,8 +47,11 @@ final class DocumentSession: ImportDestination {
     ///
     /// With `writes`, a document whose pages SQLite's quick check finds damaged is refused
     /// before anything is written (advice: `strata-log verify`, then `recover`).
-    static func with<T>(_ path: String, writes: Bool = false, _ body: (DocumentSession) throws -> T) throws -> T {
-        let session = try DocumentSession(path: path, writes: writes)
+    /// `pageCacheSize` replaces the store's default SQLite page cache (64 MiB) for commands
+    /// that only stream new pages out (`import`).
+    static func with<T>(_ path: String, writes: Bool = false, pageCacheSize: Int? = nil,
+                        _ body: (DocumentSession) throws -> T) throws -> T {
+        let session = try DocumentSession(path: path, writes: writes, pageCacheSize: pageCacheSize)
         let result: T
         do {
             result = try body(session)

@@ -96,7 +96,7 @@ struct ImportCommand: ParsableCommand {
     func run() throws {
         let url = URL(fileURLWithPath: file)
         let chosen = try format ?? Self.format(of: url)
-        let summary = try DocumentSession.with(document, writes: true) { session in
+        let summary = try DocumentSession.with(document, writes: true, pageCacheSize: Self.pageCacheSize) { session in
             let bar = ToolProgressBar(label: "Importing")
             // The batch path first: rows stream into one undoable batch insert (a file whose
             // rows name each other is read twice, to reserve their IDs first). A file of
@@ -136,6 +136,11 @@ struct ImportCommand: ParsableCommand {
         }
         print(summary)
     }
+
+    /// SQLite's page cache while importing (the store's default is 64 MiB). An import
+    /// writes new pages and reads few back: a small cache costs little time and keeps the
+    /// process's peak near the size of a chunk (docs/BENCHMARKS.md, "W8 after mem4").
+    static let pageCacheSize = 8 << 20
 
     /// The format from the file's extension, else its first character ("[": JSON).
     private static func format(of url: URL) throws -> Format {

@@ -103,6 +103,7 @@ extension ManagedObjectContext {
         let request = StoreBatchRequest(fetch: fetch, action: action, groupID: coordinator.allocateGroupID(), actionName: actionName,
                                         timestamp: timestamp, kind: registersUndo ? .user : .batch)
         var matched: [ManagedObjectID] = []
+        var count = 0
         var changes = SaveChanges()
         var saved: [(id: UInt64, operations: [ChangeOperation])] = []
         // A document whose log holds the whole group: undo reads the operations from there.
@@ -114,10 +115,13 @@ extension ManagedObjectContext {
                 } else {
                     try store.executeBatchThroughRequirements(request)
                 }
-                matched += outcome.matched
-                changes.inserted.formUnion(outcome.changes.inserted)
-                changes.updated.formUnion(outcome.changes.updated)
-                changes.deleted.formUnion(outcome.changes.deleted)
+                count += outcome.count ?? outcome.matched.count
+                // The first store's IDs taken as they are (shared, not copied): a batch
+                // insert's may be a million.
+                if matched.isEmpty { matched = outcome.matched } else { matched += outcome.matched }
+                Self.merge(outcome.changes.inserted, into: &changes.inserted)
+                Self.merge(outcome.changes.updated, into: &changes.updated)
+                Self.merge(outcome.changes.deleted, into: &changes.deleted)
                 if let group = outcome.group { saved.append((outcome.savedGroupID ?? group.id, group.operations)) }
                 if outcome.readsGroupFromLog, outcome.group != nil { logged = store as? DocumentStore }
             }
@@ -139,7 +143,12 @@ extension ManagedObjectContext {
                 undoManager?.registerBatchRequest(id: first.id, operations: saved.flatMap(\.operations), actionName: actionName)
             }
         }
-        return BatchResult(resultType: resultType, count: matched.count,
+        return BatchResult(resultType: resultType, count: count,
                            objectIDs: resultType == .objectIDs ? matched : [], changes: changes)
+    }
+
+    /// Adds `ids` to `set`, taking them as they are when `set` is empty.
+    private static func merge(_ ids: Set<ManagedObjectID>, into set: inout Set<ManagedObjectID>) {
+        if set.isEmpty { set = ids } else { set.formUnion(ids) }
     }
 }

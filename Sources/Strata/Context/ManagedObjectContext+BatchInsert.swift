@@ -12,7 +12,9 @@ extension ManagedObjectContext {
     ///
     /// The context's unsaved changes play no part. Contexts see the new records once they
     /// merge ``BatchResult/changes`` (fetches go to the store and find them; registered
-    /// objects are not touched). With ``BatchInsertRequest/registersUndo`` the insert is
+    /// objects are not touched; with `.statusOnly` the changes list no inserted records, as
+    /// Core Data's status result holds no IDs, and a fetched results controller sees them
+    /// at its next `performFetch()`). With ``BatchInsertRequest/registersUndo`` the insert is
     /// merged into this context and becomes one undo group of its undo manager.
     /// - Throws: `.unknownKey` for an unknown entity or a row's unknown key;
     ///   `.invalidArgument` for an abstract entity, a request without rows or handler, a
@@ -20,7 +22,8 @@ extension ManagedObjectContext {
     ///   the handler's error; `.undo` for an undoable request inside an open undo group;
     ///   store errors. Nothing is written when it throws.
     /// - Complexity: O(rows + the existing records the rows relate to); memory bounded by
-    ///   a chunk of rows for a document (plus the inserted IDs). An undoable insert into a
+    ///   a chunk of rows for a document, plus the inserted IDs unless the result type is
+    ///   `.statusOnly` (then ``BatchResult/changes`` lists no inserts). An undoable insert into a
     ///   document that keeps its whole log (retention `.all`, the default) holds no
     ///   operations: undo reads them back from the log; elsewhere the undo group holds them.
     public func executeBatch(_ request: BatchInsertRequest) throws -> BatchResult {
@@ -31,6 +34,11 @@ extension ManagedObjectContext {
                               context: ["entity": entity.name])
         }
         let rows = try batchInsertRows(request, entity: entity)
+        rows.listing = switch request.resultType {
+        case .statusOnly: .none
+        case .count: .set
+        case .objectIDs: .ordered
+        }
         let fetch = StoreFetchRequest(entity: entity, includesSubentities: false)
         return try runBatch(fetch, action: .insert(rows), actionName: request.actionName ?? "Batch Insert \(entity.name)",
                             resultType: request.resultType, registersUndo: request.registersUndo)

@@ -58,7 +58,10 @@ public final class BatchInsertRequest {
     /// returning `true` is not inserted. The object belongs to no context: read and set its
     /// values (`setValue(_:forKey:)`), do not keep it.
     public var managedObjectHandler: ((ManagedObject) throws -> Bool)?
-    /// What ``BatchResult`` reports (default `.count`).
+    /// What ``BatchResult`` reports (default `.count`). `.count` and `.objectIDs` list the
+    /// inserted records in ``BatchResult/changes`` for merging (`.objectIDs` also in
+    /// ``BatchResult/objectIDs``, in order); `.statusOnly` collects no IDs at all — Core
+    /// Data's status result — so a million-row insert holds none (its count is still given).
     public var resultType: BatchResultType = .count
     /// Whether the insert becomes one undo group of the executing context (saved as a
     /// ``ChangeGroupKind/user`` group, so a reopened document can undo it too). Default

@@ -28,6 +28,10 @@ public final class StoreBatchInsert: @unchecked Sendable, Hashable {
     public let entity: EntityDescription
     /// The number of the last row ``next()`` returned (from 1); 0 before the first.
     public private(set) var rowNumber = 0
+    /// Which inserted IDs the store collects: all of them, in order (the default, for
+    /// ``BatchResultType/objectIDs``), only the set contexts merge (`.count`), or none
+    /// (`.statusOnly`: per-row memory stays bounded by a chunk however many rows come).
+    var listing = InsertedIDListing.ordered
     private let produce: () throws -> Row?
 
     /// Creates a row source from a closure returning checked rows (nil when done).
@@ -42,6 +46,16 @@ public final class StoreBatchInsert: @unchecked Sendable, Hashable {
         guard let row = try produce() else { return nil }
         rowNumber += 1
         return row
+    }
+
+    /// Which inserted IDs a batch insert keeps for its result.
+    enum InsertedIDListing: Sendable {
+        /// None: the result gives the count only, and ``BatchResult/changes`` lists no inserts.
+        case none
+        /// The set, for ``BatchResult/changes``.
+        case set
+        /// The set and the list in insertion order, for ``BatchResult/objectIDs``.
+        case ordered
     }
 
     /// Identity: two sources are equal only when they are the same source.

@@ -14,10 +14,11 @@ import OrderedCollections
 /// history and ``ContextUndoManager/restoreHistory(_:)`` merge consecutive groups with one
 /// id). Inside a context's batch the store's write is held (``PersistentStore/performWrite(_:)``),
 /// so the chunks commit together or not at all, and `values` reads what earlier chunks
-/// wrote. What stays in memory across chunks: the inserted IDs (for the result and
-/// merging), the reserved IDs rows took, the members waiting for a later reserved row —
-/// and, only for an undoable request whose store keeps no log to read them back from
-/// (``readsGroupFromLog`` false), the operations.
+/// wrote. What stays in memory across chunks: the inserted IDs the result asks for
+/// (``StoreBatchInsert/listing``: none for `.statusOnly`, a set for merging, and the list
+/// in order for `.objectIDs`), the reserved IDs rows took, the members waiting for a later
+/// reserved row — and, only for an undoable request whose store keeps no log to read them
+/// back from (``readsGroupFromLog`` false), the operations.
 struct BatchInsertWriter {
     /// Rows per segment for a document.
     static let documentChunkSize = 10_000
@@ -40,7 +41,12 @@ struct BatchInsertWriter {
         var graph = BatchInsertGraph(entity: entity, storeTag: storeTag, values: values)
         var groupID = request.groupID
         var savedGroupID: UInt64?
+        // Each list of IDs only when the result asks for it: a million inserted IDs take
+        // 24 MB as a list and 50 MB as a set (docs/BENCHMARKS.md, "W8 after mem4").
+        let listing = rows.listing
         var inserted: [ManagedObjectID] = []
+        var insertedSet: Set<ManagedObjectID> = []
+        var count = 0
         var updated: Set<ManagedObjectID> = []
         var kept: [ChangeOperation] = []
         let keepsOperations = request.kind == .user && !readsGroupFromLog
@@ -72,7 +78,14 @@ struct BatchInsertWriter {
             groupID = saved.groupIDs[groupID] ?? groupID
             savedGroupID = groupID
             let assigned = saved.permanentIDs
-            for id in chunk.ids { inserted.append(assigned[id!] ?? id!) }
+            count += chunk.ids.count
+            if listing != .none {
+                for id in chunk.ids {
+                    let id = assigned[id!] ?? id!
+                    insertedSet.insert(id)
+                    if listing == .ordered { inserted.append(id) }
+                }
+            }
             if keepsOperations { kept += operations.map { $0.mapIDs { assigned[$0] ?? $0 } } }
             graph.remap(assigned)
             chunk.removeAll()
@@ -86,12 +99,13 @@ struct BatchInsertWriter {
         try flush(last: true)
 
         var changes = SaveChanges()
-        changes.inserted = Set(inserted)
+        changes.inserted = insertedSet
         changes.updated = updated
         let group = savedGroupID.map {
             SegmentGroup(id: $0, kind: request.kind, revertsGroup: nil, actionName: request.actionName, operations: kept)
         }
         var outcome = StoreBatchOutcome(matched: inserted, changes: changes, group: group, savedGroupID: savedGroupID)
+        outcome.count = count
         outcome.readsGroupFromLog = request.kind == .user && readsGroupFromLog
         return outcome
     }

@@ -58,6 +58,9 @@ public struct StoreBatchOutcome: Sendable {
     /// Whether the group's operations were left out because the store's log holds them
     /// (an undoable batch insert into a document): an undo reads them back from there.
     var readsGroupFromLog = false
+    /// How many records a batch insert inserted, which ``matched`` lists only when the
+    /// result asks for the IDs (``StoreBatchInsert/listing``); nil: `matched.count`.
+    var count: Int?
 
     /// Creates an outcome.
     public init(matched: [ManagedObjectID], changes: SaveChanges, group: SegmentGroup?, savedGroupID: UInt64? = nil) {
