@@ -91,9 +91,11 @@ extension DocumentStore {
 extension DocumentState {
     /// Deletes the segments with sequence ≤ `sequence`, which the snapshot holds, as
     /// ``applyRetention(_:)`` does.
-    func dropHistory(through sequence: UInt64) throws -> Int {
+    mutating func dropHistory(through sequence: UInt64) throws -> Int {
         guard sequence > 0 else { return 0 }
         return try connection.transaction(.immediate) {
+            // Another process's groups first, so the counter written below is the largest.
+            try catchUp()
             // As in applyRetention: the counter keeps group ids above those of the rows deleted.
             try DocumentFile.writeMeta(connection, key: "groupCounter", .integer(Int64(largestGroupID)))
             return try LogTables.delete(connection, through: Int64(sequence))
