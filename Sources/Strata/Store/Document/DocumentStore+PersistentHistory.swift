@@ -42,8 +42,11 @@ extension DocumentStore {
         guard !first.overflow, first.partialValue <= UInt64(Int64.max) else { return [] }
         var transactions: [PersistentHistoryTransaction] = []
         for record in try segmentRecords(in: first.partialValue...UInt64(Int64.max)) {
-            if let since = request.since, record.timestamp < since { continue }
+            // The log row's time is not rounded, the segment's is (to the millisecond): skip
+            // by the row only what is surely too old, then compare the time reported.
+            if let since = request.since, record.timestamp < since.addingTimeInterval(-0.001) { continue }
             let segment = try decode(record)
+            if let since = request.since, segment.timestamp < since { continue }
             if let authors = request.authors, segment.author.map(authors.contains) != true { continue }
             if let names = request.contextNames, segment.contextName.map(names.contains) != true { continue }
             var changes = PersistentHistoryFolder.changes(of: segment, model: model)
