@@ -23,12 +23,17 @@ enum SegmentFuzzing {
         // unchanged.
         let canonical = encodeAndDecode(segment)
         precondition(encodeAndDecode(canonical) == canonical, "a decoded segment does not survive encoding and decoding")
-        // Format v2 (the encoder's) and v1 (still read) say the same thing: insert runs
-        // (§13) decode to the very inserts, in the same order, that v1 writes one by one.
-        precondition(encodeAndDecode(canonical, version: 1) == canonical, "v1 and v2 encodings of a segment disagree")
+        // Format v2/v3 (the encoder's) and v1 (still read) say the same thing: insert runs
+        // (§13) decode to the very inserts, in the same order, that v1 writes one by one;
+        // v1 has no author or context name (§14), which it drops.
+        var withoutMetadata = canonical
+        withoutMetadata.author = nil
+        withoutMetadata.contextName = nil
+        precondition(encodeAndDecode(canonical, version: 1) == withoutMetadata, "v1 and v2 encodings of a segment disagree")
     }
 
-    private static func encodeAndDecode(_ segment: Segment, version: UInt64 = 2) -> Segment {
+    /// `version` nil: the encoder's choice (v3 with an author or context name, else v2).
+    private static func encodeAndDecode(_ segment: Segment, version: UInt64? = nil) -> Segment {
         do {
             let encoded = try SegmentEncoder.encode(segment, model: model, version: version)
             return try SegmentDecoder.decode(encoded, model: model, storeTag: 1, sequenceHint: segment.sequence)

@@ -42,8 +42,11 @@ extension DocumentStore {
         guard !first.overflow, first.partialValue <= UInt64(Int64.max) else { return [] }
         var transactions: [PersistentHistoryTransaction] = []
         for record in try segmentRecords(in: first.partialValue...UInt64(Int64.max)) {
-            if let since = request.since, record.timestamp < since { continue }
+            // The log row's time is not rounded, the segment's is (to the millisecond): skip
+            // by the row only what is surely too old, then compare the time reported.
+            if let since = request.since, record.timestamp < since.addingTimeInterval(-0.001) { continue }
             let segment = try decode(record)
+            if let since = request.since, segment.timestamp < since { continue }
             if let authors = request.authors, segment.author.map(authors.contains) != true { continue }
             if let names = request.contextNames, segment.contextName.map(names.contains) != true { continue }
             var changes = PersistentHistoryFolder.changes(of: segment, model: model)
@@ -91,9 +94,11 @@ extension DocumentStore {
 extension DocumentState {
     /// Deletes the segments with sequence ≤ `sequence`, which the snapshot holds, as
     /// ``applyRetention(_:)`` does.
-    func dropHistory(through sequence: UInt64) throws -> Int {
+    mutating func dropHistory(through sequence: UInt64) throws -> Int {
         guard sequence > 0 else { return 0 }
         return try connection.transaction(.immediate) {
+            // Another process's groups first, so the counter written below is the largest.
+            try catchUp()
             // As in applyRetention: the counter keeps group ids above those of the rows deleted.
             try DocumentFile.writeMeta(connection, key: "groupCounter", .integer(Int64(largestGroupID)))
             return try LogTables.delete(connection, through: Int64(sequence))
