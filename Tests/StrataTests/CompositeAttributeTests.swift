@@ -140,8 +140,8 @@ import Testing
         let city = address.element("city", as: String?.self)
         #expect(ada[city] == "Oslo")
         ada[city] = "Bergen"
-        #expect(try ada.value(for: address)?["city"] == "Bergen")
-        try ada.setValue(["city": "Oslo", "floor": .integer(3)], for: address)
+        #expect(try ada.compositeValue(for: address)?["city"] == "Bergen")
+        try ada.setCompositeValue(["city": "Oslo", "floor": .integer(3)], for: address)
         #expect(try ada.value(forKey: "address.floor") == .integer(3))
         try context.save()
 

@@ -5,7 +5,7 @@ import Foundation
 /// ```swift
 /// static let address = CompositeKey("address")
 /// static let city = address.element("city", as: String?.self)   // AttributeKey<String?>("address.city")
-/// try person.setValue(["city": "Oslo", "zip": "0150"], for: Self.address)
+/// try person.setCompositeValue(["city": "Oslo", "zip": "0150"], for: Self.address)
 /// person[Self.city]                                              // "Oslo"
 /// ```
 public struct CompositeKey: Sendable {
@@ -79,12 +79,12 @@ extension ManagedObject {
     }
 
     /// A composite attribute's value by typed key; see ``compositeValue(forKey:)``.
-    public func value(for key: CompositeKey) throws -> [String: PropertyValue]? {
+    public func compositeValue(for key: CompositeKey) throws -> [String: PropertyValue]? {
         try compositeValue(forKey: key.name)
     }
 
     /// Sets a composite attribute's value by typed key; see ``setCompositeValue(_:forKey:)``.
-    public func setValue(_ value: [String: PropertyValue]?, for key: CompositeKey) throws {
+    public func setCompositeValue(_ value: [String: PropertyValue]?, for key: CompositeKey) throws {
         try setCompositeValue(value, forKey: key.name)
     }
 
