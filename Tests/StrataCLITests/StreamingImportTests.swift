@@ -88,7 +88,7 @@ struct StreamingImportTests {
     /// batch kept an operation per row, about 560 MB. Now the undo group reads its
     /// operations back from the log, chunks are folded as they are written, no inserted ID
     /// is collected (`.statusOnly`) and SQLite's page cache is 8 MiB: 200,000 rows of the
-    /// issue's CSV peak at 74 MiB in a debug build, and nothing left grows with the rows.
+    /// issue's CSV peak at 72 MiB in a debug build, 1,000,000 at 77 MiB.
     /// 200 MiB catches a return of any per-row list (an ID is 24 B: the list and the set of
     /// 300,000 IDs the import used to collect, and their copies, came to tens of MB).
     static let rows = 300_000
