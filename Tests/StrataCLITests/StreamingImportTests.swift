@@ -90,9 +90,9 @@ struct StreamingImportTests {
     /// is collected (`.statusOnly`) and SQLite's page cache is 8 MiB: 200,000 rows of the
     /// issue's CSV peak at 72 MiB in a debug build, 1,000,000 at 77 MiB.
     /// Run alone this test passes under 200 MiB, but in the full suite the import peaked at
-    /// 244 MiB once (not investigated: perhaps a setting another test leaves in the
-    /// environment the child inherits), so the bound is 400 MiB: still below the 560 MB of
-    /// an operation per row, and the probes in docs/BENCHMARKS.md watch the rest.
+    /// 244 MiB once (cause not yet investigated; no test sets the environment the child
+    /// inherits), so the bound is 400 MiB: still below the 560 MB of an operation per row,
+    /// and the probes in docs/BENCHMARKS.md watch the rest.
     static let rows = 300_000
     static let peakBound = 400 * 1024 * 1024
 
