@@ -134,6 +134,17 @@ private struct Held: Equatable {
         #expect(kills >= killsWanted, "\(name): only \(kills) of \(rounds) runs were killed while running")
     }
 
+    /// A new employees document with `rowCount` departments imported: the starting point
+    /// of the kill tests whose command works on existing rows.
+    private func importedTemplate(_ sandbox: TemporaryDirectory) throws -> String {
+        let template = try sandbox.employees("template.strata")
+        let rows = sandbox.path("rows.csv")
+        try departmentRows(rowCount).write(to: URL(fileURLWithPath: rows))
+        let imported = try CLI.strata("import", template, rows, "--entity", "Department")
+        #expect(imported.status == 0, "\(imported.stderr)")
+        return template
+    }
+
     @Test func killsDuringALargeImportLeaveTheStateBeforeOrAfter() throws {
         let sandbox = try TemporaryDirectory()
         let template = try sandbox.employees("template.strata")
@@ -149,11 +160,7 @@ private struct Held: Equatable {
     /// safety"), each leaving the document in the old model or the migrated one.
     @Test func killsDuringAMigrationLeaveTheOldDocumentOrTheMigratedOne() throws {
         let sandbox = try TemporaryDirectory()
-        let template = try sandbox.employees("template.strata")
-        let rows = sandbox.path("rows.csv")
-        try departmentRows(rowCount).write(to: URL(fileURLWithPath: rows))
-        let imported = try CLI.strata("import", template, rows, "--entity", "Department")
-        #expect(imported.status == 0, "\(imported.stderr)")
+        let template = try importedTemplate(sandbox)
         _ = try sandbox.insert(template, "Employee", "firstName=Ada", "lastName=Lovelace", "employeeID=7")
         let model = sandbox.path("v2.json")
         try EmployeesVersions.write(model)
@@ -165,11 +172,7 @@ private struct Held: Equatable {
 
     @Test func killsDuringALargeCompactionLeaveTheStateBeforeOrAfter() throws {
         let sandbox = try TemporaryDirectory()
-        let template = try sandbox.employees("template.strata")
-        let rows = sandbox.path("rows.csv")
-        try departmentRows(rowCount).write(to: URL(fileURLWithPath: rows))
-        let imported = try CLI.strata("import", template, rows, "--entity", "Department")
-        #expect(imported.status == 0, "\(imported.stderr)")
+        let template = try importedTemplate(sandbox)
         // The import compacts; undo and redo leave two large segments for compaction to fold.
         #expect(try CLI.strata("undo", template).status == 0)
         #expect(try CLI.strata("redo", template).status == 0)

@@ -149,10 +149,7 @@ import Testing
     @Test(arguments: resolvingPolicies)
     func aSecondConnectionsNewObjectMergesIntoTheFirstConnectionsRecord(_ policy: MergePolicy) throws {
         let directory = try TemporaryDirectory()
-        let url = directory.file()
-        try DocumentStore(creatingAt: url, model: uniquenessModel).close()
-        let one = try DocumentStack.open(url, model: uniquenessModel, configuration: manualCompaction())
-        let other = try DocumentStack.open(url, model: uniquenessModel, configuration: manualCompaction())
+        let (one, other) = try twoUniquenessConnections(in: directory)
         defer { try? one.store.close(); try? other.store.close() }
         other.context.mergePolicy = policy
         let ada = try insert("Person", ["email": "ada@example.com", "name": "One"], in: one.context)

@@ -109,15 +109,7 @@ enum SelectList {
         }
         switch expression {
         case .constant(let value):
-            switch value {
-            case .integer: return .integer64
-            case .double: return .double
-            case .decimal: return .decimal
-            case .string: return .string
-            case .boolean: return .boolean
-            case .date: return .date
-            default: return nil
-            }
+            return value.literalAttributeType
         case .keyPath(let path, .evaluatedObject):
             var current = entity
             let keys = entity.joiningCompositeKeys(path.split(separator: ".").map(String.init))

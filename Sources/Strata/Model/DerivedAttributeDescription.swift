@@ -163,15 +163,7 @@ enum DerivationCheck {
     static func resultType(of expression: FetchExpression, in entity: EntityDescription) throws -> AttributeType? {
         switch expression {
         case .constant(let value):
-            switch value {
-            case .integer: return .integer64
-            case .double: return .double
-            case .decimal: return .decimal
-            case .string: return .string
-            case .boolean: return .boolean
-            case .date: return .date
-            default: return nil
-            }
+            return value.literalAttributeType
         case .keyPath(let path, .evaluatedObject):
             let (type, toMany) = try follow(path.split(separator: ".").map(String.init), from: entity)
             if toMany {
