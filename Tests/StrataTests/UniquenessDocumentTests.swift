@@ -21,6 +21,11 @@ import Testing
                 "\(plan)")
     }
 
+    private static func uniqueIndexNames(_ url: URL) throws -> [String] {
+        try sqlRows(url, "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '%_unique_%' ORDER BY name")
+            .compactMap { row -> String? in if case .text(let name) = row[0] { name } else { nil } }
+    }
+
     private static func members(unique: Bool) throws -> ManagedObjectModel {
         try ManagedObjectModel(entities: [
             EntityDescription("Member", attributes: [AttributeDescription("email", .string), AttributeDescription("name", .string)],
@@ -28,7 +33,7 @@ import Testing
         ])
     }
 
-    @Test func aDocumentWhoseRecordsBreakALaterConstraintOpensAndTheNextSaveOfTheKeyIsRefused() throws {
+    @Test func aDocumentWhoseRecordsBreakALaterConstraintOpensGainsItsIndexAndTheNextSaveOfTheKeyIsRefused() throws {
         let directory = try TemporaryDirectory()
         let url = directory.file()
         let before = try DocumentStack.create(url, model: Self.members(unique: false))
@@ -39,8 +44,12 @@ import Testing
         let constrained = try Self.members(unique: true)
         #expect(constrained.versionHash == (try Self.members(unique: false)).versionHash)
 
+        #expect(try Self.uniqueIndexNames(url).isEmpty)
+
         let after = try DocumentStack.open(url, model: constrained)
         defer { try? after.store.close() }
+        // A writable open adds the constraint's index (the check is a lookup, not a scan).
+        #expect(try Self.uniqueIndexNames(url) == ["Member_unique_email_index"])
         #expect(try after.context.count(for: FetchRequest(entityName: "Member")) == 2)
         // A change that writes no key saves; a new object with the duplicated key does not.
         let one = try #require(try after.context.fetch(FetchRequest(entityName: "Member", predicate: try FetchPredicate(format: "name == 'One'"))).first)

@@ -321,7 +321,7 @@ public final class DocumentStore: PersistentStore {
         initial.externalChanges = []
         openedAt = (initial.lastSequence, meta.compactedThrough)
         state = Locked(initial)
-        if !configuration.isReadOnly { try addMissingFetchIndexes() }
+        if !configuration.isReadOnly { try addMissingIndexes() }
         if !configuration.isReadOnly { foldLeftoverLog() }
         try startWatchingIfConfigured()
     }
