@@ -46,7 +46,10 @@ extension DocumentStore {
     /// for entity in report.entities { print(entity.entity, entity.records) }
     /// ```
     /// - Parameters:
+    ///   - url: the document's file.
+    ///   - model: the model version to migrate to.
     ///   - dryRun: compute the report without writing anything.
+    ///   - configuration: how the document is opened.
     ///   - progress: called with (records done, records in all) while rows are written.
     /// - Throws: ``StrataError`` `.modelIncompatible` naming every entity and property that
     ///   blocks an inferred migration, before anything is written; the errors of opening

@@ -1,7 +1,8 @@
 import Foundation
 
 /// One record during a custom migration stage: its values by property name, read in the
-/// stage's source model (``old``) and written in its destination model.
+/// stage's source model (the transform's `old` record) and written in its destination
+/// model (its `new` record).
 public struct MigrationRecord: Sendable {
     /// The entity of the record (in the model this side of the stage is in).
     public let entity: EntityDescription
@@ -51,7 +52,11 @@ extension DocumentStore {
     ///     .custom(to: v3) { old, new in new["lastName"] = old["fullName"] },
     /// ])
     /// ```
-    /// - Parameter progress: (stage index, records done, records in all).
+    /// - Parameters:
+    ///   - url: the document's file.
+    ///   - stages: the model versions to go through, in order, each with how to reach it.
+    ///   - configuration: how the document is opened for each stage.
+    ///   - progress: (stage index, records done, records in all).
     /// - Returns: the report of each stage run.
     /// - Throws: ``StrataError`` `.modelIncompatible` when the stored model is neither a
     ///   stage's model nor inferably migratable to the first stage, or a stage cannot be
