@@ -62,13 +62,15 @@ package final class DocumentStack: @unchecked Sendable {
 
     /// Creates a document at `url`, fills it with `setUp` and closes it, then opens it twice,
     /// as two processes do (two connections, manual compaction).
-    package static func twoConnections<Value>(_ url: URL, setUp: (DocumentStack) throws -> Value) throws
+    package static func twoConnections<Value>(_ url: URL, model: ManagedObjectModel = sharedExampleModel,
+                                              setUp: (DocumentStack) throws -> Value) throws
         -> (value: Value, one: DocumentStack, other: DocumentStack)
     {
-        let stack = try create(url)
+        let stack = try create(url, model: model)
         let value = try setUp(stack)
         try stack.store.close()
-        return (value, try open(url, configuration: manualCompaction()), try open(url, configuration: manualCompaction()))
+        return (value, try open(url, model: model, configuration: manualCompaction()),
+                try open(url, model: model, configuration: manualCompaction()))
     }
 
     /// A second context on the same coordinator.

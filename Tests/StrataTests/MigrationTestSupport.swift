@@ -37,10 +37,8 @@ enum MigrationFixtures {
     /// author), two notes; saved in three segments so the log has history.
     static func makeV1Document(_ url: URL, model: ManagedObjectModel? = nil) throws {
         let model = try model ?? v1()
-        let store = try DocumentStore(creatingAt: url, model: model)
-        let coordinator = PersistentStoreCoordinator(model: model)
-        try coordinator.addStore(store)
-        let context = ManagedObjectContext(coordinator: coordinator)
+        let stack = try DocumentStack.create(url, model: model)
+        let (store, context) = (stack.store, stack.context)
         let ada = try context.insertObject(forEntityName: "Author")
         try ada.setValue("Ada", forKey: "name")
         let bob = try context.insertObject(forEntityName: "Author")

@@ -101,10 +101,8 @@ private typealias F = MigrationFixtures
             EntityDescription("Team", attributes: [F.attribute("title", .string)],
                               relationships: [F.relationship("members", to: "Employee", toMany: true, inverse: "team")]),
         ])
-        let store = try DocumentStore(creatingAt: url, model: v1)
-        let coordinator = PersistentStoreCoordinator(model: v1)
-        try coordinator.addStore(store)
-        let context = ManagedObjectContext(coordinator: coordinator)
+        let stack = try DocumentStack.create(url, model: v1)
+        let (store, context) = (stack.store, stack.context)
         let team = try context.insertObject(forEntityName: "Team")
         try team.setValue("Core", forKey: "title")
         for name in ["Pat", "Sam"] {
@@ -246,20 +244,16 @@ private typealias F = MigrationFixtures
         let v2 = try Self.v2()
         try DocumentStore.migrate(at: url, to: v2)
         do {
-            let store = try DocumentStore(openingAt: url, model: v2)
-            let coordinator = PersistentStoreCoordinator(model: v2)
-            try coordinator.addStore(store)
-            let context = ManagedObjectContext(coordinator: coordinator)
+            let stack = try DocumentStack.open(url, model: v2)
+            let (store, context) = (stack.store, stack.context)
             let shelf = try context.insertObject(forEntityName: "Shelf")
             try shelf.setValue("Top", forKey: "label")
             context.undoManager?.setActionName("Add shelf")
             try context.save()
             try store.close()
         }
-        let store = try DocumentStore(openingAt: url, model: v2)
-        let coordinator = PersistentStoreCoordinator(model: v2)
-        try coordinator.addStore(store)
-        let context = ManagedObjectContext(coordinator: coordinator)
+        let stack = try DocumentStack.open(url, model: v2)
+        let (store, context) = (stack.store, stack.context)
         try context.restoreUndoHistory()
         #expect(context.undoManager?.undoCount == 1)
         #expect(context.undoManager?.undoActionName == "Add shelf")
@@ -285,10 +279,8 @@ private typealias F = MigrationFixtures
         let old = try ModelFixtures.xcodeModel("CoreDataPlus__SampleModel")
         let new = try ModelFixtures.xcodeModel("CoreDataPlus__SampleModel3")
         #expect(new.entitiesByName["LuxuryCar"]?.renamingIdentifier == "ExpensiveSportCar")
-        let store = try DocumentStore(creatingAt: url, model: old)
-        let coordinator = PersistentStoreCoordinator(model: old)
-        try coordinator.addStore(store)
-        let context = ManagedObjectContext(coordinator: coordinator)
+        let stack = try DocumentStack.create(url, model: old)
+        let (store, context) = (stack.store, stack.context)
         var people: [ManagedObject] = []
         for number in 0..<4 {
             let person = try context.insertObject(forEntityName: "Person")

@@ -149,7 +149,7 @@ import Testing
 
     @Test func aSaveThroughASecondConnectionIsCheckedAgainstTheFirstConnectionsSave() throws {
         let directory = try TemporaryDirectory()
-        let (one, other) = try twoUniquenessConnections(in: directory)
+        let (_, one, other) = try DocumentStack.twoConnections(directory.file(), model: uniquenessModel) { _ in }
         defer { try? one.store.close(); try? other.store.close() }
         try insert("Person", ["email": "ada@example.com", "name": "One"], in: one.context)
         try insert("Person", ["email": "ada@example.com", "name": "Other"], in: other.context)

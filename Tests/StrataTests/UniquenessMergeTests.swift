@@ -149,7 +149,7 @@ import Testing
     @Test(arguments: resolvingPolicies)
     func aSecondConnectionsNewObjectMergesIntoTheFirstConnectionsRecord(_ policy: MergePolicy) throws {
         let directory = try TemporaryDirectory()
-        let (one, other) = try twoUniquenessConnections(in: directory)
+        let (_, one, other) = try DocumentStack.twoConnections(directory.file(), model: uniquenessModel) { _ in }
         defer { try? one.store.close(); try? other.store.close() }
         other.context.mergePolicy = policy
         let ada = try insert("Person", ["email": "ada@example.com", "name": "One"], in: one.context)

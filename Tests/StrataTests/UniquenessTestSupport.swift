@@ -35,15 +35,6 @@ let uniquenessModel: ManagedObjectModel = {
     return try! ManagedObjectModel(entities: [person, employee, customer, team, note, slot])
 }()
 
-/// Two connections (each its own coordinator and context) to one new document over the
-/// uniqueness model in `directory`, compaction manual so both see the same log.
-func twoUniquenessConnections(in directory: TemporaryDirectory) throws -> (DocumentStack, DocumentStack) {
-    let url = directory.file()
-    try DocumentStore(creatingAt: url, model: uniquenessModel).close()
-    return (try DocumentStack.open(url, model: uniquenessModel, configuration: manualCompaction()),
-            try DocumentStack.open(url, model: uniquenessModel, configuration: manualCompaction()))
-}
-
 /// One store of `kind` over the uniqueness model, with fresh contexts on its coordinator.
 struct UniquenessFixture {
     let kind: BatchStoreKind
