@@ -27,6 +27,9 @@ extension ManagedObjectContext {
     /// - Complexity: O(merged records + changed objects of the context).
     public func mergeChanges(fromContextDidSave changes: SaveChanges) {
         checkQueue()
+        // A pinned context moves to the newest generation, which holds the merged save
+        // (as Core Data's), before objects are refreshed from it.
+        advancePinnedGeneration()
         processPendingChanges()
         var notice = ObjectChanges()
         // The merged records changed: whoever saved them, this coordinator's cached rows

@@ -56,7 +56,7 @@ extension ManagedObjectContext {
     /// values for a child (nil when the parent deletes it or it does not exist), the
     /// store's otherwise (nil for temporary IDs).
     func sourceValues(for id: ManagedObjectID) throws -> [PropertyValue]? {
-        guard let parent else { return try coordinator.values(for: id) }
+        guard let parent else { return try storedValues(for: id) }
         // The parent flushes first, as for a fetch: its delete rules must have run, or the
         // child reads members a pending delete is about to take away, and its save then
         // sees the flush as the parent's change (a conflict).
@@ -79,9 +79,16 @@ extension ManagedObjectContext {
     /// A record's values and the change generation to stamp them with, for firing a fault
     /// or refreshing: the row cache or store as ``stalenessInterval`` allows, or the parent.
     func sourceRow(for id: ManagedObjectID) throws -> (values: [PropertyValue], generation: UInt64)? {
-        guard parent != nil else { return try coordinator.values(for: id, stalenessInterval: stalenessInterval) }
-        let generation = coordinator.generation
-        return try sourceValues(for: id).map { ($0, generation) }
+        guard parent == nil else {
+            let generation = coordinator.generation
+            return try sourceValues(for: id).map { ($0, generation) }
+        }
+        // A pinned generation's rows are neither taken from the coordinator's row cache nor
+        // put in it: the cache holds the document as it is now.
+        if let pinned = pinnedGeneration, !id.isTemporaryID, let reader = pinnedReader(for: id.entity) {
+            return try reader.values(for: id).map { ($0, pinned.generation) }
+        }
+        return try coordinator.values(for: id, stalenessInterval: stalenessInterval)
     }
 
     // MARK: Permanent IDs from an ancestor's save

@@ -39,6 +39,7 @@ extension ManagedObjectContext {
         }
         guard !log.unsaved.isEmpty || dirtySet.values.contains(where: \.hasChanges) else {
             finishSave(assigned: StoreSaveResult(), changes: SaveChanges(), generation: nil)
+            advancePinnedGeneration()
             return
         }
         try validateForSave()
@@ -64,6 +65,9 @@ extension ManagedObjectContext {
             for notice in notices { postObjectsDidChange(notice) }
             switch try outcome.get() {
             case .saved(let changes, let generation, let assigned):
+                // A pinned context sees its own save (as Core Data's): the newest generation
+                // holds it. Moved before the objects are settled, which may read.
+                advancePinnedGeneration()
                 finishSave(assigned: assigned, changes: changes, generation: generation)
                 coordinator.announce(changes, from: self)
                 announceToChildren(changes, from: nil)
@@ -350,6 +354,7 @@ extension ManagedObjectContext {
     /// Forgets every registered object (they become invalid) and clears the undo stacks.
     public func reset() {
         checkQueue()
+        advancePinnedGeneration()
         for entry in registry.values { entry.object.map(invalidate) }
         registry.removeAll()
         flushSet.removeAll()

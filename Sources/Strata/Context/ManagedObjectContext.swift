@@ -116,6 +116,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let hasMail = Atomic<Bool>(false)
     /// The child contexts made over this one (held weakly), told of permanent IDs.
     let children = Locked<[WeakContext]>([])
+    /// The query generation the context's reads are pinned to
+    /// (``setQueryGenerationFrom(_:)``); nil when they follow the document.
+    var pinnedGeneration: PinnedQueryGeneration?
 
     /// Creates a context over a coordinator, with an undo manager.
     ///

@@ -11,7 +11,8 @@ extension ManagedObjectContext {
         if request.includesPendingChanges { processPendingChanges() }
         if parent == nil, !request.includesPendingChanges || !hasChanges {
             let stores = try self.stores(serving: records)
-            if stores.count == 1, let document = stores[0] as? DocumentStore,
+            // A pinned generation is computed in memory over its records, below.
+            if stores.count == 1, stores[0].generation == nil, let document = stores[0].store as? DocumentStore,
                let answer = try document.computedDictionaries(request, entity: resolved.entity) {
                 return answer
             }

@@ -141,18 +141,19 @@ extension ManagedObjectContext {
     /// The stored values of any record, through the coordinator (nil for temporary IDs);
     /// for a child, the parent's current values.
     var storeRowSource: (ManagedObjectID) throws -> [PropertyValue]? {
-        if parent != nil { return { [self] id in try self.sourceValues(for: id) } }
-        return { [coordinator] id in try coordinator.values(for: id) }
+        { [self] id in try self.sourceValues(for: id) }
     }
 
     /// The stores holding records of the request's entity (and its sub-entities).
     /// - Throws: `.noStore` naming the entity when none does.
-    func stores(serving resolved: ResolvedFetchRequest) throws -> [any PersistentStore] {
+    func stores(serving resolved: ResolvedFetchRequest) throws -> [FetchSource] {
         let entities = resolved.request.includesSubentities ? resolved.entity.selfAndDescendants : [resolved.entity]
-        var result: [any PersistentStore] = []
+        var result: [FetchSource] = []
         for entity in entities {
             guard let store = try? coordinator.store(for: entity) else { continue }
-            if !result.contains(where: { $0 === store }) { result.append(store) }
+            if !result.contains(where: { $0.store === store }) {
+                result.append(FetchSource(store: store, generation: pinnedGeneration?.readers[ObjectIdentifier(store)]))
+            }
         }
         guard !result.isEmpty else {
             throw StrataError(.noStore, "No store holds records of entity '\(resolved.entity.name)'.",
@@ -163,7 +164,7 @@ extension ManagedObjectContext {
 
     /// The stores' matching IDs in the request's order and window. Several stores are each
     /// asked for the first offset + limit records, then merged by the shared comparator.
-    func storeIDs(_ request: StoreFetchRequest, from stores: [any PersistentStore]) throws -> [ManagedObjectID] {
+    func storeIDs(_ request: StoreFetchRequest, from stores: [FetchSource]) throws -> [ManagedObjectID] {
         if stores.count == 1 { return try stores[0].fetchObjectIDs(request) }
         var each = request
         (each.fetchOffset, each.fetchLimit) = StoreFetchMerge.storeWindow(offset: request.fetchOffset, limit: request.fetchLimit, overlayCount: 0)

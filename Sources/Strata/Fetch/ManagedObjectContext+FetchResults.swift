@@ -77,7 +77,8 @@ extension ManagedObjectContext {
         // A child's faults may be objects its parent inserted (temporary IDs).
         let faults = objects.filter { $0.state.isFault && !$0.state.isInvalid && (parent != nil || !$0.objectID.isTemporaryID) }
         guard !faults.isEmpty else { return }
-        let generation = coordinator.generation
+        // Pinned, the values are as old as the generation (docs/SEMANTICS.md "Query generations").
+        let generation = pinnedGeneration?.generation ?? coordinator.generation
         let values = try storeValues(for: faults.map(\.objectID))
         for object in faults where object.state.isFault {
             guard let stored = values[object.objectID] else { continue }
@@ -105,8 +106,9 @@ extension ManagedObjectContext {
         var result: [ManagedObjectID: [PropertyValue]] = [:]
         result.reserveCapacity(ids.count)
         for (_, group) in byStore {
+            let pinned = pinnedGeneration?.readers[ObjectIdentifier(group.store)]
             for id in group.ids {
-                if let values = try group.store.values(for: id) { result[id] = values }
+                if let values = try pinned?.values(for: id) ?? group.store.values(for: id) { result[id] = values }
             }
         }
         return result

@@ -71,17 +71,18 @@ struct DocumentState: @unchecked Sendable {
     /// Applies the segments after `sequence` to the overlay (at open, and before every
     /// write, to take in other processes' saves). Returns the records they touched.
     @discardableResult
-    mutating func catchUp(from sequence: UInt64? = nil) throws -> Set<ManagedObjectID> {
+    /// `last` stops at that segment (a pinned query generation reads the log up to its save).
+    mutating func catchUp(from sequence: UInt64? = nil, through last: UInt64 = UInt64(Int64.max)) throws -> Set<ManagedObjectID> {
         // Outside a transaction every statement would read its own version of the file: a
         // compaction committing between reading the compaction mark and reading the segments
         // (or the snapshot rows they are applied to) would have segments it folded applied
         // again over a snapshot that already holds them — a false "inserted again". One read
         // transaction reads one version.
-        guard connection.isAutocommit else { return try catchUpInTransaction(from: sequence) }
-        return try connection.transaction(.deferred) { try catchUpInTransaction(from: sequence) }
+        guard connection.isAutocommit else { return try catchUpInTransaction(from: sequence, through: last) }
+        return try connection.transaction(.deferred) { try catchUpInTransaction(from: sequence, through: last) }
     }
 
-    private mutating func catchUpInTransaction(from sequence: UInt64?) throws -> Set<ManagedObjectID> {
+    private mutating func catchUpInTransaction(from sequence: UInt64?, through last: UInt64) throws -> Set<ManagedObjectID> {
         if keyCounters.isEmpty { try loadCounters() }
         // Holding the write lock, no one else can have committed since the first catch-up
         // in it: a save catches up once.
@@ -119,7 +120,7 @@ struct DocumentState: @unchecked Sendable {
             uncompactedDecodedBytes = 0
         }
         let start = sequence ?? lastSequence
-        for (seq, rawSize, body) in try LogTables.bodies(connection, after: start) {
+        for (seq, rawSize, body) in try LogTables.bodies(connection, after: start, through: last) {
             let segment = try SegmentCodec.decodeCompressed(
                 body, model: model, storeTag: storeTag, sequenceHint: UInt64(seq), maxContentSize: maxSegmentSize)
             var patch = OverlayPatch(knownKeys: keyCounters, model: model)

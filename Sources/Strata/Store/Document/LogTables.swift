@@ -41,9 +41,10 @@ enum LogTables {
     /// The sequence, decoded size (`raw_size`) and stored body of every segment after
     /// `sequence`, oldest first: what a catch-up decodes and counts.
     /// - Throws: `.corruptSegment` naming a malformed row.
-    static func bodies(_ connection: SQLiteConnection, after sequence: UInt64) throws -> [(sequence: UInt64, rawSize: Int, body: [UInt8])] {
-        try connection.prepare("SELECT seq, raw_size, body FROM strata_segment WHERE seq > ? ORDER BY seq")
-            .rows([.integer(Int64(sequence))]).map { row in
+    static func bodies(_ connection: SQLiteConnection, after sequence: UInt64,
+                       through last: UInt64 = UInt64(Int64.max)) throws -> [(sequence: UInt64, rawSize: Int, body: [UInt8])] {
+        try connection.prepare("SELECT seq, raw_size, body FROM strata_segment WHERE seq > ? AND seq <= ? ORDER BY seq")
+            .rows([.integer(Int64(sequence)), .integer(Int64(min(last, UInt64(Int64.max))))]).map { row in
                 guard case .integer(let seq) = row[0], seq >= 0, case .integer(let raw) = row[1], case .blob(let body) = row[2]
                 else { throw malformed(row[0]) }
                 return (UInt64(seq), Int(raw), body)
