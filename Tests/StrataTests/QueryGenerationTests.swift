@@ -283,6 +283,60 @@ private func memberNames(_ department: ManagedObject) throws -> [String] {
         try fixture.close()
     }
 
+    @Test func aPinnedContextsReadsStayPutWhileAnotherThreadSavesAndCompacts() throws {
+        var configuration = DocumentStore.Configuration()
+        configuration.compactionSegmentThreshold = 3   // the writer's saves compact as they go
+        let fixture = try PinnedFixture(configuration: configuration)
+        let pinned = ManagedObjectContext(coordinator: fixture.coordinator)
+        try pinned.setQueryGenerationFrom(.current)
+        let totals = FetchRequest(entityName: "Employee")
+        totals.propertiesToFetch = [expression("total", .function(.sum, [.key("salary")]))]
+        func check() throws {
+            #expect(try pinned.count(for: FetchRequest(entityName: "Employee")) == 3)
+            #expect(try pinned.fetchDictionaries(totals) == [["total": .integer(600)]])
+            pinned.refreshAllObjects()
+            #expect(try pinned.object(with: fixture.ids["Lovelace"]!).value(forKey: "salary") == .integer(100))
+            #expect(try memberNames(pinned.object(with: fixture.ids["Research"]!)) == ["Hopper", "Lovelace"])
+        }
+
+        let other = fixture.other
+        let (lovelace, research) = (fixture.ids["Lovelace"]!, fixture.ids["Research"]!)
+        let done = LockedBox(false)
+        let errors = LockedBox<[String]>([])
+        let finished = DispatchSemaphore(value: 0)
+        let writer = Thread {
+            defer { finished.signal() }
+            do {
+                let context = ManagedObjectContext(coordinator: other)
+                for round in 1...12 {
+                    let hire = try context.insertObject(forEntityName: "Employee")
+                    try hire.setValue("New", forKey: "firstName")
+                    try hire.setValue(.string("Hire\(round)"), forKey: "lastName")
+                    try hire.setValue(.integer(10), forKey: "salary")
+                    try hire.setObject(context.object(with: research), forKey: "department")
+                    try context.object(with: lovelace).setValue(.integer(Int64(100 + round)), forKey: "salary")
+                    try context.save()
+                }
+            } catch {
+                errors.mutate { $0.append("\(error)") }
+            }
+            done.value = true
+        }
+        writer.start()
+        while !done.value { try check() }   // reads while the writer saves
+        finished.wait()
+        #expect(errors.value.isEmpty, "\(errors.value)")
+        try check()   // after every save and compaction of the writer
+        #expect(try fixture.otherStore.info().compactedThrough > 1)
+
+        try pinned.setQueryGenerationFrom(.current)
+        pinned.refreshAllObjects()
+        #expect(try pinned.count(for: FetchRequest(entityName: "Employee")) == 15)
+        #expect(try pinned.fetchDictionaries(totals) == [["total": .integer(600 + 12 + 120)]])
+        try pinned.setQueryGenerationFrom(nil)
+        try fixture.close()
+    }
+
     @Test func contextsThatCannotBePinnedSaySo() throws {
         let memory = PersistentStoreCoordinator(model: sharedExampleModel)
         try memory.addStore(InMemoryStore(model: sharedExampleModel))

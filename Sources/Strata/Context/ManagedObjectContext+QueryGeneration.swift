@@ -74,7 +74,7 @@ extension ManagedObjectContext {
     ///   while other contexts and processes keep saving and compacting; its child contexts
     ///   read through it. Its own pending changes are on top, as always.
     /// - The pin moves to the newest save when the context saves (it sees its own
-    ///   changes), is ``reset()``, or merges a save (``mergeChanges(fromContextDidSave:)``,
+    ///   changes), is ``reset()``, or merges a save (`mergeChanges(fromContextDidSave:)`,
     ///   also automatic merges) — as in Core Data — and when told ``QueryGenerationToken/current`` again.
     /// - Registered objects are not refreshed by pinning: ``refreshAllObjects()`` or
     ///   ``reset()`` reloads them from the new generation.
