@@ -30,6 +30,7 @@ struct StrataCommand: ParsableCommand {
             NewCommand.self, InfoCommand.self, InsertCommand.self, UpdateCommand.self, DeleteCommand.self,
             GetCommand.self, FetchCommand.self, UndoCommand.self, RedoCommand.self, HistoryCommand.self,
             ImportCommand.self, ExportCommand.self, CodegenCommand.self, MigrateCommand.self, DemoCommand.self,
+            PushCommand.self, PullCommand.self, SyncCommand.self, CloneCommand.self,
         ])
 
     /// Runs the command line; every failure is one `strata: error: ...` line on standard

@@ -28,6 +28,10 @@ struct DocumentState: @unchecked Sendable {
     /// The largest primary key handed out or seen, per root entity index.
     var keyCounters: [Int: Int64] = [:]
     var largestGroupID: UInt64 = 0
+    /// The keys and group ids this document hands out when it is a replica of a remote
+    /// (``SyncRecords``): other replicas' keys, taken in with their segments, never move
+    /// the counters. Nil: every key counts. Read with the counters.
+    var replicaKeys: Range<Int64>?
     /// Records other connections changed, found by catch-ups since contexts last asked
     /// (``DocumentStore/catchUpWithOtherProcesses()``).
     var externalChanges: Set<ManagedObjectID> = []
@@ -125,7 +129,7 @@ struct DocumentState: @unchecked Sendable {
                 body, model: model, storeTag: storeTag, sequenceHint: UInt64(seq), maxContentSize: maxSegmentSize)
             var patch = OverlayPatch(knownKeys: keyCounters, model: model)
             for group in segment.groups {
-                largestGroupID = max(largestGroupID, group.id)
+                if isOwnKey(Int64(bitPattern: group.id)) { largestGroupID = max(largestGroupID, group.id) }
                 for operation in group.operations {
                     try patch.apply(operation) { try self.currentValues($0) }
                     if reports, case .insert(let id, _) = operation { inserted.insert(id) }
@@ -134,7 +138,9 @@ struct DocumentState: @unchecked Sendable {
             overlay.merge(patch)
             touched.formUnion(patch.touched)
             externalChanges.formUnion(patch.touched)
-            for (root, key) in patch.largestInsertedKey(in: model) { keyCounters[root] = max(keyCounters[root] ?? 0, key) }
+            for (root, key) in patch.largestInsertedKey(in: model) where isOwnKey(key) {
+                keyCounters[root] = max(keyCounters[root] ?? 0, key)
+            }
             lastSequence = UInt64(seq)
             uncompactedSegments += 1
             uncompactedBytes += body.count
@@ -154,16 +160,25 @@ struct DocumentState: @unchecked Sendable {
     }
 
     private mutating func loadCounters() throws {
+        replicaKeys = try SyncRecords.replicaKeyRange(connection)
+        let range = replicaKeys ?? Int64.min..<Int64.max
+        let floor = replicaKeys.map { $0.lowerBound - 1 } ?? 0
         for root in model.entities where root.superentity == nil {
             let stored = meta.keyCounters[root.name] ?? 0
-            let largest = try connection.prepare("SELECT MAX(_pk) FROM \(SnapshotSchema.quote(root.name))").rows()
-            var value = stored
+            let largest = try connection.prepare("SELECT MAX(_pk) FROM \(SnapshotSchema.quote(root.name)) WHERE _pk >= ? AND _pk < ?")
+                .rows([.integer(range.lowerBound), .integer(range.upperBound)])
+            var value = Swift.max(stored, floor)
             if case .integer(let max)? = largest.first?.first { value = Swift.max(value, max) }
             keyCounters[root.index] = value
         }
-        largestGroupID = max(largestGroupID, try LogTables.largestGroupID(connection))
+        largestGroupID = max(largestGroupID, UInt64(floor))
+        largestGroupID = max(largestGroupID, try LogTables.largestGroupID(connection, in: range))
         largestGroupID = max(largestGroupID, try DocumentFile.readCounters(connection).groups)
     }
+
+    /// Whether a key (or group id) is one this document handed out, or might have: every
+    /// key, unless the document is a replica (``replicaKeys``).
+    func isOwnKey(_ key: Int64) -> Bool { replicaKeys?.contains(key) ?? true }
 
     // MARK: Reading records
 

@@ -77,10 +77,11 @@ extension DocumentStore {
     ///
     /// - Complexity: O(bytes of the retained log).
     /// Only segments written with the current model count: an undo never crosses a
-    /// migration (``undoBoundary``).
+    /// migration (``undoBoundary``). Segments taken in from a remote (``DocumentSync``)
+    /// are other people's saves and do not count either: undo stays local.
     public func historyGroups() throws -> [SegmentGroup] {
-        let since = try withOpenState { $0.meta.modelSince }
-        return try segmentRecords(in: since...UInt64(Int64.max)).flatMap { try decode($0).groups }
+        let (since, pulled) = try withOpenState { ($0.meta.modelSince, try SyncRecords.sequences($0.connection, in: [.pulled])) }
+        return try segmentRecords(in: since...UInt64(Int64.max)).filter { !pulled.contains($0.sequence) }.flatMap { try decode($0).groups }
     }
 
     /// The first segment written with the current model, when the document was migrated

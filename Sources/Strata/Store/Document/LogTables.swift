@@ -96,9 +96,10 @@ enum LogTables {
             }
     }
 
-    /// The largest group id recorded (0 when none).
-    static func largestGroupID(_ connection: SQLiteConnection) throws -> UInt64 {
-        if case .integer(let group)? = try connection.prepare("SELECT MAX(id) FROM strata_group").rows().first?.first {
+    /// The largest group id recorded within `range` (0 when none).
+    static func largestGroupID(_ connection: SQLiteConnection, in range: Range<Int64> = Int64.min..<Int64.max) throws -> UInt64 {
+        if case .integer(let group)? = try connection.prepare("SELECT MAX(id) FROM strata_group WHERE id >= ? AND id < ?")
+            .rows([.integer(range.lowerBound), .integer(range.upperBound)]).first?.first {
             return UInt64(max(group, 0))
         }
         return 0

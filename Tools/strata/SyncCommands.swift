@@ -1,0 +1,201 @@
+import ArgumentParser
+import Foundation
+import Strata
+import StrataToolSupport
+
+/// The remote a location names: the one place the CLI turns a location into a
+/// ``SegmentRemote`` (a `postgres://` URL is added here when the PostgreSQL store ships).
+/// Only a push (`creating`) makes a new remote file.
+func segmentRemote(for location: String, creating: Bool = false) throws -> any SegmentRemote {
+    if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
+        throw StrataError(.invalidArgument,
+                          "This strata has no PostgreSQL support built in; give a remote file (for example hub.strata-remote) instead of \(location).",
+                          context: ["remote": location])
+    }
+    let path = location.hasPrefix("file://") ? String(location.dropFirst("file://".count)) : location
+    return try FileSegmentRemote(url: URL(fileURLWithPath: path), creatingIfMissing: creating)
+}
+
+/// `--merge-policy`, shared by `push`, `pull` and `sync`.
+struct MergePolicyOption: ParsableArguments {
+    @Option(name: .customLong("merge-policy"),
+            help: "How conflicts with the remote are resolved: error (stop and name them), storeTrump (the remote's values win), objectTrump (yours win), rollback (your changes to conflicting objects are dropped) or overwrite (your versions of conflicting objects win).")
+    var policyName = "error"
+
+    var policy: MergePolicy {
+        get throws {
+            switch policyName.lowercased() {
+            case "error": return .error
+            case "storetrump", "mergebypropertystoretrump": return .mergeByPropertyStoreTrump
+            case "objecttrump", "mergebypropertyobjecttrump": return .mergeByPropertyObjectTrump
+            case "rollback": return .rollback
+            case "overwrite": return .overwrite
+            default:
+                throw ValidationError("--merge-policy must be error, storeTrump, objectTrump, rollback or overwrite, not '\(policyName)'.")
+            }
+        }
+    }
+}
+
+/// Opens the document to write, runs a sync step with the remote it names (or the one it
+/// remembers), prints the report and closes the document.
+enum SyncRun {
+    static func run(_ document: String, remote location: String?, json: Bool, verb: String, creating: Bool = false,
+                    _ step: (DocumentSync) throws -> SyncReport) throws {
+        installFaultHook()
+        let url = URL(fileURLWithPath: document)
+        let store = try DocumentStore(openingAt: url, configuration: ToolSettings.configuration(writes: true))
+        defer { try? store.close() }
+        let remembered = try store.syncRemoteLocation
+        guard let location = location ?? remembered else {
+            throw StrataError(.invalidArgument,
+                              "\(document) does not sync with a remote yet: name one (`strata push \(document) hub.strata-remote` creates it).",
+                              context: ["path": document])
+        }
+        let report = try step(DocumentSync(store: store, remote: try segmentRemote(for: location, creating: creating)))
+        print(report, verb: verb, remote: location, json: json)
+    }
+
+    static func print(_ report: SyncReport, verb: String, remote: String, json: Bool) {
+        if json {
+            CommandOutput.printJSON(.object([
+                .init("remote", .string(remote)),
+                .init("replica", .number(String(report.replica))),
+                .init("createdRemote", .bool(report.createdRemote)),
+                .init("sent", .number(String(report.sent))),
+                .init("received", .number(String(report.received))),
+                .init("recognized", .number(String(report.recognized))),
+                .init("remoteSequence", .number(String(report.remoteSequence))),
+                .init("conflicts", .array(report.conflicts.map { .string($0.description) })),
+            ]))
+            return
+        }
+        var lines = ["\(verb): \(remote) (replica \(report.replica), remote at segment \(report.remoteSequence))"]
+        if report.createdRemote { lines.append("created the remote document") }
+        lines.append("sent \(report.sent) segment\(report.sent == 1 ? "" : "s"), received \(report.received)")
+        if report.recognized > 0 { lines.append("recognized \(report.recognized) segment\(report.recognized == 1 ? "" : "s") an interrupted push had sent") }
+        if !report.conflicts.isEmpty {
+            lines.append("resolved \(report.conflicts.count) conflict\(report.conflicts.count == 1 ? "" : "s"):")
+            lines += report.conflicts.map { "  \($0)" }
+        }
+        Swift.print(lines.joined(separator: "\n"))
+    }
+
+    /// `STRATA_SYNC_FAULT=POINT` kills this process at that point of a push or pull (tests
+    /// of interrupted syncs; docs/SYNC.md, "Interruptions").
+    static func installFaultHook() {
+        guard let point = ProcessInfo.processInfo.environment["STRATA_SYNC_FAULT"], !point.isEmpty else { return }
+        DocumentSync.setFaultPoint(point) { kill(getpid(), SIGKILL) }
+    }
+}
+
+/// `strata push DOC REMOTE`.
+struct PushCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "push",
+        abstract: "Send the document's saves to a remote (the first push creates it).",
+        discussion: """
+            Appends the saves not yet on the remote, in order; when another replica pushed \
+            first, pulls its saves (resolving conflicts by --merge-policy) and tries again. \
+            The first push of a document creates the remote document from its whole log; \
+            the document remembers the remote, so later pushes may leave it out. REMOTE is \
+            a remote file (created when missing), shareable through a shared folder.
+
+            Examples:
+              strata push staff.strata hub.strata-remote
+              strata push staff.strata --merge-policy objectTrump
+            """)
+
+    @OptionGroup var target: DocumentArgument
+    @Argument(help: "The remote (a .strata-remote file); default: the one the document remembers.")
+    var remote: String?
+    @OptionGroup var mergePolicy: MergePolicyOption
+    @OptionGroup var output: JSONFlag
+
+    func run() throws {
+        let policy = try mergePolicy.policy
+        try SyncRun.run(target.document, remote: remote, json: output.json, verb: "pushed", creating: true) { try $0.push(mergePolicy: policy) }
+    }
+}
+
+/// `strata pull DOC [REMOTE]`.
+struct PullCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pull",
+        abstract: "Take in the saves other replicas pushed to the remote.",
+        discussion: """
+            Takes the remote's new saves in as another process's saves are: they never \
+            enter this document's undo history. Saves both here (not yet pushed) and on the \
+            remote that change the same keys of the same objects are conflicts: with \
+            --merge-policy error (the default) the pull stops, names them and changes \
+            nothing; another policy resolves them and records the resolution as a new save, \
+            pushed with the others.
+
+            Examples:
+              strata pull staff.strata
+              strata pull staff.strata hub.strata-remote --merge-policy storeTrump
+            """)
+
+    @OptionGroup var target: DocumentArgument
+    @Argument(help: "The remote; default: the one the document remembers.")
+    var remote: String?
+    @OptionGroup var mergePolicy: MergePolicyOption
+    @OptionGroup var output: JSONFlag
+
+    func run() throws {
+        let policy = try mergePolicy.policy
+        try SyncRun.run(target.document, remote: remote, json: output.json, verb: "pulled") { try $0.pull(mergePolicy: policy) }
+    }
+}
+
+/// `strata sync DOC [REMOTE]`.
+struct SyncCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Pull, then push: exchange saves with the remote both ways.",
+        discussion: """
+            Examples:
+              strata sync staff.strata
+              strata sync staff.strata hub.strata-remote --merge-policy objectTrump --json
+            """)
+
+    @OptionGroup var target: DocumentArgument
+    @Argument(help: "The remote; default: the one the document remembers.")
+    var remote: String?
+    @OptionGroup var mergePolicy: MergePolicyOption
+    @OptionGroup var output: JSONFlag
+
+    func run() throws {
+        let policy = try mergePolicy.policy
+        try SyncRun.run(target.document, remote: remote, json: output.json, verb: "synced") { try $0.sync(mergePolicy: policy) }
+    }
+}
+
+/// `strata clone REMOTE DOC`.
+struct CloneCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clone",
+        abstract: "Make a new local document from a remote, as a replica that syncs with it.",
+        discussion: """
+            The new document has the remote document's identity and model and every save \
+            it holds; it remembers the remote, so `strata sync DOC` needs nothing more.
+
+            Examples:
+              strata clone hub.strata-remote mine.strata
+            """)
+
+    @Argument(help: "The remote (a .strata-remote file).")
+    var remote: String
+    @Argument(help: "The new document (must not exist).")
+    var document: String
+    @OptionGroup var output: JSONFlag
+
+    func run() throws {
+        SyncRun.installFaultHook()
+        let source = try segmentRemote(for: remote)
+        let (store, report) = try DocumentSync.clone(source, to: URL(fileURLWithPath: document),
+                                                     configuration: DocumentSession.configuration)
+        try? store.close()
+        SyncRun.print(report, verb: "cloned", remote: remote, json: output.json)
+    }
+}
