@@ -25,7 +25,15 @@ package struct CSVReader {
         var afterQuote = false
         var quoteLine = line
         var sawAnything = false
-        while let byte = try source.next() {
+        while true {
+            if !inQuotes {
+                // The bytes up to the next comma, quote or line break in one step: read one
+                // at a time, they were a tenth of an import's instructions.
+                let before = field.count
+                try source.appendPlainRun(to: &field)
+                if field.count != before { sawAnything = true }
+            }
+            guard let byte = try source.next() else { break }
             sawAnything = true
             if inQuotes {
                 if byte == UInt8(ascii: "\"") {

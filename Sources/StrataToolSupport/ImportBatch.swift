@@ -90,7 +90,11 @@ package enum ImportBatch {
         var sawURI = false
         var sawReference = false
         var resolved: [String: ManagedObjectID] = [:]
-        let request = BatchInsertRequest(entityName: entity.name) { values in
+        // How each column goes into a row, resolved once per position (a CSV's columns come in
+        // the same order in every row; a JSON object's keys usually do): a row is filled by
+        // slot, with no property name hashed (docs/BENCHMARKS.md, "W8 after w8").
+        var columns: [ImportValues.Column] = []
+        let request = BatchInsertRequest(entityName: entity.name) { (values: inout StoreBatchInsert.Row) in
             guard let row = try rows.next() else { return true }
             try ImportRows.rowContext(row) {
                 if let name = row.entity, name != entity.name { throw Retry.context }
@@ -98,12 +102,19 @@ package enum ImportBatch {
                     if uris == nil, sawReference { throw Retry.reserveIDs }
                     sawURI = true
                     if let reserved = uris?[uri], reserved.ordinal == count + 1 {
-                        values[BatchInsertRequest.objectIDKey] = .object(reserved.id)
+                        values.objectID = reserved.id
                     }
                 }
-                for (key, value) in row.values {
-                    guard let relationship = entity.relationshipsByName[key] else {
-                        values[key] = try ImportValues.attribute(value, key: key, of: entity)
+                for (position, (key, value)) in row.values.enumerated() {
+                    let column: ImportValues.Column
+                    if position < columns.count, columns[position].key == key {
+                        column = columns[position]
+                    } else {
+                        column = try ImportValues.Column(key: key, of: entity, row: count + 1)
+                        if position < columns.count { columns[position] = column } else if position == columns.count { columns.append(column) }
+                    }
+                    guard let relationship = column.relationship else {
+                        values.values[column.slot] = try ImportValues.attribute(value, key: key, type: column.type)
                         continue
                     }
                     let references = try ImportValues.references(value, key: key)
@@ -124,7 +135,7 @@ package enum ImportBatch {
                         resolved[reference] = id
                         return id
                     }
-                    values[key] = try ImportValues.relationshipValue(ids, relationship)
+                    values.values[column.slot] = try ImportValues.relationshipValue(ids, relationship)
                 }
             }
             count += 1

@@ -67,6 +67,35 @@ package final class ImportByteSource {
         return byte
     }
 
+    /// Consumes the bytes before the next comma, double quote, CR or LF (or the end of the
+    /// file), appending them to `field`: a CSV field's plain text, copied a run at a time.
+    /// - Throws: `.io` when reading fails.
+    package func appendPlainRun(to field: inout [UInt8]) throws {
+        while true {
+            if index >= chunk.count {
+                guard try refill() else { return }
+            }
+            let start = index
+            let end = chunk.withUnsafeBufferPointer { buffer -> Int in
+                var position = start
+                while position < buffer.count {
+                    let byte = buffer[position]
+                    if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
+                        break
+                    }
+                    position += 1
+                }
+                return position
+            }
+            if end > start {
+                field.append(contentsOf: chunk[start..<end])
+                bytesConsumed += end - start
+                index = end
+            }
+            if end < chunk.count { return }
+        }
+    }
+
     private func refill() throws -> Bool {
         guard !atEnd, let handle else { return false }
         let data: Data?

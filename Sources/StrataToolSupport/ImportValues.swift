@@ -31,6 +31,50 @@ package enum ImportValues {
         }
     }
 
+    /// An attribute's value from a cell, the attribute's type known.
+    /// - Throws: the value parser's errors.
+    package static func attribute(_ value: ImportRow.Value, key: String, type: AttributeType) throws -> PropertyValue {
+        switch value {
+        case .json(let json): return try ToolValueText.value(fromJSON: json, as: type, key: key)
+        case .text(let text): return text.isEmpty ? .null : try ToolValueText.parse(text, as: type, key: key)
+        }
+    }
+
+    /// Where a column of an import file goes in a row of its entity: a stored property's slot.
+    package struct Column {
+        /// The property's name.
+        package let key: String
+        /// The property's slot in the entity's rows.
+        package let slot: Int
+        /// The attribute's type (unused for a relationship).
+        package let type: AttributeType
+        /// The relationship, when the column is one.
+        package let relationship: RelationshipDescription?
+
+        /// The column of `key` in rows of `entity`.
+        /// - Throws: `.unknownKey` listing the entity's properties; `.invalidArgument` for a
+        ///   transient attribute (the store does not hold it), naming request row `row`.
+        package init(key: String, of entity: EntityDescription, row: Int) throws {
+            self.key = key
+            if let relationship = entity.relationshipsByName[key], let slot = entity.slot(forKey: key) {
+                self.slot = slot
+                type = .string
+                self.relationship = relationship
+                return
+            }
+            guard let attribute = entity.attributesByName[key], let slot = entity.slot(forKey: key) else {
+                throw unknownKey(key, entity)
+            }
+            guard !attribute.isTransient else {
+                throw StrataError(.invalidArgument, "Row \(row) of the batch insert sets the transient attribute '\(entity.name).\(key)', which the store does not hold.",
+                                  context: ["entity": entity.name, "row": String(row), "key": key])
+            }
+            self.slot = slot
+            type = attribute.attributeType
+            relationship = nil
+        }
+    }
+
     /// The references a relationship cell lists (URIs or `_uri`s, a leading `@` dropped).
     /// - Throws: `.typeMismatch` for a JSON value that is not a string, null or array of strings.
     package static func references(_ value: ImportRow.Value, key: String) throws -> [String] {

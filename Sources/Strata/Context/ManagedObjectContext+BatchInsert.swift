@@ -90,6 +90,20 @@ extension ManagedObjectContext {
                 return try checker.row(row, number: number)
             }
         }
+        if let handler = request.slotRowHandler {
+            var number = 0
+            var done = false
+            return StoreBatchInsert(entity: entity) {
+                guard !done else { return nil }
+                var row = StoreBatchInsert.Row(values: checker.template)
+                if try handler(&row) {
+                    done = true
+                    return nil
+                }
+                number += 1
+                return try checker.row(slots: row, number: number)
+            }
+        }
         if let handler = request.managedObjectHandler {
             // One object, inserted in a scratch context that is never saved, so that the
             // handler sets values with the usual checks; the executing context never sees it.

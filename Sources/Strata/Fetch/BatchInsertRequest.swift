@@ -58,6 +58,12 @@ public final class BatchInsertRequest {
     /// returning `true` is not inserted. The object belongs to no context: read and set its
     /// values (`setValue(_:forKey:)`), do not keep it.
     public var managedObjectHandler: ((ManagedObject) throws -> Bool)?
+    /// Fills one row laid out by slot (``EntityDescription/slot(forKey:)``; it starts as the
+    /// model's defaults, with no ID) and returns `true` when there are no more rows; checked
+    /// as the other handlers' rows are. For the package's tools (`strata import`): a row
+    /// needs no hashing of property names, twice per value with a dictionary
+    /// (docs/BENCHMARKS.md, "W8 after w8").
+    package var slotRowHandler: ((inout StoreBatchInsert.Row) throws -> Bool)?
     /// What ``BatchResult`` reports (default `.count`). `.count` and `.objectIDs` list the
     /// inserted records in ``BatchResult/changes`` for merging (`.objectIDs` also in
     /// ``BatchResult/objectIDs``, in order); `.statusOnly` collects no IDs at all — Core
@@ -91,6 +97,12 @@ public final class BatchInsertRequest {
     public init(entityName: String, dictionaryHandler: @escaping (inout [String: PropertyValue]) throws -> Bool) {
         self.entityName = entityName
         self.dictionaryHandler = dictionaryHandler
+    }
+
+    /// Creates a request whose rows a handler fills by slot, until it returns `true`.
+    package init(entityName: String, slotRowHandler: @escaping (inout StoreBatchInsert.Row) throws -> Bool) {
+        self.entityName = entityName
+        self.slotRowHandler = slotRowHandler
     }
 
     /// Creates a request whose rows a handler sets on one reusable object, until it

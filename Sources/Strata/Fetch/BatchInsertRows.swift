@@ -70,6 +70,17 @@ struct BatchInsertRowChecker {
     let entity: EntityDescription
     /// The row every row starts from: attribute defaults, empty relationships.
     let template: [PropertyValue]
+    /// Per slot, what the check of a stored attribute needs, read from the model once: the
+    /// check copied the slot's ``AttributeDescription`` (a large struct) for every value
+    /// of every row (docs/BENCHMARKS.md, "W8 after w8"). Nil for other slots.
+    private let attributeChecks: [AttributeCheck?]
+
+    /// A stored attribute's type, and whether it has constraints beyond being required.
+    private struct AttributeCheck {
+        let type: AttributeType
+        let isOptional: Bool
+        let isConstrained: Bool
+    }
 
     init(entity: EntityDescription) {
         self.entity = entity
@@ -84,6 +95,13 @@ struct BatchInsertRowChecker {
             }
         }
         self.template = template
+        attributeChecks = entity.slotKinds.map { kind in
+            guard case .attribute(let index) = kind, !entity.attributes[index].isTransient else { return nil }
+            let attribute = entity.attributes[index]
+            let isConstrained = attribute.minValue != nil || attribute.maxValue != nil || attribute.minLength != nil
+                || attribute.maxLength != nil || attribute.regularExpression != nil
+            return AttributeCheck(type: attribute.attributeType, isOptional: attribute.isOptional, isConstrained: isConstrained)
+        }
     }
 
     /// The row of a dictionary, checked; its ``BatchInsertRequest/objectIDKey`` entry gives
@@ -106,6 +124,18 @@ struct BatchInsertRowChecker {
         return StoreBatchInsert.Row(objectID: objectID, values: row)
     }
 
+    /// A row laid out by slot, checked; its ID must be a reserved one of the entity.
+    func row(slots row: StoreBatchInsert.Row, number: Int) throws -> StoreBatchInsert.Row {
+        var row = row
+        guard row.values.count == template.count else {
+            throw StrataError(.invalidArgument, "Row \(number) of the batch insert has \(row.values.count) values; entity '\(entity.name)' has \(template.count) slots.",
+                              context: ["entity": entity.name, "row": String(number)])
+        }
+        if let id = row.objectID { row.objectID = try reservedID(.object(id), number: number) }
+        try check(&row.values, number: number)
+        return row
+    }
+
     private func reservedID(_ value: PropertyValue, number: Int) throws -> ManagedObjectID {
         let key = BatchInsertRequest.objectIDKey
         guard case .object(let id) = value else {
@@ -124,6 +154,15 @@ struct BatchInsertRowChecker {
         for slot in row.indices {
             switch entity.slotKinds[slot] {
             case .attribute(let index):
+                if let plan = attributeChecks[slot] {
+                    // The common case without a copy of the attribute; an error (or a
+                    // constraint to check) reads it from the model.
+                    if let coerced = ModelValueRules.coerce(row[slot], to: plan.type),
+                       !plan.isConstrained, plan.isOptional || !coerced.isNull {
+                        row[slot] = coerced
+                        continue
+                    }
+                }
                 let attribute = entity.attributes[index]
                 if attribute.isTransient {
                     if sets?(attribute.name) ?? !row[slot].isNull {

@@ -112,29 +112,38 @@ struct SnapshotRowWriter {
 
     mutating func write(_ id: ManagedObjectID, _ values: [PropertyValue]) throws {
         let entity = id.entity
-        let storage = schema.storage(of: entity)
-        let statement = try upsert(for: entity, storage: storage)
-        var bindings: [SQLiteValue] = [.integer(id.primaryKey)]
-        if statement.hasEntityColumn { bindings.append(.integer(Int64(entity.index))) }
-        for slot in statement.slots {
-            switch storage[slot] {
-            case .column:
-                bindings.append(SnapshotValueCoding.encode(values[slot]))
-            case .toOne(_, let entityColumn, _):
-                if case .object(let target) = values[slot] {
-                    bindings.append(.integer(target.primaryKey))
-                    if entityColumn != nil { bindings.append(.integer(Int64(target.entity.index))) }
-                } else {
-                    bindings.append(.null)
-                    if entityColumn != nil { bindings.append(.null) }
-                }
-            default:
-                continue
-            }
+        let upsert = try upsert(for: entity, storage: schema.storage(of: entity))
+        // Bound one value at a time from the plan made with the statement: an array of
+        // bindings per record, and a walk over the slots' storage, cost more than SQLite's
+        // own insert in a bulk fold (docs/BENCHMARKS.md, "W8 after w8").
+        let statement = upsert.statement
+        try statement.reset()
+        var position = 1
+        try statement.bind(.integer(id.primaryKey), at: position)
+        position += 1
+        if upsert.hasEntityColumn {
+            try statement.bind(.integer(Int64(entity.index)), at: position)
+            position += 1
         }
-        try statement.statement.run(bindings)
-        for (slot, slotStorage) in storage.enumerated() {
-            guard case .join(let join, false) = slotStorage else { continue }
+        for binding in upsert.bindings {
+            switch binding {
+            case .column(let slot):
+                try statement.bind(SnapshotValueCoding.encode(values[slot]), at: position)
+            case .toOne(let slot, let hasEntityColumn):
+                if case .object(let target) = values[slot] {
+                    try statement.bind(.integer(target.primaryKey), at: position)
+                    if hasEntityColumn { try statement.bind(.integer(Int64(target.entity.index)), at: position + 1) }
+                } else {
+                    try statement.bind(.null, at: position)
+                    if hasEntityColumn { try statement.bind(.null, at: position + 1) }
+                }
+                if hasEntityColumn { position += 1 }
+            }
+            position += 1
+        }
+        while try statement.step() == .row {}
+        try statement.reset()
+        for (slot, join) in upsert.joins {
             let (delete, insert) = try statements(for: join)
             try delete.run([.integer(id.primaryKey)])
             for (position, member) in values[slot].objectIDs.enumerated() {
@@ -166,9 +175,19 @@ struct SnapshotRowWriter {
 
     private struct Upsert {
         let statement: SQLiteStatement
-        /// The slots bound after the system columns, in column order.
-        let slots: [Int]
+        /// What is bound after the system columns, in column order.
+        let bindings: [Binding]
         let hasEntityColumn: Bool
+        /// The to-manys the record owns in join tables, by slot.
+        let joins: [(slot: Int, table: SnapshotSchema.JoinTable)]
+    }
+
+    /// One slot's parameters of the upsert.
+    private enum Binding {
+        /// A value column.
+        case column(slot: Int)
+        /// A to-one's key column, and its entity column when the destination has one.
+        case toOne(slot: Int, hasEntityColumn: Bool)
     }
 
     private mutating func upsert(for entity: EntityDescription, storage: [SnapshotSchema.SlotStorage]) throws -> Upsert {
@@ -176,16 +195,19 @@ struct SnapshotRowWriter {
         let table = schema.table(for: entity)
         var columns = ["\"_pk\""]
         if table.hasEntityColumn { columns.append("\"_entity\"") }
-        var slots: [Int] = []
+        var bindings: [Binding] = []
+        var joins: [(slot: Int, table: SnapshotSchema.JoinTable)] = []
         for (slot, slotStorage) in storage.enumerated() {
             switch slotStorage {
             case .column(let name):
                 columns.append(SnapshotSchema.quote(name))
-                slots.append(slot)
+                bindings.append(.column(slot: slot))
             case .toOne(let column, let entityColumn, _):
                 columns.append(SnapshotSchema.quote(column))
                 if let entityColumn { columns.append(SnapshotSchema.quote(entityColumn)) }
-                slots.append(slot)
+                bindings.append(.toOne(slot: slot, hasEntityColumn: entityColumn != nil))
+            case .join(let join, false):
+                joins.append((slot, join))
             default:
                 continue
             }
@@ -196,7 +218,8 @@ struct SnapshotRowWriter {
         // nothing to update: an existing row is already right.
         let onConflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates.joined(separator: ", "))"
         let sql = "INSERT INTO \(SnapshotSchema.quote(table.name)) (\(columns.joined(separator: ", "))) VALUES (\(values)) ON CONFLICT(\"_pk\") \(onConflict)"
-        let made = Upsert(statement: try connection.makeStatement(sql), slots: slots, hasEntityColumn: table.hasEntityColumn)
+        let made = Upsert(statement: try connection.makeStatement(sql), bindings: bindings, hasEntityColumn: table.hasEntityColumn,
+                          joins: joins)
         upserts[entity.index] = made
         return made
     }

@@ -62,9 +62,20 @@ package final class SQLiteStatement {
         case .null: try check(sqlite3_bind_null(statement, position))
         case .integer(let number): try check(sqlite3_bind_int64(statement, position, number))
         case .real(let number): try check(sqlite3_bind_double(statement, position, number))
-        case .text(let text):
-            // The byte count, not -1: a string may hold NUL characters.
-            try check(sqlite3_bind_text(statement, position, text, Int32(clamping: text.utf8.count), SQLITE_TRANSIENT_DESTRUCTOR))
+        case .text(var text):
+            // The byte count, not -1: a string may hold NUL characters. The string's own
+            // UTF-8 (SQLite copies it): passing the String made a C string of it first, an
+            // allocation per value (docs/BENCHMARKS.md, "W8 after w8").
+            let code = text.withUTF8 { bytes -> Int32 in
+                // A null pointer would bind NULL: an empty string binds "".
+                guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                    return sqlite3_bind_text(statement, position, "", 0, SQLITE_TRANSIENT_DESTRUCTOR)
+                }
+                return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                    sqlite3_bind_text(statement, position, $0, Int32(clamping: bytes.count), SQLITE_TRANSIENT_DESTRUCTOR)
+                }
+            }
+            try check(code)
         case .blob(let bytes): try bind(bytes: bytes, at: index)
         }
     }
