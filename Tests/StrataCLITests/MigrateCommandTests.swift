@@ -68,6 +68,14 @@ enum EmployeesVersions {
         #expect(fetched.status == 0 && fetched.stdout.contains("Grace"), "\(fetched.stdout) \(fetched.stderr)")
         let info = try CLI.strata("info", document)
         #expect(info.stdout.contains("Model v1") && info.stdout.contains("Model v2  employees-2"), "\(info.stdout)")
+        let infoJSON = try CLI.strata("info", document, "--json")
+        let infoObject = try #require(try JSONSerialization.jsonObject(with: Data(infoJSON.stdout.utf8)) as? [String: Any])
+        let history = try #require(infoObject["modelVersions"] as? [[String: Any]], "\(infoJSON.stdout)")
+        #expect(history.map { $0["version"] as? Int } == [1, 2])
+        #expect(history[1]["identifier"] as? String == "employees-2" && history[1]["firstSegment"] as? Int == 5)
+        #expect(history[0]["migratedAt"] is NSNull && history[1]["migratedAt"] is String && history[1]["stage"] as? String == "inferred")
+        #expect(history[0]["hash"] as? String == ManagedObjectModel.employeesExample().versionHash)
+        #expect(history[1]["hash"] as? String == infoObject["modelHash"] as? String)
         let verified = try CLI.strataLog("verify", document)
         #expect(verified.status == 0, "\(verified.stdout) \(verified.stderr)")
         let dumped = try CLI.strataLog("dump", document)
@@ -104,5 +112,38 @@ enum EmployeesVersions {
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("Employee.lastName"), "\(refused.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: document)) == before)
+    }
+
+    @Test func aStoreOpenWhileAnotherProcessMigratesTheDocumentIsToldToReopenIt() throws {
+        let sandbox = try TemporaryDirectory()
+        let document = try sandbox.employees()
+        _ = try sandbox.insert(document, "Department", "name=Research")
+        let model = sandbox.path("v2.json")
+        try EmployeesVersions.write(model)
+        let url = URL(fileURLWithPath: document)
+        var configuration = DocumentStore.Configuration()
+        configuration.watchesForRemoteChanges = false
+        let stack = try DocumentStack.open(url, configuration: configuration)
+        #expect(try stack.context.count(for: FetchRequest(entityName: "Department")) == 1)
+
+        // Another process migrates the document while this one has it open.
+        let migrated = try CLI.strata("migrate", document, "--model", model)
+        #expect(migrated.status == 0, "\(migrated.stderr)")
+
+        let department = try stack.context.insertObject(forEntityName: "Department")
+        try department.setValue("Late", forKey: "name")
+        let saving = try #require(throws: StrataError.self) { try stack.context.save() }
+        #expect(saving.code == .modelIncompatible, "\(saving)")
+        #expect(saving.message.contains("migrated to model version 2 by another process; reopen it"), "\(saving.message)")
+        let reading = try #require(throws: StrataError.self) { try stack.store.catchUp() }
+        #expect(reading.message.contains("reopen it"), "\(reading.message)")
+        try? stack.store.close()
+
+        // Nothing of the refused save reached the document; reopened with version 2 it works.
+        let v2 = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model))
+        let reopened = try DocumentStack.open(url, model: v2)
+        #expect(try reopened.context.count(for: FetchRequest(entityName: "Department")) == 1)
+        try reopened.store.close()
+        #expect(try CLI.strataLog("verify", document).status == 0)
     }
 }

@@ -13,7 +13,8 @@ struct InfoCommand: ParsableCommand {
             its indexes, uniqueness constraints, derived and composite attributes), the \
             number of objects of each entity, the log's segments (count, bytes, how far they \
             are compacted), the history retained (first retained segment, undo groups) and \
-            the file size. --json prints the same as one JSON object for scripts.
+            the file size, and the model versions the document has used. --json prints the \
+            same as one JSON object for scripts.
 
             Examples:
               strata info staff.strata
@@ -30,8 +31,9 @@ struct InfoCommand: ParsableCommand {
         try DocumentSession.with(document) { session in
             let info = try session.store.info()
             let entities = session.model.entities
+            let versions = try DocumentStore.modelVersions(at: session.url, configuration: session.store.configuration)
             if json {
-                CommandOutput.printJSON(Self.json(info, entities: entities))
+                CommandOutput.printJSON(Self.json(info, entities: entities, versions: versions))
                 return
             }
             print("Document  \(info.path)")
@@ -51,15 +53,14 @@ struct InfoCommand: ParsableCommand {
             let full = info.segmentCount == 0 ? "empty log" : (info.firstRetainedSegment == 1 ? "full history" : "history before segment \(info.firstRetainedSegment) dropped")
             print("History   first retained segment \(info.firstRetainedSegment), \(info.groupCount) undo groups (\(full))")
             print("File      \(CommandOutput.bytes(info.fileSize)) (\(CommandOutput.grouped(info.fileSize)) bytes)")
-            let versions = try DocumentStore.modelVersions(at: session.url, configuration: session.store.configuration)
             for version in versions {
-                let when = version.migratedAt.map { "migrated \($0)" } ?? "created with it"
+                let when = (version.migratedAt.map { "migrated \($0)" } ?? "created with it") + (version.isCustom ? " by a custom stage" : "")
                 print("Model v\(version.version)  \(version.identifier ?? "unversioned") (hash \(version.hash.prefix(12))), segments from \(version.firstSegment), \(when)")
             }
         }
     }
 
-    static func json(_ info: DocumentInfo, entities: [EntityDescription]) -> JSONValue {
+    static func json(_ info: DocumentInfo, entities: [EntityDescription], versions: [ModelVersionRecord]) -> JSONValue {
         let entityList: [JSONValue] = entities.map { entity in
             let fields: JSONValue = .fields([
                 "name": .string(entity.name),
@@ -92,6 +93,16 @@ struct InfoCommand: ParsableCommand {
                 "full": .bool(info.firstRetainedSegment <= 1),
             ]),
             "fileSize": .int(info.fileSize),
+            "modelVersions": .array(versions.map { version in
+                .fields([
+                    "version": .int(version.version),
+                    "hash": .string(version.hash),
+                    "identifier": version.identifier.map { .string($0) } ?? .null,
+                    "firstSegment": .int(Int(version.firstSegment)),
+                    "migratedAt": version.migratedAt.map { .string($0) } ?? .null,
+                    "stage": .string(version.version == 1 ? "created" : (version.isCustom ? "custom" : "inferred")),
+                ])
+            }),
         ])
     }
 }

@@ -59,19 +59,28 @@ package enum DocumentReplay {
         configuration.compactsOnClose = false
         // Each model version in turn: the segments of a version are appended with its model,
         // and the new document is migrated where the document was (docs/MIGRATION.md).
-        if let custom = try log.modelVersions().dropFirst().first(where: { $0.isCustom && $0.firstSegment <= sequence }) {
-            throw StrataError(.invalidArgument,
-                              "Replay cannot cross model version \(custom.version) (segment \(custom.firstSegment)): a custom migration stage made it, and its code is not in the document. Replay to segment \(custom.firstSegment - 1) or earlier.",
-                              context: ["segment": String(custom.firstSegment)])
+        // A custom stage's code is not in the document: its recorded output (its checkpoint,
+        // docs/MIGRATION.md) is what the replayed document is migrated to.
+        var versions: [(firstSegment: UInt64, model: ManagedObjectModel, code: MigrationStageCode)] = []
+        for (record, version) in zip(try log.modelVersions(), try log.versionModels()) where version.firstSegment <= max(sequence, 1) {
+            var code = MigrationStageCode.inferred
+            if record.isCustom, !versions.isEmpty {
+                guard let saved = try log.checkpoint(of: record) else {
+                    throw StrataError(.invalidArgument,
+                                      "Replay cannot cross model version \(record.version) (segment \(record.firstSegment)): a custom migration stage made it before documents recorded what such a stage wrote. Replay to segment \(record.firstSegment - 1) or earlier.",
+                                      context: ["segment": String(record.firstSegment)])
+                }
+                code = .checkpoint(saved)
+            }
+            versions.append((version.firstSegment, version.model, code))
         }
-        var versions = try log.versionModels().filter { $0.firstSegment <= max(sequence, 1) }
         let first = versions.removeFirst()
         var store = try DocumentStore(creatingAt: building, model: first.model, configuration: configuration)
         do {
             for (index, segment) in segments.enumerated() {
                 while let next = versions.first, next.firstSegment <= segment.sequence {
                     versions.removeFirst()
-                    store = try migrate(store, at: building, to: next.model, configuration: configuration)
+                    store = try migrate(store, at: building, to: next.model, code: next.code, configuration: configuration)
                 }
                 let tag = store.tag
                 let groups = segment.groups.map { group in
@@ -81,7 +90,7 @@ package enum DocumentReplay {
                                                 author: segment.author, contextName: segment.contextName))
                 progress?(index + 1, segments.count)
             }
-            for next in versions { store = try migrate(store, at: building, to: next.model, configuration: configuration) }
+            for next in versions { store = try migrate(store, at: building, to: next.model, code: next.code, configuration: configuration) }
             try store.close()
             try AtomicFileWriter.moveIntoPlace(building, destination)
         } catch {
@@ -93,10 +102,10 @@ package enum DocumentReplay {
     }
 
     /// Closes `store`, migrates its file to `model` and opens it again with that model.
-    private static func migrate(_ store: DocumentStore, at url: URL, to model: ManagedObjectModel,
+    private static func migrate(_ store: DocumentStore, at url: URL, to model: ManagedObjectModel, code: MigrationStageCode,
                                 configuration: DocumentStore.Configuration) throws -> DocumentStore {
         try store.close()
-        try DocumentStore.migrate(at: url, to: model, configuration: configuration)
+        try DocumentStore.migrate(at: url, to: model, configuration: configuration, code: code, progress: nil)
         return try DocumentStore(openingAt: url, model: model, configuration: configuration)
     }
 }

@@ -56,6 +56,7 @@ package enum DocumentVerifier {
         }
         // Read now: replaying needs them after the log's file is closed.
         _ = try? log.versionModels()
+        let checkpoints = Self.checkpoints(log)
         var segments: [Segment] = []
         for record in records {
             do {
@@ -91,7 +92,7 @@ package enum DocumentVerifier {
             report.problems.append("The document cannot be opened: \(error.message)")
             // The log can still say which segments are at fault (a duplicate insert names both).
             if let first = records.first, first.sequence == 1, damaged == 0, contiguous {
-                checkReplay(segments, log: log, against: nil, report: &report)
+                checkReplay(segments, log: log, checkpoints: checkpoints, against: nil, report: &report)
             }
             return report
         }
@@ -110,13 +111,13 @@ package enum DocumentVerifier {
         }
 
         if let first = records.first, first.sequence == 1, damaged == 0, contiguous {
-            checkReplay(segments, log: log, against: current, report: &report)
+            checkReplay(segments, log: log, checkpoints: checkpoints, against: current, report: &report)
         } else if let first = records.first, first.sequence != 1 {
             report.passed.append("replay skipped: history before segment \(first.sequence) was not retained")
         } else if records.isEmpty, log.compactedThrough > 0 {
             report.passed.append("replay skipped: no segments retained")
         } else if records.isEmpty {
-            checkReplay([], log: log, against: current, report: &report)
+            checkReplay([], log: log, checkpoints: checkpoints, against: current, report: &report)
         }
         return report
     }
@@ -215,22 +216,47 @@ package enum DocumentVerifier {
 
     /// Replays every segment from empty and compares the result with the current records
     /// (or, when the document cannot be opened, only reports where replaying fails).
-    private static func checkReplay(_ segments: [Segment], log: DocumentLogFile, against current: [ManagedObjectID: [PropertyValue]]?,
+    /// The records each custom migration stage wrote, by model version (nil: none kept),
+    /// or the error reading them.
+    private static func checkpoints(_ log: DocumentLogFile) -> Result<[Int: [ManagedObjectID: [PropertyValue]]], StrataError> {
+        do {
+            var found: [Int: [ManagedObjectID: [PropertyValue]]] = [:]
+            for version in try log.modelVersions() where version.isCustom {
+                if let records = try log.checkpoint(of: version) { found[version.version] = records }
+            }
+            return .success(found)
+        } catch let error as StrataError {
+            return .failure(error)
+        } catch {
+            return .failure(StrataError(.corruptDocument, "\(error)"))
+        }
+    }
+
+    private static func checkReplay(_ segments: [Segment], log: DocumentLogFile,
+                                    checkpoints: Result<[Int: [ManagedObjectID: [PropertyValue]]], StrataError>,
+                                    against current: [ManagedObjectID: [PropertyValue]]?,
                                     report: inout VerificationReport) {
         var rows: [ManagedObjectID: [PropertyValue]] = [:]
         // The segment that last inserted each record, to name both sides of a duplicate.
         var insertedBy: [ManagedObjectID: UInt64] = [:]
         // Migrations happened between segments: the replayed records are migrated there
         // the way the document was (docs/MIGRATION.md, "History").
-        var migrations: [(firstSegment: UInt64, plan: MigrationPlan)] = []
-        if let custom = (try? log.modelVersions())?.first(where: \.isCustom) {
-            report.passed.append("replay skipped: a custom migration stage made model version \(custom.version) at segment \(custom.firstSegment), and replaying across it needs the stage's code")
-            return
-        }
+        var migrations: [(firstSegment: UInt64, plan: MigrationPlan, code: MigrationStageCode)] = []
         do {
-            let versions = try log.versionModels()
-            for (old, new) in zip(versions, versions.dropFirst()) {
-                migrations.append((new.firstSegment, try MigrationPlan(from: old.model, to: new.model)))
+            let versions = try log.versionModels(), records = try log.modelVersions()
+            for (index, (old, new)) in zip(versions, versions.dropFirst()).enumerated() {
+                let record = records[index + 1]
+                guard record.isCustom else {
+                    migrations.append((new.firstSegment, try MigrationPlan(from: old.model, to: new.model), .inferred))
+                    continue
+                }
+                // A custom stage's code is not in the document; what it wrote is (its checkpoint).
+                guard let saved = try checkpoints.get()[record.version] else {
+                    report.passed.append("replay skipped: a custom migration stage made model version \(record.version) at segment \(record.firstSegment) before documents recorded what such a stage wrote, and replaying across it needs the stage's code")
+                    return
+                }
+                migrations.append((new.firstSegment, try MigrationPlan(from: old.model, to: new.model, custom: true), .checkpoint(saved)))
+                report.passed.append("replay crosses the custom migration stage of model version \(record.version) (segment \(record.firstSegment)) from the \(saved.count) records it wrote")
             }
         } catch let error as StrataError {
             report.problems.append("The model versions cannot be replayed: \(error.message)")
@@ -242,7 +268,7 @@ package enum DocumentVerifier {
         func migrate(before sequence: UInt64) throws {
             while let next = migrations.first, next.firstSegment <= sequence {
                 migrations.removeFirst()
-                rows = try next.plan.migrate(rows, keyCounters: [:], storeTag: log.storeTag).records
+                rows = try next.plan.migrate(rows, keyCounters: [:], storeTag: log.storeTag, code: next.code).records
             }
         }
         for segment in segments {

@@ -58,14 +58,15 @@ extension DocumentStore {
     public static func migrate(at url: URL, to model: ManagedObjectModel, dryRun: Bool = false,
                                configuration: Configuration = Configuration(),
                                progress: ((Int, Int) -> Void)? = nil) throws -> MigrationReport {
-        try migrate(at: url, to: model, dryRun: dryRun, configuration: configuration, transform: nil, progress: progress)
+        try migrate(at: url, to: model, dryRun: dryRun, configuration: configuration, code: .inferred, progress: progress)
     }
 
-    /// A migration, inferred, with a custom stage's transform when given.
+    /// A migration, inferred, then completed by a custom stage's code when given.
+    @discardableResult
     static func migrate(at url: URL, to model: ManagedObjectModel, dryRun: Bool = false, configuration: Configuration,
-                        transform: MigrationPlan.RecordTransform?, progress: ((Int, Int) -> Void)?) throws -> MigrationReport {
+                        code: MigrationStageCode, progress: ((Int, Int) -> Void)?) throws -> MigrationReport {
         let stored = try storedModel(at: url, configuration: configuration)
-        let plan = try MigrationPlan(from: stored, to: model)
+        let plan = try MigrationPlan(from: stored, to: model, custom: code.isCustom)
         var settings = configuration
         settings.compactsOnClose = false
         settings.turnOffAutomaticCompaction()
@@ -80,13 +81,13 @@ extension DocumentStore {
                                          entities: [], droppedRecords: 0, rekeyedRecords: 0, didMigrate: false)
             } else if dryRun {
                 report = try store.withOpenState { state in
-                    try state.connection.transaction(.deferred) { try state.migrate(plan, dryRun: true, transform: transform, progress: progress) }
+                    try state.connection.transaction(.deferred) { try state.migrate(plan, dryRun: true, code: code, progress: progress) }
                 }
             } else {
                 report = try store.writing {
                     try store.withOpenState { state in
                         defer { state.overlay = DocumentOverlay() }
-                        return try state.connection.transaction(.immediate) { try state.migrate(plan, dryRun: false, transform: transform, progress: progress) }
+                        return try state.connection.transaction(.immediate) { try state.migrate(plan, dryRun: false, code: code, progress: progress) }
                     }
                 }
             }
@@ -103,7 +104,7 @@ extension DocumentState {
     /// Reads every record, carries it into the plan's destination model and, unless a dry
     /// run, replaces the snapshot tables and the recorded model. Runs inside the caller's
     /// transaction.
-    mutating func migrate(_ plan: MigrationPlan, dryRun: Bool, transform: MigrationPlan.RecordTransform?,
+    mutating func migrate(_ plan: MigrationPlan, dryRun: Bool, code: MigrationStageCode,
                           progress: ((Int, Int) -> Void)?) throws -> MigrationReport {
         try catchUp()
         let stored = plan.source
@@ -117,7 +118,7 @@ extension DocumentState {
         for root in stored.entities where root.superentity == nil {
             counters[root.name] = max(meta.keyCounters[root.name] ?? 0, keyCounters[root.index] ?? 0)
         }
-        let (migrated, newCounters) = try plan.migrate(records, keyCounters: counters, storeTag: storeTag, transform: transform)
+        let (migrated, newCounters) = try plan.migrate(records, keyCounters: counters, storeTag: storeTag, code: code, progress: progress)
         let newSchema = try SnapshotSchema(model: plan.destination, layout: schema.layout)
         let report = Self.report(plan, records: records, migrated: migrated, oldSchema: schema, newSchema: newSchema,
                                  didMigrate: !dryRun)
@@ -146,7 +147,10 @@ extension DocumentState {
         try DocumentFile.writeMeta(connection, key: "compactedThrough", .integer(Int64(lastSequence)))
         try DocumentFile.writeMeta(connection, key: ModelVersionHistory.sinceKey, .integer(Int64(lastSequence + 1)))
         for (name, counter) in newCounters { try DocumentFile.writeMeta(connection, key: "keyCounter.\(name)", .integer(counter)) }
-        try ModelVersionHistory.append(connection, model: plan.destination, since: lastSequence + 1, custom: transform != nil)
+        let version = try ModelVersionHistory.append(connection, model: plan.destination, since: lastSequence + 1, custom: code.isCustom)
+        if code.isCustom {
+            try MigrationCheckpoint.write(connection, version: version, since: lastSequence + 1, records: migrated, model: plan.destination)
+        }
         try DocumentFile.writeIdentityChecksum(connection)
         return report
     }

@@ -2,6 +2,71 @@ import Foundation
 import OrderedCollections
 
 extension MigrationPlan {
+    /// A custom stage's change to one migrated record (``MigrationStage/custom(to:transform:)``).
+    typealias RecordTransform = @Sendable (_ old: MigrationRecord, _ new: inout MigrationRecord) throws -> Void
+
+    /// Records carried into the destination model, with the ID each source record got.
+    struct Migrated {
+        var records: [ManagedObjectID: [PropertyValue]]
+        var keyCounters: [String: Int64]
+        var newID: [ManagedObjectID: ManagedObjectID]
+    }
+
+    /// Records of the source model in the destination model: carried by the inferred
+    /// mapping (``carry(_:keyCounters:storeTag:transform:checksUniqueness:)``), then
+    /// completed by a custom stage's code, or, replaying across a custom stage, the
+    /// records it wrote.
+    /// - Returns: the records and the key counters, by destination root entity name.
+    /// - Throws: `.modelIncompatible` when a changed uniqueness constraint is broken by
+    ///   the records or a custom stage leaves a required value empty; what the code throws.
+    func migrate(_ records: [ManagedObjectID: [PropertyValue]], keyCounters: [String: Int64], storeTag: UInt32,
+                 code: MigrationStageCode = .inferred, progress: ((Int, Int) -> Void)? = nil)
+        throws -> (records: [ManagedObjectID: [PropertyValue]], keyCounters: [String: Int64]) {
+        switch code {
+        case .inferred:
+            let carried = try carry(records, keyCounters: keyCounters, storeTag: storeTag)
+            return (carried.records, carried.keyCounters)
+        case .transform(let transform):
+            let carried = try carry(records, keyCounters: keyCounters, storeTag: storeTag, transform: transform)
+            try MigrationContext.checkRequired(carried.records)
+            return (carried.records, carried.keyCounters)
+        case .mapping(let body):
+            let carried = try carry(records, keyCounters: keyCounters, storeTag: storeTag, checksUniqueness: false)
+            let context = MigrationContext(plan: self, old: records, migrated: carried, storeTag: storeTag, progress: progress)
+            try body(context)
+            let finished = try context.finish()
+            try checkUniqueness(finished.records)
+            return finished
+        case .checkpoint(let saved):
+            return restore(saved, keyCounters: keyCounters, storeTag: storeTag)
+        }
+    }
+
+    /// The records a custom stage wrote, as records of this store in the destination model.
+    private func restore(_ saved: [ManagedObjectID: [PropertyValue]], keyCounters: [String: Int64], storeTag: UInt32)
+        -> (records: [ManagedObjectID: [PropertyValue]], keyCounters: [String: Int64]) {
+        func local(_ id: ManagedObjectID) -> ManagedObjectID {
+            ManagedObjectID(entity: destination.entities[id.entity.index], storeTag: storeTag, primaryKey: id.primaryKey)
+        }
+        var counters: [String: Int64] = [:]
+        for entity in destination.entities where entity.superentity == nil { counters[entity.name] = keyCounters[entity.name] ?? 0 }
+        var records: [ManagedObjectID: [PropertyValue]] = [:]
+        records.reserveCapacity(saved.count)
+        for (id, values) in saved {
+            let mine = local(id)
+            records[mine] = values.map { value in
+                switch value {
+                case .object(let target): return .object(local(target))
+                case .objects(let set): return .objects(OrderedSet(set.map(local)))
+                default: return value
+                }
+            }
+            let root = mine.entity.rootEntity.name
+            counters[root] = max(counters[root] ?? 0, mine.primaryKey)
+        }
+        return (records, counters)
+    }
+
     /// Records of the source model carried into the destination model: the same keys
     /// (a record moved into another entity hierarchy by a parent change gets a new key
     /// above that hierarchy's keys when its own is taken), values copied, widened or
@@ -10,15 +75,10 @@ extension MigrationPlan {
     /// - Parameters:
     ///   - records: every record of the source model, by ID.
     ///   - keyCounters: the largest key handed out per source root entity name.
-    /// - Returns: the records and the key counters, by destination root entity name.
     /// - Throws: `.modelIncompatible` when a changed uniqueness constraint is broken by
     ///   the records, naming the entity and the values.
-    /// A custom stage's change to one migrated record (``MigrationStage/custom(to:transform:)``).
-    typealias RecordTransform = @Sendable (_ old: MigrationRecord, _ new: inout MigrationRecord) throws -> Void
-
-    func migrate(_ records: [ManagedObjectID: [PropertyValue]], keyCounters: [String: Int64], storeTag: UInt32,
-                 transform: RecordTransform? = nil)
-        throws -> (records: [ManagedObjectID: [PropertyValue]], keyCounters: [String: Int64]) {
+    func carry(_ records: [ManagedObjectID: [PropertyValue]], keyCounters: [String: Int64], storeTag: UInt32,
+               transform: RecordTransform? = nil, checksUniqueness: Bool = true) throws -> Migrated {
         var destinationOf: [Int: EntityDescription] = [:]
         for entity in destination.entities { if let from = sourceEntity[entity.index] { destinationOf[from] = entity } }
         // New keys, per destination root, in key order so they do not depend on hash order.
@@ -75,15 +135,15 @@ extension MigrationPlan {
                 row.append(value(for: slot, of: entity, from: values, newID: newID))
             }
             if let transform {
-                var new = MigrationRecord(entity: entity, primaryKey: id.primaryKey, values: row)
-                try transform(MigrationRecord(entity: oldID.entity, primaryKey: oldID.primaryKey, values: values), &new)
+                var new = MigrationRecord(id: id, values: row)
+                try transform(MigrationRecord(id: oldID, values: values), &new)
                 row = new.values
             }
             result[id] = row
         }
         fillNewInverses(&result)
-        try checkUniqueness(result)
-        return (result, counters)
+        if checksUniqueness { try checkUniqueness(result) }
+        return Migrated(records: result, keyCounters: counters, newID: newID)
     }
 
     /// Whether a record's hierarchy is the same in the destination: its source root
@@ -156,7 +216,7 @@ extension MigrationPlan {
 
     /// Refuses records that break a uniqueness constraint of the destination that the
     /// source did not have.
-    private func checkUniqueness(_ records: [ManagedObjectID: [PropertyValue]]) throws {
+    func checkUniqueness(_ records: [ManagedObjectID: [PropertyValue]]) throws {
         for entity in destination.entities where !entity.uniquenessConstraints.isEmpty {
             let old = sourceEntity[entity.index].map { Set(source.entities[$0].uniquenessConstraints.map { $0.joined(separator: ",") }) } ?? []
             for constraint in entity.uniquenessConstraints where !old.contains(constraint.joined(separator: ",")) {

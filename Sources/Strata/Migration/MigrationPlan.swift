@@ -38,6 +38,13 @@ public struct MigrationPlan: Sendable {
     /// - Throws: ``StrataError`` `.modelIncompatible` listing every change that cannot be
     ///   inferred (`context["blocking"]`: the entities and properties, comma-separated).
     public init(from source: ManagedObjectModel, to destination: ManagedObjectModel) throws {
+        try self.init(from: source, to: destination, custom: false)
+    }
+
+    /// The mapping of a stage: with `custom`, a custom stage's code completes the records,
+    /// so an attribute whose type changes is not carried (the code sets it) and a new or
+    /// newly required attribute or to-one needs no default (the code must give it).
+    init(from source: ManagedObjectModel, to destination: ManagedObjectModel, custom: Bool) throws {
         self.source = source
         self.destination = destination
         var blockers: [(name: String, reason: String)] = []
@@ -85,11 +92,17 @@ public struct MigrationPlan: Sendable {
                     guard !attribute.isTransient else { slots.append(nil); continue }
                     guard let oldAttribute, !oldAttribute.isTransient else {
                         slots.append(nil)
-                        if !attribute.isOptional, attribute.defaultValue.isNull {
+                        if !attribute.isOptional, attribute.defaultValue.isNull, !custom {
                             blockers.append((label, "is new and required but has no default value"))
                         } else {
                             changes.append("\(label): new attribute")
                         }
+                        continue
+                    }
+                    if custom, oldAttribute.attributeType != attribute.attributeType,
+                       !Self.widens(oldAttribute.attributeType, to: attribute.attributeType) {
+                        slots.append(nil)
+                        changes.append("\(label): \(oldAttribute.attributeType.rawValue) → \(attribute.attributeType.rawValue), set by the custom stage")
                         continue
                     }
                     matched.insert(oldAttribute.slot)
@@ -103,7 +116,7 @@ public struct MigrationPlan: Sendable {
                         }
                     }
                     if oldAttribute.isOptional, !attribute.isOptional {
-                        if attribute.defaultValue.isNull {
+                        if attribute.defaultValue.isNull, !custom {
                             blockers.append((label, "becomes required but has no default value for records without one"))
                         } else {
                             changes.append("\(label): becomes required, missing values get the default")
@@ -121,7 +134,7 @@ public struct MigrationPlan: Sendable {
                     guard !relationship.isTransient else { slots.append(nil); continue }
                     guard let oldRelationship, !oldRelationship.isTransient, let oldSlot = old.slotIndex(of: oldRelationship.name) else {
                         slots.append(nil)
-                        if !relationship.isToMany, !relationship.isOptional {
+                        if !relationship.isToMany, !relationship.isOptional, !custom {
                             blockers.append((label, "is a new required to-one, which existing records cannot have"))
                         } else if relationship.isToMany, relationship.minCount > 0 {
                             blockers.append((label, "is a new to-many with a minimum count, which existing records cannot meet"))
@@ -130,11 +143,16 @@ public struct MigrationPlan: Sendable {
                         }
                         continue
                     }
+                    let oldDestination = source.entitiesByName[oldRelationship.destinationEntityName]
+                    let mappedDestination = destination.entitiesByName[relationship.destinationEntityName].flatMap { entityMap[$0.index] }
+                    if custom, oldDestination?.index != mappedDestination || (oldRelationship.isToMany && !relationship.isToMany) {
+                        slots.append(nil)
+                        changes.append("\(label): not carried (its destination or shape changes), set by the custom stage")
+                        continue
+                    }
                     matched.insert(oldSlot)
                     slots.append(oldSlot)
                     if oldRelationship.name != relationship.name { changes.append("\(old.name).\(oldRelationship.name): renamed \(name)") }
-                    let oldDestination = source.entitiesByName[oldRelationship.destinationEntityName]
-                    let mappedDestination = destination.entitiesByName[relationship.destinationEntityName].flatMap { entityMap[$0.index] }
                     if oldDestination?.index != mappedDestination {
                         blockers.append((label, "points to \(relationship.destinationEntityName), which is not what \(oldRelationship.destinationEntityName) became"))
                     }
@@ -146,7 +164,7 @@ public struct MigrationPlan: Sendable {
                     if oldRelationship.isOrdered != relationship.isOrdered {
                         changes.append("\(label): \(relationship.isOrdered ? "becomes ordered (by key)" : "no longer ordered")")
                     }
-                    if oldRelationship.isOptional, !relationship.isOptional, !relationship.isToMany {
+                    if oldRelationship.isOptional, !relationship.isOptional, !relationship.isToMany, !custom {
                         blockers.append((label, "becomes a required to-one, which records without one cannot meet"))
                     }
                 } else {

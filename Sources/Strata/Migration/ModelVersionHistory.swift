@@ -16,8 +16,9 @@ public struct ModelVersionRecord: Sendable, Hashable {
     public var entityHashes: [String: String]
     /// The model itself, as the document stores it (JSON).
     public var modelJSON: Data
-    /// Whether a custom stage (``MigrationStage/custom(to:transform:)``) made it: replaying
-    /// the log across it would need the stage's code, so verification and replay stop there.
+    /// Whether a custom stage (``MigrationStage/custom(to:transform:)``,
+    /// ``MigrationStage/mapping(to:migrate:)``) made it: replaying the log across it starts
+    /// again from the records the stage wrote, which the document keeps (docs/MIGRATION.md).
     public var isCustom: Bool = false
 }
 
@@ -47,12 +48,15 @@ enum ModelVersionHistory {
         try insert(connection, version: 1, model: model, json: meta.modelJSON, since: 1, migratedAt: nil, stage: "created")
     }
 
-    static func append(_ connection: SQLiteConnection, model: ManagedObjectModel, since: UInt64, custom: Bool) throws {
+    /// Records `model` as the next version; returns its number.
+    @discardableResult
+    static func append(_ connection: SQLiteConnection, model: ManagedObjectModel, since: UInt64, custom: Bool) throws -> Int64 {
         let last = try connection.prepare("SELECT MAX(version) FROM strata_model_version").rows().first?.first
         var next: Int64 = 1
         if case .integer(let value)? = last { next = value + 1 }
         try insert(connection, version: next, model: model, json: model.jsonRepresentation(), since: since,
                    migratedAt: Date().formatted(.iso8601), stage: custom ? "custom" : "inferred")
+        return next
     }
 
     private static func insert(_ connection: SQLiteConnection, version: Int64, model: ManagedObjectModel, json: Data,
@@ -125,5 +129,21 @@ extension ManagedObjectModel {
             hashes[entity.name] = SHA256Digest.hex(of: Array(text.utf8))
         }
         return hashes
+    }
+}
+
+extension DocumentState {
+    /// Refuses to go on when another connection migrated the document since this one
+    /// opened it: its tables and segments are in a model this connection does not have
+    /// (reading them with the old one would misread them).
+    /// - Throws: `.modelIncompatible` "The document was migrated to model version N by
+    ///   another process; reopen it …".
+    func checkNotMigratedElsewhere() throws {
+        let rows = try connection.prepare("SELECT value FROM strata_meta WHERE key = 'modelHash'").rows()
+        guard case .text(let stored)? = rows.first?.first, stored != meta.modelHash else { return }
+        let version = (try? ModelVersionHistory.versions(connection, meta: meta).last { $0.hash == stored }?.version).flatMap { $0 }
+        throw StrataError(.modelIncompatible,
+                          "The document was migrated to model version \(version.map(String.init) ?? "?") by another process; reopen it (with that model) to go on.",
+                          context: ["modelHash": stored])
     }
 }

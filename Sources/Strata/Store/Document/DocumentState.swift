@@ -91,6 +91,7 @@ struct DocumentState: @unchecked Sendable {
         // Holding the write lock, no one else can have committed since the first catch-up
         // in it: a save catches up once.
         if sequence == nil, heldWrite?.hasCaughtUp == true { return [] }
+        if sequence == nil { try checkNotMigratedElsewhere() }
         defer { if heldWrite != nil { heldWrite?.hasCaughtUp = true } }
         var touched: Set<ManagedObjectID> = []
         // Only catch-ups after open report changes (`sequence` is given only at open).
