@@ -6,6 +6,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Strata", targets: ["Strata"]),
+        // Documents shared through PostgreSQL (docs/POSTGRES.md): its own product, so the
+        // core library gains no network dependency.
+        .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
         .executable(name: "strata", targets: ["strata"]),
         .executable(name: "strata-log", targets: ["strata-log"]),
         .executable(name: "employees-example", targets: ["EmployeesExample"]),
@@ -17,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -32,6 +36,9 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             swiftSettings: [.define("STRATA_INVARIANTS", .when(configuration: .debug))]),
+        .target(
+            name: "StrataPostgres",
+            dependencies: ["Strata", .product(name: "PostgresNIO", package: "postgres-nio")]),
         .target(
             name: "StrataToolSupport",
             dependencies: ["Strata", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
@@ -56,6 +63,9 @@ let package = Package(
         .executableTarget(name: "strata-segment-measure", dependencies: ["Strata"], path: "Tools/segment-measure"),
         .executableTarget(name: "strata-crash-writer", dependencies: ["Strata", "StrataTestSupport"], path: "Tests/CrashWriter"),
         .executableTarget(name: "strata-stress-writer", dependencies: ["Strata", "StrataTestSupport"], path: "Tests/StressWriter"),
+        // One of the writer processes of the PostgreSQL many-writer test (docs/POSTGRES.md).
+        .executableTarget(name: "strata-postgres-writer", dependencies: ["Strata", "StrataPostgres", "StrataTestSupport"],
+                          path: "Tests/PostgresWriter"),
         // Fuzzing (Tools/fuzz.sh, docs/RELIABILITY.md "Fuzzing"): the targets, one driver that
         // is libFuzzer's when built with -sanitize=fuzzer,address -DSTRATA_FUZZING, and the
         // tests that replay every input that ever crashed.
@@ -71,6 +81,10 @@ let package = Package(
         .testTarget(name: "StrataCLITests", dependencies: [
             "Strata", "StrataTestSupport", "strata", "strata-log", "strata-stress-writer",
             "EmployeesExample", "BackgroundImportExample", "StaffListExample",
+        ]),
+        // Against a real server: Tools/postgres-server starts one unless STRATA_POSTGRES_URL is set.
+        .testTarget(name: "StrataPostgresTests", dependencies: [
+            "Strata", "StrataPostgres", "StrataTestSupport", "strata-postgres-writer",
         ]),
         .testTarget(name: "OutlinerTests", dependencies: ["OutlinerCore", "Strata", "Outliner"]),
         .testTarget(name: "StrataFuzzTests", dependencies: ["Strata", "StrataFuzzTargets"],

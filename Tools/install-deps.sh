@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system libraries Strata links against (Debian/Ubuntu), only when missing.
+# `bash Tools/install-deps.sh postgresql` installs the PostgreSQL server the StrataPostgres
+# tests start through Tools/postgres-server (binaries in /usr/lib/postgresql/*/bin).
 set -euo pipefail
 # The packages to check: the arguments, or Strata's usual set.
 packages=("$@")

@@ -67,12 +67,12 @@ public final class PersistentStoreCoordinator: Sendable {
             }
             state.stores.append(store)
         }
-        (store as? DocumentStore)?.setRemoteChangeHandler(for: self) { [weak self] in self?.announceRemoteChange($0) }
+        (store as? any RemoteChangeAnnouncing)?.setRemoteChangeHandler(for: self) { [weak self] in self?.announceRemoteChange($0) }
     }
 
     /// Removes a store.
     public func removeStore(_ store: any PersistentStore) {
-        (store as? DocumentStore)?.setRemoteChangeHandler(for: self, nil)
+        (store as? any RemoteChangeAnnouncing)?.setRemoteChangeHandler(for: self, nil)
         state.withLock { state in
             guard let position = state.stores.firstIndex(where: { $0 === store }) else { return }
             state.stores.remove(at: position)

@@ -64,7 +64,7 @@ extension PersistentStoreCoordinator {
     /// - Complexity: O(bytes of the segments other connections appended).
     @discardableResult
     public func catchUpWithOtherWriters() throws -> [StoreRemoteChange] {
-        try persistentStores.compactMap { try ($0 as? DocumentStore)?.catchUp() }
+        try persistentStores.compactMap { try ($0 as? any RemoteChangeAnnouncing)?.catchUp() }
     }
 
     /// Hands what a document store caught up to the automatically merging contexts, then
@@ -92,6 +92,6 @@ extension PersistentStoreCoordinator {
     /// Hands the catch-ups a save or batch request made (in its store's write lock) to
     /// contexts, once the locks are released.
     func deliverRemoteChanges() {
-        for case let store as DocumentStore in persistentStores { store.deliverRemoteChanges() }
+        for case let store as any RemoteChangeAnnouncing in persistentStores { store.deliverRemoteChanges() }
     }
 }

@@ -23,7 +23,7 @@ extension DocumentStore {
 
     /// Hands what catch-ups found to the coordinators (outside every lock of the store).
     @discardableResult
-    func deliverRemoteChanges() -> StoreRemoteChange? {
+    package func deliverRemoteChanges() -> StoreRemoteChange? {
         let pending = state.withLock { state -> PendingRemoteChanges? in
             guard !state.pendingRemoteChanges.isEmpty else { return nil }
             defer { state.pendingRemoteChanges = PendingRemoteChanges() }
@@ -37,7 +37,7 @@ extension DocumentStore {
     }
 
     /// Sets (nil: removes) what a coordinator does with this store's remote changes.
-    func setRemoteChangeHandler(for coordinator: PersistentStoreCoordinator,
+    package func setRemoteChangeHandler(for coordinator: PersistentStoreCoordinator,
                                 _ handler: (@Sendable (StoreRemoteChange) -> Void)?) {
         remoteChanges.setHandler(handler, for: ObjectIdentifier(coordinator))
     }

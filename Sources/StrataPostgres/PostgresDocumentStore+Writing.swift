@@ -1,0 +1,129 @@
+import Foundation
+import PostgresNIO
+import Strata
+
+extension PostgresDocumentStore {
+    /// Runs `body` — a context's whole save, or a batch request — inside one server
+    /// transaction holding the document's advisory lock: other writers' segments are
+    /// taken in first (the save's catch-up finds them, conflicts and all), then what
+    /// `body` saves is inserted on the server and committed there before it is committed
+    /// in the replica.
+    ///
+    /// A save that did not commit on the server did not happen: nothing of it is applied
+    /// locally, and the error says so (`.server` with `context["kind"] == "notCommitted"`).
+    /// - Throws: `body`'s error; `.server` naming the server.
+    public func performWrite<T>(_ body: () throws -> T) throws -> T {
+        try withWriteLock { nested in
+            if nested { return try body() }
+            var finished = false
+            defer { if !finished { _ = try? session.query("ROLLBACK") } }
+            try notCommittedOnFailure {
+                try session.query("BEGIN")
+                try PostgresLog.lock(documentID, session)
+                try pullFromServerLocked()
+            }
+            return try replica.performWrite {
+                let start = try replica.lastStoredSequence()
+                let result = try body()
+                let mine = try replica.storedSegments(after: start)
+                try notCommittedOnFailure {
+                    if !mine.isEmpty {
+                        let counters = try replica.counters()
+                        try PostgresLog.append(mine, to: documentID, keys: counters.keys, groups: counters.groups, session)
+                    }
+                    try session.query("COMMIT")
+                }
+                finished = true
+                return result
+            }
+        }
+    }
+
+    /// Saves through ``performWrite(_:)`` (a direct save gets its own server transaction).
+    @discardableResult
+    public func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
+        try performWrite { try replica.save(request) }
+    }
+
+    /// Runs a batch request as a save: in the replica, inside ``performWrite(_:)``.
+    public func executeBatch(_ request: StoreBatchRequest) throws -> StoreBatchOutcome {
+        try performWrite { try replica.executeBatch(request) }
+    }
+
+    /// Reserves keys on the server: above every key any writer used or reserved, in one
+    /// server transaction holding the document's lock.
+    public func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> ClosedRange<Int64> {
+        try withWriteLock { nested in
+            guard !nested else { return try replica.allocatePrimaryKeys(for: entity, count: count) }
+            return try session.transaction {
+                try PostgresLog.lock(documentID, session)
+                try pullFromServerLocked()
+                let range = try replica.allocatePrimaryKeys(for: entity, count: count)
+                let counters = try replica.counters()
+                try PostgresLog.raiseCounters(documentID, keys: counters.keys, groups: counters.groups, session)
+                return range
+            }
+        }
+    }
+
+    /// Takes in what other writers appended since the replica last read (their segments
+    /// are written into it by the next save's catch-up or ``catchUp()``) and hands over
+    /// the records they changed, as a document store does for another process's saves.
+    public func catchUpWithOtherProcesses() throws -> Set<ManagedObjectID> {
+        try replica.catchUpWithOtherProcesses()
+    }
+
+    // MARK: Reads: the replica
+
+    /// A record's persistent values, from the replica.
+    public func values(for objectID: ManagedObjectID) throws -> [PropertyValue]? {
+        try replica.values(for: objectID)
+    }
+
+    /// Every record of an entity (and its sub-entities when asked), from the replica.
+    public func objectIDs(for entity: EntityDescription, includingSubentities: Bool) throws -> [ManagedObjectID] {
+        try replica.objectIDs(for: entity, includingSubentities: includingSubentities)
+    }
+
+    /// The largest undo group id the replica has seen.
+    public func largestGroupID() throws -> UInt64 {
+        try replica.largestGroupID()
+    }
+
+    /// The IDs of the matching records, from the replica.
+    public func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ManagedObjectID] {
+        try replica.fetchObjectIDs(request)
+    }
+
+    /// The number of matching records, from the replica.
+    public func countObjects(_ request: StoreFetchRequest) throws -> Int {
+        try replica.countObjects(request)
+    }
+
+    // MARK: Helpers
+
+    /// Runs `body` holding the write lock; `nested` says this thread already is in a write.
+    private func withWriteLock<T>(_ body: (_ nested: Bool) throws -> T) throws -> T {
+        writer.lock()
+        defer { writer.unlock() }
+        guard isOpenLocked else {
+            throw StrataError(.invalidArgument, "The document '\(location.document)' on \(location.server) is closed.",
+                              context: ["server": location.server, "document": location.document])
+        }
+        if inWriteLocked { return try body(true) }
+        inWriteLocked = true
+        defer { inWriteLocked = false }
+        return try body(false)
+    }
+
+    /// Runs a step of a save on the server: a server failure means the save did not happen.
+    private func notCommittedOnFailure(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as StrataError where error.code == .server && error.context["kind"] != "notCommitted" {
+            throw StrataError(.server,
+                              "The save was not committed to \(location.server), so it did not happen (nothing was applied locally): \(error.message)",
+                              context: error.context.merging(["server": location.server, "kind": "notCommitted"]) { _, new in new })
+        }
+    }
+}

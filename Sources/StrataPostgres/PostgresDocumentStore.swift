@@ -1,0 +1,220 @@
+import Foundation
+import PostgresNIO
+import Strata
+
+/// A document shared through PostgreSQL: its segments are rows of `strata_segments` on a
+/// server, and any number of stores — in other processes, on other machines — open it and
+/// save into it at once (docs/POSTGRES.md).
+///
+/// Reads are local: the store keeps a replica, a ``Strata/DocumentStore`` over a cache
+/// file of its own, built from the server's segments when it opens. A save goes to the
+/// server first: in one server transaction it takes the document's advisory lock, writes
+/// the segments others appended since into the replica (which takes them in exactly as a
+/// document takes in another process's save: conflicts found, merge policies applied),
+/// saves into the replica, inserts the new segment at the next sequence (the unique
+/// (document, sequence) key refuses a duplicate), commits, and only then commits locally.
+/// Primary keys and undo group ids are handed out under the lock, above every key and
+/// group any writer used or reserved (the counters in the document's row), so no two
+/// writers ever collide. LISTEN/NOTIFY tells open stores that a writer appended: they
+/// catch up and post ``Strata/PersistentStoreCoordinator/storeRemoteChangeNotification``,
+/// and automatically merging contexts and their fetched results controllers follow.
+///
+/// ```swift
+/// let store = try PostgresDocumentStore(url: "postgres://alice@db:5432/app", document: "plans",
+///                                       model: model, createIfMissing: true)
+/// let coordinator = PersistentStoreCoordinator(model: model)
+/// try coordinator.addStore(store)
+/// // ... contexts save into the shared document ...
+/// try store.close()
+/// ```
+///
+/// Thread-safe: saves are serialized on the store's connection; reads go to the replica.
+public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, @unchecked Sendable {
+    /// How a store opens its document.
+    public struct Configuration: Sendable {
+        /// Create the document when the server has none of that name (default `false`).
+        public var createsDocument = false
+        /// Listen for other writers' saves (LISTEN/NOTIFY) and take them in as they
+        /// happen (default `true`); without it, the store takes them in when it saves or
+        /// when ``PostgresDocumentStore/catchUp()`` is called.
+        public var listensForRemoteChanges = true
+        /// The directory the replica's cache file is made in (default: the system's
+        /// temporary directory). The file is removed when the store closes.
+        public var cacheDirectory: URL?
+        /// The defaults.
+        public init() {}
+    }
+
+    /// The server and the document.
+    public let location: PostgresLocation
+    /// The document's store identifier, the same in every store that opens it.
+    public let identifier: String
+    /// Nil: a document holds every entity of its model.
+    public let configurationName: String? = nil
+    /// The model.
+    public let model: ManagedObjectModel
+    /// The settings it was opened with.
+    public let configuration: Configuration
+
+    /// The local replica every read goes to.
+    let replica: DocumentStore
+    /// The replica's cache file.
+    let cacheURL: URL
+    /// The document's row id on the server.
+    let documentID: Int64
+    /// The connection saves and catch-ups use (under ``writer``).
+    let session: PostgresSession
+    /// Held by a save (its whole server transaction) and by a catch-up from the server.
+    /// Recursive: a save inside ``performWrite(_:)`` takes it again on the same thread.
+    let writer = NSRecursiveLock()
+    /// Whether the thread holding ``writer`` is inside ``performWrite(_:)`` (only read
+    /// and written by that thread).
+    var inWriteLocked = false
+    /// The LISTEN connection, while the store listens.
+    private var listener: PostgresChangeListener?
+    /// Whether the store is open (under ``writer``).
+    var isOpenLocked = true
+
+    // MARK: Opening
+
+    /// Opens the document `document` on the server at `url`.
+    /// - Parameters:
+    ///   - url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE` (``PostgresLocation``).
+    ///   - createIfMissing: create the document when there is none of that name.
+    /// - Throws: see ``init(location:model:configuration:)``.
+    public convenience init(url: String, document: String, model: ManagedObjectModel, createIfMissing: Bool = false) throws {
+        var configuration = Configuration()
+        configuration.createsDocument = createIfMissing
+        try self.init(location: PostgresLocation(url, document: document), model: model, configuration: configuration)
+    }
+
+    /// Opens (or creates, when configured) the document at `location`.
+    /// - Throws: `.invalidArgument` for a malformed URL; `.server` naming the server when it
+    ///   cannot be reached, refuses the login or fails; `.objectNotFound` when there is no
+    ///   such document and ``Configuration/createsDocument`` is off; `.modelIncompatible`
+    ///   when the document was created with another model; `.corruptSegment` naming a
+    ///   damaged segment.
+    public init(location: PostgresLocation, model: ManagedObjectModel, configuration: Configuration = Configuration()) throws {
+        self.location = location
+        self.model = model
+        self.configuration = configuration
+        session = PostgresSession(location)
+        try PostgresLog.installSchema(session)
+        let document = try Self.findOrCreate(location, model: model, create: configuration.createsDocument, session)
+        guard document.remote.modelHash == model.versionHash else {
+            throw StrataError(.modelIncompatible,
+                              "The document '\(location.document)' on \(location.server) was created with another model (hash \(document.remote.modelHash), this one \(model.versionHash)).",
+                              context: ["server": location.server, "document": location.document])
+        }
+        documentID = document.id
+        identifier = document.remote.storeIdentifier
+        let directory = configuration.cacheDirectory ?? FileManager.default.temporaryDirectory
+        cacheURL = directory.appendingPathComponent("strata-postgres-\(UUID().uuidString).strata")
+        var local = DocumentStore.Configuration()
+        // The replica is a cache: the server holds the document. It keeps every segment
+        // (what it has not sent yet is read back from its log) and never syncs to disk.
+        local.retention = .all
+        local.compactsOnClose = false
+        local.synchronous = .normal
+        replica = try DocumentStore(creatingReplicaAt: cacheURL, model: model, identifier: identifier, configuration: local)
+        do {
+            try pullFromServerLocked()
+            // What the document held when it opened is not news to anyone.
+            _ = try replica.catchUp()
+            _ = try replica.catchUpWithOtherProcesses()
+            if configuration.listensForRemoteChanges {
+                listener = try PostgresChangeListener(location: location, channel: PostgresLog.channel(documentID)) { [weak self] in
+                    self?.serverChanged()
+                }
+            }
+        } catch {
+            try? replica.close()
+            Self.removeCache(cacheURL)
+            throw error
+        }
+    }
+
+    private static func findOrCreate(_ location: PostgresLocation, model: ManagedObjectModel, create: Bool,
+                                     _ session: PostgresSession) throws -> PostgresLog.Document {
+        if let found = try PostgresLog.document(named: location.document, session) { return found }
+        guard create else {
+            throw StrataError(.objectNotFound,
+                              "There is no document '\(location.document)' on \(location.server) (open it with createIfMissing to create it).",
+                              context: ["server": location.server, "document": location.document])
+        }
+        let remote = RemoteDocument(storeIdentifier: UUID().uuidString, modelJSON: model.jsonRepresentation(), modelHash: model.versionHash)
+        // Two writers creating it at once: one insert wins, the other reads the winner's row.
+        _ = try session.transaction { try PostgresLog.insert(named: location.document, remote, session) }
+        guard let created = try PostgresLog.document(named: location.document, session) else {
+            throw StrataError(.server, "The document '\(location.document)' vanished from \(location.server) as it was created.",
+                              context: ["server": location.server, "document": location.document])
+        }
+        return created
+    }
+
+    /// Stops listening, closes the connections and the replica, and removes its cache
+    /// file. Nothing is lost: every save is on the server. Further use throws.
+    public func close() throws {
+        listener?.stop()
+        writer.lock()
+        defer { writer.unlock() }
+        guard isOpenLocked else { return }
+        isOpenLocked = false
+        listener = nil
+        session.close()
+        defer { Self.removeCache(cacheURL) }
+        try replica.close()
+    }
+
+    deinit {
+        listener?.stop()
+        if isOpenLocked {
+            try? replica.close()
+            Self.removeCache(cacheURL)
+        }
+    }
+
+    private static func removeCache(_ url: URL) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+    }
+
+    // MARK: Taking in other writers' saves
+
+    /// Takes in what other writers appended since this store last read the server,
+    /// without saving, and hands it to the coordinators the store was added to (their
+    /// automatically merging contexts merge it; they post
+    /// ``Strata/PersistentStoreCoordinator/storeRemoteChangeNotification``). Returns it;
+    /// nil when nothing changed. The listener calls it whenever a writer appends.
+    /// - Throws: `.server` naming the server; `.corruptSegment` naming a damaged segment.
+    @discardableResult
+    public func catchUp() throws -> StoreRemoteChange? {
+        try withWriter { try pullFromServerLocked() }
+        // Outside the write lock: the coordinators' contexts may be waiting for it.
+        return try replica.catchUp()
+    }
+
+    /// Writes the server's segments after the replica's last into it, with the counters.
+    /// Called holding ``writer`` (or while opening).
+    func pullFromServerLocked() throws {
+        let head = try PostgresLog.head(documentID, session)
+        let last = try replica.lastStoredSequence()
+        let segments = head.last > last ? try PostgresLog.segments(documentID, after: last, session) : []
+        try replica.ingest(segments, keyCounters: head.keys, groupCounter: head.groups)
+    }
+
+    /// A NOTIFY arrived (on the listener's queue): catch up. A failure is left for the
+    /// next save or catch-up, which reads the server again and reports it.
+    private func serverChanged() {
+        _ = try? catchUp()
+    }
+
+    private func withWriter<T>(_ body: () throws -> T) throws -> T {
+        writer.lock()
+        defer { writer.unlock() }
+        guard isOpenLocked else {
+            throw StrataError(.invalidArgument, "The document '\(location.document)' on \(location.server) is closed.",
+                              context: ["server": location.server, "document": location.document])
+        }
+        return try body()
+    }
+}

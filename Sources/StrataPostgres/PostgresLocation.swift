@@ -1,0 +1,87 @@
+import Foundation
+import PostgresNIO
+import Strata
+
+/// Where a PostgreSQL document is: the server's connection settings from a
+/// `postgres://` URL, and the document's name.
+///
+/// ```swift
+/// let location = try PostgresLocation("postgres://alice@db.example:5432/app", document: "plans")
+/// ```
+///
+/// The URL is `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`; `?host=/path/to/dir` connects
+/// through the Unix socket in that directory instead of TCP. TLS is not used (a server
+/// on another machine belongs behind a tunnel or a local proxy; docs/POSTGRES.md).
+public struct PostgresLocation: Sendable, CustomStringConvertible {
+    /// The settings PostgresNIO connects with.
+    public let configuration: PostgresConnection.Configuration
+    /// The server as messages name it: `USER@HOST:PORT/DATABASE`, never the password.
+    public let server: String
+    /// The document's name (its row in `strata_documents`).
+    public let document: String
+
+    /// Parses a `postgres://` (or `postgresql://`) URL.
+    /// - Throws: `.invalidArgument` naming the URL (without its password) and what is wrong.
+    public init(_ url: String, document: String) throws {
+        func bad(_ why: String) -> StrataError {
+            StrataError(.invalidArgument, "Bad PostgreSQL URL '\(Self.redacted(url))': \(why).",
+                        context: ["url": Self.redacted(url)])
+        }
+        guard let components = URLComponents(string: url) else { throw bad("it is not a URL") }
+        guard let scheme = components.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {
+            throw bad("it must start with postgres://")
+        }
+        guard !document.isEmpty, document.utf8.count <= 200 else {
+            throw bad("the document name must be 1 to 200 bytes, not '\(document)'")
+        }
+        let user = components.user.flatMap { $0.removingPercentEncoding } ?? ProcessInfo.processInfo.environment["USER"] ?? "postgres"
+        let password = components.password.flatMap { $0.removingPercentEncoding }
+        var database = String(components.path.drop(while: { $0 == "/" }))
+        if database.isEmpty { database = user }
+        let socketDirectory = components.queryItems?.first(where: { $0.name == "host" })?.value
+        let port = components.port ?? 5432
+        guard (1...65535).contains(port) else { throw bad("port \(port) is out of range") }
+        if let socketDirectory, socketDirectory.hasPrefix("/") {
+            configuration = PostgresConnection.Configuration(
+                unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: user, password: password, database: database)
+            server = "\(user)@\(socketDirectory):\(port)/\(database)"
+        } else {
+            guard let host = components.host, !host.isEmpty else { throw bad("it names no host") }
+            var settings = PostgresConnection.Configuration(host: host, port: port, username: user, password: password,
+                                                            database: database, tls: .disable)
+            settings.options.connectTimeout = .seconds(10)
+            configuration = settings
+            server = "\(user)@\(host):\(port)/\(database)"
+        }
+        self.document = document
+    }
+
+    /// Parses a URL whose last path component after the database is the document:
+    /// `postgres://USER@HOST:PORT/DATABASE/DOCUMENT`, the form `strata` commands take.
+    /// - Throws: `.invalidArgument` when the URL names no document.
+    public init(documentURL url: String) throws {
+        guard let components = URLComponents(string: url) else {
+            throw StrataError(.invalidArgument, "Bad PostgreSQL URL '\(Self.redacted(url))': it is not a URL.",
+                              context: ["url": Self.redacted(url)])
+        }
+        let parts = components.path.split(separator: "/", omittingEmptySubsequences: true)
+        guard parts.count == 2 else {
+            throw StrataError(.invalidArgument,
+                              "Bad PostgreSQL document URL '\(Self.redacted(url))': it must be postgres://USER@HOST:PORT/DATABASE/DOCUMENT.",
+                              context: ["url": Self.redacted(url)])
+        }
+        var database = components
+        database.path = "/\(parts[0])"
+        try self.init(database.string ?? url, document: String(parts[1]).removingPercentEncoding ?? String(parts[1]))
+    }
+
+    /// `SERVER` and the document, as `strata info` shows it.
+    public var description: String { "postgres://\(server) document \(document)" }
+
+    /// The URL with its password replaced by `***`, for messages.
+    static func redacted(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.password = "***"
+        return components.string ?? "postgres://…"
+    }
+}

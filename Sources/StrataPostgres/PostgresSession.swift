@@ -1,0 +1,117 @@
+import Foundation
+import PostgresNIO
+import Strata
+
+extension StrataError.Code {
+    /// A PostgreSQL server could not be reached, refused the login, went away or reported
+    /// an error (StrataPostgres). The message names the server; `context["server"]` holds it.
+    public static let server = StrataError.Code(rawValue: "server")
+}
+
+/// One connection to a PostgreSQL server, used synchronously: Strata's stores are
+/// synchronous, PostgresNIO is not.
+///
+/// Every call waits on an `EventLoopFuture` whose work runs on the session's own event
+/// loop thread (not Swift concurrency's cooperative pool), so waiting from any thread —
+/// including a task's — never needs a thread the wait is holding. Not thread-safe: its
+/// owner serializes calls (the stores hold their write lock). A lost connection is
+/// reopened by the next call.
+final class PostgresSession: @unchecked Sendable {
+    let location: PostgresLocation
+    private let group: MultiThreadedEventLoopGroup
+    private var connection: PostgresConnection?
+    private let logger = Logger(label: "Strata.Postgres")
+    private static let nextID = ManagedAtomicCounter()
+
+    init(_ location: PostgresLocation) {
+        self.location = location
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    }
+
+    deinit {
+        try? connection?.close().wait()
+        try? group.syncShutdownGracefully()
+    }
+
+    /// The open connection, connecting first when there is none (or it closed).
+    /// - Throws: `.server` naming the server: unreachable, refused login.
+    func open() throws -> PostgresConnection {
+        if let connection, !connection.isClosed { return connection }
+        connection = nil
+        do {
+            let opened = try PostgresConnection.connect(on: group.next(), configuration: location.configuration,
+                                                        id: Self.nextID.next(), logger: logger).wait()
+            connection = opened
+            return opened
+        } catch {
+            throw Self.failure(error, server: location.server, doing: "connect to")
+        }
+    }
+
+    /// Runs one statement and returns its rows.
+    /// - Throws: `.server` naming the server and the statement's error.
+    @discardableResult
+    func query(_ query: PostgresQuery) throws -> [PostgresRow] {
+        let connection = try open()
+        do {
+            return Array(try connection.query(query, logger: logger).wait().rows)
+        } catch {
+            if connection.isClosed { self.connection = nil }
+            throw Self.failure(error, server: location.server, doing: "query")
+        }
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    /// - Throws: `body`'s error; `.server` with `context["kind"] == "notCommitted"` when
+    ///   COMMIT failed (the transaction did not happen).
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try query("BEGIN")
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            _ = try? query("ROLLBACK")
+            throw error
+        }
+        do {
+            try query("COMMIT")
+        } catch let error as StrataError {
+            throw StrataError(.server, "The transaction on \(location.server) did not commit, so it did not happen: \(error.message)",
+                              context: ["server": location.server, "kind": "notCommitted"])
+        }
+        return result
+    }
+
+    /// Closes the connection (the session can open another).
+    func close() {
+        try? connection?.close().wait()
+        connection = nil
+    }
+
+    /// A PostgresNIO error as a StrataError naming the server.
+    static func failure(_ error: any Error, server: String, doing: String) -> StrataError {
+        if let error = error as? StrataError { return error }
+        var reason = String(describing: error)
+        var state: String?
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] {
+                reason = message
+                state = error.serverInfo?[.sqlState]
+            } else if let underlying = error.underlying {
+                reason = "\(error.code): \(underlying)"
+            } else {
+                reason = error.code.description
+            }
+        }
+        var context = ["server": server]
+        if let state { context["sqlState"] = state }
+        return StrataError(.server, "Cannot \(doing) the PostgreSQL server \(server): \(reason)", context: context)
+    }
+}
+
+/// Connection ids for PostgresNIO's logs.
+final class ManagedAtomicCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func next() -> Int { lock.withLock { value += 1; return value } }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import Strata
+import StrataPostgres
+import StrataTestSupport
+
+/// The PostgreSQL server the tests use: `STRATA_POSTGRES_URL` when set, else one started
+/// through Tools/postgres-server on first use and stopped when the test process exits.
+/// Every test uses documents of its own (``uniqueDocumentName(_:)``), so tests run in
+/// parallel on one server.
+enum PostgresTestServer {
+    /// The server's URL (`postgres://strata@127.0.0.1:PORT/postgres`).
+    static var url: String {
+        get throws { try shared.get() }
+    }
+
+    private static let shared: Result<String, any Error> = Result {
+        if let url = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"], !url.isEmpty { return url }
+        let url = try start()
+        started.withLock { $0 = url }
+        atexit { PostgresTestServer.stopStarted() }
+        return url
+    }
+
+    private static let started = Locked<String?>(nil)
+
+    /// The repository's Tools/postgres-server.
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Tools/postgres-server")
+
+    /// Starts a throwaway server and returns its URL.
+    static func start() throws -> String {
+        let result = try runProcess("/bin/bash", [script.path])
+        let url = result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard result.status == 0, url.hasPrefix("postgres://") else {
+            throw StrataError(.io, "Tools/postgres-server failed (status \(result.status)): \(result.error)")
+        }
+        return url
+    }
+
+    /// Stops a server `start()` started.
+    static func stop(_ url: String) {
+        _ = try? runProcess("/bin/bash", [script.path, "stop", url])
+    }
+
+    private static func stopStarted() {
+        if let url = started.withLock({ $0 }) { stop(url) }
+    }
+}
+
+/// A name no other test uses.
+func uniqueDocumentName(_ label: String) -> String { "\(label)-\(UUID().uuidString.prefix(8))" }
+
+/// A store on a shared document with a coordinator and a context.
+final class PostgresStack: @unchecked Sendable {
+    let store: PostgresDocumentStore
+    let coordinator: PersistentStoreCoordinator
+    let context: ManagedObjectContext
+
+    init(_ document: String, url: String? = nil, create: Bool = true, listens: Bool = true,
+         model: ManagedObjectModel = sharedExampleModel) throws {
+        var configuration = PostgresDocumentStore.Configuration()
+        configuration.createsDocument = create
+        configuration.listensForRemoteChanges = listens
+        store = try PostgresDocumentStore(location: PostgresLocation(url ?? PostgresTestServer.url, document: document),
+                                          model: model, configuration: configuration)
+        coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addStore(store)
+        context = ManagedObjectContext(coordinator: coordinator)
+    }
+
+    func newContext() -> ManagedObjectContext { ManagedObjectContext(coordinator: coordinator) }
+
+    func close() { try? store.close() }
+}
+
+/// Runs a program to its end and returns its status and output.
+func runProcess(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    let output = Pipe()
+    let error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    // Read both pipes before waiting, so a full pipe never blocks the program.
+    let errorData = Locked(Data())
+    let reader = Thread { errorData.withLock { $0 = error.fileHandleForReading.readDataToEndOfFile() } }
+    reader.start()
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    while !reader.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+    return (process.terminationStatus, String(decoding: outputData, as: UTF8.self),
+            String(decoding: errorData.withLock { $0 }, as: UTF8.self))
+}
+
+extension ManagedObject {
+    func string(_ key: String) throws -> String? {
+        if case .string(let value) = try value(forKey: key) { return value }
+        return nil
+    }
+    func int(_ key: String) throws -> Int64? {
+        if case .integer(let value) = try value(forKey: key) { return value }
+        return nil
+    }
+}
+
+/// Waits (polling; the deadline bounds a hang, it measures nothing) until `condition`.
+func eventually(timeout: TimeInterval = 60, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if try condition() { return true }
+        Thread.sleep(forTimeInterval: 0.02)
+    }
+    return try condition()
+}
+
+@discardableResult
+func hire(_ last: String, salary: Int64 = 100, in department: ManagedObject? = nil, _ context: ManagedObjectContext) throws -> ManagedObject {
+    let employee = try context.insertObject(forEntityName: "Employee")
+    try employee.setValue(.string("X"), forKey: "firstName")
+    try employee.setValue(.string(last), forKey: "lastName")
+    try employee.setValue(.integer(salary), forKey: "salary")
+    if let department { try employee.setObject(department, forKey: "department") }
+    return employee
+}
+
+func department(_ name: String, _ context: ManagedObjectContext) throws -> ManagedObject {
+    let department = try context.insertObject(forEntityName: "Department")
+    try department.setValue(.string(name), forKey: "name")
+    return department
+}
+
+func lastNames(_ context: ManagedObjectContext, _ predicate: String? = nil) throws -> [String] {
+    let request = FetchRequest(entityName: "Employee", predicate: try predicate.map { try FetchPredicate(format: $0) },
+                               sortDescriptors: [FetchSortDescriptor("lastName")])
+    return try context.fetch(request).map { try $0.string("lastName") ?? "?" }
+}
