@@ -167,6 +167,8 @@ import StrataTestSupport
         try world.set(world.a, world.ada, ["salary": .integer(250)])
         _ = try world.sync(world.a)
         #expect(try world.sync(world.b).received == 1)
+        // Its next operation merges what the pull took in, as another process's save.
+        #expect(try watcher.count(for: FetchRequest(entityName: "Employee")) == 1)
         #expect(try seen.value(forKey: "salary") == .integer(250), "merged as another process's save")
         // b's undo history holds b's own group only: undoing it reverts b's change, not a's.
         let fresh = ManagedObjectContext(coordinator: world.b.coordinator)
