@@ -116,6 +116,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let hasMail = Atomic<Bool>(false)
     /// The child contexts made over this one (held weakly), told of permanent IDs.
     let children = Locked<[WeakContext]>([])
+    /// From how many new objects a save gives them permanent IDs before its write instead
+    /// of inside it (``assignPermanentIDsBeforeWrite()``); tests lower it.
+    var earlyPermanentIDMinimum = 1_024
 
     /// Creates a context over a coordinator, with an undo manager.
     ///
