@@ -48,6 +48,7 @@ extension ManagedObjectContext {
             return
         }
         try crossStoreCheck()
+        try assignPermanentIDsBeforeWrite()
 
         // Conflicts are found, resolved and the log written under one hold of the save
         // lock and of every store's write lock, so no other save — of another context or

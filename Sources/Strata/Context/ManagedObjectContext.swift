@@ -119,6 +119,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// The query generation the context's reads are pinned to
     /// (``setQueryGenerationFrom(_:)``); nil when they follow the document.
     var pinnedGeneration: PinnedQueryGeneration?
+    /// From how many new objects a save gives them permanent IDs before its write instead
+    /// of inside it (``assignPermanentIDsBeforeWrite()``); tests lower it.
+    var earlyPermanentIDMinimum = 1_024
 
     /// Creates a context over a coordinator, with an undo manager.
     ///

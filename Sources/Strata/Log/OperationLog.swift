@@ -110,6 +110,18 @@ final class OperationLog {
         #endif
     }
 
+    /// Rewrites the unsaved operations one at a time, in place: a bulk save renaming its
+    /// new records before its write takes an insert's row out of the log while the object
+    /// sharing it renames it, instead of copying it.
+    func rewriteUnsaved(_ body: (inout ChangeOperation) -> Void) {
+        for batch in unsaved.indices {
+            for index in unsaved[batch].operations.indices { body(&unsaved[batch].operations[index]) }
+        }
+        #if STRATA_INVARIANTS
+        _checkInvariants()
+        #endif
+    }
+
     /// Drops the unsaved operations that change the given records (merged deletes: the
     /// records are gone from the store, so a save must not write them). Batches left empty
     /// are dropped and the later ones renumbered, so sequence numbers stay consecutive.

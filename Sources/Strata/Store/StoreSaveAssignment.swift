@@ -146,7 +146,10 @@ extension StoreSaveRequest {
         for index in groups.indices {
             groups[index] = result.renamingGroups(in: groups[index])
             if !assigned.isEmpty {
-                groups[index].operations = groups[index].operations.map { $0.mapIDs { assigned[$0] ?? $0 } }
+                // Only operations that name a new record: the others keep sharing their rows
+                // with the context's log and objects (after a bulk save gave most records
+                // their keys before the write, a few inserted and deleted again are left).
+                groups[index].operations = groups[index].operations.map { $0.holdsTemporaryID ? $0.mapIDs { assigned[$0] ?? $0 } : $0 }
             }
         }
         return result
