@@ -196,6 +196,41 @@ import StrataTestSupport
         try world.verifyAll()
     }
 
+    /// A remote that goes away during an append: before its transaction (nothing written)
+    /// or after it committed (the answer lost on the way back).
+    final class VanishingRemote: SegmentRemote {
+        let inner: FileSegmentRemote
+        let afterCommit: Bool
+        init(_ inner: FileSegmentRemote, afterCommit: Bool) {
+            self.inner = inner
+            self.afterCommit = afterCommit
+        }
+        var location: String { inner.location }
+        func document() throws -> RemoteDocument? { try inner.document() }
+        func create(_ document: RemoteDocument, segments: [RemoteSegment]) throws { try inner.create(document, segments: segments) }
+        func segments(after sequence: Int64, limit: Int) throws -> [RemoteSegment] { try inner.segments(after: sequence, limit: limit) }
+        func registerReplica(named name: String) throws -> Int { try inner.registerReplica(named: name) }
+        func append(_ segments: [RemoteSegment], expectingLast expectedLast: Int64) throws -> Bool {
+            if afterCommit { _ = try inner.append(segments, expectingLast: expectedLast) }
+            throw StrataError(.io, "The connection to \(location) was lost.")
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func aRemoteGoneMidPushLosesAndDuplicatesNothing(afterCommit: Bool) throws {
+        let world = try World()
+        try world.set(world.b, world.ada, ["salary": .integer(300)])
+        let vanishing = VanishingRemote(world.remote, afterCommit: afterCommit)
+        #expect(throws: StrataError.self) { try DocumentSync(store: world.b.store, remote: vanishing).push() }
+        #expect(try world.remote.document()?.lastSequence == (afterCommit ? 2 : 1))
+        let resumed = try world.sync(world.b)
+        #expect(resumed.sent + resumed.recognized == 1)
+        #expect(try world.remote.document()?.lastSequence == 2, "the save is on the remote exactly once")
+        #expect(try world.sync(world.a).received == 1)
+        #expect(try storedValue(world.ada, "salary", in: world.a.store) == .integer(300))
+        try world.verifyAll()
+    }
+
     @Test func aRemoteFileRefusesAnotherDocumentAndOtherFiles() throws {
         let world = try World()
         let other = try DocumentStack.create(world.directory.file("other.strata"))
