@@ -40,7 +40,7 @@ import StrataTestSupport
         stack.context.earlyPermanentIDMinimum = 10
         let (department, employees) = try insertStaff(stack.context, count: 40)
         stack.context.processPendingChanges()
-        #expect(employees.allSatisfy(\.objectID.isTemporaryID), "IDs stay temporary until the save")
+        #expect(employees.allSatisfy { $0.objectID.isTemporaryID }, "IDs stay temporary until the save")
         #expect(department.objectID.isTemporaryID)
         let rowsBefore = employees.map { buffer($0.storage) }
         try stack.context.save()
@@ -146,7 +146,7 @@ import StrataTestSupport
         let (_, extra) = try insertStaff(stack.context, count: 12, prefix: "X")
         stack.undo.setActionName("Hire more")
         stack.context.processPendingChanges()
-        #expect(extra.allSatisfy(\.objectID.isTemporaryID))
+        #expect(extra.allSatisfy { $0.objectID.isTemporaryID })
         try stack.undo.undo()
         try stack.context.save()
         #expect(try employeeCount(stack) == 12)
@@ -174,7 +174,7 @@ import StrataTestSupport
         let (department, employees) = try insertStaff(child, count: 8)
         try child.save()
         let temporary = employees.map(\.objectID)
-        #expect(temporary.allSatisfy(\.isTemporaryID))
+        #expect(temporary.allSatisfy { $0.isTemporaryID })
         let pushed = try #require(stack.context.registeredObject(for: temporary[0]))
         try stack.context.save()
         #expect(!pushed.objectID.isTemporaryID)

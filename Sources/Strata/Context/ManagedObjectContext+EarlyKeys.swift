@@ -32,7 +32,6 @@ extension ManagedObjectContext {
             highest = max(highest, object.objectID.primaryKey)
         }
         guard newObjects > 0, newObjects >= earlyPermanentIDMinimum else { return }
-        if ProcessInfo.processInfo.environment["STRATA_MEASURE_LATE_KEYS"] != nil { return }  // TEMPORARY: before/after measurement
         // Temporary numbers are process-wide and handed out in order, so one context's new
         // objects cover a dense range: an array indexed by number takes a quarter of a
         // dictionary's bytes. A range other contexts' inserts made sparse takes the

@@ -358,11 +358,15 @@ struct RowTable: Sendable {
     static func persistent(_ values: [PropertyValue], of entity: EntityDescription) -> [PropertyValue] {
         var result = values
         for slot in result.indices where isTransient(slot, of: entity) {
+            let stored: PropertyValue
             if case .relationship(let index) = entity.slotKinds[slot], entity.relationships[index].isToMany {
-                result[slot] = .objects([])
+                stored = .objects([])
             } else {
-                result[slot] = .null
+                stored = .null
             }
+            // Written only when it differs: a row whose transients are unset (most rows)
+            // stays the buffer its object and the log share, instead of being copied.
+            if result[slot] != stored { result[slot] = stored }
         }
         return result
     }
