@@ -15,7 +15,7 @@ import Testing
         #expect(names == ["Person_unique_badge_index", "Person_unique_email_index", "Slot_unique_shelf_position_index",
                           "Team_unique_name_index"])
         let sql = rows.compactMap { row -> String? in if case .text(let sql) = row[1] { sql } else { nil } }
-        #expect(sql.allSatisfy { !$0.contains("UNIQUE") })   // not UNIQUE: see SnapshotSchema+Uniqueness
+        #expect(sql.count == 4 && sql.allSatisfy { $0.hasPrefix("CREATE UNIQUE INDEX") })   // a new document's are UNIQUE
         let plan = try sqlRows(url, "EXPLAIN QUERY PLAN SELECT _pk FROM Slot WHERE shelf = 'A' AND position = 1")
         #expect(plan.contains { row in row.contains { if case .text(let step) = $0 { step.contains("INDEX Slot_unique_shelf_position_index (shelf=? AND position=?)") } else { false } } },
                 "\(plan)")
@@ -50,6 +50,8 @@ import Testing
         defer { try? after.store.close() }
         // A writable open adds the constraint's index (the check is a lookup, not a scan).
         #expect(try Self.uniqueIndexNames(url) == ["Member_unique_email_index"])
+        // Not UNIQUE: the records clash (UniquenessIndexTests covers the way back to UNIQUE).
+        #expect(try after.store.constraintIndexStatus().map(\.isUnique) == [false])
         #expect(try after.context.count(for: FetchRequest(entityName: "Member")) == 2)
         // A change that writes no key saves; a new object with the duplicated key does not.
         let one = try #require(try after.context.fetch(FetchRequest(entityName: "Member", predicate: try FetchPredicate(format: "name == 'One'"))).first)

@@ -48,6 +48,8 @@ struct InfoCommand: ParsableCommand {
             print("")
             let modelLines = ModelInfoText.lines(for: entities)
             if !modelLines.isEmpty { print(modelLines.joined(separator: "\n") + "\n") }
+            let constraintLines = Self.constraintIndexLines(try session.store.constraintIndexStatus())
+            if !constraintLines.isEmpty { print(constraintLines.joined(separator: "\n") + "\n") }
             let ratio = info.segmentBytes > 0 ? String(format: "%.1f×", Double(info.segmentRawBytes) / Double(info.segmentBytes)) : "–"
             print("Segments  \(info.segmentCount) stored, \(CommandOutput.bytes(info.segmentBytes)) compressed (\(CommandOutput.bytes(info.segmentRawBytes)) raw, \(ratio)); last \(info.lastSegment), compacted through \(info.compactedThrough)")
             let full = info.segmentCount == 0 ? "empty log" : (info.firstRetainedSegment == 1 ? "full history" : "history before segment \(info.firstRetainedSegment) dropped")
@@ -57,6 +59,16 @@ struct InfoCommand: ParsableCommand {
                 let when = (version.migratedAt.map { "migrated \($0)" } ?? "created with it") + (version.isCustom ? " by a custom stage" : "")
                 print("Model v\(version.version)  \(version.identifier ?? "unversioned") (hash \(version.hash.prefix(12))), segments from \(version.firstSegment), \(when)")
             }
+        }
+    }
+
+    /// A line for each constraint index that is not UNIQUE, naming the records that keep it
+    /// so (docs/SQL.md, "Uniqueness constraints"); nothing when every one is UNIQUE.
+    static func constraintIndexLines(_ indexes: [ConstraintIndexStatus]) -> [String] {
+        indexes.filter { !$0.isUnique }.map { index in
+            let what = index.isPresent ? "is not UNIQUE" : "is missing (the document was opened read-only since the constraint was declared)"
+            let why = index.clashes.isEmpty ? "" : ": records share keys, \(index.clashes.joined(separator: "; ")); saves still check the constraint"
+            return "Constraint index \(index.name) \(what)\(why)"
         }
     }
 

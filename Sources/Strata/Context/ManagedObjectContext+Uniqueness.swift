@@ -22,6 +22,17 @@ extension ManagedObjectContext {
     /// conflicts. A stored record this save deletes, or moves to another key, no longer
     /// holds its key.
     func findUniquenessViolations() throws -> [UniquenessViolation] {
+        try uniquenessCheck().violations
+    }
+
+    /// How many keys one store query looks up: a save of 100,000 new constrained objects
+    /// makes 391 queries per constraint, not 100,000. Each query is one `IN` list (or an
+    /// OR of ANDs for a constraint over several attributes), well inside SQLite's 32,766
+    /// parameters and the translator's nesting limit.
+    static let uniquenessKeysPerQuery = 256
+
+    /// ``findUniquenessViolations()`` and how many store queries it made.
+    func uniquenessCheck() throws -> (violations: [UniquenessViolation], storeQueries: Int) {
         var constraintsByEntity: [ObjectIdentifier: [UniquenessConstraint]] = [:]
         struct Slot: Hashable { let constraint: UniquenessConstraint; let key: [PropertyValue] }
         var writers: OrderedDictionary<Slot, [ManagedObject]> = [:]
@@ -38,25 +49,58 @@ extension ManagedObjectContext {
                 writers[Slot(constraint: constraint, key: key), default: []].append(object)
             }
         }
+        var keysByConstraint: OrderedDictionary<UniquenessConstraint, [[PropertyValue]]> = [:]
+        for slot in writers.keys { keysByConstraint[slot.constraint, default: []].append(slot.key) }
+        var holders: [Slot: [ManagedObjectID]] = [:]
+        var queries = 0
+        for (constraint, keys) in keysByConstraint {
+            for start in stride(from: 0, to: keys.count, by: Self.uniquenessKeysPerQuery) {
+                let chunk = keys[start..<min(start + Self.uniquenessKeysPerQuery, keys.count)]
+                queries += 1
+                for (key, ids) in try storedRecords(holding: chunk, under: constraint) {
+                    holders[Slot(constraint: constraint, key: key)] = ids
+                }
+            }
+        }
         var violations: [UniquenessViolation] = []
         for (slot, objects) in writers {
-            let holder = try storedHolder(of: slot.key, under: slot.constraint, besides: objects)
+            let holder = try storedHolder(of: slot.key, under: slot.constraint, among: holders[slot] ?? [], besides: objects)
             guard objects.count > 1 || holder != nil else { continue }
             violations.append(UniquenessViolation(constraint: slot.constraint, key: slot.key, objects: objects,
                                                   stored: holder?.id, storedValues: holder?.values))
         }
-        return violations
+        return (violations, queries)
     }
 
-    /// The stored record that holds `key` once this save is written, other than `objects`.
-    private func storedHolder(of key: [PropertyValue], under constraint: UniquenessConstraint,
-                              besides objects: [ManagedObject]) throws -> (id: ManagedObjectID, values: [PropertyValue])? {
+    /// The stored records holding any of `keys` under the constraint, by key: one store
+    /// query, `a IN (…)` or `(a = ? AND b = ?) OR …`, over the entity's tree.
+    private func storedRecords(holding keys: ArraySlice<[PropertyValue]>,
+                               under constraint: UniquenessConstraint) throws -> [[PropertyValue]: [ManagedObjectID]] {
         let store = try coordinator.store(for: constraint.entity)
-        let terms = zip(constraint.names, key).map { FetchOperand.key($0.0) == FetchOperand.value($0.1) }
+        let alternatives = keys.map { key in
+            let terms = zip(constraint.names, key).map { FetchOperand.key($0.0) == FetchOperand.value($0.1) }
+            return terms.count == 1 ? terms[0] : FetchPredicate.and(terms)
+        }
         let request = StoreFetchRequest(entity: constraint.entity, includesSubentities: true,
-                                        predicate: terms.count == 1 ? terms[0] : .and(terms))
+                                        predicate: alternatives.count == 1 ? alternatives[0] : .or(alternatives))
+        let wanted = Set(keys)
+        var found: [[PropertyValue]: [ManagedObjectID]] = [:]
+        for id in try store.fetchObjectIDs(request) {
+            // The store's values give the key each record holds there (the query matched one).
+            guard let values = try coordinator.values(for: id), let key = constraint.key(values), wanted.contains(key) else { continue }
+            found[key, default: []].append(id)
+        }
+        return found
+    }
+
+    /// The stored record that holds `key` once this save is written, other than `objects`:
+    /// of the `candidates` the store holds the key in, one this save neither deletes nor
+    /// moves to another key.
+    private func storedHolder(of key: [PropertyValue], under constraint: UniquenessConstraint, among candidates: [ManagedObjectID],
+                              besides objects: [ManagedObject]) throws -> (id: ManagedObjectID, values: [PropertyValue])? {
+        guard !candidates.isEmpty else { return nil }
         let saved = Set(objects.map(\.objectID))
-        for id in try store.fetchObjectIDs(request) where !saved.contains(id) {
+        for id in candidates.sorted() where !saved.contains(id) {
             if let object = registeredObject(for: id), object.state.inDirtySet {
                 if object.state.isDeleted || constraint.key(object.storage) != key { continue }
             }

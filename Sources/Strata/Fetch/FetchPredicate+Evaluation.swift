@@ -159,7 +159,8 @@ struct PredicateEvaluator {
         case (_, .collection, _), (_, _, .collection):
             throw toManyError(op)
         default:
-            return try PredicateValueRules.truth(scalar(lhs, op), op, scalar(rhs, op), options: comparison.options, nullTest: nullTest)
+            return try PredicateValueRules.truth(scalar(lhs, op, nullTest: nullTest), op, scalar(rhs, op, nullTest: nullTest),
+                                                 options: comparison.options, nullTest: nullTest)
         }
     }
 
@@ -169,9 +170,11 @@ struct PredicateEvaluator {
                     context: ["operator": op.rawValue])
     }
 
-    /// A single value: objects become their IDs.
-    private func scalar(_ operand: PredicateOperand, _ op: FetchComparison.Operator) throws -> PropertyValue {
-        try operand.singleValue(use: "compared with \(op.rawValue)") { toManyError(op) }
+    /// A single value: objects become their IDs. In a test against nil (`nullTest`) an
+    /// object without an ID (a composite that is not nil) is simply some value.
+    private func scalar(_ operand: PredicateOperand, _ op: FetchComparison.Operator, nullTest: Bool = false) throws -> PropertyValue {
+        if nullTest, case .object(let subject) = operand, subject.predicateObjectID == nil { return .boolean(true) }
+        return try operand.singleValue(use: "compared with \(op.rawValue)") { toManyError(op) }
     }
 
     /// Whether the expression is the literal NULL (or a variable holding NULL), which makes

@@ -14,7 +14,7 @@ extension ManagedObject: PredicateSubject {
     /// - Throws: `.unknownKey` naming the entity and key; `.invalidObject` when the object is
     ///   no longer registered.
     public func predicateValue(forKey key: String) throws -> PredicateResolved {
-        if let composite = CompositePredicateSubject.subject(self, entity: entity, key: key) { return .object(composite) }
+        if let composite = CompositePredicateSubject.subject(self, entity: entity, key: key) { return try composite.resolved() }
         let slot = try slotIndex(forKey: key)
         try ensureLoaded()
         let value = storage[slot]

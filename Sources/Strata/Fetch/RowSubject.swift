@@ -35,7 +35,7 @@ public struct RowSubject: PredicateSubject {
     /// - Throws: `.unknownKey` naming the entity and key.
     public func predicateValue(forKey key: String) throws -> PredicateResolved {
         let entity = objectID.entity
-        if let composite = CompositePredicateSubject.subject(self, entity: entity, key: key) { return .object(composite) }
+        if let composite = CompositePredicateSubject.subject(self, entity: entity, key: key) { return try composite.resolved() }
         guard let slot = entity.slot(forKey: key) else {
             throw StrataError(.unknownKey, "Entity '\(entity.name)' has no property '\(key)'.",
                               context: ["entity": entity.name, "key": key])

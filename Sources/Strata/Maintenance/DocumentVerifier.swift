@@ -211,7 +211,36 @@ package enum DocumentVerifier {
             report.passed.append("\(current.count) records: keys unique, counts agree, \(relationshipCount) relationship links with inverses pointing back")
         }
         report.problems += problems
+        checkUniqueness(current, model: model, report: &report)
         return current
+    }
+
+    /// Records that share a uniqueness constraint's key: a note, not a failure — they were
+    /// written before the constraint was declared (or by a batch request, which the save's
+    /// check does not see); the document keeps a non-unique index for it and its saves
+    /// are still checked (docs/SQL.md, "Uniqueness constraints").
+    private static func checkUniqueness(_ current: [ManagedObjectID: [PropertyValue]], model: ManagedObjectModel,
+                                        report: inout VerificationReport) {
+        var constraints: [UniquenessConstraint] = []
+        for entity in model.entities {
+            for constraint in entity.effectiveUniquenessConstraints where !constraints.contains(constraint) {
+                constraints.append(constraint)
+            }
+        }
+        guard !constraints.isEmpty else { return }
+        var clashing = 0
+        for constraint in constraints {
+            var holders: [[PropertyValue]: [ManagedObjectID]] = [:]
+            for (id, values) in current where id.entity.isKind(of: constraint.entity) {
+                if let key = constraint.key(values) { holders[key, default: []].append(id) }
+            }
+            for (key, ids) in holders where ids.count > 1 {
+                clashing += 1
+                let values = zip(constraint.names, key).map { "\($0) = \($1)" }.joined(separator: ", ")
+                report.notes.append("\(constraint.label): \(ids.sorted().map(\.shortReference).joined(separator: ", ")) share \(values) (written before the constraint was declared or by a batch request; the constraint's index is not UNIQUE, saves still check it).")
+            }
+        }
+        if clashing == 0 { report.passed.append("\(constraints.count) uniqueness constraint\(constraints.count == 1 ? "" : "s"): no records share a key") }
     }
 
     /// Replays every segment from empty and compares the result with the current records

@@ -12,7 +12,7 @@ extension _ModelJSONReader {
         let here = reader.location
         let elements = try reader.array("elements").enumerated().map { index, item in
             if case .object(let members) = item, members.contains(where: { $0.key == "elements" }) {
-                throw here.error(field: "elements[\(index)]", "nested composites are not supported")
+                throw here.error(field: "elements[\(index)]", "nested composites are not supported: Core Data allows a composite among a composite's elements, Strata does not yet; flatten the inner elements into this composite")
             }
             return try attribute(item, at: here.appending("elements[\(index)]"))
         }

@@ -38,7 +38,7 @@ extension XcodeModelReader {
         for child in type.children(named: "attribute") {
             if child.attributes["attributeType"] == Self.compositeTypeName {
                 throw error(child, entity: entity, property: child.attributes["name"], attribute: "attributeType",
-                            "composite '\(typeName)' nests another composite; Strata does not support nested composites")
+                            "composite '\(typeName)' nests another composite; nested composites are not supported: Core Data allows a composite among a composite's elements, Strata does not yet; flatten the inner elements into this composite")
             }
             elements.append(try attribute(child, entity: entity))
         }

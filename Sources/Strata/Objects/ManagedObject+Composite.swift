@@ -118,6 +118,16 @@ struct CompositePredicateSubject: PredicateSubject {
         return try base.predicateValue(forKey: composite.elementKey(key))
     }
 
+    /// The composite as a predicate reads it: nil when every element is NULL (Core Data's
+    /// nil composite, so `address == nil` holds), else the composite.
+    func resolved() throws -> PredicateResolved {
+        for element in composite.elements {
+            if case .value(let value) = try base.predicateValue(forKey: composite.elementKey(element.name)), value == .null { continue }
+            return .object(self)
+        }
+        return .object(nil)
+    }
+
     /// A composite is a value, not an object: comparing it by identity is an error.
     var predicateObjectID: ManagedObjectID? { nil }
 

@@ -49,7 +49,7 @@ enum DocumentFile {
         let schema = try SnapshotSchema(model: model, layout: SnapshotSchema.Layout(documentFormat: DocumentStore.formatVersion))
         try connection.transaction(.exclusive) {
             for (_, sql) in ownTables { try connection.execute(sql) }
-            for statement in schema.createStatements() { try connection.execute(statement) }
+            for statement in schema.createStatements(uniqueConstraintIndexes: true) { try connection.execute(statement) }
             try schema.requireRTreeSupport(connection)
             for statement in schema.fetchIndexStatements() { try connection.execute(statement) }
             let entityInsert = try connection.prepare("INSERT INTO strata_entity (id, name) VALUES (?, ?)")

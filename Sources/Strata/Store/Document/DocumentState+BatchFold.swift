@@ -104,13 +104,18 @@ extension DocumentState {
         overlay.removeAll()
     }
 
-    /// Writes rows and deletions into the snapshot tables, deletions first, rows by key.
+    /// Writes rows and deletions into the snapshot tables, deletions first, rows by key (in
+    /// two phases where constraint indexes are UNIQUE: ``SnapshotSchema/clearConstrainedColumns(of:on:)``).
     func fold(rows: [ManagedObjectID: [PropertyValue]], deleted: Set<ManagedObjectID>) throws {
         for id in deleted.sorted() { try deleteRow(id) }
-        var writer = SnapshotRowWriter(connection: connection, schema: schema)
-        for (id, values) in rows.sorted(by: { $0.key < $1.key }) {
-            try writer.write(id, values)
-            heldWrite?.fold?.note(id, values)
+        let sorted = rows.sorted(by: { $0.key < $1.key })
+        try schema.writeKeepingConstraintIndexes(on: connection) {
+            try schema.clearConstrainedColumns(of: rows.keys, on: connection)
+            var writer = SnapshotRowWriter(connection: connection, schema: schema)
+            for (id, values) in sorted {
+                try writer.write(id, values)
+                heldWrite?.fold?.note(id, values)
+            }
         }
     }
 

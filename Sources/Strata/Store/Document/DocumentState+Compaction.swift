@@ -47,16 +47,23 @@ extension DocumentState {
             let rows = overlay.rows.sorted(by: { $0.key < $1.key })
             var rowsByTable: [String: Int] = [:]
             for (id, _) in rows { rowsByTable[schema.table(for: id.entity).name, default: 0] += 1 }
-            let indexes = try SnapshotIndexRebuild(connection: connection, rowsByTable: rowsByTable,
-                                                   minimumRows: configuration.indexRebuildMinimumRows)
-            var writer = SnapshotRowWriter(connection: connection, schema: schema)
-            for (id, values) in rows {
-                try writer.write(id, values)
-                report.rowsWritten += 1
-                done += 1
-                if done % 10_000 == 0 { progress?(done, total) }
+            let deletions = done
+            func writeRows() throws {
+                report.rowsWritten = 0
+                done = deletions
+                let indexes = try SnapshotIndexRebuild(connection: connection, rowsByTable: rowsByTable,
+                                                       minimumRows: configuration.indexRebuildMinimumRows)
+                try schema.clearConstrainedColumns(of: rows.map(\.key), on: connection)
+                var writer = SnapshotRowWriter(connection: connection, schema: schema)
+                for (id, values) in rows {
+                    try writer.write(id, values)
+                    report.rowsWritten += 1
+                    done += 1
+                    if done % 10_000 == 0 { progress?(done, total) }
+                }
+                try indexes.restore()
             }
-            try indexes.restore()
+            try schema.writeKeepingConstraintIndexes(on: connection, writeRows)
             progress?(total, total)
             report.segments = uncompactedSegments
             report.compactedThrough = lastSequence

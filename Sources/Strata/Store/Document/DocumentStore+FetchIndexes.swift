@@ -2,7 +2,8 @@ import Foundation
 
 extension DocumentStore {
     /// Creates the fetch indexes and uniqueness-constraint indexes the model declares and
-    /// the document lacks: an existing document gains the indexes added to its model
+    /// the document lacks, and makes a non-unique constraint index UNIQUE once its records
+    /// allow: an existing document gains the indexes added to its model
     /// (neither changes the model's version hash, so the same document opens with either
     /// model). Runs when a writable document opens, in a write transaction of its own.
     /// - Throws: `.invalidModel` for an R-tree index without SQLite's R-tree module;
@@ -14,7 +15,7 @@ extension DocumentStore {
         try writing {
             try withOpenState { state in
                 try schema.createMissingFetchIndexes(on: state.connection)
-                try schema.createMissingUniquenessIndexes(on: state.connection)
+                try schema.reconcileUniquenessIndexes(on: state.connection)
             }
         }
     }

@@ -51,6 +51,18 @@ extension SQLTranslation {
 
     /// One key of a single object (outside a collection).
     private mutating func step(_ object: SQLObjectRef, _ key: String) throws -> SQLOperand {
+        if let composite = object.entity.composite(named: key) {
+            // A composite alone (`address == nil`): NULL when every element is, as in memory.
+            let alias = try rowAlias(of: object)
+            var tests: [String] = []
+            for element in composite.elements {
+                guard case .column(let column, _) = try property(composite.elementKey(element.name), of: object.entity) else {
+                    throw SQLResidual(reason: "composite element without a column")
+                }
+                tests.append("\(alias).\(SnapshotSchema.quote(column)) IS NULL")
+            }
+            return .scalar(SQLScalar(sql: "(CASE WHEN \(tests.joined(separator: " AND ")) THEN NULL ELSE 1 END)", kind: .boolean))
+        }
         switch try property(key, of: object.entity) {
         case .column(let column, let kind):
             return .scalar(SQLScalar(sql: "\(try rowAlias(of: object)).\(SnapshotSchema.quote(column))", kind: kind))

@@ -213,7 +213,10 @@ struct SnapshotSchema {
     }
 
     /// The statements that create every snapshot table and index.
-    func createStatements() -> [String] {
+    /// - Parameter uniqueConstraintIndexes: whether the uniqueness constraints' indexes are
+    ///   UNIQUE (a new, empty document's are; a migration's stay non-unique until the next
+    ///   writable open checks its records: ``reconcileUniquenessIndexes(on:)``).
+    func createStatements(uniqueConstraintIndexes: Bool = false) -> [String] {
         var statements: [String] = []
         for table in tables.values.sorted(by: { $0.root.index < $1.root.index }) {
             var columns = ["\"_pk\" INTEGER PRIMARY KEY"]
@@ -242,7 +245,7 @@ struct SnapshotSchema {
             statements.append("CREATE TABLE \(Self.quote(join.name)) (\(columns.joined(separator: ", ")), PRIMARY KEY (\"source\", \"destination\")) WITHOUT ROWID")
             statements.append("CREATE INDEX \(Self.quote("\(join.name)_destination_index")) ON \(Self.quote(join.name)) (\"destination\")")
         }
-        statements += uniquenessIndexStatements()
+        statements += uniquenessIndexStatements(unique: uniqueConstraintIndexes)
         return statements
     }
 
