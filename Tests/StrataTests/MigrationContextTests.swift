@@ -144,8 +144,8 @@ private typealias F = MigrationFixtures
 
         // Saves after the migration, then verify and replay cross the custom stage.
         let stack = try DocumentStack.open(url, model: v2)
-        let ada = try stack.context.existingObject(with: try #require(try stack.store.objectIDs(for: v2.entity(named: "Address"), includingSubentities: false).first))
-        try ada.setValue("Paris", forKey: "city")
+        let address = try stack.context.existingObject(with: try #require(try stack.store.objectIDs(for: v2.entity(named: "Address"), includingSubentities: false).first))
+        try address.setValue("Paris", forKey: "city")
         let newcomer = try stack.context.insertObject(forEntityName: "Employee")
         try newcomer.setValue("Mary", forKey: "first")
         try stack.context.save()
@@ -239,8 +239,8 @@ private typealias F = MigrationFixtures
         let neverAgain: MigrationStage = .mapping(to: v2) { _ in throw Refused() }
         let relink: MigrationStage = .mapping(to: v3) { context in
             // Ada's address moves to Plato (leaving Ada without one), Grace's is deleted.
-            let ada = try employee("Ada", in: context), grace = try employee("Grace", in: context)
-            let plato = try employee("Plato", in: context)
+            let ada = try Self.employee("Ada", in: context), grace = try Self.employee("Grace", in: context)
+            let plato = try Self.employee("Plato", in: context)
             let adaAddress = try #require(ada["address"].objectIDs.first.flatMap(context.migratedRecord))
             let graceAddress = try #require(grace["address"].objectIDs.first.flatMap(context.migratedRecord))
             try context.relate(plato, "address", to: [adaAddress])

@@ -107,6 +107,9 @@ extension DocumentState {
     mutating func migrate(_ plan: MigrationPlan, dryRun: Bool, code: MigrationStageCode,
                           progress: ((Int, Int) -> Void)?) throws -> MigrationReport {
         try catchUp()
+        if case .inferred = code, plan.carriesRecordByRecord {
+            return try migrateRecordByRecord(plan, dryRun: dryRun, progress: progress)
+        }
         let stored = plan.source
         var records: [ManagedObjectID: [PropertyValue]] = [:]
         for entity in stored.entities where !entity.isAbstract {
@@ -138,6 +141,15 @@ extension DocumentState {
             if done % 1_000 == 0 { progress?(done, total) }
         }
         progress?(total, total)
+        try recordMigration(plan, keyCounters: newCounters, code: code, migrated: migrated)
+        return report
+    }
+
+    /// Records the new model in the document's tables and metadata: the entity table, the
+    /// model, its hash, the key counters, the model version history (with a custom stage's
+    /// checkpoint), the identity checksum.
+    mutating func recordMigration(_ plan: MigrationPlan, keyCounters: [String: Int64], code: MigrationStageCode,
+                                  migrated: [ManagedObjectID: [PropertyValue]]?) throws {
         try connection.execute("DELETE FROM strata_entity")
         let entityInsert = try connection.prepare("INSERT INTO strata_entity (id, name) VALUES (?, ?)")
         for entity in plan.destination.entities { try entityInsert.run([.integer(Int64(entity.index)), .text(entity.name)]) }
@@ -146,13 +158,12 @@ extension DocumentState {
         try DocumentFile.writeMeta(connection, key: "modelHash", .text(plan.destination.versionHash))
         try DocumentFile.writeMeta(connection, key: "compactedThrough", .integer(Int64(lastSequence)))
         try DocumentFile.writeMeta(connection, key: ModelVersionHistory.sinceKey, .integer(Int64(lastSequence + 1)))
-        for (name, counter) in newCounters { try DocumentFile.writeMeta(connection, key: "keyCounter.\(name)", .integer(counter)) }
+        for (name, counter) in keyCounters { try DocumentFile.writeMeta(connection, key: "keyCounter.\(name)", .integer(counter)) }
         let version = try ModelVersionHistory.append(connection, model: plan.destination, since: lastSequence + 1, custom: code.isCustom)
-        if code.isCustom {
+        if code.isCustom, let migrated {
             try MigrationCheckpoint.write(connection, version: version, since: lastSequence + 1, records: migrated, model: plan.destination)
         }
         try DocumentFile.writeIdentityChecksum(connection)
-        return report
     }
 
     private static func report(_ plan: MigrationPlan, records: [ManagedObjectID: [PropertyValue]],
@@ -168,6 +179,13 @@ extension DocumentState {
         for id in migrated.keys {
             if let from = plan.sourceEntity[id.entity.index], oldKeys[from]?.contains(id.primaryKey) != true { rekeyed += 1 }
         }
+        return report(plan, counts: counts, dropped: dropped, rekeyed: rekeyed, oldSchema: oldSchema, newSchema: newSchema,
+                      didMigrate: didMigrate)
+    }
+
+    /// The report of a migration that wrote `counts` records per destination entity (by index).
+    static func report(_ plan: MigrationPlan, counts: [Int: Int], dropped: Int, rekeyed: Int, oldSchema: SnapshotSchema,
+                       newSchema: SnapshotSchema, didMigrate: Bool) -> MigrationReport {
         func columns(_ schema: SnapshotSchema, _ entity: EntityDescription?) -> Set<String> {
             guard let entity else { return [] }
             return Set(schema.table(for: entity).columns.map(\.name))

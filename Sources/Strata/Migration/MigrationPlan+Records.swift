@@ -132,7 +132,7 @@ extension MigrationPlan {
             var row: [PropertyValue] = []
             row.reserveCapacity(entity.slotCount)
             for slot in 0..<entity.slotCount {
-                row.append(value(for: slot, of: entity, from: values, newID: newID))
+                row.append(value(for: slot, of: entity, from: values) { newID[$0] })
             }
             if let transform {
                 var new = MigrationRecord(id: id, values: row)
@@ -153,9 +153,16 @@ extension MigrationPlan {
         return destinationOf[id.entity.rootEntity.index] === target.rootEntity
     }
 
+    /// A source record's values carried into `entity` of the destination, given the ID each
+    /// source record gets (nil for one dropped).
+    func carriedValues(_ values: [PropertyValue], as entity: EntityDescription,
+                       newID: (ManagedObjectID) -> ManagedObjectID?) -> [PropertyValue] {
+        (0..<entity.slotCount).map { value(for: $0, of: entity, from: values, newID: newID) }
+    }
+
     /// The destination value of one slot.
     private func value(for slot: Int, of entity: EntityDescription, from values: [PropertyValue],
-                       newID: [ManagedObjectID: ManagedObjectID]) -> PropertyValue {
+                       newID: (ManagedObjectID) -> ManagedObjectID?) -> PropertyValue {
         let name = entity.slotName(slot)
         if let attribute = entity.attributesByName[name] {
             guard let from = sourceSlot[entity.index][slot], from < values.count else {
@@ -168,7 +175,7 @@ extension MigrationPlan {
         guard let relationship = entity.relationshipsByName[name] else { return .null }
         let empty: PropertyValue = relationship.isToMany ? .objects([]) : .null
         guard let from = sourceSlot[entity.index][slot], from < values.count else { return empty }
-        let members = values[from].objectIDs.compactMap { newID[$0] }
+        let members = values[from].objectIDs.compactMap(newID)
         if relationship.isToMany {
             let ordered = relationship.isOrdered ? members : members.sorted()
             return .objects(OrderedSet(ordered))
@@ -183,6 +190,20 @@ extension MigrationPlan {
         case (.integer(let number), .decimal): return .decimal(Decimal(number))
         default: return value
         }
+    }
+
+    /// Whether a new relationship is filled from its inverse's records (``fillNewInverses(_:)``).
+    var fillsNewInverses: Bool {
+        for entity in destination.entities {
+            for relationship in entity.relationships where !relationship.isTransient {
+                guard let slot = entity.slotIndex(of: relationship.name), sourceSlot[entity.index][slot] != nil,
+                      let inverseName = relationship.inverseName else { continue }
+                let target = entity.destination(of: relationship)
+                if let inverseSlot = target.slotIndex(of: inverseName), sourceSlot[target.index][inverseSlot] == nil,
+                   let inverse = target.relationshipsByName[inverseName], !inverse.isTransient { return true }
+            }
+        }
+        return false
     }
 
     /// A new relationship whose inverse came from the source has no values of its own:

@@ -258,3 +258,31 @@ struct SnapshotSchema {
         }
     }
 }
+
+extension SnapshotSchema {
+    /// The same schema with every table and join table named `prefix` + its name: where a
+    /// migration writes the new tables while the old ones, of the same names, are read.
+    func renamed(prefix: String) -> SnapshotSchema {
+        var copy = self
+        copy.tables = tables.mapValues { table in
+            Table(name: prefix + table.name, root: table.root, columns: table.columns,
+                  hasEntityColumn: table.hasEntityColumn, hasVersionColumn: table.hasVersionColumn)
+        }
+        func join(_ table: JoinTable) -> JoinTable {
+            JoinTable(name: prefix + table.name, owner: table.owner, relationship: table.relationship,
+                      sourceHasEntity: table.sourceHasEntity, destinationHasEntity: table.destinationHasEntity, isOrdered: table.isOrdered)
+        }
+        copy.joinTables = Dictionary(uniqueKeysWithValues: joinTables.values.map { (prefix + $0.name, join($0)) })
+        copy.slots = slots.mapValues { storage in
+            storage.map { slot in
+                switch slot {
+                case .inverseForeignKey(let table, let column, let destination):
+                    return .inverseForeignKey(table: prefix + table, column: column, destination: destination)
+                case .join(let table, let reversed): return .join(join(table), reversed: reversed)
+                default: return slot
+                }
+            }
+        }
+        return copy
+    }
+}
