@@ -155,11 +155,12 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
     /// Stops listening, closes the connections and the replica, and removes its cache
     /// file. Nothing is lost: every save is on the server. Further use throws.
     public func close() throws {
-        listener?.stop()
         writer.lock()
         defer { writer.unlock() }
         guard isOpenLocked else { return }
         isOpenLocked = false
+        // A catch-up the listener started finds the store closed once it gets the lock.
+        listener?.stop()
         listener = nil
         session.close()
         defer { Self.removeCache(cacheURL) }
