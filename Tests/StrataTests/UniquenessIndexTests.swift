@@ -87,8 +87,8 @@ import Testing
         let report = try DocumentVerifier.verify(url)
         #expect(report.problems.isEmpty)
         // verify reads the model recorded in the document (the one without the constraint:
-        // constraints leave the version hash alone), so it has nothing to say here; the
-        // batch-update test below shows its note.
+        // constraints leave the version hash alone) and still names the records, from the index.
+        #expect(report.notes.contains { $0.contains("Member_unique_email_index is not UNIQUE") && $0.contains("Member 1, 2") }, "\(report.notes)")
         // The records are fixed; the next writable open makes the index UNIQUE.
         let two = try #require(try after.context.fetch(FetchRequest(entityName: "Member", predicate: try FetchPredicate(format: "name == 'Two'"))).first)
         try two.setValue("two@x", forKey: "email")

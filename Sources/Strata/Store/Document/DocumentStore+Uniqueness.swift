@@ -18,10 +18,11 @@ package struct ConstraintIndexStatus: Sendable, Hashable {
 
 extension DocumentStore {
     /// Each uniqueness constraint's index in the snapshot, with the records that keep a
-    /// non-unique one from becoming UNIQUE (docs/SQL.md, "Uniqueness constraints").
+    /// non-unique one from becoming UNIQUE (docs/SQL.md, "Uniqueness constraints") — also
+    /// a constraint index that a newer model than the one this store opened with made.
     package func constraintIndexStatus() throws -> [ConstraintIndexStatus] {
         try withOpenState { state in
-            try schema.uniquenessIndexStates(on: state.connection).map { item in
+            try schema.uniquenessIndexStates(on: state.connection, undeclared: true).map { item in
                 ConstraintIndexStatus(
                     name: item.index.name, table: item.index.table, columns: item.index.columns,
                     isPresent: item.isPresent, isUnique: item.isUnique,

@@ -83,14 +83,31 @@ extension SnapshotSchema {
     }
 
     /// Each constraint index the model declares, as the document holds it; the clashing
-    /// records of a non-unique one (at most `clashLimit` keys).
-    func uniquenessIndexStates(on connection: SQLiteConnection, clashLimit: Int = 20) throws -> [UniquenessIndexState] {
-        let wanted = uniquenessIndexes()
-        guard !wanted.isEmpty else { return [] }
+    /// records of a non-unique one (at most `clashLimit` keys). With `undeclared`, also the
+    /// non-unique constraint indexes the model does not declare: a writer's newer model
+    /// made them (constraints leave the version hash, and so the recorded model, alone).
+    func uniquenessIndexStates(on connection: SQLiteConnection, clashLimit: Int = 20,
+                               undeclared: Bool = false) throws -> [UniquenessIndexState] {
+        var wanted = uniquenessIndexes()
         var present: [String: String] = [:]
-        for row in try connection.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL").rows() {
-            if case .text(let name) = row[0], case .text(let sql) = row[1] { present[name] = sql }
+        var tableOf: [String: String] = [:]
+        for row in try connection.prepare("SELECT name, sql, tbl_name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL").rows() {
+            if case .text(let name) = row[0], case .text(let sql) = row[1], case .text(let table) = row[2] {
+                present[name] = sql
+                tableOf[name] = table
+            }
         }
+        if undeclared {
+            let known = Set(wanted.map(\.name))
+            for (name, sql) in present.sorted(by: { $0.key < $1.key })
+            where !known.contains(name) && name.contains("_unique_") && name.hasSuffix("_index") && sql.uppercased().hasPrefix("CREATE INDEX") {
+                let columns = try connection.prepare("SELECT name FROM pragma_index_info(?) ORDER BY seqno").rows([.text(name)])
+                    .compactMap { row -> String? in if case .text(let column)? = row.first { column } else { nil } }
+                guard let table = tableOf[name], !columns.isEmpty else { continue }
+                wanted.append(UniquenessIndex(name: name, table: table, columns: columns, entities: nil))
+            }
+        }
+        guard !wanted.isEmpty else { return [] }
         return try wanted.map { index in
             let sql = present[index.name]
             let unique = sql?.uppercased().hasPrefix("CREATE UNIQUE") ?? false
