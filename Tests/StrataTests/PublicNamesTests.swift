@@ -75,6 +75,7 @@ import Testing
         "ManagedObjectContext": ManagedObjectContext.self,
         "ManagedObjectID": ManagedObjectID.self,
         "ManagedObjectModel": ManagedObjectModel.self,
+        "MigrationContext": MigrationContext.self,
         "MigrationPlan": MigrationPlan.self,
         "MigrationRecord": MigrationRecord.self,
         "MigrationReport": MigrationReport.self,
