@@ -1,7 +1,7 @@
 import Foundation
 import Strata
 
-/// `strata import` through ``BatchInsertRequest``: rows become dictionaries as the request
+/// `strata import` through ``BatchInsertRequest``: rows are filled by slot as the request
 /// asks for them (one at a time from the streaming reader), so neither the file nor a
 /// managed object per row is ever held; the request registers undo, so the import is one
 /// undo group ("Import ENTITY").
