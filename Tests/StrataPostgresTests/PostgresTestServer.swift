@@ -29,17 +29,33 @@ enum PostgresTestServer {
 
     /// Starts a throwaway server and returns its URL.
     static func start() throws -> String {
-        let result = try runProcess("/bin/bash", [script.path])
+        let result = shell("/bin/bash '\(script.path)'")
         let url = result.output.trimmingCharacters(in: .whitespacesAndNewlines)
         guard result.status == 0, url.hasPrefix("postgres://") else {
-            throw StrataError(.io, "Tools/postgres-server failed (status \(result.status)): \(result.error)")
+            throw StrataError(.io, "Tools/postgres-server failed (status \(result.status)): \(result.output)")
         }
         return url
     }
 
     /// Stops a server `start()` started.
     static func stop(_ url: String) {
-        _ = try? runProcess("/bin/bash", [script.path, "stop", url])
+        _ = shell("/bin/bash '\(script.path)' stop '\(url)'")
+    }
+
+    /// Runs a shell command through popen: Foundation's Process waits for its child with
+    /// dispatch, which can starve while every test thread waits for the first start
+    /// (a static initializer), so the server is started without it.
+    private static func shell(_ command: String) -> (status: Int32, output: String) {
+        guard let pipe = popen(command, "r") else { return (-1, "popen failed") }
+        var output = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, pipe)
+            if count <= 0 { break }
+            output.append(contentsOf: buffer[0..<count])
+        }
+        let status = pclose(pipe)
+        return (status == 0 ? 0 : (status == -1 ? -1 : max(1, status >> 8)), String(decoding: output, as: UTF8.self))
     }
 
     private static func stopStarted() {
