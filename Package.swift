@@ -44,7 +44,7 @@ let package = Package(
             dependencies: ["Strata", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(
             name: "strata",
-            dependencies: ["Strata", "StrataToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Strata", "StrataPostgres", "StrataToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tools/strata"),
         .executableTarget(
             name: "strata-log",
@@ -84,7 +84,7 @@ let package = Package(
         ]),
         // Against a real server: Tools/postgres-server starts one unless STRATA_POSTGRES_URL is set.
         .testTarget(name: "StrataPostgresTests", dependencies: [
-            "Strata", "StrataPostgres", "StrataTestSupport", "strata-postgres-writer",
+            "Strata", "StrataPostgres", "StrataTestSupport", "strata-postgres-writer", "strata", "strata-log",
         ]),
         .testTarget(name: "OutlinerTests", dependencies: ["OutlinerCore", "Strata", "Outliner"]),
         .testTarget(name: "StrataFuzzTests", dependencies: ["Strata", "StrataFuzzTargets"],

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Installs the system libraries Strata links against (Debian/Ubuntu), only when missing.
-# `bash Tools/install-deps.sh postgresql` installs the PostgreSQL server the StrataPostgres
-# tests start through Tools/postgres-server (binaries in /usr/lib/postgresql/*/bin).
+# Installs what Strata builds and tests with (Debian/Ubuntu), only when missing: the system
+# libraries it links against, the sqlite3 and lz4 tools the tests compare with, and the
+# PostgreSQL server binaries the StrataPostgres tests start a throwaway server from
+# (Tools/postgres-server; binaries in /usr/lib/postgresql/*/bin). Skipped when an `initdb`
+# is already on the PATH (a PostgreSQL built or installed another way).
 set -euo pipefail
 # The packages to check: the arguments, or Strata's usual set.
 packages=("$@")
-[ ${#packages[@]} -gt 0 ] || packages=(libsqlite3-dev liblz4-dev lz4 sqlite3)
+if [ ${#packages[@]} -eq 0 ]; then
+  packages=(libsqlite3-dev liblz4-dev lz4 sqlite3)
+  command -v initdb >/dev/null 2>&1 || packages+=(postgresql)
+fi
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -35,7 +35,10 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
             throw bad("the document name must be 1 to 200 bytes, not '\(document)'")
         }
         let user = components.user.flatMap { $0.removingPercentEncoding } ?? ProcessInfo.processInfo.environment["USER"] ?? "postgres"
+        // A URL without a password takes libpq's PGPASSWORD, so remembered URLs (strata sync)
+        // never need to hold one.
         let password = components.password.flatMap { $0.removingPercentEncoding }
+            ?? ProcessInfo.processInfo.environment["PGPASSWORD"].flatMap { $0.isEmpty ? nil : $0 }
         var database = String(components.path.drop(while: { $0 == "/" }))
         if database.isEmpty { database = user }
         let socketDirectory = components.queryItems?.first(where: { $0.name == "host" })?.value
@@ -45,6 +48,8 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
             configuration = PostgresConnection.Configuration(
                 unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: user, password: password, database: database)
             server = "\(user)@\(socketDirectory):\(port)/\(database)"
+            documentURL = Self.url(user: user, host: "localhost", port: port, database: database, document: document,
+                                   socketDirectory: socketDirectory)
         } else {
             guard let host = components.host, !host.isEmpty else { throw bad("it names no host") }
             var settings = PostgresConnection.Configuration(host: host, port: port, username: user, password: password,
@@ -52,6 +57,8 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
             settings.options.connectTimeout = .seconds(10)
             configuration = settings
             server = "\(user)@\(host):\(port)/\(database)"
+            documentURL = Self.url(user: user, host: host, port: port, database: database, document: document,
+                                   socketDirectory: nil)
         }
         self.document = document
     }
@@ -64,19 +71,40 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
             throw StrataError(.invalidArgument, "Bad PostgreSQL URL '\(Self.redacted(url))': it is not a URL.",
                               context: ["url": Self.redacted(url)])
         }
-        let parts = components.path.split(separator: "/", omittingEmptySubsequences: true)
+        let parts = components.percentEncodedPath.split(separator: "/", omittingEmptySubsequences: true)
         guard parts.count == 2 else {
             throw StrataError(.invalidArgument,
                               "Bad PostgreSQL document URL '\(Self.redacted(url))': it must be postgres://USER@HOST:PORT/DATABASE/DOCUMENT.",
                               context: ["url": Self.redacted(url)])
         }
         var database = components
-        database.path = "/\(parts[0])"
+        database.percentEncodedPath = "/\(parts[0])"
         try self.init(database.string ?? url, document: String(parts[1]).removingPercentEncoding ?? String(parts[1]))
     }
 
-    /// `SERVER` and the document, as `strata info` shows it.
-    public var description: String { "postgres://\(server) document \(document)" }
+    /// The document's URL without a password, `postgres://USER@HOST:PORT/DATABASE/DOCUMENT`
+    /// (with `?host=DIR` for a Unix socket): what `strata sync` remembers and
+    /// ``init(documentURL:)`` reads back.
+    public let documentURL: String
+
+    /// The document's URL without a password (``documentURL``), as messages and `strata info` show it.
+    public var description: String { documentURL }
+
+    /// A document URL from its parts, percent-encoding what a URL path cannot hold.
+    private static func url(user: String, host: String, port: Int, database: String, document: String,
+                            socketDirectory: String?) -> String {
+        var components = URLComponents()
+        components.scheme = "postgres"
+        components.user = user
+        components.host = host
+        components.port = port
+        var segment = CharacterSet.urlPathAllowed
+        segment.remove("/")
+        func encoded(_ part: String) -> String { part.addingPercentEncoding(withAllowedCharacters: segment) ?? part }
+        components.percentEncodedPath = "/\(encoded(database))/\(encoded(document))"
+        if let socketDirectory { components.queryItems = [URLQueryItem(name: "host", value: socketDirectory)] }
+        return components.string ?? "postgres://\(user)@\(host):\(port)/\(database)/\(document)"
+    }
 
     /// The URL with its password replaced by `***`, for messages.
     static func redacted(_ url: String) -> String {

@@ -3,68 +3,6 @@ import Testing
 // Every file of the test target sees the temporary directory and the built-program locator.
 @_exported import StrataTestSupport
 
-/// What one run of a built tool printed and returned.
-struct CommandResult {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-
-    /// Standard output parsed as JSON.
-    func json() throws -> Any {
-        try JSONSerialization.jsonObject(with: Data(stdout.utf8), options: [.fragmentsAllowed])
-    }
-}
-
-/// Runs the built programs (`strata`, `strata-log`, ...; see ``builtExecutable(_:)``) and
-/// other programs given by absolute path as real processes.
-enum CLI {
-    static func binary(_ name: String) -> URL {
-        name.hasPrefix("/") ? URL(fileURLWithPath: name) : builtExecutable(name)
-    }
-
-    static func run(_ tool: String, _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> CommandResult {
-        try runAll(tool, [arguments], in: directory, environment: environment)[0]
-    }
-
-    /// Starts one process of `tool` per argument list, all at once, and waits for every one
-    /// (the many-writer and contention tests need them running together).
-    static func runAll(_ tool: String, _ argumentLists: [[String]], in directory: URL? = nil,
-                       environment: [String: String] = [:]) throws -> [CommandResult] {
-        let executable = binary(tool)
-        let outputs = try TemporaryDirectory()
-        let scratch = outputs.url
-        var running: [(process: Process, out: URL, err: URL)] = []
-        for (index, arguments) in argumentLists.enumerated() {
-            let outURL = scratch.appendingPathComponent("out\(index)"), errURL = scratch.appendingPathComponent("err\(index)")
-            _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-            _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = arguments
-            process.standardOutput = try FileHandle(forWritingTo: outURL)
-            process.standardError = try FileHandle(forWritingTo: errURL)
-            process.standardInput = FileHandle.nullDevice
-            if let directory { process.currentDirectoryURL = directory }
-            if !environment.isEmpty {
-                process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            }
-            running.append((process, outURL, errURL))
-        }
-        for entry in running { try entry.process.run() }
-        return try running.map { entry in
-            entry.process.waitUntilExit()
-            for handle in [entry.process.standardOutput, entry.process.standardError] { try (handle as? FileHandle)?.close() }
-            return CommandResult(
-                status: entry.process.terminationStatus,
-                stdout: String(decoding: try Data(contentsOf: entry.out), as: UTF8.self),
-                stderr: String(decoding: try Data(contentsOf: entry.err), as: UTF8.self))
-        }
-    }
-
-    static func strata(_ arguments: String...) throws -> CommandResult { try run("strata", arguments) }
-    static func strataLog(_ arguments: String...) throws -> CommandResult { try run("strata-log", arguments) }
-}
-
 /// A test's documents, made with the `strata` tool in its temporary directory.
 extension TemporaryDirectory {
     /// Creates an employees-example document and returns its path.

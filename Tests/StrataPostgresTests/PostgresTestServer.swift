@@ -89,27 +89,6 @@ final class PostgresStack: @unchecked Sendable {
     func close() { try? store.close() }
 }
 
-/// Runs a program to its end and returns its status and output.
-func runProcess(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    let output = Pipe()
-    let error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
-    // Read both pipes before waiting, so a full pipe never blocks the program.
-    let errorData = Locked(Data())
-    let reader = Thread { errorData.withLock { $0 = error.fileHandleForReading.readDataToEndOfFile() } }
-    reader.start()
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    while !reader.isFinished { Thread.sleep(forTimeInterval: 0.01) }
-    return (process.terminationStatus, String(decoding: outputData, as: UTF8.self),
-            String(decoding: errorData.withLock { $0 }, as: UTF8.self))
-}
-
 extension ManagedObject {
     func string(_ key: String) throws -> String? {
         if case .string(let value) = try value(forKey: key) { return value }

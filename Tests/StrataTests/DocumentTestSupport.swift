@@ -83,22 +83,6 @@ func sqlRows(_ url: URL, _ sql: String) throws -> [[SQLiteValue]] {
     return try connection.prepare(sql).rows()
 }
 
-/// Runs a program and returns its exit status, standard output and standard error.
-func runProcess(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    let output = Pipe()
-    let error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
-    let outData = output.fileHandleForReading.readDataToEndOfFile()
-    let errData = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
-}
-
 // MARK: Small models
 
 /// Relationship kinds the example model lacks:

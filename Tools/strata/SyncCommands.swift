@@ -1,16 +1,16 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataPostgres
 import StrataToolSupport
 
 /// The remote a location names: the one place the CLI turns a location into a
-/// ``SegmentRemote`` (a `postgres://` URL is added here when the PostgreSQL store ships).
+/// ``SegmentRemote``: a `postgres://…/DATABASE/DOCUMENT` URL (StrataPostgres) or a remote file.
 /// Only a push (`creating`) makes a new remote file.
 func segmentRemote(for location: String, creating: Bool = false) throws -> any SegmentRemote {
     if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
-        throw StrataError(.invalidArgument,
-                          "This strata has no PostgreSQL support built in; give a remote file (for example hub.strata-remote) instead of \(location).",
-                          context: ["remote": location])
+        // postgres://USER@HOST:PORT/DATABASE/DOCUMENT: the document is the URL's last part.
+        return try PostgresSegmentRemote(location: PostgresLocation(documentURL: location))
     }
     let path = location.hasPrefix("file://") ? String(location.dropFirst("file://".count)) : location
     return try FileSegmentRemote(url: URL(fileURLWithPath: path), creatingIfMissing: creating)
@@ -99,15 +99,18 @@ struct PushCommand: ParsableCommand {
             first, pulls its saves (resolving conflicts by --merge-policy) and tries again. \
             The first push of a document creates the remote document from its whole log; \
             the document remembers the remote, so later pushes may leave it out. REMOTE is \
-            a remote file (created when missing), shareable through a shared folder.
+            a remote file (created when missing), shareable through a shared folder, or a \
+            PostgreSQL document, postgres://USER@HOST:PORT/DATABASE/DOCUMENT (remembered \
+            without its password; PGPASSWORD supplies one).
 
             Examples:
               strata push staff.strata hub.strata-remote
+              strata push staff.strata postgres://alice@db.example:5432/app/plans
               strata push staff.strata --merge-policy objectTrump
             """)
 
     @OptionGroup var target: DocumentArgument
-    @Argument(help: "The remote (a .strata-remote file); default: the one the document remembers.")
+    @Argument(help: "The remote (a .strata-remote file or a postgres://…/DATABASE/DOCUMENT URL); default: the one the document remembers.")
     var remote: String?
     @OptionGroup var mergePolicy: MergePolicyOption
     @OptionGroup var output: JSONFlag
@@ -182,9 +185,10 @@ struct CloneCommand: ParsableCommand {
 
             Examples:
               strata clone hub.strata-remote mine.strata
+              strata clone postgres://bob@db.example:5432/app/plans mine.strata
             """)
 
-    @Argument(help: "The remote (a .strata-remote file).")
+    @Argument(help: "The remote (a .strata-remote file or a postgres://…/DATABASE/DOCUMENT URL).")
     var remote: String
     @Argument(help: "The new document (must not exist).")
     var document: String
