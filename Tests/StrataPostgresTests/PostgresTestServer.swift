@@ -89,17 +89,6 @@ final class PostgresStack: @unchecked Sendable {
     func close() { try? store.close() }
 }
 
-extension ManagedObject {
-    func string(_ key: String) throws -> String? {
-        if case .string(let value) = try value(forKey: key) { return value }
-        return nil
-    }
-    func int(_ key: String) throws -> Int64? {
-        if case .integer(let value) = try value(forKey: key) { return value }
-        return nil
-    }
-}
-
 /// Waits (polling; the deadline bounds a hang, it measures nothing) until `condition`.
 func eventually(timeout: TimeInterval = 60, _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(timeout)

@@ -49,14 +49,6 @@ struct Stack {
 func ids(_ objects: [ManagedObject]) -> Set<ManagedObjectID> { Set(objects.map(\.objectID)) }
 
 extension ManagedObject {
-    func string(_ key: String) throws -> String? {
-        if case .string(let value) = try value(forKey: key) { return value }
-        return nil
-    }
-    func int(_ key: String) throws -> Int64? {
-        if case .integer(let value) = try value(forKey: key) { return value }
-        return nil
-    }
     func related(_ key: String) throws -> ManagedObject? { try object(forKey: key) }
     func relatedSet(_ key: String) throws -> Set<ManagedObject> { Set(try objects(forKey: key)) }
 }

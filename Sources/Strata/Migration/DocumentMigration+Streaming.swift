@@ -87,10 +87,7 @@ extension DocumentState {
                                  didMigrate: !dryRun)
         guard !dryRun else { return report }
 
-        try ModelVersionHistory.createTable(connection)
-        try ModelVersionHistory.recordInitialVersionIfNeeded(connection, meta: meta, model: stored)
-        for table in schema.tables.values { try connection.execute("DROP TABLE \(SnapshotSchema.quote(table.name))") }
-        for join in schema.joinTables.values { try connection.execute("DROP TABLE \(SnapshotSchema.quote(join.name))") }
+        try Self.recordVersionsAndDropSnapshot(connection, meta: meta, stored: stored, schema: schema)
         let renames = staging.tables.keys.map { (staging.tables[$0]!.name, newSchema.tables[$0]!.name) }
             + staging.joinTables.values.map { ($0.name, String($0.name.dropFirst("strata_migrating_".count))) }
         for (from, to) in renames {

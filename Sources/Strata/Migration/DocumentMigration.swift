@@ -127,10 +127,7 @@ extension DocumentState {
                                  didMigrate: !dryRun)
         guard !dryRun else { return report }
 
-        try ModelVersionHistory.createTable(connection)
-        try ModelVersionHistory.recordInitialVersionIfNeeded(connection, meta: meta, model: stored)
-        for table in schema.tables.values { try connection.execute("DROP TABLE \(SnapshotSchema.quote(table.name))") }
-        for join in schema.joinTables.values { try connection.execute("DROP TABLE \(SnapshotSchema.quote(join.name))") }
+        try Self.recordVersionsAndDropSnapshot(connection, meta: meta, stored: stored, schema: schema)
         for statement in newSchema.createStatements() { try connection.execute(statement) }
         var writer = SnapshotRowWriter(connection: connection, schema: newSchema)
         let total = migrated.count

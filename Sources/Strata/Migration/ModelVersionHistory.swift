@@ -147,3 +147,16 @@ extension DocumentState {
                           context: ["modelHash": stored])
     }
 }
+
+extension DocumentState {
+    /// The first writes of every migration path, once its records are read: the version
+    /// history (with the document's first model when this is its first migration), then
+    /// the old snapshot tables and join tables dropped.
+    static func recordVersionsAndDropSnapshot(_ connection: SQLiteConnection, meta: DocumentFile.Meta,
+                                              stored: ManagedObjectModel, schema: SnapshotSchema) throws {
+        try ModelVersionHistory.createTable(connection)
+        try ModelVersionHistory.recordInitialVersionIfNeeded(connection, meta: meta, model: stored)
+        for table in schema.tables.values { try connection.execute("DROP TABLE \(SnapshotSchema.quote(table.name))") }
+        for join in schema.joinTables.values { try connection.execute("DROP TABLE \(SnapshotSchema.quote(join.name))") }
+    }
+}
