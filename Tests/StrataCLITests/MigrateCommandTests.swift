@@ -130,6 +130,11 @@ enum EmployeesVersions {
         let migrated = try CLI.strata("migrate", document, "--model", model)
         #expect(migrated.status == 0, "\(migrated.stderr)")
 
+        // A read that meets the replaced tables is told the same, not SQLite's own error.
+        let byOldName = FetchRequest(entityName: "Employee", predicate: try FetchPredicate(format: "firstName == 'Ada'"))
+        let fetching = try #require(throws: StrataError.self) { try stack.context.fetch(byOldName) }
+        #expect(fetching.code == .modelIncompatible && fetching.message.contains("reopen it"), "\(fetching)")
+
         let department = try stack.context.insertObject(forEntityName: "Department")
         try department.setValue("Late", forKey: "name")
         let saving = try #require(throws: StrataError.self) { try stack.context.save() }

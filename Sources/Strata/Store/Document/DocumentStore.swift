@@ -395,7 +395,16 @@ public final class DocumentStore: PersistentStore {
                 // Another thread's batch insert has uncommitted rows in the snapshot tables
                 // (``BatchFold``), which this connection would show: wait for its write to end.
                 guard !state.mustWaitForFold else { return nil }
-                return Result { try body(&state) }
+                return Result {
+                    do { return try body(&state) } catch {
+                        // A read that fails on tables another process's migration replaced
+                        // says so (and what to do) instead of SQLite's "no such column".
+                        do { try state.checkNotMigratedElsewhere() } catch let migrated as StrataError where migrated.code == .modelIncompatible {
+                            throw migrated
+                        } catch {}
+                        throw error
+                    }
+                }
             }
             if let outcome { return try outcome.get() }
             writer.lock()
