@@ -76,8 +76,12 @@ private struct Held: Equatable {
     /// `savesThenCompacts`: the command commits its change, then compacts in a second
     /// transaction (`strata import`), so a kill between them leaves the after state not yet
     /// folded into the snapshot: the same objects and segments, an earlier compaction mark.
+    /// `between`: states a kill may also leave (a staged migration's finished stages);
+    /// `rerunFinishes`: after each kill the command runs again, unkilled, and must leave
+    /// exactly `after` (a staged migration resumes where the kill stopped it).
     private func killRepeatedly(_ name: String, template: String, sandbox: TemporaryDirectory, before: Held,
-                                savesThenCompacts: Bool = false, kills killsWanted: Int = killsWanted,
+                                savesThenCompacts: Bool = false, between: [Held] = [], rerunFinishes: Bool = false,
+                                kills killsWanted: Int = killsWanted,
                                 _ command: (String) -> (tool: String, arguments: [String])) throws {
         let seed = testSeed("KillTests \(name)")
         var random = SeededGenerator(seed: seed)
@@ -90,7 +94,7 @@ private struct Held: Equatable {
         let after = try Held(clean)
         #expect(after != before, "\(name) changed nothing")
 
-        var kills = 0, rounds = 0, killedBefore = 0, killedAfter = 0
+        var kills = 0, rounds = 0, killedBefore = 0, killedAfter = 0, killedBetween = 0
         let start = Date()
         // How long a run takes: the first, calibrating run is the slowest (cold caches), so
         // every run that finishes unkilled narrows it and later kills land within the run.
@@ -121,16 +125,27 @@ private struct Held: Equatable {
                    held.compactedThrough < after.compactedThrough {
                     held.compactedThrough = after.compactedThrough
                 }
-                #expect(held == before || held == after, "\(label): neither before nor after (\(held.segments) segments, compacted through \(held.compactedThrough))")
+                #expect(held == before || held == after || between.contains(held),
+                        "\(label): neither before nor after (\(held.segments) segments, compacted through \(held.compactedThrough))")
                 if ending.killed, held == before { killedBefore += 1 } else if ending.killed, held == after { killedAfter += 1 }
+                else if ending.killed, between.contains(held) { killedBetween += 1 }
                 if !ending.killed { #expect(held == after, "\(label): finished but did not leave the after state") }
+                if rerunFinishes {
+                    let rerun = try run(tool, arguments, killAfter: nil)
+                    #expect(!rerun.killed && rerun.stderr.isEmpty, "\(label): the rerun failed: \(rerun.stderr)")
+                    #expect(try Held(document) == after, "\(label): the rerun did not finish the command")
+                    let verifiedRerun = try CLI.strataLog("verify", document)
+                    #expect(verifiedRerun.status == 0, "\(label): verify after the rerun: \(verifiedRerun.stdout) \(verifiedRerun.stderr)")
+                }
             } catch {
                 Issue.record("\(label): \(error)")
             }
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: document + suffix) }
         }
         print("KillTests \(name): \(kills) kills in \(rounds) runs (\(rowCount) rows; the command takes \(String(format: "%.2f", calibration.seconds)) s): "
-              + "\(killedBefore) kills left the state before, \(killedAfter) the state after, none anything else; \(String(format: "%.0f", Date().timeIntervalSince(start))) s")
+              + "\(killedBefore) kills left the state before, \(killedAfter) the state after, "
+              + (between.isEmpty ? "" : "\(killedBetween) a state between, ")
+              + "none anything else\(rerunFinishes ? "; every rerun finished it" : ""); \(String(format: "%.0f", Date().timeIntervalSince(start))) s")
         #expect(kills >= killsWanted, "\(name): only \(kills) of \(rounds) runs were killed while running")
     }
 
@@ -167,6 +182,28 @@ private struct Held: Equatable {
         let before = try Held(template)
         try killRepeatedly("migration", template: template, sandbox: sandbox, before: before, kills: max(killsWanted, 50)) { document in
             ("strata", ["migrate", document, "--model", model])
+        }
+    }
+
+    /// A staged migration (v1 → v2 → v3, one transaction per stage) killed anywhere leaves
+    /// v1, v2 or v3 — never a mixture — and running it again finishes it (docs/MIGRATION.md,
+    /// "Staged migration").
+    @Test func killsDuringAStagedMigrationLeaveAStageAndARerunFinishesIt() throws {
+        let sandbox = try TemporaryDirectory()
+        let template = try importedTemplate(sandbox)
+        _ = try sandbox.insert(template, "Employee", "firstName=Ada", "lastName=Lovelace", "employeeID=7")
+        let v2 = sandbox.path("v2.json"), v3 = sandbox.path("v3.json")
+        try EmployeesVersions.write(v2)
+        try EmployeesVersions.write(v3, version: 3)
+        let before = try Held(template)
+        let firstStage = sandbox.path("first-stage.strata")
+        try FileManager.default.copyItem(atPath: template, toPath: firstStage)
+        let migrated = try CLI.strata("migrate", firstStage, "--model", v2)
+        #expect(migrated.status == 0, "\(migrated.stderr)")
+        let between = try Held(firstStage)
+        try killRepeatedly("staged migration", template: template, sandbox: sandbox, before: before, between: [between],
+                           rerunFinishes: true, kills: max(killsWanted, 10)) { document in
+            ("strata", ["migrate", document, "--model", v2, "--model", v3])
         }
     }
 

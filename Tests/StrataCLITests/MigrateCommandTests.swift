@@ -8,7 +8,8 @@ enum EmployeesVersions {
     /// Version 2 of the employees example as a JSON model file: Employee.firstName renamed
     /// givenName (through its renaming identifier), employeeID widened to integer 64, a new
     /// optional nickname; `breaking` also turns lastName into an integer (not inferable).
-    static func write(_ path: String, breaking: Bool = false) throws {
+    /// Version 3 adds an optional `initials` to Employee as well.
+    static func write(_ path: String, breaking: Bool = false, version: Int = 2) throws {
         let json = ManagedObjectModel.employeesExample().jsonRepresentation()
         var root = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
         var entities = try #require(root["entities"] as? [[String: Any]])
@@ -27,10 +28,11 @@ enum EmployeesVersions {
                 }
             }
             if entity["name"] as? String == "Employee" { attributes.append(["name": "nickname", "type": "string"]) }
+            if entity["name"] as? String == "Employee", version >= 3 { attributes.append(["name": "initials", "type": "string"]) }
             entities[index]["attributes"] = attributes
         }
         root["entities"] = entities
-        root["versionIdentifier"] = "employees-2"
+        root["versionIdentifier"] = "employees-\(version)"
         try JSONSerialization.data(withJSONObject: root, options: [.sortedKeys]).write(to: URL(fileURLWithPath: path))
     }
 }
@@ -112,6 +114,26 @@ enum EmployeesVersions {
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("Employee.lastName"), "\(refused.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: document)) == before)
+    }
+
+    @Test func severalModelsMigrateInStagesAndARerunSkipsTheStagesDone() throws {
+        let sandbox = try TemporaryDirectory()
+        let document = try sandbox.employees()
+        _ = try sandbox.insert(document, "Employee", "firstName=Ada", "lastName=Lovelace", "employeeID=7")
+        let v2 = sandbox.path("v2.json"), v3 = sandbox.path("v3.json")
+        try EmployeesVersions.write(v2)
+        try EmployeesVersions.write(v3, version: 3)
+        expectFailure(try CLI.strata("migrate", document, "--model", v2, "--model", v3, "--dry-run"), mentions: ["--dry-run", "one --model"])
+        expectFailure(try CLI.strata("migrate", document), mentions: ["--model"])
+        #expect(try CLI.strata("migrate", document, "--model", v2).status == 0)
+        let staged = try CLI.strata("migrate", document, "--model", v2, "--model", v3)
+        #expect(staged.status == 0 && staged.stdout.contains("1 of 2 stages run"), "\(staged.stdout) \(staged.stderr)")
+        let again = try CLI.strata("migrate", document, "--model", v2, "--model", v3)
+        #expect(again.status == 0 && again.stdout.contains("Nothing to migrate"), "\(again.stdout) \(again.stderr)")
+        let info = try CLI.run("strata", ["info", document, "--json"])
+        let versions = (try info.json() as? [String: Any])?["modelVersions"] as? [[String: Any]] ?? []
+        #expect(versions.compactMap { $0["identifier"] as? String }.suffix(2) == ["employees-2", "employees-3"], "\(info.stdout)")
+        #expect(try CLI.strataLog("verify", document).status == 0)
     }
 
     @Test func aStoreOpenWhileAnotherProcessMigratesTheDocumentIsToldToReopenIt() throws {

@@ -17,16 +17,21 @@ struct MigrateCommand: ParsableCommand {
             entity and property that blocks it. --dry-run prints the same report and writes \
             nothing. The log is kept: `strata info` lists the model versions it was written with.
 
+            Several --model options make a staged migration through each version in turn, \
+            one transaction per stage: run again after a failure or a kill, it skips the \
+            stages the document already reached and finishes the rest.
+
             Examples:
               strata migrate cars.strata --model SampleModel.xcdatamodeld --dry-run
               strata migrate cars.strata --model Model-v3.json
+              strata migrate cars.strata --model Model-v2.json --model Model-v3.json
             """)
 
     @OptionGroup var target: DocumentArgument
     var document: String { target.document }
 
-    @Option(help: "The new model: JSON, .xcdatamodel or .xcdatamodeld (its current version).")
-    var model: String
+    @Option(help: "The new model: JSON, .xcdatamodel or .xcdatamodeld (its current version); repeat it for a staged migration through each version in order.")
+    var model: [String] = []
 
     @Flag(help: "Report what would change without writing anything.")
     var dryRun = false
@@ -34,13 +39,35 @@ struct MigrateCommand: ParsableCommand {
     @OptionGroup var output: JSONFlag
     var json: Bool { output.json }
 
+    func validate() throws {
+        guard !model.isEmpty else { throw ValidationError("Name the new model with --model MODEL (repeat it for a staged migration).") }
+        guard model.count == 1 || !dryRun else {
+            throw ValidationError("--dry-run reports one migration: give one --model (the stages' first, then run each in turn).")
+        }
+    }
+
     func run() throws {
         let url = URL(fileURLWithPath: document)
-        let newModel = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model))
+        let models = try model.map { try ManagedObjectModel(contentsOf: URL(fileURLWithPath: $0)) }
         let bar = ToolProgressBar(label: "Migrating")
-        let report = try DocumentStore.migrate(at: url, to: newModel, dryRun: dryRun,
+        let report: MigrationReport
+        if models.count == 1 {
+            report = try DocumentStore.migrate(at: url, to: models[0], dryRun: dryRun,
                                                configuration: ToolSettings.configuration(writes: !dryRun),
                                                progress: { bar.update($0, of: $1) })
+        } else {
+            let reports = try DocumentStore.migrate(at: url, stages: models.map { .lightweight(to: $0) },
+                                                    configuration: ToolSettings.configuration(writes: true),
+                                                    progress: { _, done, total in bar.update(done, of: total) })
+            bar.finish()
+            if !json { print("Staged migration: \(reports.count) of \(models.count) stages run (the others were done before).") }
+            guard let last = reports.last else {
+                if json { CommandOutput.printJSON(.fields(["migrated": .bool(false), "stages": .int(0)])) }
+                else { print("Nothing to migrate: \(url.path) already stores the last stage's model.") }
+                return
+            }
+            report = last
+        }
         bar.finish()
         if json {
             CommandOutput.printJSON(Self.json(report, dryRun: dryRun))
