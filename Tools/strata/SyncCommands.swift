@@ -16,6 +16,22 @@ func segmentRemote(for location: String, creating: Bool = false) throws -> any S
     return try FileSegmentRemote(url: URL(fileURLWithPath: path), creatingIfMissing: creating)
 }
 
+/// What `push`, `pull` and `sync` take: the document, the remote (or the one it
+/// remembers), how conflicts are resolved, and whether to print JSON.
+struct SyncArguments: ParsableArguments {
+    @OptionGroup var target: DocumentArgument
+    @Argument(help: "The remote (a .strata-remote file or a postgres://…/DATABASE/DOCUMENT URL); default: the one the document remembers.")
+    var remote: String?
+    @OptionGroup var mergePolicy: MergePolicyOption
+    @OptionGroup var output: JSONFlag
+
+    /// Runs one exchange with the remote under the chosen merge policy.
+    func run(verb: String, creating: Bool = false, _ step: (DocumentSync, MergePolicy) throws -> SyncReport) throws {
+        let policy = try mergePolicy.policy
+        try SyncRun.run(target.document, remote: remote, json: output.json, verb: verb, creating: creating) { try step($0, policy) }
+    }
+}
+
 /// `--merge-policy`, shared by `push`, `pull` and `sync`.
 struct MergePolicyOption: ParsableArguments {
     @Option(name: .customLong("merge-policy"),
@@ -109,15 +125,10 @@ struct PushCommand: ParsableCommand {
               strata push staff.strata --merge-policy objectTrump
             """)
 
-    @OptionGroup var target: DocumentArgument
-    @Argument(help: "The remote (a .strata-remote file or a postgres://…/DATABASE/DOCUMENT URL); default: the one the document remembers.")
-    var remote: String?
-    @OptionGroup var mergePolicy: MergePolicyOption
-    @OptionGroup var output: JSONFlag
+    @OptionGroup var exchange: SyncArguments
 
     func run() throws {
-        let policy = try mergePolicy.policy
-        try SyncRun.run(target.document, remote: remote, json: output.json, verb: "pushed", creating: true) { try $0.push(mergePolicy: policy) }
+        try exchange.run(verb: "pushed", creating: true) { try $0.push(mergePolicy: $1) }
     }
 }
 
@@ -139,15 +150,10 @@ struct PullCommand: ParsableCommand {
               strata pull staff.strata hub.strata-remote --merge-policy storeTrump
             """)
 
-    @OptionGroup var target: DocumentArgument
-    @Argument(help: "The remote; default: the one the document remembers.")
-    var remote: String?
-    @OptionGroup var mergePolicy: MergePolicyOption
-    @OptionGroup var output: JSONFlag
+    @OptionGroup var exchange: SyncArguments
 
     func run() throws {
-        let policy = try mergePolicy.policy
-        try SyncRun.run(target.document, remote: remote, json: output.json, verb: "pulled") { try $0.pull(mergePolicy: policy) }
+        try exchange.run(verb: "pulled") { try $0.pull(mergePolicy: $1) }
     }
 }
 
@@ -162,15 +168,10 @@ struct SyncCommand: ParsableCommand {
               strata sync staff.strata hub.strata-remote --merge-policy objectTrump --json
             """)
 
-    @OptionGroup var target: DocumentArgument
-    @Argument(help: "The remote; default: the one the document remembers.")
-    var remote: String?
-    @OptionGroup var mergePolicy: MergePolicyOption
-    @OptionGroup var output: JSONFlag
+    @OptionGroup var exchange: SyncArguments
 
     func run() throws {
-        let policy = try mergePolicy.policy
-        try SyncRun.run(target.document, remote: remote, json: output.json, verb: "synced") { try $0.sync(mergePolicy: policy) }
+        try exchange.run(verb: "synced") { try $0.sync(mergePolicy: $1) }
     }
 }
 
