@@ -13,7 +13,9 @@ extension PostgresDocumentStore {
     /// locally, and the error says so (`.server` with `context["kind"] == "notCommitted"`).
     /// - Throws: `body`'s error; `.server` naming the server.
     public func performWrite<T>(_ body: () throws -> T) throws -> T {
-        try withWriteLock { nested in
+        var saved: Int64?
+        defer { if let saved { compactOnServerIfDue(savedThrough: saved) } }
+        return try withWriteLock { nested in
             if nested { return try body() }
             var finished = false
             defer { if !finished { _ = try? session.query("ROLLBACK") } }
@@ -34,6 +36,7 @@ extension PostgresDocumentStore {
                     try session.query("COMMIT")
                 }
                 finished = true
+                saved = mine.last?.sequence
                 return result
             }
         }

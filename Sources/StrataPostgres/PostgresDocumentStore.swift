@@ -41,6 +41,11 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
         /// The directory the replica's cache file is made in (default: the system's
         /// temporary directory). The file is removed when the store closes.
         public var cacheDirectory: URL?
+        /// Compact on the server (``PostgresDocumentStore/compact()``) after a save when
+        /// this many segments or more follow the server's snapshot (default 1,000; 0: only
+        /// when ``PostgresDocumentStore/compact()`` is called). It runs on a queue of the
+        /// store after the save returned.
+        public var serverCompactionThreshold = 1_000
         /// The defaults.
         public init() {}
     }
@@ -74,6 +79,16 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
     private var listener: PostgresChangeListener?
     /// Whether the store is open (under ``writer``).
     var isOpenLocked = true
+    /// What the store knows of the server's snapshot; whether it compacts in the background.
+    let compaction = Locked(ServerCompactionState())
+    /// Where automatic compactions run, one at a time.
+    let compactionQueue = DispatchQueue(label: "Strata.PostgresDocumentStore.compaction")
+    /// The sequence of the server snapshot the replica was loaded from when the store
+    /// opened; nil when the document had none (the whole log was replayed).
+    public private(set) var openedFromServerSnapshot: Int64?
+    /// How many segments the store replayed into its replica when it opened: those after
+    /// the server's snapshot (all of them when the document had none).
+    public private(set) var segmentsReplayedOnOpen = 0
 
     // MARK: Opening
 
@@ -116,9 +131,26 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
         local.retention = .all
         local.compactsOnClose = false
         local.synchronous = .normal
-        replica = try DocumentStore(creatingReplicaAt: cacheURL, model: model, identifier: identifier, configuration: local)
+        // A document with a snapshot on the server opens from it: its rows make the
+        // replica's snapshot tables, and only the segments after it are replayed.
+        let snapshot = try PostgresSnapshot.read(documentID, model: model, session)
+        if let snapshot {
+            let head = try PostgresLog.head(documentID, session)
+            do {
+                try DocumentStore.createReplica(at: cacheURL, model: model, identifier: identifier, snapshot: snapshot,
+                                                keyCounters: head.keys, groupCounter: head.groups)
+                replica = try DocumentStore(openingAt: cacheURL, model: model, configuration: local)
+            } catch {
+                Self.removeCache(cacheURL)
+                throw error
+            }
+        } else {
+            replica = try DocumentStore(creatingReplicaAt: cacheURL, model: model, identifier: identifier, configuration: local)
+        }
+        openedFromServerSnapshot = snapshot?.through
+        compaction.withLock { $0.snapshotSequence = snapshot?.through ?? 0 }
         do {
-            try pullFromServerLocked()
+            segmentsReplayedOnOpen = try pullFromServerLocked()
             // What the document held when it opened is not news to anyone.
             _ = try replica.catchUp()
             _ = try replica.catchUpWithOtherProcesses()
@@ -155,6 +187,7 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
     /// Stops listening, closes the connections and the replica, and removes its cache
     /// file. Nothing is lost: every save is on the server. Further use throws.
     public func close() throws {
+        waitForCompaction()
         writer.lock()
         defer { writer.unlock() }
         guard isOpenLocked else { return }
@@ -189,18 +222,20 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
     /// - Throws: `.server` naming the server; `.corruptSegment` naming a damaged segment.
     @discardableResult
     public func catchUp() throws -> StoreRemoteChange? {
-        try withWriter { try pullFromServerLocked() }
+        _ = try withWriter { try pullFromServerLocked() }
         // Outside the write lock: the coordinators' contexts may be waiting for it.
         return try replica.catchUp()
     }
 
-    /// Writes the server's segments after the replica's last into it, with the counters.
-    /// Called holding ``writer`` (or while opening).
-    func pullFromServerLocked() throws {
+    /// Writes the server's segments after the replica's last into it, with the counters;
+    /// returns how many. Called holding ``writer`` (or while opening).
+    @discardableResult
+    func pullFromServerLocked() throws -> Int {
         let head = try PostgresLog.head(documentID, session)
         let last = try replica.lastStoredSequence()
         let segments = head.last > last ? try PostgresLog.segments(documentID, after: last, session) : []
         try replica.ingest(segments, keyCounters: head.keys, groupCounter: head.groups)
+        return segments.count
     }
 
     /// A NOTIFY arrived (on the listener's queue): catch up. A failure is left for the
@@ -209,7 +244,7 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
         _ = try? catchUp()
     }
 
-    private func withWriter<T>(_ body: () throws -> T) throws -> T {
+    func withWriter<T>(_ body: () throws -> T) throws -> T {
         writer.lock()
         defer { writer.unlock() }
         guard isOpenLocked else {

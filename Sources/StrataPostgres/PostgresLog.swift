@@ -33,6 +33,7 @@ enum PostgresLog {
             replica BIGINT NOT NULL DEFAULT 0,
             PRIMARY KEY (document, sequence))
         """,
+        PostgresSnapshot.recordTable,
     ]
 
     /// The first key of the advisory locks Strata takes (`'St'`); the second is the

@@ -73,10 +73,11 @@ final class PostgresStack: @unchecked Sendable {
     let context: ManagedObjectContext
 
     init(_ document: String, url: String? = nil, create: Bool = true, listens: Bool = true,
-         model: ManagedObjectModel = sharedExampleModel) throws {
+         model: ManagedObjectModel = sharedExampleModel, serverCompactionThreshold: Int = 1_000) throws {
         var configuration = PostgresDocumentStore.Configuration()
         configuration.createsDocument = create
         configuration.listensForRemoteChanges = listens
+        configuration.serverCompactionThreshold = serverCompactionThreshold
         store = try PostgresDocumentStore(location: PostgresLocation(url ?? PostgresTestServer.url, document: document),
                                           model: model, configuration: configuration)
         coordinator = PersistentStoreCoordinator(model: model)
