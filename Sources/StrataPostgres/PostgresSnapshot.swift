@@ -67,6 +67,7 @@ enum PostgresSnapshot {
         defer { _ = try? session.query("ROLLBACK") }
         guard let record = try record(id, session), record.layout == SnapshotTables.layoutVersion else { return nil }
         var tables = try SnapshotTables.layout(of: model)
+        try requireColumns(of: tables, in: record.schema, session)
         for index in tables.indices {
             let table = tables[index]
             let columns = table.columns.map { quote($0.name) }.joined(separator: ", ")
@@ -83,6 +84,32 @@ enum PostgresSnapshot {
             }
         }
         return SnapshotTables(through: record.sequence, tables: tables)
+    }
+
+    /// Checks that the schema has every table and column of the snapshot, each of its type
+    /// (a decoder would read a text column changed to `bytea` as text, say, without a word).
+    /// - Throws: `.corruptDocument` naming the table and column.
+    private static func requireColumns(of tables: [SnapshotTables.Table], in schema: String, _ session: PostgresSession) throws {
+        let server = session.location.server
+        var found: [String: String] = [:]
+        for row in try session.query("SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = \(schema)") {
+            let (table, column, type) = try row.decode((String, String, String).self)
+            found["\(table)\u{0}\(column)"] = type
+        }
+        for table in tables {
+            for column in table.columns {
+                guard let type = found["\(table.name)\u{0}\(column.name)"] else {
+                    throw StrataError(.corruptDocument,
+                                      "The snapshot table '\(table.name)' in schema \(schema) on \(server) has no column '\(column.name)'.",
+                                      context: ["server": server, "table": table.name, "column": column.name])
+                }
+                guard type.lowercased() == Self.type(column.type).lowercased() else {
+                    throw StrataError(.corruptDocument,
+                                      "Column '\(column.name)' of the snapshot table '\(table.name)' in schema \(schema) on \(server) is \(type), not \(Self.type(column.type).lowercased()).",
+                                      context: ["server": server, "table": table.name, "column": column.name])
+                }
+            }
+        }
     }
 
     /// Replaces the document's server snapshot with `snapshot`, in one transaction holding

@@ -211,4 +211,30 @@ struct PostgresCompactionTests {
         #expect(two.store.segmentsReplayedOnOpen == 0)
         #expect(try lastNames(two.context) == ["E0", "E1", "E2", "E3", "E4"])
     }
+
+    @Test func aSnapshotTableWhoseColumnNoLongerHoldsItsTypeIsAnErrorNamingTableAndColumn() throws {
+        let name = uniqueDocumentName("damaged")
+        let one = try manualStack(name)
+        defer { one.close() }
+        let research = try department("Research", one.context)
+        try research.setValue(.decimal(Decimal(string: "12.5")!), forKey: "budget")
+        try one.context.save()
+        #expect(try one.store.compact().outcome == .compacted)
+        // Someone changes the server's table by hand (psql, PostgreSQL's own client).
+        let url = try PostgresTestServer.url
+        let schema = try runProcess("/usr/bin/psql", [url, "-At", "-v", "ON_ERROR_STOP=1", "-c", """
+            SELECT schema_name FROM strata_snapshots s JOIN strata_documents d ON d.id = s.document WHERE d.name = '\(name)'
+            """])
+        #expect(schema.status == 0, "\(schema.error)")
+        let altered = try runProcess("/usr/bin/psql", [url, "-v", "ON_ERROR_STOP=1", "-c", """
+            ALTER TABLE \(schema.output.trimmingCharacters(in: .whitespacesAndNewlines)).\"Department\" \
+            ALTER COLUMN budget TYPE BYTEA USING convert_to(budget, 'UTF8')
+            """])
+        #expect(altered.status == 0, "\(altered.error)")
+
+        let error = try #require(throws: StrataError.self) { try manualStack(name, create: false) }
+        #expect(error.code == .corruptDocument)
+        #expect(error.message.contains("'budget'") && error.message.contains("'Department'"))
+        #expect(error.context["table"] == "Department")
+    }
 }
