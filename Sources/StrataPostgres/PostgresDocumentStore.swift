@@ -74,6 +74,10 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
     private var listener: PostgresChangeListener?
     /// Whether the store is open (under ``writer``).
     var isOpenLocked = true
+    /// Test seam: called inside a save's server transaction after its segments were
+    /// inserted and before COMMIT, with the server process of the save's connection (so a
+    /// test can end it there). Set before saving; read under ``writer``.
+    package var beforeServerCommit: (@Sendable (_ backendPID: Int32) throws -> Void)?
 
     // MARK: Opening
 
