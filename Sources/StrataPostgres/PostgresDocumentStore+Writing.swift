@@ -33,6 +33,7 @@ extension PostgresDocumentStore {
                         let counters = try replica.counters()
                         try PostgresLog.append(mine, to: documentID, keys: counters.keys, groups: counters.groups, session)
                     }
+                    if let hook = beforeServerCommit { try hook(try session.backendPID()) }
                     try session.query("COMMIT")
                 }
                 finished = true

@@ -89,6 +89,10 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
     /// How many segments the store replayed into its replica when it opened: those after
     /// the server's snapshot (all of them when the document had none).
     public private(set) var segmentsReplayedOnOpen = 0
+    /// Test seam: called inside a save's server transaction after its segments were
+    /// inserted and before COMMIT, with the server process of the save's connection (so a
+    /// test can end it there). Set before saving; read under ``writer``.
+    package var beforeServerCommit: (@Sendable (_ backendPID: Int32) throws -> Void)?
 
     // MARK: Opening
 

@@ -15,15 +15,15 @@ extension StrataError.Code {
 /// loop thread (not Swift concurrency's cooperative pool), so waiting from any thread —
 /// including a task's — never needs a thread the wait is holding. Not thread-safe: its
 /// owner serializes calls (the stores hold their write lock). A lost connection is
-/// reopened by the next call.
-final class PostgresSession: @unchecked Sendable {
-    let location: PostgresLocation
+/// reopened by the next call. Package-visible: tests run statements of their own with it.
+package final class PostgresSession: @unchecked Sendable {
+    package let location: PostgresLocation
     private let group: MultiThreadedEventLoopGroup
     private var connection: PostgresConnection?
     private let logger = Logger(label: "Strata.Postgres")
     private static let nextID = ManagedAtomicCounter()
 
-    init(_ location: PostgresLocation) {
+    package init(_ location: PostgresLocation) {
         self.location = location
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     }
@@ -51,7 +51,7 @@ final class PostgresSession: @unchecked Sendable {
     /// Runs one statement and returns its rows.
     /// - Throws: `.server` naming the server and the statement's error.
     @discardableResult
-    func query(_ query: PostgresQuery) throws -> [PostgresRow] {
+    package func query(_ query: PostgresQuery) throws -> [PostgresRow] {
         let connection = try open()
         do {
             return Array(try connection.query(query, logger: logger).wait().rows)
@@ -82,8 +82,24 @@ final class PostgresSession: @unchecked Sendable {
         return result
     }
 
+    /// Runs SQL text of the caller's own (tests; never user input) and returns every row's
+    /// columns as text (nil for NULL): each column must be text (cast with `::text`).
+    package func rows(_ sql: String) throws -> [[String?]] {
+        let rows = try query(PostgresQuery(unsafeSQL: sql))
+        do {
+            return try rows.map { row in try row.map { try $0.decode(String?.self) } }
+        } catch {
+            throw Self.failure(error, server: location.server, doing: "read the rows of")
+        }
+    }
+
+    /// The server process serving this session's connection (`pg_backend_pid()`).
+    package func backendPID() throws -> Int32 {
+        try query("SELECT pg_backend_pid()").first?.decode(Int32.self) ?? 0
+    }
+
     /// Closes the connection (the session can open another).
-    func close() {
+    package func close() {
         try? connection?.close().wait()
         connection = nil
     }

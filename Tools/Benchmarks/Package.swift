@@ -3,6 +3,7 @@ import PackageDescription
 
 // The benchmark suite: its own package so the main build stays light.
 // Peers measured in the same run: raw SQLite (C API), GRDB.swift, and Loro (Python, peers/).
+// StrataPostgres: W11's writers share a PostgreSQL document.
 let package = Package(
     name: "StrataBenchmarks",
     platforms: [.macOS(.v15)],
@@ -21,6 +22,7 @@ let package = Package(
             name: "StrataBenchmarks",
             dependencies: [
                 .product(name: "Strata", package: "Strata"),
+                .product(name: "StrataPostgres", package: "Strata"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 "CSQLiteBench", "CLZ4Bench",
             ],

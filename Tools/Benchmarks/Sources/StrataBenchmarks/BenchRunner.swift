@@ -10,6 +10,7 @@ import Foundation
 ///                  [--repetitions N] [--objects N] [--edits N] ...
 /// StrataBenchmarks --list
 /// StrataBenchmarks document [--quick]     (a standalone workload, WorkloadRegistry.commands)
+/// StrataBenchmarks --w11-writer ...       (one of W11's writers, ManyWriterProcess)
 /// ```
 struct BenchRunner {
     var arguments: [String]
@@ -36,6 +37,7 @@ struct BenchRunner {
             return 0
         }
         if let id = value("--child") { return runChild(id) }
+        if let index = arguments.firstIndex(of: "--w11-writer") { return ManyWriterProcess.main(Array(arguments[(index + 1)...])) }
         if let name = arguments.dropFirst().first, let command = WorkloadRegistry.commands[name] {
             do {
                 try command(arguments.contains("--quick"))

@@ -2,7 +2,7 @@ import Foundation
 
 /// How a figure is shown.
 enum FigureUnit: String, Codable, Sendable {
-    case seconds, milliseconds, rate, mebibytes, bytes, count, ratio
+    case seconds, milliseconds, rate, mebibytes, bytes, count, ratio, percent
 
     func format(_ value: Double) -> String {
         switch self {
@@ -16,6 +16,7 @@ enum FigureUnit: String, Codable, Sendable {
         case .bytes: return String(format: "%.1f B", value)
         case .count: return String(format: "%.0f", value)
         case .ratio: return String(format: "%.2f×", value)
+        case .percent: return String(format: "%.0f %%", value)
         }
     }
 }
@@ -51,6 +52,9 @@ enum ReportRows {
 
     static let noOpenAfterSave = [Subject.sqlite: "n/a: see W4", Subject.grdbRecords: "n/a: see W4", Subject.grdbStatements: "n/a",
                                   Subject.loro: "n/a"]
+
+    static let noSharedServer = [Subject.sqlite: "n/a: one machine", Subject.grdbRecords: "n/a: one machine",
+                                 Subject.grdbStatements: "n/a", Subject.loro: "n/a: no server"]
 
     static let all: [ReportRow] = [
         ReportRow(workload: "W1", label: "insert (create objects, set values)", metric: "insert_s", unit: .seconds,
@@ -113,6 +117,15 @@ enum ReportRows {
                   notApplicable: noOpenAfterSave),
         ReportRow(workload: "W10", label: "same, automatic compaction off (segment decoded on open)", metric: "unfolded_open_fetch_ms",
                   unit: .milliseconds, notApplicable: noOpenAfterSave),
+        ReportRow(workload: "W11", label: "8 writer processes, one PostgreSQL document: saves per second, all writers", metric: "saves_per_s",
+                  unit: .rate, notApplicable: noSharedServer),
+        ReportRow(workload: "W11", label: "same, per writer (median)", metric: "saves_per_s_per_writer", unit: .rate,
+                  notApplicable: noSharedServer),
+        ReportRow(workload: "W11", label: "saves that met a conflict (retried under object trump)", metric: "conflict_percent",
+                  unit: .percent, notApplicable: noSharedServer),
+        ReportRow(workload: "W11", label: "a save reaches another writer's store (NOTIFY + catch-up), median", metric: "reach_median_ms",
+                  unit: .milliseconds, notApplicable: noSharedServer),
+        ReportRow(workload: "W11", label: "same, p99", metric: "reach_p99_ms", unit: .milliseconds, notApplicable: noSharedServer),
         ReportRow(workload: "W7", label: "snapshot bytes per object (whole file)", metric: "snapshot_bytes_per_object", unit: .bytes),
         ReportRow(workload: "W7", label: "of which tables and indexes (no bookkeeping)", metric: "data_bytes_per_object", unit: .bytes,
                   notApplicable: [Subject.loro: "n/a"]),

@@ -5,7 +5,7 @@ import Foundation
 /// Units that need a W1 document build it when an earlier unit has not.
 enum WorkloadRegistry {
     static let units: [BenchUnit] = bulkCreate + batchInsert + editUndo + smallSave + openRead + logReplay + fetchedResults
-        + importCSV + bigSaveOpen
+        + importCSV + bigSaveOpen + manyWriters
 
     static let bulkCreate: [BenchUnit] = [
         BenchUnit("w1-strata", "W1", Subject.strata, isBulk: true, .swift(BulkCreateWorkload.runStrata)),
@@ -49,6 +49,11 @@ enum WorkloadRegistry {
 
     static let bigSaveOpen: [BenchUnit] = [
         BenchUnit("w10-strata", "W10", Subject.strata, .swift(BigSaveOpenWorkload.runStrata)),
+    ]
+
+    /// W11: 8 writer processes (this executable, `--w11-writer`) share one PostgreSQL document.
+    static let manyWriters: [BenchUnit] = [
+        BenchUnit("w11-strata", "W11", Subject.strata, .swift(ManyWriterWorkload.runStrata)),
     ]
 
     /// W8: the tools run as child processes of the unit (the `strata` release build, the

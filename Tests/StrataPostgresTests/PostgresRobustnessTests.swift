@@ -1,0 +1,152 @@
+import Foundation
+import Strata
+import StrataPostgres
+import StrataTestSupport
+import Testing
+
+/// A connection of the test's own to the test server, for what no store does: ending
+/// another connection's server process (`pg_terminate_backend`), counting rows.
+func adminSession() throws -> PostgresSession {
+    PostgresSession(try PostgresLocation(PostgresTestServer.url, document: "admin"))
+}
+
+/// The first column of the first row of `sql` (cast to text).
+func scalar(_ session: PostgresSession, _ sql: String) throws -> String? {
+    try session.rows(sql).first?.first ?? nil
+}
+
+/// The document's row id on the server.
+func documentID(_ name: String, _ session: PostgresSession) throws -> String {
+    try #require(try scalar(session, "SELECT id::text FROM strata_documents WHERE name = '\(name)'"))
+}
+
+/// The server processes LISTENing on a document's channel (their last statement was its LISTEN).
+func listenerPIDs(_ id: String, _ session: PostgresSession) throws -> [String] {
+    try session.rows("""
+        SELECT pid::text FROM pg_stat_activity WHERE query LIKE 'LISTEN "strata_document_\(id)"%' ORDER BY pid
+        """).compactMap { $0.first ?? nil }
+}
+
+@Suite("PostgreSQL document: dropped connections and passwords")
+struct PostgresRobustnessTests {
+    @Test func aListenerWhoseConnectionIsEndedReconnectsAndFollowsLaterSaves() throws {
+        let name = uniqueDocumentName("reconnect")
+        let one = try PostgresStack(name, listens: false)
+        defer { one.close() }
+        try hire("Lovelace", one.context)
+        try one.context.save()
+        let two = try PostgresStack(name, create: false)
+        defer { two.close() }
+        let admin = try adminSession()
+        defer { admin.close() }
+        let id = try documentID(name, admin)
+        let first = try listenerPIDs(id, admin)
+        #expect(first.count == 1, "one store listens: \(first)")
+
+        // End the listener's connection (waiting until its server process is gone), then save.
+        let ended = try admin.rows("SELECT pg_terminate_backend(pid, 10000)::text FROM pg_stat_activity WHERE pid = \(first[0])")
+        #expect(ended.map { $0.first ?? nil } == ["true"])
+        try hire("Hopper", one.context)
+        try one.context.save()
+        // No catchUp() and no save in `two`: the listener reconnects and catches up.
+        #expect(eventually { (try? lastNames(two.newContext())) == ["Hopper", "Lovelace"] })
+
+        // It LISTENs again on a new connection: a later save arrives by NOTIFY.
+        #expect(try eventually { try listenerPIDs(id, admin).count == 1 })
+        let second = try listenerPIDs(id, admin)
+        #expect(second != first)
+        try hire("Liskov", one.context)
+        try one.context.save()
+        #expect(eventually { (try? lastNames(two.newContext())) == ["Hopper", "Liskov", "Lovelace"] })
+    }
+
+    @Test func aConnectionEndedInsideTheSavesServerTransactionIsNotCommittedAndARetrySavesOnce() throws {
+        let name = uniqueDocumentName("midsave")
+        let stack = try PostgresStack(name, listens: false)
+        defer { stack.close() }
+        try hire("Lovelace", stack.context)
+        try stack.context.save()
+        let admin = try adminSession()
+        defer { admin.close() }
+        let id = try documentID(name, admin)
+        let countSQL = "SELECT count(*)::text FROM strata_segments WHERE document = \(id)"
+        let before = try scalar(admin, countSQL)
+
+        // After the segment's INSERT, before COMMIT: the save's server process is ended.
+        let ended = Locked<[String?]>([])
+        stack.store.beforeServerCommit = { pid in
+            let rows = try admin.rows("SELECT pg_terminate_backend(\(pid), 10000)::text")
+            ended.withLock { $0 += rows.map { $0.first ?? nil } }
+        }
+        let hopper = try hire("Hopper", stack.context)
+        let error = try #require(throws: StrataError.self) { try stack.context.save() }
+        #expect(ended.withLock { $0 } == ["true"])
+        #expect(error.code == .server)
+        #expect(error.context["kind"] == "notCommitted")
+        #expect(error.message.contains("did not happen"))
+        #expect(error.message.contains("127.0.0.1"))
+        // Nothing happened: no new segment on the server, nothing in the replica.
+        #expect(try scalar(admin, countSQL) == before)
+        #expect(try lastNames(stack.newContext()) == ["Lovelace"])
+        #expect(stack.context.hasChanges)
+        #expect(hopper.objectID.isTemporaryID)
+
+        // The retry connects again and saves exactly once.
+        stack.store.beforeServerCommit = nil
+        try stack.context.save()
+        #expect(try scalar(admin, countSQL) == String(Int(before ?? "0")! + 1))
+        let reader = try PostgresStack(name, create: false, listens: false)
+        defer { reader.close() }
+        #expect(try lastNames(reader.context) == ["Hopper", "Lovelace"])
+    }
+
+    /// Tools/postgres-server's role `strata_password` must give its password
+    /// (`strata-password`); the test server is that script's (or one set up the same way).
+    @Test func aWrongPasswordIsAServerErrorNamingTheServerAndTheRightOneOpens() throws {
+        let url = try PostgresTestServer.url
+        let name = uniqueDocumentName("password")
+        let wrong = url.replacingOccurrences(of: "://strata@", with: "://strata_password:not-the-password@")
+        let error = try #require(throws: StrataError.self) {
+            try PostgresDocumentStore(url: wrong, document: name, model: sharedExampleModel, createIfMissing: true)
+        }
+        #expect(error.code == .server)
+        #expect(error.message.contains("strata_password@127.0.0.1"), "\(error.message)")
+        #expect(error.message.contains("password authentication failed"), "\(error.message)")
+        #expect(!error.message.contains("not-the-password"), "the password is never shown")
+        #expect(error.context["server"]?.contains("not-the-password") == false)
+
+        let right = url.replacingOccurrences(of: "://strata@", with: "://strata_password:strata-password@")
+        let stack = try PostgresStack(name, url: right, listens: false)
+        defer { stack.close() }
+        try hire("Lovelace", stack.context)
+        try stack.context.save()
+        let reader = try PostgresStack(name, create: false, listens: false)
+        defer { reader.close() }
+        #expect(try lastNames(reader.context) == ["Lovelace"])
+    }
+
+    @Test func theStrataToolTakesThePasswordFromPGPASSWORDAndSaysWhenItIsWrong() throws {
+        let name = uniqueDocumentName("pgpassword")
+        let setUp = try PostgresStack(name, listens: false)
+        _ = try department("Research", setUp.context)
+        try setUp.context.save()
+        setUp.close()
+        let remote = try PostgresTestServer.url.replacingOccurrences(of: "://strata@", with: "://strata_password@") + "/" + name
+        let directory = try TemporaryDirectory()
+
+        let refused = try CLI.run("strata", ["clone", remote, directory.path("refused.strata")],
+                                  environment: ["PGPASSWORD": "not-the-password"])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("strata_password@127.0.0.1"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("password authentication failed"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("not-the-password"))
+        #expect(!FileManager.default.fileExists(atPath: directory.path("refused.strata")))
+
+        let clone = try CLI.run("strata", ["clone", remote, directory.path("b.strata")],
+                                environment: ["PGPASSWORD": "strata-password"])
+        #expect(clone.status == 0, "\(clone.stderr)")
+        let fetched = try CLI.strata("fetch", directory.path("b.strata"), "Department", "--format", "json")
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        #expect((try fetched.json() as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["Research"])
+    }
+}
