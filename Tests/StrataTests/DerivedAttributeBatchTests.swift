@@ -99,6 +99,26 @@ import StrataTestSupport
         #expect(try setup.research.int("headcount") == 4)
     }
 
+    /// A document writes a large insert in chunks of 10,000 rows, each its own segment: each
+    /// chunk's department value counts the rows earlier chunks wrote.
+    @Test func aBatchInsertOfSeveralChunksCountsEveryChunksRows() throws {
+        let setup = try Setup(inDocument: true)
+        let total = BatchInsertWriter.documentChunkSize + 5
+        let department = setup.research.objectID
+        var number = 0
+        let request = BatchInsertRequest(entityName: "Employee") { (row: inout [String: PropertyValue]) in
+            guard number < total else { return true }
+            number += 1
+            row["name"] = .string("E\(number)")
+            row["salary"] = .integer(1)
+            row["department"] = .object(department)
+            return false
+        }
+        _ = try setup.context.executeBatch(request)
+        #expect(try setup.stored(setup.research, "headcount") == .integer(Int64(total + 2)))
+        #expect(try setup.stored(setup.research, "payroll") == .integer(Int64(total + 400)))
+    }
+
     @Test(arguments: [false, true])
     func aBatchDeleteOfEmployeesRecomputesTheirDepartment(inDocument: Bool) throws {
         let setup = try Setup(inDocument: inDocument)
