@@ -70,14 +70,16 @@ package struct ImportRowReader {
             case "_entity": row.entity = member.value.stringValue
             case "_uri": row.uri = member.value.stringValue
             default:
-                // A composite attribute is a nested object: its elements are `key.element`.
-                if case .object(let elements) = member.value {
-                    for element in elements {
-                        row.values.append((member.key + "." + element.key, .json(element.value)))
+                // A composite attribute is a nested object: its elements are `key.element`
+                // (a nested composite's `key.nested.element`).
+                func flatten(_ key: String, _ value: JSONValue) {
+                    if case .object(let elements) = value {
+                        for element in elements { flatten(key + "." + element.key, element.value) }
+                    } else {
+                        row.values.append((key, .json(value)))
                     }
-                } else {
-                    row.values.append((member.key, .json(member.value)))
                 }
+                flatten(member.key, member.value)
             }
         }
         return row

@@ -42,8 +42,8 @@ package enum ToolRecordText {
         var members = [JSONValue.Member("_uri", .string(id.description)), JSONValue.Member("_entity", .string(id.entity.name))]
         for (slot, property) in storedProperties(of: id.entity) {
             let value = slot < values.count ? values[slot] : .null
-            if case .attribute(let attribute) = property, let composite = attribute.compositeName {
-                appendCompositeElement(composite, of: attribute, ToolValueText.json(value), to: &members)
+            if case .attribute(let attribute) = property, attribute.compositeName != nil {
+                appendCompositeElement(attribute.name.split(separator: ".").map(String.init)[...], ToolValueText.json(value), to: &members)
                 continue
             }
             if case .relationship(let relationship) = property, relationship.isToMany, value.isNull {
@@ -56,15 +56,22 @@ package enum ToolRecordText {
     }
 
     /// A composite attribute is one nested object of its elements (`"address": {"city":
-    /// …}`); its elements have consecutive slots, so they join the member just written.
-    private static func appendCompositeElement(_ composite: String, of attribute: AttributeDescription,
-                                               _ value: JSONValue, to members: inout [JSONValue.Member]) {
-        let element = JSONValue.Member(String(attribute.name.dropFirst(composite.count + 1)), value)
-        if let last = members.indices.last, members[last].key == composite, case .object(var nested) = members[last].value {
-            nested.append(element)
+    /// …}`), a nested composite one more level (`"geo": {"lat": …}`); its elements have
+    /// consecutive slots, so they join the member just written. `path`: the element's
+    /// stored key split at the dots.
+    private static func appendCompositeElement(_ path: ArraySlice<String>, _ value: JSONValue, to members: inout [JSONValue.Member]) {
+        guard let head = path.first else { return }
+        guard path.count > 1 else {
+            members.append(JSONValue.Member(head, value))
+            return
+        }
+        if let last = members.indices.last, members[last].key == head, case .object(var nested) = members[last].value {
+            appendCompositeElement(path.dropFirst(), value, to: &nested)
             members[last].value = .object(nested)
         } else {
-            members.append(JSONValue.Member(composite, .object([element])))
+            var nested: [JSONValue.Member] = []
+            appendCompositeElement(path.dropFirst(), value, to: &nested)
+            members.append(JSONValue.Member(head, .object(nested)))
         }
     }
 

@@ -46,6 +46,26 @@ import Testing
         #expect(compiled.status == 0, "\(model): \(compiled.stderr)")
     }
 
+    @Test("composites, nested ones too, generate typed structs that compile and are used as values")
+    func compositesGenerateNestedStructs() throws {
+        let fixtures = Self.repository.appendingPathComponent("Tests/StrataTests/Fixtures/composites")
+        let cases: [(model: String, use: String)] = [
+            ("Shipping.xml", "func use(_ site: Site) { site.address = Site.Address(city: \"Oslo\", geo: Site.Address.Geo(lat: 59.9, lon: 10.7)); let lat: Double? = site.address?.geo?.lat; _ = lat; _ = Site.address.composite(\"geo\") }"),
+            ("Places.xml", "func use(_ customer: Customer, _ depot: Depot) { customer.address = nil; depot.location = Depot.Location(city: \"Oslo\", floor: 3); let city: String? = depot.location?.city; _ = city }"),
+        ]
+        for (model, use) in cases {
+            let sandbox = try TemporaryDirectory()
+            let out = sandbox.path("Generated")
+            let result = try CLI.run("strata", ["codegen", fixtures.appendingPathComponent(model).path, "--out", out])
+            #expect(result.status == 0, "\(result.stderr)")
+            let usage = URL(fileURLWithPath: sandbox.path("Use.swift"))
+            let text: String = "import Strata\n" + use + "\n"
+            try Data(text.utf8).write(to: usage)
+            let compiled = try Self.typecheck(try Self.swiftFiles(URL(fileURLWithPath: out)) + [usage])
+            #expect(compiled.status == 0, "\(model): \(compiled.stderr)")
+        }
+    }
+
     @Test func aJSONModelWithAwkwardNamesCompilesAndKeepsTheModelsNames() throws {
         let sandbox = try TemporaryDirectory()
         let model = """

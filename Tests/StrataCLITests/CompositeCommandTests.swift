@@ -79,4 +79,49 @@ struct CompositeCommandTests {
         let count = try CLI.strata("fetch", document, "Person", "--count")
         #expect(count.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
     }
+
+    @Test("a nested composite: insert and fetch by its key path, export and import nested JSON and CSV, info")
+    func nestedCompositeRoundTrip() throws {
+        let sandbox = try TemporaryDirectory()
+        let modelPath = sandbox.path("sites.json")
+        try Data("""
+            {"format": "strata-model", "formatVersion": 1, "entities": [{"name": "Site",
+              "attributes": [{"name": "name", "type": "string"}],
+              "composites": [{"name": "address", "typeName": "Address", "elements": [
+                {"name": "city", "type": "string"},
+                {"name": "geo", "typeName": "Geo", "elements": [{"name": "lat", "type": "double"}, {"name": "lon", "type": "double"}]}]}]}]}
+            """.utf8).write(to: URL(fileURLWithPath: modelPath))
+        let source = sandbox.path("sites.strata")
+        #expect(try CLI.strata("new", source, "--model", modelPath).status == 0)
+        _ = try sandbox.insert(source, "Site", "name=Oslo", "address.city=Oslo", "address.geo.lat=59.9", "address.geo.lon=10.7")
+        try Data("name,address.city,address.geo.lat,address.geo.lon\nRome,Rome,41.9,12.5\n".utf8).write(to: URL(fileURLWithPath: sandbox.path("sites.csv")))
+        let csv = try CLI.strata("import", source, sandbox.path("sites.csv"), "--entity", "Site")
+        #expect(csv.status == 0, "\(csv.stderr)")
+        let north = try CLI.strata("fetch", source, "Site", "--where", "address.geo.lat > 50", "--count")
+        #expect(north.stdout == "1\n", "\(north.stdout)\(north.stderr)")
+
+        let exported = try CLI.strata("export", source)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let records = try #require(try exported.json() as? [[String: Any]])
+        let oslo = try #require(records.first { $0["name"] as? String == "Oslo" })
+        let address = try #require(oslo["address"] as? [String: Any], "\(oslo)")
+        let geo = try #require(address["geo"] as? [String: Any], "\(address)")
+        #expect(address["city"] as? String == "Oslo" && geo["lat"] as? Double == 59.9 && geo["lon"] as? Double == 10.7)
+
+        try Data(exported.stdout.utf8).write(to: URL(fileURLWithPath: sandbox.path("all.json")))
+        let copy = sandbox.path("copy.strata")
+        #expect(try CLI.strata("new", copy, "--model", modelPath).status == 0)
+        let imported = try CLI.strata("import", copy, sandbox.path("all.json"))
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(withoutStoreIdentifiers(try CLI.strata("export", copy).json()) == withoutStoreIdentifiers(try exported.json()))
+
+        let info = try CLI.strata("info", source)
+        #expect(info.stdout.contains("composite address (Address): city string?, geo (Geo) {lat double?, lon double?}"), "\(info.stdout)")
+        let json = try #require(try CLI.strata("info", source, "--json").json() as? [String: Any])
+        let entity = try #require((json["entities"] as? [[String: Any]])?.first)
+        let composites = try #require(entity["compositeAttributes"] as? [[String: Any]])
+        let elements = try #require(composites.first?["elements"] as? [Any])
+        #expect(elements.first as? String == "city")
+        #expect((elements.last as? [String: Any])?["name"] as? String == "geo", "\(elements)")
+    }
 }

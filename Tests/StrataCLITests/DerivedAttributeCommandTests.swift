@@ -39,4 +39,28 @@ import Strata
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("Team.size is derived from 'members.@count'"), "\(refused.stderr)")
     }
+
+    @Test("a batch update recomputes derived values in its group: strata-log verify replays it, strata undo restores them")
+    func batchUpdateReplayAndUndo() throws {
+        let sandbox = try TemporaryDirectory()
+        let modelPath = sandbox.path("teams.json")
+        try Data(Self.model.utf8).write(to: URL(fileURLWithPath: modelPath))
+        let document = sandbox.path("teams.strata")
+        #expect(try CLI.strata("new", document, "--model", modelPath).status == 0)
+        let team = try sandbox.insert(document, "Team", "name=Équipe")
+        _ = try sandbox.insert(document, "Member", "name=Ada", "team=@\(team)")
+
+        let updated = try CLI.strata("update", document, "Team", "--where", "name == 'Équipe'", "name='Crème Crew'")
+        #expect(updated.status == 0, "\(updated.stderr)")
+        func count(_ predicate: String) throws -> String {
+            try CLI.strata("fetch", document, "Team", "--where", predicate, "--count").stdout
+        }
+        #expect(try count("key == 'creme crew' AND size == 1") == "1\n", "recomputed by the batch")
+        let verified = try CLI.strataLog("verify", document)
+        #expect(verified.status == 0, "replay gives the snapshot: \(verified.stdout)\(verified.stderr)")
+
+        #expect(try CLI.strata("undo", document).status == 0)
+        #expect(try count("key == 'equipe' AND name == 'Équipe'") == "1\n", "undo restores the derived value with its input")
+        #expect(try CLI.strataLog("verify", document).status == 0)
+    }
 }

@@ -103,8 +103,16 @@ struct ClassGenerator {
             lines.append("        set { self[Self.\(key.keyName)] = newValue }")
             lines.append("    }")
         }
+        for composite in entity.declaredComposites {
+            lines += try CompositeCodegen(access: access, entity: entity, reserved: reservedTypeNames).lines(for: composite)
+        }
         lines.append("}")
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The classes' names: a composite's struct takes another name when its own is one.
+    private var reservedTypeNames: Set<String> {
+        Set(model.entities.compactMap { try? className($0) })
     }
 
     private struct Key {

@@ -87,20 +87,31 @@ enum ModelInfoText {
 
     // MARK: Composite attributes
 
-    /// `address (Address): city string, zip string?`: the entity's own composite attributes
-    /// with their elements' types (`?` for an optional element).
+    /// `address (Address): city string, zip string?, geo (Geo) {lat double, lon double}`: the
+    /// entity's own composite attributes with their elements' types (`?` for an optional
+    /// element), a nested composite's in braces.
     static func compositeAttributes(of entity: EntityDescription) -> [String] {
         entity.declaredComposites.map { composite in
-            let type = composite.typeName.map { " (\($0))" } ?? ""
-            let elements = composite.elements.map { "\($0.name) \($0.attributeType.rawValue)\($0.isOptional ? "?" : "")" }
-            return "\(composite.name)\(type): \(elements.joined(separator: ", "))"
+            "\(composite.name)\(composite.typeName.map { " (\($0))" } ?? ""): \(compositeElements(composite))"
         }
     }
 
-    /// The composite attributes as `{"name": ..., "elements": [...]}` objects, elements in order.
+    private static func compositeElements(_ composite: CompositeAttributeDescription) -> String {
+        let elements = composite.elements.map { "\($0.name) \($0.attributeType.rawValue)\($0.isOptional ? "?" : "")" }
+        let nested = composite.composites.map { inner in
+            "\(inner.name)\(inner.typeName.map { " (\($0))" } ?? "") {\(compositeElements(inner))}"
+        }
+        return (elements + nested).joined(separator: ", ")
+    }
+
+    /// The composite attributes as `{"name": ..., "elements": [...]}` objects, elements in
+    /// order, a nested composite as such an object among them.
     static func compositeAttributesJSON(of entity: EntityDescription) -> JSONValue {
-        .array(entity.declaredComposites.map { composite in
-            .fields(["name": .string(composite.name), "elements": .array(composite.elements.map { .string($0.name) })])
-        })
+        .array(entity.declaredComposites.map(compositeJSON))
+    }
+
+    private static func compositeJSON(_ composite: CompositeAttributeDescription) -> JSONValue {
+        .fields(["name": .string(composite.name),
+                 "elements": .array(composite.elements.map { .string($0.name) } + composite.composites.map(compositeJSON))])
     }
 }

@@ -18,7 +18,10 @@ extension ManagedObjectContext {
     /// ``ChangeGroupKind/batch`` group ("Batch Update Employee"), not on the undo stack.
     /// Values may be expressions over each record (`salary * 2`, `lowercase:(email)`,
     /// `now()`), computed from the record's values before the update; the log records the
-    /// computed old and new values (see ``BatchUpdateRequest``).
+    /// computed old and new values (see ``BatchUpdateRequest``). Derived attributes the
+    /// update changes an input of (the records' own, and those of records whose derivation
+    /// reads them) are recomputed in the same group, and their records are in
+    /// ``BatchResult/changes``; a derived attribute cannot be set.
     /// - Throws: `.unknownKey` for an unknown entity or key (naming it), `.invalidArgument`
     ///   for a relationship or transient key, `.typeMismatch` for a value that does not fit
     ///   the attribute's type (naming the key, and the record for a computed value),
@@ -48,7 +51,8 @@ extension ManagedObjectContext {
 
     /// Runs a batch delete in the stores, without loading objects (Core Data's
     /// `execute(NSBatchDeleteRequest)`), applying the model's delete rules in the store
-    /// (see ``BatchDeleteRequest``).
+    /// (see ``BatchDeleteRequest``). Derived attributes that read the deleted records (a
+    /// department's `employees.@count`) are recomputed in the same group.
     ///
     /// ```swift
     /// let result = try context.executeBatch(BatchDeleteRequest(entityName: "Project",

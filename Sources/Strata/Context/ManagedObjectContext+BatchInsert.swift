@@ -10,7 +10,9 @@ extension ManagedObjectContext {
     /// try ManagedObjectContext.mergeChanges(fromRemoteContextSave: result.remoteChanges, into: [context])
     /// ```
     ///
-    /// The context's unsaved changes play no part. Contexts see the new records once they
+    /// The rows' derived attributes, and those of the records they join (a department's
+    /// `employees.@count`), are computed in the same group; a row's value for a derived
+    /// attribute is replaced. The context's unsaved changes play no part. Contexts see the new records once they
     /// merge ``BatchResult/changes`` (fetches go to the store and find them; registered
     /// objects are not touched; with `.statusOnly` the changes list no inserted records, as
     /// Core Data's status result holds no IDs, and a fetched results controller sees them

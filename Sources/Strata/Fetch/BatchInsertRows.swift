@@ -172,6 +172,11 @@ struct BatchInsertRowChecker {
                     row[slot] = .null
                     continue
                 }
+                if attribute.isDerived {
+                    // Computed when the row is written (BatchDerivations), whatever the row says.
+                    row[slot] = .null
+                    continue
+                }
                 guard let coerced = ModelValueRules.coerce(row[slot], to: attribute.attributeType) else {
                     throw StrataError(
                         .typeMismatch,

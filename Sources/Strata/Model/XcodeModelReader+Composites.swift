@@ -3,7 +3,8 @@ import Foundation
 /// Composite attributes in an Xcode model (Xcode 15 and later): the model declares each
 /// composite type once at top level, `<composite name="Address">` holding `<attribute>`
 /// elements, and an entity uses it with `<attribute name="home" attributeType="Composite"
-/// composite="Address"/>`.
+/// composite="Address"/>`. A composite type's elements may use another composite type the
+/// same way (nested composites, iOS 17); a type that contains itself is refused.
 extension XcodeModelReader {
     /// The value of `attributeType` that marks a composite attribute.
     static let compositeTypeName = "Composite"
@@ -22,7 +23,7 @@ extension XcodeModelReader {
     }
 
     /// An entity's composite attribute, its elements read from the composite type it names.
-    func compositeAttribute(_ element: XcodeModelElement, entity: String) throws -> CompositeAttributeDescription {
+    func compositeAttribute(_ element: XcodeModelElement, entity: String, within: [String] = []) throws -> CompositeAttributeDescription {
         let name = try required(element, "name", entity: entity)
         guard let typeName = element.attributes["composite"], !typeName.isEmpty else {
             throw error(element, entity: entity, property: name, attribute: "composite",
@@ -34,15 +35,20 @@ extension XcodeModelReader {
                         "composite '\(typeName)' is not declared in the model"
                             + (known.isEmpty ? "" : " (declared: \(known.joined(separator: ", ")))"))
         }
+        if within.contains(typeName) {
+            throw error(element, entity: entity, property: name, attribute: "composite",
+                        "composite '\(typeName)' contains itself (\((within + [typeName]).joined(separator: " → "))); a composite cannot nest its own type")
+        }
         var elements: [AttributeDescription] = []
+        var nested: [CompositeAttributeDescription] = []
         for child in type.children(named: "attribute") {
             if child.attributes["attributeType"] == Self.compositeTypeName {
-                throw error(child, entity: entity, property: child.attributes["name"], attribute: "attributeType",
-                            "composite '\(typeName)' nests another composite; nested composites are not supported: Core Data allows a composite among a composite's elements, Strata does not yet; flatten the inner elements into this composite")
+                nested.append(try compositeAttribute(child, entity: entity, within: within + [typeName]))
+            } else {
+                elements.append(try attribute(child, entity: entity))
             }
-            elements.append(try attribute(child, entity: entity))
         }
         return CompositeAttributeDescription(
-            name, elements: elements, typeName: typeName, userInfo: try userInfo(of: element, entity: entity))
+            name, elements: elements, composites: nested, typeName: typeName, userInfo: try userInfo(of: element, entity: entity))
     }
 }

@@ -18,25 +18,33 @@ public struct CompositeKey: Sendable {
     public func element<Value>(_ element: String, as type: Value.Type = Value.self) -> AttributeKey<Value> {
         AttributeKey(name + "." + element)
     }
+
+    /// The key of a composite nested in this one (`address.composite("geo")` names
+    /// `address.geo`, whose elements are `address.geo.lat`, …).
+    public func composite(_ name: String) -> CompositeKey { CompositeKey(self.name + "." + name) }
 }
 
 extension ManagedObject {
     /// A composite attribute's value as one dictionary of its elements (every element is a
     /// key; an unset element is `.null`), or nil when every element is NULL, as Core Data
-    /// reads such a composite. Fires the fault.
+    /// reads such a composite. A nested composite's elements are keys by their path inside
+    /// this one (`geo.lat`); `key` may name a nested composite by its path (`address.geo`).
+    /// Fires the fault.
     ///
     /// ```swift
-    /// try person.compositeValue(forKey: "address")?["city"]   // .string("Oslo")
+    /// try person.compositeValue(forKey: "address")?["city"]      // .string("Oslo")
+    /// try person.compositeValue(forKey: "address")?["geo.lat"]   // .double(59.9)
+    /// try person.compositeValue(forKey: "address.geo")?["lat"]   // .double(59.9)
     /// ```
     /// - Throws: `.unknownKey` when the entity has no composite attribute of that name.
     public func compositeValue(forKey key: String) throws -> [String: PropertyValue]? {
         let composite = try compositeDescription(key)
         var result: [String: PropertyValue] = [:]
         var allNull = true
-        for element in composite.elements {
-            let value = try value(forKey: composite.elementKey(element.name))
+        for element in composite.storedElements {
+            let value = try value(forKey: element.name)
             if !value.isNull { allNull = false }
-            result[element.name] = value
+            result[String(element.name.dropFirst(composite.name.count + 1))] = value
         }
         return allNull ? nil : result
     }
@@ -49,29 +57,33 @@ extension ManagedObject {
     ///
     /// ```swift
     /// try person.setCompositeValue(["city": "Oslo", "zip": "0150"], forKey: "address")
+    /// try person.setCompositeValue(["lat": 59.9, "lon": 10.7], forKey: "address.geo")   // a nested composite alone
     /// ```
+    /// A nested composite's elements are keys by their path inside this one (`geo.lat`).
     /// - Throws: `.unknownKey` for an unknown composite or element (naming both),
     ///   `.typeMismatch` naming the element and the type it expects.
     public func setCompositeValue(_ value: [String: PropertyValue]?, forKey key: String) throws {
         let composite = try compositeDescription(key)
         let values = value ?? [:]
-        let known = Set(composite.elements.map(\.name))
+        let stored = composite.storedElements
+        let relative = stored.map { String($0.name.dropFirst(composite.name.count + 1)) }
+        let known = Set(relative)
         if let unknown = values.keys.sorted().first(where: { !known.contains($0) }) {
             throw StrataError(
                 .unknownKey,
-                "Composite attribute '\(entity.name).\(key)' has no element '\(unknown)' (elements: \(composite.elements.map(\.name).joined(separator: ", "))).",
+                "Composite attribute '\(entity.name).\(key)' has no element '\(unknown)' (elements: \(relative.joined(separator: ", "))).",
                 context: ["entity": entity.name, "key": composite.elementKey(unknown)])
         }
         var checked: [(key: String, value: PropertyValue)] = []
-        for element in composite.elements {
-            let elementValue = values[element.name] ?? .null
+        for (element, name) in zip(stored, relative) {
+            let elementValue = values[name] ?? .null
             guard ModelValueRules.coerce(elementValue, to: element.attributeType) != nil else {
                 throw StrataError(
                     .typeMismatch,
-                    "\(entity.name).\(composite.elementKey(element.name)) (element '\(element.name)' of composite attribute '\(key)') is \(element.attributeType.rawValue); got \(ModelValueRules.kindName(elementValue)) \(elementValue).",
-                    context: ["entity": entity.name, "key": composite.elementKey(element.name)])
+                    "\(entity.name).\(element.name) (element '\(name)' of composite attribute '\(key)') is \(element.attributeType.rawValue); got \(ModelValueRules.kindName(elementValue)) \(elementValue).",
+                    context: ["entity": entity.name, "key": element.name])
             }
-            checked.append((composite.elementKey(element.name), elementValue))
+            checked.append((element.name, elementValue))
         }
         for (elementKey, elementValue) in checked {
             try setValue(elementValue, forKey: elementKey)
@@ -109,20 +121,25 @@ struct CompositePredicateSubject: PredicateSubject {
     let composite: CompositeAttributeDescription
 
     func predicateValue(forKey key: String) throws -> PredicateResolved {
+        if let nested = composite.nested(named: key) {
+            return try CompositePredicateSubject(base: base, entityName: entityName, composite: nested).resolved()
+        }
         guard composite.elements.contains(where: { $0.name == key }) else {
+            let names = composite.elements.map(\.name) + composite.composites.map(\.name)
             throw StrataError(
                 .unknownKey,
-                "Composite attribute '\(entityName).\(composite.name)' has no element '\(key)' (elements: \(composite.elements.map(\.name).joined(separator: ", "))).",
+                "Composite attribute '\(entityName).\(composite.name)' has no element '\(key)' (elements: \(names.joined(separator: ", "))).",
                 context: ["entity": entityName, "key": composite.elementKey(key)])
         }
         return try base.predicateValue(forKey: composite.elementKey(key))
     }
 
-    /// The composite as a predicate reads it: nil when every element is NULL (Core Data's
-    /// nil composite, so `address == nil` holds), else the composite.
+    /// The composite as a predicate reads it: nil when every element (nested ones
+    /// included) is NULL (Core Data's nil composite, so `address == nil` holds), else the
+    /// composite.
     func resolved() throws -> PredicateResolved {
-        for element in composite.elements {
-            if case .value(let value) = try base.predicateValue(forKey: composite.elementKey(element.name)), value == .null { continue }
+        for element in composite.storedElements {
+            if case .value(let value) = try base.predicateValue(forKey: element.name), value == .null { continue }
             return .object(self)
         }
         return .object(nil)

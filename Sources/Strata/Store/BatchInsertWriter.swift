@@ -73,6 +73,11 @@ struct BatchInsertWriter {
             let (inverses, changed) = graph.takeChunkOperations()
             operations += inverses
             updated.formUnion(changed)
+            // The derived values the chunk changes, in its segment: the rows' own and those
+            // of the records they join (a department's `employees.@count`).
+            let completed = try BatchDerivations.complete(operations, model: entity.model, now: request.timestamp, values: values)
+            operations = completed.0
+            updated.formUnion(completed.1)
             let saved = try save(SegmentGroup(id: groupID, kind: request.kind, revertsGroup: nil,
                                               actionName: request.actionName, operations: operations))
             groupID = saved.groupIDs[groupID] ?? groupID

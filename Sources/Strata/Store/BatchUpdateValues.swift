@@ -28,6 +28,10 @@ enum BatchUpdateValues {
             throw StrataError(.invalidArgument, "The batch update sets the transient attribute '\(entity.name).\(key)', which the store does not hold.",
                               context: context)
         }
+        if let derivation = attribute.derivation {
+            throw StrataError(.invalidArgument, "The batch update sets '\(entity.name).\(key)', which is derived from '\(derivation.predicateFormat)'; the batch computes it when it changes an input.",
+                              context: context.merging(["derivation": derivation.predicateFormat]) { $1 })
+        }
         if case .constant(let value) = expression {
             return (slot, .constant(try checked(value, for: attribute, of: entity, object: nil, source: nil)))
         }

@@ -131,8 +131,13 @@ struct StoreBatchPlanner {
         }
     }
 
-    private func group(_ request: StoreBatchRequest, _ operations: [ChangeOperation]) -> SegmentGroup? {
-        operations.isEmpty ? nil : SegmentGroup(
+    /// The group of `operations` and the derived values they change (``BatchDerivations``),
+    /// whose records join `changes`.
+    private func group(_ request: StoreBatchRequest, _ operations: [ChangeOperation], changes: inout SaveChanges) throws -> SegmentGroup? {
+        let (operations, derived) = try BatchDerivations.complete(operations, model: request.fetch.entity.model,
+                                                                  now: request.timestamp, values: values)
+        changes.updated.formUnion(derived)
+        return operations.isEmpty ? nil : SegmentGroup(
             id: request.groupID, kind: request.kind, revertsGroup: nil, actionName: request.actionName, operations: operations)
     }
 
@@ -156,7 +161,8 @@ struct StoreBatchPlanner {
             operations.append(.update(id, changes: SlotChanges(slotChanges)))
             changes.updated.insert(id)
         }
-        return StoreBatchOutcome(matched: matched, changes: changes, group: group(request, operations))
+        let group = try self.group(request, operations, changes: &changes)
+        return StoreBatchOutcome(matched: matched, changes: changes, group: group)
     }
 
     // MARK: Delete
@@ -228,7 +234,8 @@ struct StoreBatchPlanner {
             changes.deleted.insert(id)
         }
         let matchedLive = matched.filter { rows[$0] != nil }
-        return StoreBatchOutcome(matched: matchedLive, changes: changes, group: group(request, operations))
+        let group = try self.group(request, operations, changes: &changes)
+        return StoreBatchOutcome(matched: matchedLive, changes: changes, group: group)
     }
 
     /// The operations removing `members` from `owner`'s relationship slots: one update for

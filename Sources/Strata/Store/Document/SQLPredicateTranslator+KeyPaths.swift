@@ -55,8 +55,8 @@ extension SQLTranslation {
             // A composite alone (`address == nil`): NULL when every element is, as in memory.
             let alias = try rowAlias(of: object)
             var tests: [String] = []
-            for element in composite.elements {
-                guard case .column(let column, _) = try property(composite.elementKey(element.name), of: object.entity) else {
+            for element in composite.storedElements {
+                guard case .column(let column, _) = try property(element.name, of: object.entity) else {
                     throw SQLResidual(reason: "composite element without a column")
                 }
                 tests.append("\(alias).\(SnapshotSchema.quote(column)) IS NULL")
