@@ -20,6 +20,8 @@ package final class PostgresSession: @unchecked Sendable {
     package let location: PostgresLocation
     private let group: MultiThreadedEventLoopGroup
     private var connection: PostgresConnection?
+    /// Whether a `BEGIN` ran on `connection` and no `COMMIT` or `ROLLBACK` since.
+    private var inTransaction = false
     private let logger = Logger(label: "Strata.Postgres")
     private static let nextID = ManagedAtomicCounter()
 
@@ -52,9 +54,23 @@ package final class PostgresSession: @unchecked Sendable {
     /// - Throws: `.server` naming the server and the statement's error.
     @discardableResult
     package func query(_ query: PostgresQuery) throws -> [PostgresRow] {
+        let statement = query.sql.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
+        let ends = statement == "COMMIT" || statement == "ROLLBACK"
+        if inTransaction, connection?.isClosed ?? true {
+            // The transaction died with its connection. Reconnecting would run the rest of
+            // it — its COMMIT too — outside any transaction, so it fails until it is ended.
+            if ends { inTransaction = false }
+            if statement == "ROLLBACK" { return [] }
+            throw StrataError(.server, "The connection to the PostgreSQL server \(location.server) was lost inside a transaction, so the transaction did not happen.",
+                              context: ["server": location.server])
+        }
         let connection = try open()
+        // A COMMIT or ROLLBACK ends the transaction even when it fails.
+        defer { if ends { inTransaction = false } }
         do {
-            return Array(try connection.query(query, logger: logger).wait().rows)
+            let rows = Array(try connection.query(query, logger: logger).wait().rows)
+            if statement == "BEGIN" { inTransaction = true }
+            return rows
         } catch {
             if connection.isClosed { self.connection = nil }
             throw Self.failure(error, server: location.server, doing: "query")
@@ -102,6 +118,7 @@ package final class PostgresSession: @unchecked Sendable {
     package func close() {
         try? connection?.close().wait()
         connection = nil
+        inTransaction = false
     }
 
     /// A PostgresNIO error as a StrataError naming the server.
