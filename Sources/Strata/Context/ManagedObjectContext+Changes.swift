@@ -37,7 +37,7 @@ extension ManagedObjectContext {
     @inline(__always)
     func willChange(_ object: ManagedObject, slot: Int) {
         object.noteCommittedValue(slot: slot)
-        if !object.state.insertedSinceFlush { object.flushOld.recordFirst(slot, object.storage[slot]) }
+        if !object.state.insertedSinceFlush { object.recordFlushOld(slot: slot) }
         noteChanged(object)
     }
 
@@ -68,7 +68,8 @@ extension ManagedObjectContext {
     func awakeFromFetchUntracked(_ object: ManagedObject) {
         let wasInFlushSet = object.state.inFlushSet
         let wasDirty = object.state.inDirtySet
-        let oldFlush = object.flushOld
+        // Read without allocating records for an object that has none (every fetched one).
+        let oldFlush = object.changeRecords?.flushOld
         let oldSnapshot = object.committedSnapshot
         object.awakeFromFetch()
         let key = ObjectIdentifier(object)
@@ -80,7 +81,7 @@ extension ManagedObjectContext {
             object.state.inDirtySet = false
             dirtySet[key] = nil
         }
-        object.flushOld = oldFlush
+        if let oldFlush { object.flushOld = oldFlush } else { object.clearFlushOld() }
         object.committedSnapshot = oldSnapshot
     }
 

@@ -21,7 +21,7 @@ extension ManagedObjectContext {
         for object in flushSet.values {
             object.state.inFlushSet = false
             defer {
-                object.flushOld.removeAll(keepingCapacity: true)
+                object.clearFlushOld(keepingCapacity: true)
                 object.state.insertedSinceFlush = false
                 object.state.deletedSinceFlush = false
             }

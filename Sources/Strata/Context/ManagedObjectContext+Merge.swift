@@ -155,7 +155,7 @@ extension ManagedObjectContext {
         dirtySet[key] = nil
         fetchedPropertyCache[key] = nil
         object.committedSnapshot = nil
-        object.flushOld.removeAll()
+        object.clearFlushOld()
         object.state = ObjectState()
         unregister(object)
     }

@@ -42,6 +42,6 @@ extension ManagedObject {
                 context: ["entity": entity.name, "key": key])
         }
         storage[slot] = coerced
-        committedOld?[slot] = nil  // the committed value is the new one too
+        changeRecords?.committedOld?[slot] = nil  // the committed value is the new one too
     }
 }

@@ -25,7 +25,7 @@ extension ManagedObjectContext {
             logDiscardOfFlushedChanges(object)
             object.storage = []
             object.committedSnapshot = nil
-            object.flushOld.removeAll()
+            object.clearFlushOld()
             object.state.isFault = true
             object.state.isDeleted = false
             object.state.inFlushSet = false

@@ -335,7 +335,7 @@ extension ManagedObjectContext {
         dirtySet.removeAll()  // first, as in finishSave: unregistering from it one by one was quadratic
         for object in dirty {
             object.state.inFlushSet = false
-            object.flushOld.removeAll()
+            object.clearFlushOld()
             object.state.insertedSinceFlush = false
             object.state.deletedSinceFlush = false
             object.state.inDirtySet = false

@@ -16,9 +16,17 @@ import OrderedCollections
 /// ``objectID`` to other contexts instead.
 open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's entity. Never fires a fault.
-    public let entity: EntityDescription
+    ///
+    /// Read from the ID, which names it (a new ID for the object, at its save, names the
+    /// same entity): not stored twice, 8 bytes of every object.
+    public var entity: EntityDescription { objectID.entity }
     /// The object's identity. Temporary until the first save. Never fires a fault.
     @exclusivity(unchecked) public internal(set) var objectID: ManagedObjectID
+    // The fields are in this order so that the instance is 72 bytes, one 80-byte malloc
+    // chunk (docs/BENCHMARKS.md, "W1 after mem6"): the flags fill the padding after the
+    // ID's 21 bytes.
+    /// The bookkeeping flags.
+    @exclusivity(unchecked) var state = ObjectState()
     /// The context the object is registered in (nil once reset or removed).
     ///
     /// Not a weak reference: loading a weak reference goes through a side table on every
@@ -32,15 +40,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// Current values by storage slot; empty while the object is a fault.
     @exclusivity(unchecked) var storage: [PropertyValue] = []
-    /// The value each slot had at the last save or load, for the slots changed since then
-    /// (nil while nothing changed). A slot's committed value is its entry here, or its
-    /// current value when it has none. Kept per changed slot, inline, instead of a copy of
-    /// every value: the first change after a save allocates nothing, and telling whether an
-    /// object is back to its committed values reads no other buffer.
-    @exclusivity(unchecked) var committedOld: FirstValues?
-    /// First old value per slot since the last `processPendingChanges()`.
-    @exclusivity(unchecked) var flushOld = FirstValues()
-    @exclusivity(unchecked) var state = ObjectState()
+    /// The committed and flush records of a changed object (`committedOld`, `flushOld`);
+    /// nil while it has none, as most objects of a big context do.
+    @exclusivity(unchecked) var changeRecords: ChangeRecords?
     /// The coordinator's change generation when the values were last read from (or saved
     /// to) the store: a save compares it with the record's last change to find conflicts.
     @exclusivity(unchecked) var loadGeneration: UInt64 = 0
@@ -48,7 +50,6 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Creates an object of `entity` and inserts it into `context` (Core Data's
     /// `init(entity:insertInto:)`); with a nil context the object is not registered.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
-        self.entity = entity
         self.objectID = .temporary(for: entity)
         self.storage = entity.attributes.reduce(into: Array(repeating: PropertyValue.null, count: entity.slotCount)) {
             values, attribute in values[attribute.slot] = attribute.defaultValue
@@ -72,7 +73,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Whether the object has changes not yet saved. Never fires a fault.
     public var isUpdated: Bool {
         guard !state.isInserted, !state.isDeleted else { return false }
-        return committedOld?.differs(from: storage) ?? false
+        return changeRecords?.committedOld?.differs(from: storage) ?? false
     }
     /// Whether the object was inserted, updated or deleted since the last save.
     public var hasChanges: Bool { isInserted || isDeleted || isUpdated }
@@ -130,28 +131,39 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     open func validateForDelete() throws {}
 }
 
-/// The bookkeeping flags of one object.
+/// The bookkeeping flags of one object, one bit each: two bytes, where twelve `Bool`s took
+/// twelve (and, with alignment, 16 of every object).
 struct ObjectState {
-    var isFault = false
-    var isInserted = false
-    var isDeleted = false
-    var isInvalid = false
+    private var bits: UInt16 = 0
+
+    @inline(__always)
+    private func bit(_ mask: UInt16) -> Bool { bits & mask != 0 }
+
+    @inline(__always)
+    private mutating func set(_ mask: UInt16, _ on: Bool) {
+        if on { bits |= mask } else { bits &= ~mask }
+    }
+
+    var isFault: Bool { get { bit(1 << 0) } set { set(1 << 0, newValue) } }
+    var isInserted: Bool { get { bit(1 << 1) } set { set(1 << 1, newValue) } }
+    var isDeleted: Bool { get { bit(1 << 2) } set { set(1 << 2, newValue) } }
+    var isInvalid: Bool { get { bit(1 << 3) } set { set(1 << 3, newValue) } }
     /// The record exists in the store (loaded or saved), so a delete must be saved.
-    var existsInStore = false
+    var existsInStore: Bool { get { bit(1 << 4) } set { set(1 << 4, newValue) } }
     /// Deleted by an undo/redo/rollback application: delete rules were already logged.
-    var deletedByApply = false
+    var deletedByApply: Bool { get { bit(1 << 5) } set { set(1 << 5, newValue) } }
     /// Delete rules already ran for this deletion.
-    var deleteRulesApplied = false
+    var deleteRulesApplied: Bool { get { bit(1 << 6) } set { set(1 << 6, newValue) } }
     /// Inserted (or re-inserted by an undo) since the last flush.
-    var insertedSinceFlush = false
+    var insertedSinceFlush: Bool { get { bit(1 << 7) } set { set(1 << 7, newValue) } }
     /// Deleted since the last flush.
-    var deletedSinceFlush = false
+    var deletedSinceFlush: Bool { get { bit(1 << 8) } set { set(1 << 8, newValue) } }
     /// An insert of this object is in the log (so a later delete must be logged too).
-    var wasLogged = false
+    var wasLogged: Bool { get { bit(1 << 9) } set { set(1 << 9, newValue) } }
     /// Present in the context's changed-since-flush set.
-    var inFlushSet = false
+    var inFlushSet: Bool { get { bit(1 << 10) } set { set(1 << 10, newValue) } }
     /// Present in the context's changed-since-save set.
-    var inDirtySet = false
+    var inDirtySet: Bool { get { bit(1 << 11) } set { set(1 << 11, newValue) } }
 }
 
 extension ManagedObject {
@@ -202,8 +214,12 @@ extension ManagedObject {
     func noteCommittedValue(slot: Int) {
         guard !state.isInserted else { return }
         // In place through optional chaining (no copy of the entries); nil: not tracking yet.
-        if committedOld?.recordFirst(slot, storage[slot]) == nil {
-            committedOld = FirstValues(slot: slot, value: storage[slot])
+        guard let records = changeRecords else {
+            changeRecords = ChangeRecords(committedOld: FirstValues(slot: slot, value: storage[slot]))
+            return
+        }
+        if records.committedOld?.recordFirst(slot, storage[slot]) == nil {
+            records.committedOld = FirstValues(slot: slot, value: storage[slot])
         }
     }
 }
