@@ -15,15 +15,23 @@ import Strata
            "relationships": [{"name": "team", "destination": "Team", "inverse": "members"}]}]}
         """#
 
-    @Test("info lists derived attributes; insert computes them; setting one is refused")
-    func infoAndInsert() throws {
+    /// A directory with `teams.strata`, a new document of `model` holding team "Équipe"
+    /// with one member, Ada.
+    private static func teamWithAMember() throws -> TemporaryDirectory {
         let sandbox = try TemporaryDirectory()
         let modelPath = sandbox.path("teams.json")
-        try Data(Self.model.utf8).write(to: URL(fileURLWithPath: modelPath))
+        try Data(model.utf8).write(to: URL(fileURLWithPath: modelPath))
         let document = sandbox.path("teams.strata")
         #expect(try CLI.strata("new", document, "--model", modelPath).status == 0)
         let team = try sandbox.insert(document, "Team", "name=Équipe")
         _ = try sandbox.insert(document, "Member", "name=Ada", "team=@\(team)")
+        return sandbox
+    }
+
+    @Test("info lists derived attributes; insert computes them; setting one is refused")
+    func infoAndInsert() throws {
+        let sandbox = try Self.teamWithAMember()
+        let document = sandbox.path("teams.strata")
 
         let info = try CLI.strata("info", document)
         #expect(info.stdout.contains("Team\n  derived   "), "\(info.stdout)")
@@ -42,13 +50,8 @@ import Strata
 
     @Test("a batch update recomputes derived values in its group: strata-log verify replays it, strata undo restores them")
     func batchUpdateReplayAndUndo() throws {
-        let sandbox = try TemporaryDirectory()
-        let modelPath = sandbox.path("teams.json")
-        try Data(Self.model.utf8).write(to: URL(fileURLWithPath: modelPath))
+        let sandbox = try Self.teamWithAMember()
         let document = sandbox.path("teams.strata")
-        #expect(try CLI.strata("new", document, "--model", modelPath).status == 0)
-        let team = try sandbox.insert(document, "Team", "name=Équipe")
-        _ = try sandbox.insert(document, "Member", "name=Ada", "team=@\(team)")
 
         let updated = try CLI.strata("update", document, "Team", "--where", "name == 'Équipe'", "name='Crème Crew'")
         #expect(updated.status == 0, "\(updated.stderr)")

@@ -37,22 +37,11 @@ extension ManagedObjectContext {
             do { try object.ensureLoaded() } catch { continue }  // deleted by another save: nothing to compute
             for (slot, expression) in plan.derived[object.entity.index] {
                 let attribute = object.entity.attributes[object.entity.slotKindIndex(slot)]
-                func problem(_ reason: String) {
-                    problems.append(.init(entityName: object.entity.name, object: object.objectID.description,
-                                          key: attribute.name, reason: "derivation '\(expression.predicateFormat)': \(reason)"))
+                if let coerced = DerivationCheck.derivedValue(
+                    of: expression, for: attribute, entityName: object.entity.name, objectID: object.objectID,
+                    subject: DerivationInput(id: object.objectID, context: self), now: now, problems: &problems) {
+                    setPrimitive(object, slot: slot, coerced)
                 }
-                let value: PropertyValue
-                do {
-                    value = try expression.replacingNow(with: now).value(with: DerivationInput(id: object.objectID, context: self))
-                } catch let error as StrataError {
-                    problem(error.message)
-                    continue
-                }
-                guard let coerced = ModelValueRules.coerce(value, to: attribute.attributeType) else {
-                    problem("gives \(ModelValueRules.kindName(value)) \(value), which \(DerivationCheck.article(attribute.attributeType.rawValue)) attribute cannot hold")
-                    continue
-                }
-                setPrimitive(object, slot: slot, coerced)
             }
         }
         if !problems.isEmpty {

@@ -125,6 +125,32 @@ enum DerivationCheck {
         return problems
     }
 
+    /// The value `expression` gives `subject` (with `now()` fixed to `now`), coerced to
+    /// `attribute`'s type; or nil, with the problem (naming entity, object, attribute and
+    /// derivation) added to `problems`.
+    /// One place for a context's save and a store's batch, so both refuse alike.
+    static func derivedValue(of expression: FetchExpression, for attribute: AttributeDescription,
+                             entityName: String, objectID: ManagedObjectID, subject: any PredicateSubject,
+                             now: Date, problems: inout [StrataError.Problem]) -> PropertyValue? {
+        func problem(_ reason: String) -> PropertyValue? {
+            problems.append(.init(entityName: entityName, object: objectID.description, key: attribute.name,
+                                  reason: "derivation '\(expression.predicateFormat)': \(reason)"))
+            return nil
+        }
+        let value: PropertyValue
+        do {
+            value = try expression.replacingNow(with: now).value(with: subject)
+        } catch let error as StrataError {
+            return problem(error.message)
+        } catch {
+            return problem("\(error)")
+        }
+        guard let coerced = ModelValueRules.coerce(value, to: attribute.attributeType) else {
+            return problem("gives \(ModelValueRules.kindName(value)) \(value), which \(article(attribute.attributeType.rawValue)) attribute cannot hold")
+        }
+        return coerced
+    }
+
     /// A type name with its indefinite article: "an integer64", "a string".
     static func article(_ name: String) -> String {
         ("aeiou".contains(name.prefix(1).lowercased()) ? "an " : "a ") + name

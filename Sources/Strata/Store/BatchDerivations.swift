@@ -83,22 +83,10 @@ final class BatchDerivations {
             var changes: [SlotChange] = []
             for (slot, expression) in plan.derived[entity.index] where slot < row.count {
                 let attribute = entity.attributes[entity.slotKindIndex(slot)]
-                func problem(_ reason: String) {
-                    problems.append(.init(entityName: entity.name, object: id.description, key: attribute.name,
-                                          reason: "derivation '\(expression.predicateFormat)': \(reason)"))
-                }
-                let value: PropertyValue
-                do {
-                    value = try expression.replacingNow(with: now)
-                        .value(with: RowSubject(objectID: id, values: row, rowSource: { [unowned self] in try self.current($0) }))
-                } catch let error as StrataError {
-                    problem(error.message)
-                    continue
-                }
-                guard let coerced = ModelValueRules.coerce(value, to: attribute.attributeType) else {
-                    problem("gives \(ModelValueRules.kindName(value)) \(value), which \(DerivationCheck.article(attribute.attributeType.rawValue)) attribute cannot hold")
-                    continue
-                }
+                guard let coerced = DerivationCheck.derivedValue(
+                    of: expression, for: attribute, entityName: entity.name, objectID: id,
+                    subject: RowSubject(objectID: id, values: row, rowSource: { [unowned self] in try self.current($0) }),
+                    now: now, problems: &problems) else { continue }
                 if row[slot] != coerced { changes.append(SlotChange(slot: slot, old: row[slot], new: coerced)) }
             }
             guard !changes.isEmpty else { continue }
