@@ -64,7 +64,7 @@ enum ManyWriterWorkload {
             }
             Thread.sleep(forTimeInterval: 0.005)
         }
-        FileManager.default.createFile(atPath: directory.appendingPathComponent("go").path, contents: nil)
+        _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("go").path, contents: nil)
         let go = Date().timeIntervalSince1970
         for process in processes { process.waitUntilExit() }
         while outputs.withLock({ $0.count }) < writers { Thread.sleep(forTimeInterval: 0.005) }
@@ -135,17 +135,22 @@ enum ManyWriterWorkload {
         _ = shell(["bash", "Tools/postgres-server", "stop", url])
     }
 
+    /// Runs a command with its output in a file: the server it starts inherits the
+    /// command's descriptors, so a pipe would never reach its end.
     private static func shell(_ arguments: [String]) -> (Int32, String) {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("strata-w11-\(UUID().uuidString).out")
+        defer { try? FileManager.default.removeItem(at: output) }
+        guard FileManager.default.createFile(atPath: output.path, contents: nil),
+              let handle = FileHandle(forWritingAtPath: output.path) else { return (-1, "cannot create \(output.path)") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
+        process.standardOutput = handle
         process.standardError = FileHandle.standardError
         do { try process.run() } catch { return (-1, "\(error)") }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try? handle.close()
+        return (process.terminationStatus, (try? String(contentsOf: output, encoding: .utf8)) ?? "")
     }
 }
 
