@@ -135,22 +135,19 @@ enum ManyWriterWorkload {
         _ = shell(["bash", "Tools/postgres-server", "stop", url])
     }
 
-    /// Runs a command with its output in a file: the server it starts inherits the
-    /// command's descriptors, so a pipe would never reach its end.
+    /// Runs a shell command through popen: Foundation's Process did not see the script
+    /// exit in this child process (it stayed a zombie), so the wait is libc's.
     private static func shell(_ arguments: [String]) -> (Int32, String) {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("strata-w11-\(UUID().uuidString).out")
-        defer { try? FileManager.default.removeItem(at: output) }
-        guard FileManager.default.createFile(atPath: output.path, contents: nil),
-              let handle = FileHandle(forWritingAtPath: output.path) else { return (-1, "cannot create \(output.path)") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.standardOutput = handle
-        process.standardError = FileHandle.standardError
-        do { try process.run() } catch { return (-1, "\(error)") }
-        process.waitUntilExit()
-        try? handle.close()
-        return (process.terminationStatus, (try? String(contentsOf: output, encoding: .utf8)) ?? "")
+        guard let pipe = popen(arguments.map { "'\($0)'" }.joined(separator: " "), "r") else { return (-1, "popen failed") }
+        var output = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, pipe)
+            if count <= 0 { break }
+            output.append(contentsOf: buffer[0..<count])
+        }
+        let status = pclose(pipe)
+        return (status == 0 ? 0 : max(1, status >> 8), String(decoding: output, as: UTF8.self))
     }
 }
 
