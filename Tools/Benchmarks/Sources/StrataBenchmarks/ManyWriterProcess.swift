@@ -50,7 +50,7 @@ enum ManyWriterProcess {
         let request = FetchRequest(entityName: "Department", predicate: try FetchPredicate(format: "name BEGINSWITH 'Shared'"))
         guard let shared = try context.fetch(request).first else { throw BenchFailure("no department Shared in \(document)") }
 
-        FileManager.default.createFile(atPath: directory.appendingPathComponent("ready-\(name)").path, contents: nil)
+        _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("ready-\(name)").path, contents: nil)
         let go = directory.appendingPathComponent("go").path
         let waitLimit = Date().addingTimeInterval(120)
         while !FileManager.default.fileExists(atPath: go) {

@@ -64,7 +64,7 @@ enum ManyWriterWorkload {
             }
             Thread.sleep(forTimeInterval: 0.005)
         }
-        FileManager.default.createFile(atPath: directory.appendingPathComponent("go").path, contents: nil)
+        _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("go").path, contents: nil)
         let go = Date().timeIntervalSince1970
         for process in processes { process.waitUntilExit() }
         while outputs.withLock({ $0.count }) < writers { Thread.sleep(forTimeInterval: 0.005) }
@@ -135,17 +135,19 @@ enum ManyWriterWorkload {
         _ = shell(["bash", "Tools/postgres-server", "stop", url])
     }
 
+    /// Runs a shell command through popen: Foundation's Process did not see the script
+    /// exit in this child process (it stayed a zombie), so the wait is libc's.
     private static func shell(_ arguments: [String]) -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.standardError
-        do { try process.run() } catch { return (-1, "\(error)") }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        guard let pipe = popen(arguments.map { "'\($0)'" }.joined(separator: " "), "r") else { return (-1, "popen failed") }
+        var output = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, pipe)
+            if count <= 0 { break }
+            output.append(contentsOf: buffer[0..<count])
+        }
+        let status = pclose(pipe)
+        return (status == 0 ? 0 : max(1, status >> 8), String(decoding: output, as: UTF8.self))
     }
 }
 
