@@ -45,8 +45,10 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
         let port = components.port ?? 5432
         guard (1...65535).contains(port) else { throw bad("port \(port) is out of range") }
         if let socketDirectory, socketDirectory.hasPrefix("/") {
-            configuration = PostgresConnection.Configuration(
+            var settings = PostgresConnection.Configuration(
                 unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: user, password: password, database: database)
+            settings.options.additionalStartupParameters = Self.startupParameters
+            configuration = settings
             server = "\(user)@\(socketDirectory):\(port)/\(database)"
             documentURL = Self.url(user: user, host: "localhost", port: port, database: database, document: document,
                                    socketDirectory: socketDirectory)
@@ -55,12 +57,21 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
             var settings = PostgresConnection.Configuration(host: host, port: port, username: user, password: password,
                                                             database: database, tls: .disable)
             settings.options.connectTimeout = .seconds(10)
+            settings.options.additionalStartupParameters = Self.startupParameters
             configuration = settings
             server = "\(user)@\(host):\(port)/\(database)"
             documentURL = Self.url(user: user, host: host, port: port, database: database, document: document,
                                    socketDirectory: nil)
         }
         self.document = document
+    }
+
+    /// The name a connection shows in `pg_stat_activity.application_name`: `PGAPPNAME`
+    /// when set (as libpq's tools take it), else `strata`, so that an operator can tell
+    /// Strata's connections apart (and a test can end one process's connections).
+    static var startupParameters: [(String, String)] {
+        let name = ProcessInfo.processInfo.environment["PGAPPNAME"].flatMap { $0.isEmpty ? nil : $0 } ?? "strata"
+        return [("application_name", name)]
     }
 
     /// Parses a URL whose last path component after the database is the document:

@@ -86,6 +86,7 @@ public final class PostgresSegmentRemote: SegmentRemote, @unchecked Sendable {
                                       context: ["segment": String(segment.sequence)])
                 }
                 try PostgresLog.append(segments, to: id, keys: [:], groups: 0, session)
+                DocumentSync.fault("push-committing")
                 return true
             }
         }

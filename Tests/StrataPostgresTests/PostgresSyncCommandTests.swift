@@ -87,4 +87,70 @@ struct PostgresSyncCommandTests {
         #expect(noServer.status != 0 && !noServer.stderr.contains("secret"), "\(noServer.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: a)) == before)
     }
+
+    /// The server side of a sync ended midway: `strata sync` pauses at `point`
+    /// (`STRATA_SYNC_PAUSE`), the test ends every server process of that `strata` process
+    /// (found by its `PGAPPNAME`), and the sync goes on over a dead connection. Between
+    /// transactions it finishes over a new connection; inside the append's transaction it
+    /// fails saying the append did not happen. Either way the next sync finishes the job, and
+    /// every save is on the server exactly once and in both files.
+    @Test(arguments: ["push-recorded", "push-committing", "push-appended", "pull-fetched"])
+    func aSyncWhoseServerConnectionIsEndedMidwayIsFinishedByTheNext(point: String) throws {
+        let directory = try TemporaryDirectory()
+        let name = uniqueDocumentName("cli-ended")
+        let remote = try PostgresTestServer.url + "/" + name
+        let a = directory.path("a.strata"), b = directory.path("b.strata")
+        #expect(try CLI.strata("new", a, "--example", "employees").status == 0)
+        try insertDepartment(a, "Research")
+        #expect(try CLI.strata("push", a, remote).status == 0)
+        #expect(try CLI.strata("clone", remote, b).status == 0)
+        try insertDepartment(a, "Alpha")
+        #expect(try CLI.strata("sync", a).status == 0)
+        try insertDepartment(b, "Beta")
+
+        let pauseFile = directory.path("paused")
+        let application = "strata-test-\(name)"
+        let outcome = Locked<CommandResult?>(nil)
+        let sync = Thread {
+            let result = try? CLI.run("strata", ["sync", b],
+                                      environment: ["STRATA_SYNC_PAUSE": "\(point):\(pauseFile)", "PGAPPNAME": application])
+            outcome.withLock { $0 = result }
+        }
+        sync.start()
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: pauseFile), Date() < deadline { usleep(20_000) }
+        try #require(FileManager.default.fileExists(atPath: pauseFile), "strata sync never reached \(point)")
+        let admin = try adminSession()
+        defer { admin.close() }
+        let ended = try admin.rows("""
+            SELECT pg_terminate_backend(pid, 10000)::text FROM pg_stat_activity WHERE application_name = '\(application)'
+            """).compactMap { $0.first ?? nil }
+        #expect(!ended.isEmpty && ended.allSatisfy { $0 == "true" }, "the sync's server processes: \(ended)")
+        try FileManager.default.removeItem(atPath: pauseFile)
+        while outcome.withLock({ $0 }) == nil, Date() < deadline { usleep(20_000) }
+        let first = try #require(outcome.withLock { $0 }, "strata sync did not finish")
+        print("strata sync with its server connection ended at \(point): exit \(first.status); "
+              + (first.status == 0 ? first.stdout : first.stderr).split(separator: "\n").prefix(2).joined(separator: " / "))
+        if point == "push-committing" {
+            // Inside the append's transaction: its COMMIT cannot succeed, and the sync says so.
+            #expect(first.status != 0 && first.stderr.contains("did not happen") && first.stderr.contains("127.0.0.1"),
+                    "\(first.stderr)")
+        } else {
+            // Between transactions: the remote connects again and the sync finishes.
+            #expect(first.status == 0, "\(first.stderr)")
+        }
+
+        let resumed = try CLI.strata("sync", b)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(try CLI.strata("sync", a).status == 0)
+        let id = try documentID(name, admin)
+        #expect(try scalar(admin, "SELECT count(*)::text FROM strata_segments WHERE document = \(id)") == "3",
+                "Research, Alpha, Beta: each once")
+        #expect(try departments(a) == ["Alpha", "Beta", "Research"])
+        #expect(try departments(b) == ["Alpha", "Beta", "Research"])
+        for document in [a, b] {
+            let verify = try CLI.strataLog("verify", document)
+            #expect(verify.status == 0, "\(document): \(verify.stdout) \(verify.stderr)")
+        }
+    }
 }

@@ -97,11 +97,22 @@ enum SyncRun {
         Swift.print(lines.joined(separator: "\n"))
     }
 
-    /// `STRATA_SYNC_FAULT=POINT` kills this process at that point of a push or pull (tests
-    /// of interrupted syncs; docs/SYNC.md, "Interruptions").
+    /// `STRATA_SYNC_FAULT=POINT` kills this process at that point of a push or pull;
+    /// `STRATA_SYNC_PAUSE=POINT:FILE` creates FILE there and waits (60 s at most) until it
+    /// is removed, so a test can end the server's side meanwhile (tests of interrupted
+    /// syncs; docs/SYNC.md, "Interruptions").
     static func installFaultHook() {
-        guard let point = ProcessInfo.processInfo.environment["STRATA_SYNC_FAULT"], !point.isEmpty else { return }
-        DocumentSync.setFaultPoint(point) { kill(getpid(), SIGKILL) }
+        let environment = ProcessInfo.processInfo.environment
+        if let point = environment["STRATA_SYNC_FAULT"], !point.isEmpty {
+            DocumentSync.setFaultPoint(point) { kill(getpid(), SIGKILL) }
+        } else if let pause = environment["STRATA_SYNC_PAUSE"], let colon = pause.firstIndex(of: ":") {
+            let file = String(pause[pause.index(after: colon)...])
+            DocumentSync.setFaultPoint(String(pause[..<colon])) {
+                _ = FileManager.default.createFile(atPath: file, contents: nil)
+                let deadline = Date().addingTimeInterval(60)
+                while FileManager.default.fileExists(atPath: file), Date() < deadline { usleep(20_000) }
+            }
+        }
     }
 }
 

@@ -62,10 +62,11 @@ public final class DocumentSync: Sendable {
     /// named by `STRATA_SYNC_FAULT`, to test interrupted syncs with real processes).
     package static let faultHook = Locked<(@Sendable (String) -> Void)?>(nil)
 
-    static func fault(_ point: String) { faultHook.withLock { $0 }?(point) }
+    package static func fault(_ point: String) { faultHook.withLock { $0 }?(point) }
 
     /// Runs `action` when a push or pull reaches `point` (`pull-fetched`, `push-recorded`,
-    /// `push-appended`, `create-recorded`, `create-appended`; docs/SYNC.md).
+    /// `push-committing` (a remote's append before its commit), `push-appended`,
+    /// `create-recorded`, `create-appended`; docs/SYNC.md).
     package static func setFaultPoint(_ point: String, _ action: @escaping @Sendable () -> Void) {
         let hook: @Sendable (String) -> Void = { reached in if reached == point { action() } }
         faultHook.withLock { $0 = hook }
