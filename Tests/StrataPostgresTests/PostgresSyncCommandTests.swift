@@ -21,19 +21,32 @@ struct PostgresSyncCommandTests {
         #expect(result.status == 0, "strata insert failed: \(result.stderr)")
     }
 
-    @Test func twoFilesShareTheirSavesThroughOneServerAndResolveAConflictByPolicy() throws {
-        let directory = try TemporaryDirectory()
-        let name = uniqueDocumentName("cli-sync")
-        let remote = try PostgresTestServer.url + "/" + name
-        let a = directory.path("a.strata"), b = directory.path("b.strata")
-        #expect(try CLI.strata("new", a, "--example", "employees").status == 0)
-        try insertDepartment(a, "Research")
+    /// Two files sharing a new server document: `a`, the example document with department
+    /// Research, pushed (which creates the document), and `b`, cloned from it.
+    struct SharedFiles {
+        let directory: TemporaryDirectory
+        let name: String, a: String, b: String
 
-        let push = try CLI.strata("push", a, remote)
-        #expect(push.status == 0 && push.stdout.contains("created the remote document"), "\(push.stdout) \(push.stderr)")
-        let clone = try CLI.strata("clone", remote, b)
-        #expect(clone.status == 0, "\(clone.stderr)")
-        #expect(try departments(b) == ["Research"])
+        init(_ prefix: String, _ suite: PostgresSyncCommandTests) throws {
+            directory = try TemporaryDirectory()
+            name = uniqueDocumentName(prefix)
+            let remote = try PostgresTestServer.url + "/" + name
+            a = directory.path("a.strata")
+            b = directory.path("b.strata")
+            #expect(try CLI.strata("new", a, "--example", "employees").status == 0)
+            try suite.insertDepartment(a, "Research")
+            let push = try CLI.strata("push", a, remote)
+            #expect(push.status == 0 && push.stdout.contains("created the remote document"), "\(push.stdout) \(push.stderr)")
+            let clone = try CLI.strata("clone", remote, b)
+            #expect(clone.status == 0, "\(clone.stderr)")
+            #expect(try suite.departments(b) == ["Research"])
+        }
+    }
+
+    @Test func twoFilesShareTheirSavesThroughOneServerAndResolveAConflictByPolicy() throws {
+        let shared = try SharedFiles("cli-sync", self)
+        defer { withExtendedLifetime(shared) {} }  // its directory holds the files
+        let (name, a, b) = (shared.name, shared.a, shared.b)
 
         // A live store on the same server document reads what the push sent; its save gets a
         // key no replica holds and reaches the files with their next pull.
@@ -96,14 +109,9 @@ struct PostgresSyncCommandTests {
     /// every save is on the server exactly once and in both files.
     @Test(arguments: ["push-recorded", "push-committing", "push-appended", "pull-fetched"])
     func aSyncWhoseServerConnectionIsEndedMidwayIsFinishedByTheNext(point: String) throws {
-        let directory = try TemporaryDirectory()
-        let name = uniqueDocumentName("cli-ended")
-        let remote = try PostgresTestServer.url + "/" + name
-        let a = directory.path("a.strata"), b = directory.path("b.strata")
-        #expect(try CLI.strata("new", a, "--example", "employees").status == 0)
-        try insertDepartment(a, "Research")
-        #expect(try CLI.strata("push", a, remote).status == 0)
-        #expect(try CLI.strata("clone", remote, b).status == 0)
+        let shared = try SharedFiles("cli-ended", self)
+        defer { withExtendedLifetime(shared) {} }  // its directory holds the files
+        let (directory, name, a, b) = (shared.directory, shared.name, shared.a, shared.b)
         try insertDepartment(a, "Alpha")
         #expect(try CLI.strata("sync", a).status == 0)
         try insertDepartment(b, "Beta")
