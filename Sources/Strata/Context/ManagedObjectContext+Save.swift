@@ -65,7 +65,9 @@ extension ManagedObjectContext {
             deferredChangeNotices = nil
             for notice in notices { postObjectsDidChange(notice) }
             switch try outcome.get() {
-            case .saved(let changes, let generation, let assigned):
+            case .saved(var changes, let generation, let assigned):
+                log.clearUnsaved()
+                changes.inserted = savedInsertions(assigned.permanentIDs)
                 // A pinned context sees its own save (as Core Data's): the newest generation
                 // holds it. Moved before the objects are settled, which may read.
                 advancePinnedGeneration()
@@ -106,55 +108,80 @@ extension ManagedObjectContext {
             try enforceUniqueness()
             try validateForSave()
         }
-        let groups = log.unsavedGroups()
-        let timestamp = Date()
         var assigned = StoreSaveResult()
         var wroteAny = false
         do {
-            for (store, storeGroups) in try routeByStore(groups) {
-                // A group saved into an earlier store keeps the id that store gave it.
-                let request = StoreSaveRequest(groups: storeGroups.map { assigned.renamingGroups(in: $0) }, timestamp: timestamp,
-                                               author: transactionAuthor, contextName: name)
-                assigned.merge(try store.save(request))
-                wroteAny = true
-            }
+            try writeUnsavedGroups(into: &assigned, wroteAny: &wroteAny)
         } catch let error as StrataError where error.code == .mergeConflict && !wroteAny && !isLastAttempt {
             // Another process saved the same records after the catch-up: the next attempt
             // catches up again and sees them as conflicts.
             return .raced
         }
-        let changes = savedChanges(assigned.permanentIDs)
+        // The inserted IDs are collected once the whole save has committed and the log let
+        // go of its operations (`save()`): a bulk save's inserts (48 bytes each) and the set
+        // of its inserted IDs were the two largest things alive at W1's peak
+        // (docs/BENCHMARKS.md, "W1 after mem7"). The log stays until then: the save lock's
+        // transaction commits after this returns, and a failed commit retries with it.
+        let changes = savedUpdatesAndDeletions(assigned.permanentIDs, updatedWithoutObject: recordsChangedWithoutChangedObject())
         return .saved(changes, generation: coordinator.noteChanged(changes.updated.union(changes.deleted)), assigned: assigned)
     }
 
-    /// What this save inserted, updated and deleted, by permanent ID.
-    private func savedChanges(_ assigned: [ManagedObjectID: ManagedObjectID]) -> SaveChanges {
-        var changes = SaveChanges()
-        for object in dirtySet.values {
-            let id = assigned[object.objectID] ?? object.objectID
-            if object.state.isDeleted {
-                if object.state.existsInStore { changes.deleted.insert(id) }
-            } else if object.state.isInserted {
-                changes.inserted.insert(id)
-            } else if object.isUpdated {
-                changes.updated.insert(id)
-            }
+    /// Hands the log's unsaved groups to their stores, one request each; the groups are
+    /// released when it returns.
+    private func writeUnsavedGroups(into assigned: inout StoreSaveResult, wroteAny: inout Bool) throws {
+        let timestamp = Date()
+        for (store, storeGroups) in try routeByStore(log.unsavedGroups()) {
+            // A group saved into an earlier store keeps the id that store gave it.
+            let request = StoreSaveRequest(groups: storeGroups.map { assigned.renamingGroups(in: $0) }, timestamp: timestamp,
+                                           author: transactionAuthor, contextName: name)
+            assigned.merge(try store.save(request))
+            wroteAny = true
         }
-        // Records the save changed without a changed object here: a to-many of a fault the
-        // inverse of a new relationship reached, a change made and undone across flushes.
-        // The store changed them all, and other contexts must hear so — else one that
-        // deletes such a department never learns a new employee points at it.
+    }
+
+    /// Records the save changed without a changed object here: a to-many of a fault the
+    /// inverse of a new relationship reached, a change made and undone across flushes.
+    /// The store changed them all, and other contexts must hear so — else one that
+    /// deletes such a department never learns a new employee points at it.
+    private func recordsChangedWithoutChangedObject() -> Set<ManagedObjectID> {
+        var result = Set<ManagedObjectID>()
         for batch in log.unsaved {
             for operation in batch.operations {
                 switch operation {
                 case .update(let id, _), .relate(let id, _, _, _):
-                    if !id.isTemporaryID, !changes.deleted.contains(id) { changes.updated.insert(id) }
+                    if !id.isTemporaryID { result.insert(id) }
                 case .insert, .delete:
                     continue
                 }
             }
         }
+        return result
+    }
+
+    /// What this save updated and deleted, by permanent ID (its inserts: ``savedInsertions(_:)``).
+    private func savedUpdatesAndDeletions(_ assigned: [ManagedObjectID: ManagedObjectID],
+                                          updatedWithoutObject: Set<ManagedObjectID>) -> SaveChanges {
+        var changes = SaveChanges()
+        for object in dirtySet.values {
+            let id = assigned[object.objectID] ?? object.objectID
+            if object.state.isDeleted {
+                if object.state.existsInStore { changes.deleted.insert(id) }
+            } else if !object.state.isInserted, object.isUpdated {
+                changes.updated.insert(id)
+            }
+        }
+        for id in updatedWithoutObject where !changes.deleted.contains(id) { changes.updated.insert(id) }
         return changes
+    }
+
+    /// What this save inserted, by permanent ID.
+    private func savedInsertions(_ assigned: [ManagedObjectID: ManagedObjectID]) -> Set<ManagedObjectID> {
+        let isSavedInsert = { (object: ManagedObject) in object.state.isInserted && !object.state.isDeleted }
+        var inserted = Set<ManagedObjectID>()
+        // Sized first: growing a set of a million IDs keeps the old table beside the new.
+        inserted.reserveCapacity(dirtySet.values.reduce(0) { $0 + (isSavedInsert($1) ? 1 : 0) })
+        for object in dirtySet.values where isSavedInsert(object) { inserted.insert(assigned[object.objectID] ?? object.objectID) }
+        return inserted
     }
 
     func finishSave(assigned: StoreSaveResult, changes: SaveChanges, generation: UInt64?) {
@@ -196,7 +223,7 @@ extension ManagedObjectContext {
     /// longer leaves two copies of every row: the object's and the document overlay's).
     /// Rows holding to-many members are left alone: the next member added would copy the
     /// whole shared set instead of changing the object's own in place.
-    private func shareStoredRow(of object: ManagedObject, _ rows: [ManagedObjectID: [PropertyValue]]) {
+    private func shareStoredRow(of object: ManagedObject, _ rows: RecordRows) {
         guard let row = rows[object.objectID], row.count == object.storage.count,
               !row.contains(where: { if case .objects(let members) = $0 { !members.isEmpty } else { false } }),
               row == object.storage else { return }

@@ -93,9 +93,26 @@ public enum ChangeOperation: Hashable, Sendable {
             default: return value
             }
         }
+        // A row whose IDs all stay keeps its buffer: a batch insert's rows (no relationships,
+        // or to records saved before) were copied here once more per row while a chunk was
+        // saved, the largest thing at `strata import`'s peak.
+        func mapRow(_ values: [PropertyValue]) -> [PropertyValue] {
+            var result = values
+            for (index, value) in values.enumerated() {
+                switch value {
+                case .object(let id) where transform(id) != id:
+                    result[index] = mapValue(value)
+                case .objects(let ids) where ids.contains(where: { transform($0) != $0 }):
+                    result[index] = mapValue(value)
+                default:
+                    continue
+                }
+            }
+            return result
+        }
         switch self {
-        case .insert(let id, let values): return .insert(transform(id), values: values.map(mapValue))
-        case .delete(let id, let values): return .delete(transform(id), values: values.map(mapValue))
+        case .insert(let id, let values): return .insert(transform(id), values: mapRow(values))
+        case .delete(let id, let values): return .delete(transform(id), values: mapRow(values))
         case .update(let id, let changes):
             return .update(transform(id), changes: changes.mapValues(mapValue))
         case .relate(let id, let slot, let added, let removed):

@@ -18,7 +18,7 @@ public struct StoreSaveResult: Sendable, Hashable {
     /// them in memory (a document's overlay): the saving context takes an object's row as
     /// its values when they are equal, so that one buffer serves both instead of two copies
     /// per record (docs/BENCHMARKS.md, "Memory of a big context"). Not part of equality.
-    var savedRows: [ManagedObjectID: [PropertyValue]] = [:]
+    var savedRows = RecordRows()
 
     /// Creates a result.
     public init(permanentIDs: [ManagedObjectID: ManagedObjectID] = [:], groupIDs: [UInt64: UInt64] = [:]) {
@@ -55,11 +55,7 @@ public struct StoreSaveResult: Sendable, Hashable {
             permanentIDs.merge(other.permanentIDs) { first, _ in first }
         }
         groupIDs.merge(other.groupIDs) { first, _ in first }
-        if savedRows.isEmpty {
-            savedRows = other.savedRows
-        } else {
-            savedRows.merge(other.savedRows) { first, _ in first }
-        }
+        savedRows.addMissing(from: other.savedRows)
     }
 }
 

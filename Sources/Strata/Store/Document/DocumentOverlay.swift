@@ -4,7 +4,7 @@ import Foundation
 /// inserted or changed, and the records they deleted. Reads consult it before the
 /// snapshot; compaction writes it into the snapshot and empties it.
 struct DocumentOverlay {
-    private(set) var rows: [ManagedObjectID: [PropertyValue]] = [:]
+    private(set) var rows = RecordRows()
     private(set) var deleted: Set<ManagedObjectID> = []
     #if STRATA_INVARIANTS
     /// When to check the whole overlay (see `_checkInvariants(after:)`).
@@ -53,7 +53,7 @@ struct DocumentOverlay {
     #if STRATA_INVARIANTS
     /// Misses a deleted record's row, for the test that shows the check catches it.
     mutating func _corruptForTesting() {
-        if let id = rows.keys.first { deleted.insert(id) }
+        if let (id, _) = rows.first(where: { _ in true }) { deleted.insert(id) }
     }
     #endif
 }
@@ -62,7 +62,7 @@ struct DocumentOverlay {
 /// overlay only once the transaction that records them succeeded.
 struct OverlayPatch {
     /// New rows by ID (disjoint from `deleted`).
-    private(set) var rows: [ManagedObjectID: [PropertyValue]] = [:]
+    private(set) var rows = RecordRows()
     /// Records the patch deleted.
     private(set) var deleted: Set<ManagedObjectID> = []
     /// The largest key inserted, by entity index (0: none). By entity rather than root
@@ -94,9 +94,6 @@ struct OverlayPatch {
         }
         return result
     }
-
-    /// Makes room for `count` more records, so a bulk save does not grow the table step by step.
-    mutating func reserveCapacity(_ count: Int) { rows.reserveCapacity(rows.count + count) }
 
     /// Every record an operation of the patch named. Computed when asked (only catching
     /// up on other processes' segments asks), so a save does not hash each record again.
@@ -133,12 +130,12 @@ struct OverlayPatch {
             }
             rows[id] = row
         case .relate(_, let slot, let added, let removed):
-            if let index = rows.index(forKey: id) {
-                // In place: a save adding 100,000 employees one flush at a time relates
-                // the department 100,000 times, and copying its members each time was
-                // quadratic.
-                _ = try Self.relate(&rows.values[index], id, slot: slot, added: added, removed: removed, sortedSlots: &sortedSlots)
-            } else {
+            // In place: a save adding 100,000 employees one flush at a time relates the
+            // department 100,000 times, and copying its members each time was quadratic.
+            let inPlace = try rows.withRow(id) { row in
+                try Self.relate(&row, id, slot: slot, added: added, removed: removed, sortedSlots: &sortedSlots)
+            }
+            if inPlace == nil {
                 var row = try current(id, base)
                 do {
                     if try Self.relate(&row, id, slot: slot, added: added, removed: removed, sortedSlots: &sortedSlots) {

@@ -106,13 +106,12 @@ extension DocumentState {
 
     /// Writes rows and deletions into the snapshot tables, deletions first, rows by key (in
     /// two phases where constraint indexes are UNIQUE: ``SnapshotSchema/clearConstrainedColumns(of:on:)``).
-    func fold(rows: [ManagedObjectID: [PropertyValue]], deleted: Set<ManagedObjectID>) throws {
+    func fold(rows: RecordRows, deleted: Set<ManagedObjectID>) throws {
         for id in deleted.sorted() { try deleteRow(id) }
-        let sorted = rows.sorted(by: { $0.key < $1.key })
         try schema.writeKeepingConstraintIndexes(on: connection) {
             try schema.clearConstrainedColumns(of: rows.keys, on: connection)
             var writer = SnapshotRowWriter(connection: connection, schema: schema)
-            for (id, values) in sorted {
+            try rows.forEachInIDOrder { id, values in
                 try writer.write(id, values)
                 heldWrite?.fold?.note(id, values)
             }

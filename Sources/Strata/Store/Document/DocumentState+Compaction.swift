@@ -44,18 +44,18 @@ extension DocumentState {
                 done += 1
                 if done % 10_000 == 0 { progress?(done, total) }
             }
-            let rows = overlay.rows.sorted(by: { $0.key < $1.key })
+            let rows = overlay.rows
             var rowsByTable: [String: Int] = [:]
-            for (id, _) in rows { rowsByTable[schema.table(for: id.entity).name, default: 0] += 1 }
+            for id in rows.keys { rowsByTable[schema.table(for: id.entity).name, default: 0] += 1 }
             let deletions = done
             func writeRows() throws {
                 report.rowsWritten = 0
                 done = deletions
                 let indexes = try SnapshotIndexRebuild(connection: connection, rowsByTable: rowsByTable,
                                                        minimumRows: configuration.indexRebuildMinimumRows)
-                try schema.clearConstrainedColumns(of: rows.map(\.key), on: connection)
+                try schema.clearConstrainedColumns(of: rows.keys, on: connection)
                 var writer = SnapshotRowWriter(connection: connection, schema: schema)
-                for (id, values) in rows {
+                try rows.forEachInIDOrder { id, values in
                     try writer.write(id, values)
                     report.rowsWritten += 1
                     done += 1

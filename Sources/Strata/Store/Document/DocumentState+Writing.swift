@@ -65,7 +65,6 @@ extension DocumentState {
                     largestGroup += 1
                     return largestGroup
                 })
-            patch.reserveCapacity(request.groups.reduce(0) { $0 + $1.operations.count })
             for group in request.groups {
                 for operation in group.operations {
                     try patch.apply(operation) { try self.valuesInWrite($0) }

@@ -121,9 +121,9 @@ extension SnapshotSchema {
     /// never clashes), so that writing the final values one row at a time cannot meet a
     /// value another row of the same write gives up — a swap of two keys, a key moved
     /// along a chain.
-    func clearConstrainedColumns(of ids: some Collection<ManagedObjectID>, on connection: SQLiteConnection) throws {
+    func clearConstrainedColumns(of ids: some Sequence<ManagedObjectID>, on connection: SQLiteConnection) throws {
         let indexes = uniquenessIndexes()
-        guard !indexes.isEmpty, !ids.isEmpty else { return }
+        guard !indexes.isEmpty else { return }
         var columnsByTable: [String: [String]] = [:]
         for index in indexes {
             for column in index.columns where !(columnsByTable[index.table]?.contains(column) ?? false) {
