@@ -65,13 +65,11 @@ extension ManagedObjectContext {
             deferredChangeNotices = nil
             for notice in notices { postObjectsDidChange(notice) }
             switch try outcome.get() {
-            case .saved(var changes, let generation, let assigned):
-                log.clearUnsaved()
-                changes.inserted = savedInsertions(assigned.permanentIDs)
+            case .saved(let changes, let generation, let assigned):
                 // A pinned context sees its own save (as Core Data's): the newest generation
                 // holds it. Moved before the objects are settled, which may read.
                 advancePinnedGeneration()
-                finishSave(assigned: assigned, changes: changes, generation: generation)
+                let changes = finishSave(assigned: assigned, changes: changes, generation: generation, collectingInsertions: true)
                 coordinator.announce(changes, from: self)
                 announceToChildren(changes, from: nil)
                 return
@@ -117,11 +115,12 @@ extension ManagedObjectContext {
             // catches up again and sees them as conflicts.
             return .raced
         }
-        // The inserted IDs are collected once the whole save has committed and the log let
-        // go of its operations (`save()`): a bulk save's inserts (48 bytes each) and the set
-        // of its inserted IDs were the two largest things alive at W1's peak
-        // (docs/BENCHMARKS.md, "W1 after mem7"). The log stays until then: the save lock's
-        // transaction commits after this returns, and a failed commit retries with it.
+        // The inserted IDs are collected once the whole save has committed and the log and
+        // the changed-object set let go of theirs (`finishSave`): a bulk save's inserts
+        // (48 bytes each) and the set of its inserted IDs were the two largest things alive
+        // at W1's peak (docs/BENCHMARKS.md, "W1 after mem7"). The log stays until then: the
+        // save lock's transaction commits after this returns, and a failed commit retries
+        // with it.
         let changes = savedUpdatesAndDeletions(assigned.permanentIDs, updatedWithoutObject: recordsChangedWithoutChangedObject())
         return .saved(changes, generation: coordinator.noteChanged(changes.updated.union(changes.deleted)), assigned: assigned)
     }
@@ -158,7 +157,7 @@ extension ManagedObjectContext {
         return result
     }
 
-    /// What this save updated and deleted, by permanent ID (its inserts: ``savedInsertions(_:)``).
+    /// What this save updated and deleted, by permanent ID (its inserts: ``savedInsertions(of:_:)``).
     private func savedUpdatesAndDeletions(_ assigned: [ManagedObjectID: ManagedObjectID],
                                           updatedWithoutObject: Set<ManagedObjectID>) -> SaveChanges {
         var changes = SaveChanges()
@@ -174,17 +173,22 @@ extension ManagedObjectContext {
         return changes
     }
 
-    /// What this save inserted, by permanent ID.
-    private func savedInsertions(_ assigned: [ManagedObjectID: ManagedObjectID]) -> Set<ManagedObjectID> {
+    /// What this save inserted, by permanent ID: of the objects it saved, those inserted.
+    private static func savedInsertions(of saved: [ManagedObject], _ assigned: [ManagedObjectID: ManagedObjectID]) -> Set<ManagedObjectID> {
         let isSavedInsert = { (object: ManagedObject) in object.state.isInserted && !object.state.isDeleted }
         var inserted = Set<ManagedObjectID>()
         // Sized first: growing a set of a million IDs keeps the old table beside the new.
-        inserted.reserveCapacity(dirtySet.values.reduce(0) { $0 + (isSavedInsert($1) ? 1 : 0) })
-        for object in dirtySet.values where isSavedInsert(object) { inserted.insert(assigned[object.objectID] ?? object.objectID) }
+        inserted.reserveCapacity(saved.reduce(0) { $0 + (isSavedInsert($1) ? 1 : 0) })
+        for object in saved where isSavedInsert(object) { inserted.insert(assigned[object.objectID] ?? object.objectID) }
         return inserted
     }
 
-    func finishSave(assigned: StoreSaveResult, changes: SaveChanges, generation: UInt64?) {
+    /// Settles the saved objects and posts DidSave; returns the changes posted (with the
+    /// inserted IDs when `collectingInsertions`: a save to the store collects them here,
+    /// once the log and the changed-object set have let go of theirs).
+    @discardableResult
+    func finishSave(assigned: StoreSaveResult, changes: SaveChanges, generation: UInt64?, collectingInsertions: Bool = false) -> SaveChanges {
+        var changes = changes
         // The unsaved log goes first (no need to rewrite its IDs): its inserts share the new
         // objects' value buffers, so renaming IDs in those buffers while it held them copied
         // every one (a million rows at once at the end of a bulk save).
@@ -198,6 +202,7 @@ extension ManagedObjectContext {
         // Emptied first: unregistering each deleted object from a full OrderedDictionary
         // shifted its tail every time (an undone import of 100,000 objects: quadratic).
         dirtySet.removeAll()
+        if collectingInsertions { changes.inserted = Self.savedInsertions(of: saved, assigned.permanentIDs) }
         for object in saved {
             object.state.inDirtySet = false
             object.committedSnapshot = nil
@@ -216,6 +221,7 @@ extension ManagedObjectContext {
         #endif
         for object in saved where !object.state.isInvalid || object.state.isDeleted { object.didSave() }
         if !changes.isEmpty { postDidSave(changes) }
+        return changes
     }
 
     /// Takes the row the store keeps for a saved object as the object's values when they
