@@ -21,6 +21,15 @@ package struct ByteWriter: Sendable {
     /// The number of bytes written.
     package var count: Int { bytes.count }
 
+    /// Makes room for `additional` more bytes, so that writing them does not grow the buffer
+    /// step by step (each step copying it beside the old one). At least doubles when it
+    /// grows, so that many small reservations stay linear.
+    package mutating func reserveCapacity(additional: Int) {
+        let needed = bytes.count + additional
+        guard needed > bytes.capacity else { return }
+        bytes.reserveCapacity(Swift.max(needed, bytes.capacity * 2))
+    }
+
     /// Appends one byte.
     package mutating func writeByte(_ byte: UInt8) { bytes.append(byte) }
 

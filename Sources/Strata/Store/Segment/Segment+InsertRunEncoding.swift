@@ -19,13 +19,10 @@ extension SegmentEncoder {
     /// Writes two or more inserts of one entity as an insert run (§13.2): tag, entity, row
     /// count, the keys column, then one column per persistent slot in slot order.
     func writeInsertRun(_ run: ArraySlice<ChangeOperation>, to out: inout ByteWriter, group: UInt64) throws {
-        var keys: [Int64] = []
         var rows: [[PropertyValue]] = []
-        keys.reserveCapacity(run.count)
         rows.reserveCapacity(run.count)
         for operation in run {
-            guard case .insert(let id, let values) = operation else { preconditionFailure("an insert run holds inserts only") }
-            keys.append(id.primaryKey)
+            guard case .insert(_, let values) = operation else { preconditionFailure("an insert run holds inserts only") }
             rows.append(values)
         }
         let entity = try checkedEntity(of: run[run.startIndex].objectID, group: group)
@@ -48,19 +45,49 @@ extension SegmentEncoder {
                 }
             }
         }
+        // Room for the whole run at once: growing a bulk save's body by doubling held the old
+        // buffer beside the new one, tens of MiB at W1's save (docs/BENCHMARKS.md, "W1 after
+        // mem7"). The bound is generous; pages the run never writes are never touched.
+        out.reserveCapacity(additional: Self.sizeBound(of: rows, isTransient: slots.isTransient))
         out.writeByte(SegmentFormat.OperationTag.insertRun.rawValue)
         out.writeVarint(UInt64(entity.index))
         out.writeVarint(UInt64(rows.count))
         // Keys: the first as zigzag, then each as zigzag(key - previous - 1), so that
         // consecutive keys cost one byte (wrapping, so that every Int64 pair has a code).
         var previous: Int64 = 0
-        for (row, key) in keys.enumerated() {
+        for (row, operation) in run.enumerated() {
+            let key = operation.objectID.primaryKey
             out.writeZigzag(row == 0 ? key : key &- previous &- 1)
             previous = key
         }
         for slot in 0..<entity.slotCount where !slots.isTransient[slot] {
             try writeColumn(SegmentColumnKind(slots.shapes[slot]!), slot: slot, rows: rows, to: &out, group: group)
         }
+    }
+
+    /// At least the bytes an insert run of `rows` takes (§13.2–13.4): varints counted at their
+    /// longest, strings and data at their length.
+    private static func sizeBound(of rows: [[PropertyValue]], isTransient: [Bool]) -> Int {
+        let varint = 10
+        var bound = 1 + 2 * varint + rows.count * varint
+        for values in rows {
+            for (slot, value) in values.enumerated() where !isTransient[slot] {
+                switch value {
+                case .null: continue
+                case .boolean: bound += 1
+                case .integer, .double, .date: bound += varint
+                case .uuid: bound += 16
+                case .decimal: bound += 2 + varint + 17
+                case .string(let text): bound += varint + text.utf8.count
+                case .data(let bytes): bound += varint + bytes.count
+                case .uri(let url): bound += varint + url.absoluteString.utf8.count
+                case .object: bound += 2 * varint
+                case .objects(let ids): bound += varint + ids.count * 2 * varint
+                }
+            }
+        }
+        let columns = rows.first?.count ?? 0
+        return bound + columns * (1 + rows.count / 8 + 1)
     }
 
     /// One column (§13.3): header byte, presence bitmap when some rows are null and some
