@@ -140,7 +140,7 @@ struct ImportCommand: ParsableCommand {
     /// SQLite's page cache while importing (the store's default is 64 MiB). An import
     /// writes new pages and reads few back: a small cache costs little time and keeps the
     /// process's peak near the size of a chunk (docs/BENCHMARKS.md, "W8 after mem4").
-    static let pageCacheSize = 8 << 20
+    static let pageCacheSize = 2 << 20
 
     /// The format from the file's extension, else its first character ("[": JSON).
     private static func format(of url: URL) throws -> Format {
