@@ -101,6 +101,39 @@ import Testing
         try stack.store.close()
     }
 
+    /// Keys this connection reserved and has not written are known to be new (no lookup per
+    /// insert); once a save wrote into the reservation, inserting one of its keys again is
+    /// refused as before, from the overlay and from the snapshot.
+    @Test func aReservedKeyInsertedTwiceIsRefusedAfterTheFirstSaveSpentTheReservation() throws {
+        let directory = try TemporaryDirectory()
+        let stack = try DocumentStack.create(directory.file(), configuration: manualCompaction())
+        let entity = try stack.model.entity(named: "Department")
+        let keys = try stack.store.allocatePrimaryKeys(for: entity, count: 3)
+        let storeTag = StoreRegistry.tag(for: stack.store.identifier)
+        func insert(_ key: Int64, name: String) -> StoreSaveRequest {
+            let id = ManagedObjectID(entity: entity, storeTag: storeTag, primaryKey: key)
+            var values = [PropertyValue](repeating: .null, count: entity.slotCount)
+            for (slot, slotName) in entity.slotNames.enumerated() {
+                if slotName == "name" { values[slot] = .string(name) }
+                if case .relationship(let index) = entity.slotKinds[slot], entity.relationships[index].isToMany { values[slot] = .objects([]) }
+            }
+            return StoreSaveRequest(groups: [SegmentGroup(id: 0, kind: .user, revertsGroup: nil, actionName: "", operations: [.insert(id, values: values)])])
+        }
+        try stack.store.save(insert(keys.lowerBound, name: "First"))
+        try stack.store.save(insert(keys.lowerBound + 1, name: "Second"))   // the spent reservation's other key: looked up, new
+        for _ in 0..<2 {
+            #expect {
+                try stack.store.save(insert(keys.lowerBound, name: "Again"))
+            } throws: { error in
+                (error as? StrataError)?.code == .corruptDocument && "\(error)".contains("already exists")
+            }
+            try stack.store.compact()
+        }
+        let first = ManagedObjectID(entity: entity, storeTag: storeTag, primaryKey: keys.lowerBound)
+        #expect(try stack.store.values(for: first)?.contains(.string("First")) == true)
+        try stack.store.close()
+    }
+
     /// A log forged the way the old key race wrote it: two segments insert one key.
     @Test func verifyNamesBothSegmentsOfADuplicateInsertAndOpeningAndReplayRefuseIt() throws {
         let directory = try TemporaryDirectory()

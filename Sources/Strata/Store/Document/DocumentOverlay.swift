@@ -75,14 +75,26 @@ struct OverlayPatch {
     /// an insert above it cannot name an existing record, so only inserts at or below it
     /// (a log re-inserting a deleted record) look the record up. Empty: look every one up.
     private var knownKeyByEntity: [Int64] = []
+    /// By root entity index, key ranges this connection reserved and has not written
+    /// (`DocumentState.unwrittenReservations`): no record holds such a key, so an insert of
+    /// one is new without a lookup. A big save's keys are reserved before its write, so
+    /// they are below the counters, and each insert was one SQLite lookup (a seventh of
+    /// W1's processor time; docs/BENCHMARKS.md, "W1 after mem7").
+    private var reservations: [Int: [ClosedRange<Int64>]] = [:]
+    private var lastReservation: (root: Int, range: ClosedRange<Int64>)?
+    /// The reservations inserts of the patch used, by root entity index (their lower
+    /// bounds): spent once the patch commits.
+    private(set) var usedReservations: [Int: Set<Int64>] = [:]
 
     /// A patch that looks every inserted record up to refuse inserting one that exists.
     init() {}
 
-    /// A patch over records whose keys are at most `knownKeys` (by root entity index): an
-    /// insert of a larger key is known to be new without a lookup.
-    init(knownKeys: [Int: Int64], model: ManagedObjectModel) {
+    /// A patch over records whose keys are at most `knownKeys` (by root entity index), or in
+    /// `reservations` (unwritten, by root entity index): an insert of a larger or reserved
+    /// key is known to be new without a lookup.
+    init(knownKeys: [Int: Int64], reservations: [Int: [ClosedRange<Int64>]] = [:], model: ManagedObjectModel) {
         knownKeyByEntity = model.entities.map { knownKeys[$0.rootEntity.index] ?? 0 }
+        self.reservations = reservations.filter { !$0.value.isEmpty }
     }
 
     /// Records inserted by the patch, per root entity index: the largest key.
@@ -183,9 +195,16 @@ struct OverlayPatch {
         }
     }
 
-    private func isKnownNew(_ id: ManagedObjectID) -> Bool {
+    private mutating func isKnownNew(_ id: ManagedObjectID) -> Bool {
         let index = id.entity.index
-        return index < knownKeyByEntity.count && id.primaryKey > knownKeyByEntity[index]
+        if index < knownKeyByEntity.count && id.primaryKey > knownKeyByEntity[index] { return true }
+        guard !reservations.isEmpty else { return false }
+        let root = id.entity.rootEntityIndex
+        if let last = lastReservation, last.root == root, last.range.contains(id.primaryKey) { return true }
+        guard let range = reservations[root]?.first(where: { $0.contains(id.primaryKey) }) else { return false }
+        lastReservation = (root, range)
+        usedReservations[root, default: []].insert(range.lowerBound)
+        return true
     }
 
     private func current(_ id: ManagedObjectID, _ base: (ManagedObjectID) throws -> [PropertyValue]?) throws -> [PropertyValue] {

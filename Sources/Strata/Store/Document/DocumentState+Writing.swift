@@ -58,7 +58,7 @@ extension DocumentState {
             for root in model.entities where root.superentity == nil {
                 if let saved = stored.keys[root.name], saved > counters[root.index] ?? 0 { counters[root.index] = saved }
             }
-            patch = OverlayPatch(knownKeys: counters, model: model)
+            patch = OverlayPatch(knownKeys: counters, reservations: unwrittenReservations, model: model)
             result = try request.assignPermanentIdentities(
                 storeTag: storeTag, keys: { counters.reserveKeys(root: $0.index, count: $1, above: $2) },
                 groupID: {
@@ -99,7 +99,9 @@ extension DocumentState {
         if !raced.isEmpty { return .raced(raced) }
         // The overlay's rows, shared (not copied) with the saving context's objects.
         result.savedRows = patch.rows
+        let spent = patch.usedReservations
         let committed: (inout DocumentState) -> Void = { [sequence, bodySize, rawSize, operationCount, counters, largestGroup] state in
+            for (root, lowerBounds) in spent { state.unwrittenReservations[root]?.removeAll { lowerBounds.contains($0.lowerBound) } }
             state.lastSequence = max(state.lastSequence, sequence)
             state.uncompactedSegments += 1
             state.uncompactedBytes += bodySize
@@ -154,6 +156,8 @@ extension DocumentState {
         }
         keyCounters = counters
         meta.keyCounters[name] = range.upperBound
+        // Only once durable: a reservation inside a held write may still be rolled back.
+        if heldWrite == nil { unwrittenReservations[root, default: []].append(range) }
         return range
     }
 }

@@ -27,6 +27,9 @@ struct DocumentState: @unchecked Sendable {
     var uncompactedDecodedBytes = 0
     /// The largest primary key handed out or seen, per root entity index.
     var keyCounters: [Int: Int64] = [:]
+    /// Key ranges this connection reserved (``allocateKeys(root:name:count:)``) that no save
+    /// has written into yet, by root entity index: inserts of their keys need no lookup.
+    var unwrittenReservations: [Int: [ClosedRange<Int64>]] = [:]
     var largestGroupID: UInt64 = 0
     /// The keys and group ids this document hands out when it is a replica of a remote
     /// (``SyncRecords``): other replicas' keys, taken in with their segments, never move
