@@ -53,7 +53,9 @@ extension ManagedObjectContext {
             }
         }
         let flushed = flushSet.values
-        flushSet.removeAll(keepingCapacity: true)
+        // Not keeping the capacity: `flushed` shares the buffer, so keeping it allocated a
+        // second one as large (8 MiB after a million inserts, held until the next flush).
+        flushSet.removeAll()
         // Objects inserted and deleted before any flush are gone for good. Objects left with
         // nothing to save (an insert then a delete both logged, a change set back or reverted
         // by an undo) leave the changed set, so they are no longer held strongly; they stay
