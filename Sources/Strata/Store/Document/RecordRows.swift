@@ -22,6 +22,11 @@ struct RecordRows: Sequence {
         var base: Int64
         var slots: ContiguousArray<[PropertyValue]?> = []
         var count = 0
+
+        /// The ID of the row in `slot`.
+        func id(at slot: Int) -> ManagedObjectID {
+            ManagedObjectID(entity: entity, storeTag: storeTag, primaryKey: base + Int64(slot))
+        }
     }
 
     /// By entity index; nil where the entity has no dense rows yet.
@@ -61,10 +66,10 @@ struct RecordRows: Sequence {
     /// Sets a row; returns the one it replaced.
     @discardableResult
     mutating func updateValue(_ row: [PropertyValue], forKey id: ManagedObjectID) -> [PropertyValue]? {
+        // A key in the dictionary stays there, even once a run grew to cover it.
+        if !sparse.isEmpty, sparse[id] != nil { return sparse.updateValue(row, forKey: id) }
         if let (run, slot) = position(id) ?? makeRoom(for: id) {
             let old = runs[run]!.slots[slot]
-            // A key the run grew to cover after it went to the dictionary stays there.
-            if old == nil, !sparse.isEmpty, sparse[id] != nil { return sparse.updateValue(row, forKey: id) }
             runs[run]!.slots[slot] = row
             if old == nil {
                 runs[run]!.count += 1
@@ -113,8 +118,7 @@ struct RecordRows: Sequence {
     /// the row to the dictionary.
     private mutating func makeRoom(for id: ManagedObjectID) -> (run: Int, slot: Int)? {
         let index = id.entity.index
-        guard !id.isTemporaryID, index >= 0, id.primaryKey > 0, id.primaryKey < Int64.max / 4,
-              sparse[id] == nil else { return nil }
+        guard !id.isTemporaryID, index >= 0, id.primaryKey > 0, id.primaryKey < Int64.max / 4 else { return nil }
         if index >= runs.count { runs.append(contentsOf: repeatElement(nil, count: index + 1 - runs.count)) }
         guard var run = runs[index] else {
             runs[index] = Run(entity: id.entity, storeTag: id.storeTag, base: id.primaryKey, slots: [nil])
@@ -148,7 +152,7 @@ struct RecordRows: Sequence {
             let run = runs[index]!
             for slot in run.slots.indices {
                 guard let row = run.slots[slot] else { continue }
-                let id = ManagedObjectID(entity: run.entity, storeTag: run.storeTag, primaryKey: run.base + Int64(slot))
+                let id = run.id(at: slot)
                 while next < others.count, others[next].key < id {
                     try body(others[next].key, others[next].value)
                     next += 1
@@ -178,10 +182,7 @@ struct RecordRows: Sequence {
                 if let current = rows.runs[run] {
                     while slot < current.slots.count {
                         defer { slot += 1 }
-                        if let row = current.slots[slot] {
-                            let id = ManagedObjectID(entity: current.entity, storeTag: current.storeTag, primaryKey: current.base + Int64(slot))
-                            return (id, row)
-                        }
+                        if let row = current.slots[slot] { return (current.id(at: slot), row) }
                     }
                 }
                 run += 1
