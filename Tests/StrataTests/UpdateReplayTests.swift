@@ -43,7 +43,7 @@ private func observable(_ context: ManagedObjectContext, _ names: IDNames, lastC
             + (object.isFault ? "" : object.storage.map(names.text).joined(separator: "|"))
             + " committed=\((try? object.committedValues(forKeys: nil))?.sorted { $0.key < $1.key }.map { "\($0.key)=\(names.text($0.value))" } ?? [])"
     }
-    lines.append("hasChanges=\(context.hasChanges) dirty=\(context.dirtySet.values.map { names.name($0.objectID) })")
+    lines.append("hasChanges=\(context.hasChanges) dirty=\(Array(context.dirtySet.values).map { names.name($0.objectID) })")
     for batch in context.log.unsaved {
         lines.append("batch \(batch.kind) undoable=\(batch.isUndoable): " + batch.operations.map(names.text).joined(separator: "; "))
     }

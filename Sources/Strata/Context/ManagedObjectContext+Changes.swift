@@ -16,20 +16,14 @@ extension ManagedObjectContext {
 
     /// Puts an object in the changed-since-save set (held strongly until save).
     func noteDirty(_ object: ManagedObject) {
-        if !object.state.inDirtySet {
-            object.state.inDirtySet = true
-            dirtySet[ObjectIdentifier(object)] = object
-        }
+        dirtySet.insert(object)
     }
 
     /// Takes an object left with nothing to save out of the changed-since-save set (it stays
     /// registered, weakly) and forgets its committed values.
     func leaveDirtySet(_ object: ManagedObject) {
         if !object.state.isInserted { object.committedOld = nil }
-        if object.state.inDirtySet {
-            object.state.inDirtySet = false
-            dirtySet[ObjectIdentifier(object)] = nil
-        }
+        dirtySet.remove(object)
     }
 
     /// Records the old value of a slot before it changes: the first old value per flush
@@ -77,10 +71,7 @@ extension ManagedObjectContext {
             object.state.inFlushSet = false
             flushSet[key] = nil
         }
-        if !wasDirty, object.state.inDirtySet {
-            object.state.inDirtySet = false
-            dirtySet[key] = nil
-        }
+        if !wasDirty { dirtySet.remove(object) }
         if let oldFlush { object.flushOld = oldFlush } else { object.clearFlushOld() }
         object.committedSnapshot = oldSnapshot
     }

@@ -68,9 +68,7 @@ extension ManagedObjectContext {
                 }
             }
         }
-        for object in dirtySet.values where !object.state.inDirtySet {
-            problems.append("\(object.objectID) is in the dirty set without its flag")
-        }
+        problems += dirtySet.violations
         if !flushSet.isEmpty { problems.append("\(flushSet.count) objects still await a flush") }
         return problems
     }

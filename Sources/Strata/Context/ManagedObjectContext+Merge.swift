@@ -152,7 +152,7 @@ extension ManagedObjectContext {
     private func removeMergedDeletion(_ object: ManagedObject) {
         let key = ObjectIdentifier(object)
         flushSet[key] = nil
-        dirtySet[key] = nil
+        dirtySet.remove(object)
         fetchedPropertyCache[key] = nil
         object.committedSnapshot = nil
         object.clearFlushOld()

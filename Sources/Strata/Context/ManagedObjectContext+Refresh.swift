@@ -29,9 +29,8 @@ extension ManagedObjectContext {
             object.state.isFault = true
             object.state.isDeleted = false
             object.state.inFlushSet = false
-            object.state.inDirtySet = false
             flushSet[ObjectIdentifier(object)] = nil
-            dirtySet[ObjectIdentifier(object)] = nil
+            dirtySet.remove(object)
             object.didTurnIntoFault()
             return
         }

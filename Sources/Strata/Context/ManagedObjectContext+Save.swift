@@ -199,12 +199,11 @@ extension ManagedObjectContext {
         }
         if !assigned.groupIDs.isEmpty { undoManager?.remapGroupIDs(assigned.groupIDs) }
         let saved = Array(dirtySet.values)
-        // Emptied first: unregistering each deleted object from a full OrderedDictionary
-        // shifted its tail every time (an undone import of 100,000 objects: quadratic).
+        // Emptied first (which clears each object's flags): unregistering each deleted
+        // object from it one by one would drop entries as it goes.
         dirtySet.removeAll()
         if collectingInsertions { changes.inserted = Self.savedInsertions(of: saved, assigned.permanentIDs) }
         for object in saved {
-            object.state.inDirtySet = false
             object.committedSnapshot = nil
             if let generation { object.loadGeneration = generation }
             if object.state.isDeleted {
@@ -365,13 +364,12 @@ extension ManagedObjectContext {
         try? applyInverse(of: unsaved)
         flushSet.removeAll()
         let dirty = Array(dirtySet.values)
-        dirtySet.removeAll()  // first, as in finishSave: unregistering from it one by one was quadratic
+        dirtySet.removeAll()  // first, as in finishSave
         for object in dirty {
             object.state.inFlushSet = false
             object.clearFlushOld()
             object.state.insertedSinceFlush = false
             object.state.deletedSinceFlush = false
-            object.state.inDirtySet = false
             if object.state.isInserted {
                 unregister(object)
             } else {

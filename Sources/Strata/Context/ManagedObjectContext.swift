@@ -65,7 +65,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Objects changed since the last flush, in order of first change.
     @exclusivity(unchecked) var flushSet = FlushList()
     /// Objects changed since the last save: strongly held until save, rollback or reset.
-    @exclusivity(unchecked) var dirtySet: OrderedDictionary<ObjectIdentifier, ManagedObject> = [:]
+    @exclusivity(unchecked) var dirtySet = DirtyList()
     var retainAll: [ManagedObject] = []
     /// The group kind the next flush records when it is an undo, redo or merge.
     var pendingFlushKind: ChangeGroupKind?
@@ -204,7 +204,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     func unregister(_ object: ManagedObject) {
         if registry[object.objectID]?.identifier == ObjectIdentifier(object) { registry[object.objectID] = nil }
-        dirtySet[ObjectIdentifier(object)] = nil
+        dirtySet.remove(object)
         flushSet[ObjectIdentifier(object)] = nil
         object.state.isInvalid = true
         object.context = nil

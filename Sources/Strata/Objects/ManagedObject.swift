@@ -164,6 +164,8 @@ struct ObjectState {
     var inFlushSet: Bool { get { bit(1 << 10) } set { set(1 << 10, newValue) } }
     /// Present in the context's changed-since-save set.
     var inDirtySet: Bool { get { bit(1 << 11) } set { set(1 << 11, newValue) } }
+    /// Has an entry in the context's changed-since-save list, in or departed (`DirtyList`).
+    var inDirtyList: Bool { get { bit(1 << 12) } set { set(1 << 12, newValue) } }
 }
 
 extension ManagedObject {

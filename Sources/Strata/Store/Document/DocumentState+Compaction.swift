@@ -34,6 +34,18 @@ extension DocumentState {
     mutating func compact(configuration: DocumentStore.Configuration,
                           progress: ((Int, Int) -> Void)? = nil) throws -> CompactionReport {
         var report = CompactionReport(segments: 0, rowsWritten: 0, rowsDeleted: 0, segmentsDropped: 0, compactedThrough: 0)
+        // A smaller page cache while the rows are written: each page is written once, and a
+        // full 64 MiB cache (with the sorter SQLite sizes by it) beside a big context's
+        // objects was most of a bulk save's peak memory (docs/BENCHMARKS.md, "W1 after mem8").
+        let compactionCache = min(configuration.compactionPageCacheSize, configuration.pageCacheSize)
+        if compactionCache < configuration.pageCacheSize {
+            try connection.execute(Self.cacheSizePragma(compactionCache))
+        }
+        defer {
+            if compactionCache < configuration.pageCacheSize {
+                try? connection.execute(Self.cacheSizePragma(configuration.pageCacheSize))
+            }
+        }
         try connection.transaction(.immediate) {
             try catchUp()
             let total = overlay.rows.count + overlay.deleted.count
@@ -72,6 +84,11 @@ extension DocumentState {
         }
         completeFold()
         return report
+    }
+
+    /// SQLite's `PRAGMA cache_size` for a cache of `bytes` (negative: KiB, not pages).
+    static func cacheSizePragma(_ bytes: Int) -> String {
+        "PRAGMA cache_size=-\(max(bytes / 1024, 1))"
     }
 
     func deleteRow(_ id: ManagedObjectID) throws {

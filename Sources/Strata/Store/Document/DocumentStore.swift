@@ -71,6 +71,12 @@ public final class DocumentStore: PersistentStore {
         /// only as pages are read). Fetches over a large snapshot re-read pages through
         /// system calls when it is small (SQLite's own default is 2 MiB).
         public var pageCacheSize = 64 << 20
+        /// The most memory SQLite's page cache (and its sorter, which rebuilds indexes) may
+        /// use while a compaction runs, in bytes (default 16 MiB; never more than
+        /// ``pageCacheSize``). A compaction writes each record once, in key order, and
+        /// rebuilds indexes by sorting: a larger cache holds pages that are not read again.
+        /// The cache is back at ``pageCacheSize`` when the compaction ends.
+        public var compactionPageCacheSize = 16 << 20
         /// What fetch predicates are held to before any SQL is built: nesting depth, number
         /// of terms, key path length (default ``StrataLimits/current`` when the
         /// configuration is made; docs/LIMITS.md). The decoded segment size is
