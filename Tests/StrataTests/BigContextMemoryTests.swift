@@ -90,6 +90,36 @@ import StrataTestSupport
         #expect(MemoryLayout<PropertyValue>.stride == 24)
     }
 
+    @Test func aCompactionWritesWithItsOwnPageCacheAndRestoresTheConfiguredOne() throws {
+        var configuration = manualCompaction()
+        configuration.pageCacheSize = 32 << 20
+        configuration.compactionPageCacheSize = 4 << 20
+        let stack = try DocumentStack(configuration: configuration)
+        stack.context.undoManager = nil
+        _ = try bulkSave(stack, count: 10_500)   // past the 10,000 rows between progress calls
+        func cacheKiB(_ connection: SQLiteConnection) throws -> SQLiteValue? {
+            try connection.prepare("PRAGMA cache_size").rows().first?.first
+        }
+        var during: [SQLiteValue?] = []
+        let after = try stack.store.withOpenState { state in
+            let connection = state.connection
+            #expect(try cacheKiB(connection) == .integer(-32_768))
+            _ = try state.compact(configuration: configuration) { _, _ in during.append(try? cacheKiB(connection)) }
+            return try cacheKiB(connection)
+        }
+        #expect(!during.isEmpty)
+        #expect(during.allSatisfy { $0 == .integer(-4_096) })
+        #expect(after == .integer(-32_768))
+    }
+
+    @Test func operationsAndRegistryEntriesKeepTheirCompactLayout() {
+        // An operation is 40 bytes (an update's ID and slot changes; relate is boxed), a
+        // registry entry one word (48 and 16 bytes before).
+        #expect(MemoryLayout<SlotChanges>.size == 16)
+        #expect(MemoryLayout<ChangeOperation>.stride == 40)
+        #expect(MemoryLayout<WeakObject?>.stride == 8)
+    }
+
     @Test func keysFollowTheOrderInWhichNewRecordsAppearPerRootEntity() throws {
         let stack = try DocumentStack(configuration: manualCompaction())
         var departments: [ManagedObject] = []

@@ -50,6 +50,29 @@ import Testing
         #expect(Array(LZ4Frame.compress([]).suffix(4)) == [0x05, 0x5D, 0xCC, 0x02])
     }
 
+    @Test func aFrameWrittenInChunksDecompressesToTheChunksJoined() throws {
+        // Chunk sizes that do and do not line up with the 256 KB blocks, and empty ones.
+        let input = Self.sample(3 << 20)
+        for chunk in [1 << 20, 100_003, 256 << 10] {
+            let writer = LZ4FrameWriter()
+            var start = 0
+            while start < input.count {
+                let end = min(start + chunk, input.count)
+                input[start..<end].withUnsafeBytes { writer.append($0) }
+                [UInt8]().withUnsafeBytes { writer.append($0) }
+                start = end
+            }
+            let frame = writer.finish()
+            #expect(frame.count < input.count / 2)
+            #expect(try LZ4Frame.decompress(frame, maxContentSize: Self.limit) == input)
+            #expect(frame[4] & 0x0C == 0x0C, "content size and content checksum flags")
+        }
+        // Nothing appended: an empty frame that still declares its size.
+        let empty = LZ4FrameWriter().finish()
+        #expect(try LZ4Frame.decompress(empty, maxContentSize: Self.limit) == [])
+        #expect(empty[4] & 0x08 == 0x08)
+    }
+
     @Test func tenMegabytesRoundTrip() throws {
         let input = Self.sample(10 << 20)
         let frame = LZ4Frame.compress(input)

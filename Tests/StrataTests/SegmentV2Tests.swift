@@ -113,6 +113,36 @@ import StrataTestSupport
         #expect(body.count < rows * 30, "v2 \(body.count) bytes for \(rows) rows")
     }
 
+    @Test func aBigBodyIsCompressedAsItIsWrittenIntoTheFrameOfTheWholeBody() throws {
+        // Enough rows for several streamed chunks (over a megabyte raw), with a second
+        // group after the run and operations that are not runs between.
+        let rows = 60_000
+        var operations = (0..<rows).map { employee(Int64($0 + 1), nulls: $0 % 5 == 0 ? [SegmentFixture.name] : []) }
+        operations.append(.update(SegmentFixture.id(model, "Employee", 1),
+                                  changes: [SlotChange(slot: SegmentFixture.age, old: .integer(20), new: .integer(21))]))
+        let segment = Segment(sequence: 4, timestamp: Date(timeIntervalSince1970: 1_000), groups: [
+            SegmentGroup(id: 1, kind: .user, revertsGroup: nil, actionName: "import", operations: operations),
+            SegmentGroup(id: 2, kind: .user, revertsGroup: nil, actionName: "", operations: Array(operations.prefix(3_000))),
+        ])
+        let raw = try SegmentEncoder.encode(segment, model: model)
+        #expect(raw.count > 2 * SegmentEncoder.streamChunk, "\(raw.count) raw bytes")
+        let (frame, rawSize) = try SegmentEncoder.encodeCompressed(segment, model: model)
+        #expect(rawSize == raw.count)
+        #expect(try LZ4Frame.decompress(frame, maxContentSize: 64 << 20) == raw)
+        #expect(try SegmentCodec.decodeCompressed(frame, model: model, storeTag: SegmentFixture.storeTag, sequenceHint: 4)
+            == SegmentDecoder.decode(raw, model: model, storeTag: SegmentFixture.storeTag, sequenceHint: 4))
+        // The header declares the size, as every frame written here does.
+        var size: UInt64 = 0
+        for index in (6..<14).reversed() { size = size << 8 | UInt64(frame[index]) }
+        #expect(size == UInt64(raw.count))
+        // A body under one chunk is not streamed: the one-shot frame, byte for byte.
+        let small = Segment(sequence: 4, timestamp: Date(timeIntervalSince1970: 1_000), groups: [
+            SegmentGroup(id: 1, kind: .user, revertsGroup: nil, actionName: "", operations: Array(operations.prefix(500))),
+        ])
+        let smallFrame = try SegmentEncoder.encodeCompressed(small, model: model).frame
+        #expect(smallFrame == LZ4Frame.compress(try SegmentEncoder.encode(small, model: model)))
+    }
+
     // MARK: malformed runs
 
     func body(version: UInt64 = 2, operations: UInt64, _ bytes: [UInt8]) -> [UInt8] {

@@ -52,24 +52,31 @@ extension ManagedObjectContext {
         // Children know these records by their temporary IDs: only they need the dictionary.
         let toldChildren = children.withLock { !$0.isEmpty }
         var assigned: [ManagedObjectID: ManagedObjectID] = [:]
-        var table = ContiguousArray<ManagedObjectID?>(repeating: nil, count: Int(span))
+        let tags = next.mapValues(\.tag)
+        // The new key by temporary number (`Int64.min`: not renamed). Only the key: the new ID's entity
+        // is the temporary ID's, and its store tag its root's; an array of optional IDs took
+        // 24 bytes a number, the largest thing at a million-object save's peak.
+        var keys = ContiguousArray<Int64>(repeating: .min, count: Int(span))
         for object in dirtySet.values where Self.takesEarlyKey(object) {
             let old = object.objectID
             let rootID = ObjectIdentifier(old.entity.rootEntity)
             guard let entry = next[rootID] else { continue }
             next[rootID] = (entry.key + 1, entry.tag)
             let new = ManagedObjectID(entity: old.entity, storeTag: entry.tag, primaryKey: entry.key)
-            table[Int(old.primaryKey - lowest)] = new
+            keys[Int(old.primaryKey - lowest)] = entry.key
             if toldChildren { assigned[old] = new }
             registry[old] = nil
             object.objectID = new
             registry[new] = WeakObject(object)
         }
-        let renamed = table
+        let renamed = keys
         renameInPlace { id in
-            guard id.isTemporaryID, id.primaryKey >= lowest, id.primaryKey <= highest,
-                  let new = renamed[Int(id.primaryKey - lowest)], new.entity === id.entity else { return id }
-            return new
+            // Temporary numbers are process-wide, so a number in range names this context's
+            // object of that number, whose entity the ID names.
+            guard id.isTemporaryID, id.primaryKey >= lowest, id.primaryKey <= highest else { return id }
+            let key = renamed[Int(id.primaryKey - lowest)]
+            guard key != .min, let tag = tags[ObjectIdentifier(id.entity.rootEntity)] else { return id }
+            return ManagedObjectID(entity: id.entity, storeTag: tag, primaryKey: key)
         }
         announcePermanentIDs(assigned)
     }

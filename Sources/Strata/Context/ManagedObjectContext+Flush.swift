@@ -13,15 +13,21 @@ extension ManagedObjectContext {
         checkQueue()
         guard !flushSet.isEmpty else { return }
         applyDeleteRules()
+        let operations = flushOperations()
+        guard !operations.isEmpty else { return }
+        record(operations)
+        postObjectsDidChange(Self.objectChanges(of: operations))
+    }
+
+    /// The flush's operations, in the order the objects first changed; resets each
+    /// object's flush bookkeeping and empties the flush list.
+    ///
+    /// The list is gone when this returns, before ObjectsDidChange's sets are built: a
+    /// million-object insert held its 8 MiB beside them.
+    private func flushOperations() -> [ChangeOperation] {
         var operations: [ChangeOperation] = []
         operations.reserveCapacity(flushSet.count)
         var updates = SlotChangesWriter(expected: flushSet.count)
-        var changes = ObjectChanges()
-        // Each set sized for its own objects: a bulk insert's flush reserving a million
-        // updates beside a million inserts held 48 MiB for nothing at W1's flush.
-        let inserting = flushSet.values.reduce(0) { $0 + ($1.state.insertedSinceFlush ? 1 : 0) }
-        changes.inserted.reserveCapacity(inserting)
-        changes.updated.reserveCapacity(flushSet.count - inserting)
         for object in flushSet.values {
             object.state.inFlushSet = false
             defer {
@@ -38,19 +44,15 @@ extension ManagedObjectContext {
             if object.state.insertedSinceFlush {
                 operations.append(.insert(id, values: object.storage))
                 object.state.wasLogged = true
-                changes.inserted.insert(id)
                 continue
             }
             if object.state.deletedSinceFlush && object.state.isDeleted {
                 var before = object.storage
                 for (slot, old) in object.flushOld { before[slot] = old }
                 operations.append(.delete(id, values: before))
-                changes.deleted.insert(id)
                 continue
             }
-            if Self.appendCoalescedUpdates(of: object, to: &operations, updates: &updates) {
-                changes.updated.insert(id)
-            }
+            Self.appendCoalescedUpdates(of: object, to: &operations, updates: &updates)
         }
         let flushed = flushSet.values
         // Not keeping the capacity: `flushed` shares the buffer, so keeping it allocated a
@@ -67,9 +69,35 @@ extension ManagedObjectContext {
                 leaveDirtySet(object)
             }
         }
-        guard !operations.isEmpty else { return }
-        record(operations)
-        postObjectsDidChange(changes)
+        return operations
+    }
+
+    /// ObjectsDidChange's sets for a flush's operations: an insert's object is inserted, a
+    /// delete's deleted, an update's or relate's updated. Each set is sized for its own
+    /// objects: a bulk insert's flush reserving a million updates beside a million
+    /// inserts held 48 MiB for nothing.
+    static func objectChanges(of operations: [ChangeOperation]) -> ObjectChanges {
+        var inserting = 0
+        var deleting = 0
+        for operation in operations {
+            switch operation {
+            case .insert: inserting += 1
+            case .delete: deleting += 1
+            case .update, .relate: continue
+            }
+        }
+        var changes = ObjectChanges()
+        changes.inserted.reserveCapacity(inserting)
+        changes.deleted.reserveCapacity(deleting)
+        changes.updated.reserveCapacity(operations.count - inserting - deleting)
+        for operation in operations {
+            switch operation {
+            case .insert(let id, _): changes.inserted.insert(id)
+            case .delete(let id, _): changes.deleted.insert(id)
+            case .update(let id, _), .relate(let id, _, _, _): changes.updated.insert(id)
+            }
+        }
+        return changes
     }
 
     /// The update and relate operations for one object's changed slots.

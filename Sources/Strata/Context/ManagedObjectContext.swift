@@ -315,12 +315,16 @@ struct WeakContext: Sendable {
 /// Not a `weak` reference: weak references move every object's reference count to a side
 /// table, which made each retain and release several times slower. Instead an object
 /// removes its own entry when it is deallocated (``ManagedObject`` `deinit`).
+///
+/// One word: the identity is read from the address, not stored beside it (a second word
+/// was 8 MiB of a million-object context's registry).
 struct WeakObject {
-    private unowned(unsafe) let reference: ManagedObject
-    let identifier: ObjectIdentifier
+    private let reference: Unmanaged<ManagedObject>
     init(_ object: ManagedObject) {
-        reference = object
-        identifier = ObjectIdentifier(object)
+        reference = .passUnretained(object)
     }
-    var object: ManagedObject? { reference }
+    /// The object's identity, from its address alone: valid to compare after the object
+    /// is gone (it does not touch the object).
+    var identifier: ObjectIdentifier { unsafeBitCast(reference.toOpaque(), to: ObjectIdentifier.self) }
+    var object: ManagedObject? { reference.takeUnretainedValue() }
 }

@@ -82,7 +82,11 @@ struct ObjectRegistry {
             let index = key - tables[store][root].base
             let length = tables[store][root].slots.count
             if index >= length {
-                tables[store][root].slots.append(contentsOf: repeatElement(nil, count: max(index + 1, length * 2) - length))
+                let grown = max(index + 1, length * 2)
+                // Reserved exactly first: appending alone may grow the buffer to twice its
+                // old capacity, beyond the doubled length.
+                tables[store][root].slots.reserveCapacity(grown)
+                tables[store][root].slots.append(contentsOf: repeatElement(nil, count: grown - length))
             }
             let had = tables[store][root].slots[index] != nil
             tables[store][root].slots[index] = newValue

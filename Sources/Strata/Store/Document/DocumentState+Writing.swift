@@ -75,14 +75,10 @@ extension DocumentState {
             let segment = Segment(sequence: sequence, timestamp: request.timestamp, groups: request.groups,
                                   author: request.author, contextName: request.contextName)
             operationCount = segment.operationCount
+            // Compressed as it is encoded: the raw body is never whole in memory beside the
+            // frame (docs/BENCHMARKS.md, "Memory of a big context" and "W1 after mem8").
             let body: [UInt8]
-            do {
-                // The raw body is freed here, before SQLite's append, not held beside the
-                // frame and SQLite's record of it (docs/BENCHMARKS.md, "Memory of a big context").
-                let raw = try SegmentEncoder.encode(segment, model: model)
-                rawSize = raw.count
-                body = LZ4Frame.compress(raw)
-            }
+            (body, rawSize) = try SegmentEncoder.encodeCompressed(segment, model: model)
             bodySize = body.count
             let record = SegmentRecord(sequence: sequence, timestamp: request.timestamp, groupCount: request.groups.count,
                                        operationCount: segment.operationCount, rawSize: rawSize, body: body, isCompacted: false)

@@ -26,12 +26,7 @@ package enum LZ4Frame {
     ///
     /// - Complexity: O(n); about 480 MB/s on one core here.
     package static func compress(_ bytes: [UInt8]) -> [UInt8] {
-        var preferences = LZ4F_preferences_t()
-        preferences.frameInfo.blockSizeID = LZ4F_max256KB
-        preferences.frameInfo.blockMode = LZ4F_blockLinked
-        preferences.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled
-        preferences.frameInfo.contentSize = UInt64(bytes.count)
-        preferences.compressionLevel = 0
+        var preferences = preferences(contentSize: bytes.count)
         let bound = LZ4F_compressFrameBound(bytes.count, &preferences)
         // Left uninitialized, not zero-filled: the bound is about the input's size, and
         // zeroing it made every page of it resident, where only the compressed bytes are
@@ -53,6 +48,18 @@ package enum LZ4Frame {
         // insert an explicit zero size: every frame we write declares its size.
         if bytes.isEmpty { frame = declaringZeroContentSize(frame) }
         return frame
+    }
+
+    /// The settings of every frame written here (``LZ4FrameWriter``'s too): linked 256 KB
+    /// blocks, content checksum, fast level; `contentSize` 0 leaves the size out.
+    static func preferences(contentSize: Int) -> LZ4F_preferences_t {
+        var preferences = LZ4F_preferences_t()
+        preferences.frameInfo.blockSizeID = LZ4F_max256KB
+        preferences.frameInfo.blockMode = LZ4F_blockLinked
+        preferences.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled
+        preferences.frameInfo.contentSize = UInt64(contentSize)
+        preferences.compressionLevel = 0
+        return preferences
     }
 
     /// Rewrites a frame header without a size field into one declaring size 0: sets FLG

@@ -30,6 +30,10 @@ package struct ByteWriter: Sendable {
         bytes.reserveCapacity(Swift.max(needed, bytes.capacity * 2))
     }
 
+    /// Forgets the bytes written, keeping the buffer (a body streamed to its compressor
+    /// reuses it chunk after chunk).
+    package mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
+
     /// Appends one byte.
     package mutating func writeByte(_ byte: UInt8) { bytes.append(byte) }
 

@@ -25,12 +25,42 @@ package struct SegmentEncoder {
     let sequence: UInt64
     let version: UInt64
     let slotTable: SlotTable
+    /// Where the body goes as it is written, when it is compressed on the way
+    /// (``encodeCompressed(_:model:version:)``); nil when it is returned raw.
+    let stream: BodyStream?
 
-    private init(model: ManagedObjectModel, sequence: UInt64, version: UInt64) {
+    private init(model: ManagedObjectModel, sequence: UInt64, version: UInt64, stream: BodyStream? = nil) {
         self.model = model
         self.sequence = sequence
         self.version = version
         slotTable = SlotTable(model: model)
+        self.stream = stream
+    }
+
+    /// The compressor a streamed body goes to, made when the first chunk is full (a small
+    /// body never streams: it is compressed in one call, as ``LZ4Frame/compress(_:)``).
+    final class BodyStream {
+        private(set) var frame: LZ4FrameWriter?
+
+        /// Compresses the bytes written so far and empties the writer.
+        func take(_ out: inout ByteWriter) {
+            let frame = frame ?? LZ4FrameWriter()
+            self.frame = frame
+            out.bytes.withUnsafeBytes { frame.append($0) }
+            out.removeAll()
+        }
+    }
+
+    /// The raw bytes a streamed body collects before they go to the compressor.
+    static let streamChunk = 1 << 20
+
+    /// Hands the bytes written so far to the compressor once they fill a chunk, when the
+    /// body is compressed on the way. Called between operations and every few thousand
+    /// rows of an insert run's column, where no byte written waits for a later one.
+    @inline(__always)
+    func drain(_ out: inout ByteWriter) {
+        guard let stream, out.count >= Self.streamChunk else { return }
+        stream.take(&out)
     }
 
     /// Each entity's slots as `SegmentFormat.slot` resolves them, resolved once per entity
@@ -79,6 +109,26 @@ package struct SegmentEncoder {
         var encoder = SegmentEncoder(model: model, sequence: segment.sequence, version: version)
         try encoder.writeSegment(segment)
         return encoder.writer.bytes
+    }
+
+    /// Encodes `segment` and compresses it into one LZ4 frame (docs/FORMAT.md §9) as it is
+    /// written, so that a big body is never whole in memory raw; returns the frame and the
+    /// raw body's size. A body smaller than a chunk gives the frame
+    /// `LZ4Frame.compress(encode(segment))` gives.
+    /// - Throws: What ``encode(_:model:version:)`` throws.
+    package static func encodeCompressed(_ segment: Segment, model: ManagedObjectModel,
+                                         version: UInt64? = nil) throws -> (frame: [UInt8], rawSize: Int) {
+        let version = version ?? (segment.hasMetadata ? SegmentFormat.metadataVersion : SegmentFormat.version)
+        precondition(SegmentFormat.readableVersions.contains(version), "no segment format version \(version)")
+        let stream = BodyStream()
+        var encoder = SegmentEncoder(model: model, sequence: segment.sequence, version: version, stream: stream)
+        try encoder.writeSegment(segment)
+        guard stream.frame != nil else {
+            return (LZ4Frame.compress(encoder.writer.bytes), encoder.writer.count)
+        }
+        stream.take(&encoder.writer)
+        guard let frame = stream.frame else { preconditionFailure("a streamed body lost its compressor") }
+        return (frame.finish(), frame.contentSize)
     }
 
     // MARK: §2 body header
@@ -137,10 +187,12 @@ package struct SegmentEncoder {
                 try writeInsertRun(operations[index..<runEnd], to: &out, group: group.id)
                 check += runEnd - index
                 index = runEnd
+                drain(&out)
                 continue
             }
             if try writeOperation(operations[index], to: &out, group: group.id) { check += 1 }
             index += 1
+            drain(&out)
         }
         assert(check == written, "isWritten disagrees with writeOperation")
     }

@@ -47,8 +47,9 @@ extension SegmentEncoder {
         }
         // Room for the whole run at once: growing a bulk save's body by doubling held the old
         // buffer beside the new one, tens of MiB at W1's save (docs/BENCHMARKS.md, "W1 after
-        // mem7"). The bound is generous; pages the run never writes are never touched.
-        out.reserveCapacity(additional: Self.sizeBound(of: rows, isTransient: slots.isTransient))
+        // mem7"). The bound is generous; pages the run never writes are never touched. A
+        // streamed body needs no room beyond a chunk.
+        if stream == nil { out.reserveCapacity(additional: Self.sizeBound(of: rows, isTransient: slots.isTransient)) }
         out.writeByte(SegmentFormat.OperationTag.insertRun.rawValue)
         out.writeVarint(UInt64(entity.index))
         out.writeVarint(UInt64(rows.count))
@@ -59,9 +60,11 @@ extension SegmentEncoder {
             let key = operation.objectID.primaryKey
             out.writeZigzag(row == 0 ? key : key &- previous &- 1)
             previous = key
+            if row & Self.rowsBetweenDrains == 0 { drain(&out) }
         }
         for slot in 0..<entity.slotCount where !slots.isTransient[slot] {
             try writeColumn(SegmentColumnKind(slots.shapes[slot]!), slot: slot, rows: rows, to: &out, group: group)
+            drain(&out)
         }
     }
 
@@ -113,7 +116,8 @@ extension SegmentEncoder {
             }
         }
         var previous: Int64 = 0
-        for values in rows {
+        for (row, values) in rows.enumerated() {
+            if row & Self.rowsBetweenDrains == 0 { drain(&out) }
             let value = values[slot]
             switch (kind, value) {
             case (_, .null): continue
@@ -142,6 +146,10 @@ extension SegmentEncoder {
             }
         }
     }
+
+    /// A streamed body is drained every this many + 1 rows of a column (a power of two
+    /// less one, as a mask).
+    static let rowsBetweenDrains = (1 << 14) - 1
 
     @inline(__always)
     private static func isNull(_ value: PropertyValue) -> Bool {

@@ -16,7 +16,7 @@ package enum SegmentCodec {
     /// - Throws: The encoder's errors.
     /// - Complexity: O(size of the segment).
     package static func compressedBody(_ segment: Segment, model: ManagedObjectModel) throws -> [UInt8] {
-        LZ4Frame.compress(try SegmentEncoder.encode(segment, model: model))
+        try SegmentEncoder.encodeCompressed(segment, model: model).frame
     }
 
     /// Decompresses a stored body and decodes it (``SegmentDecoder``).

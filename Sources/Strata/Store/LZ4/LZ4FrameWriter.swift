@@ -1,0 +1,91 @@
+import CLZ4
+import Foundation
+
+/// Compresses a body into one LZ4 frame as it is written, chunk by chunk: the frame
+/// ``LZ4Frame/compress(_:)`` makes (linked 256 KB blocks, fast level, content checksum,
+/// the content size in the header), without the whole raw body in memory at once.
+///
+/// A million-object save encoded a 24 MiB raw body and then compressed it; written
+/// through this, the raw bytes pass in chunks of about a megabyte (docs/BENCHMARKS.md,
+/// "W1 after mem8").
+///
+/// The content size is known only at the end, and LZ4's streaming API writes the header
+/// first; so the frame starts with eight spare bytes, and ``finish()`` rewrites the header
+/// over them with the size field in place (no byte of the body moves).
+///
+/// ```swift
+/// let writer = LZ4FrameWriter()
+/// for chunk in chunks { chunk.withUnsafeBytes { writer.append($0) } }
+/// let frame = writer.finish()   // LZ4Frame.decompress(frame, …) == the chunks joined
+/// ```
+package final class LZ4FrameWriter {
+    private var context: OpaquePointer?
+    private var preferences = LZ4Frame.preferences(contentSize: 0)
+    private var frame: [UInt8]
+    private var scratch: [UInt8] = []
+    /// The raw bytes appended so far.
+    package private(set) var contentSize = 0
+
+    /// The room left before the header for its size field.
+    private static let sizeFieldRoom = 8
+    /// The header LZ4F writes without a size field: magic, FLG, BD, header checksum.
+    private static let plainHeaderSize = 7
+
+    /// Starts a frame.
+    package init() {
+        // Only an allocation failure makes either call fail: nothing the input decides.
+        guard LZ4F_isError(LZ4F_createCompressionContext(&context, UInt32(LZ4F_VERSION))) == 0 else {
+            fatalError("LZ4F_createCompressionContext failed")
+        }
+        frame = [UInt8](repeating: 0, count: Self.sizeFieldRoom)
+        var header = [UInt8](repeating: 0, count: Int(LZ4F_HEADER_SIZE_MAX))
+        let written = header.withUnsafeMutableBytes {
+            LZ4F_compressBegin(context, $0.baseAddress, $0.count, &preferences)
+        }
+        guard LZ4F_isError(written) == 0, written == Self.plainHeaderSize else {
+            fatalError("LZ4F_compressBegin wrote an unexpected header")
+        }
+        frame.append(contentsOf: header[..<written])
+    }
+
+    deinit { LZ4F_freeCompressionContext(context) }
+
+    /// Compresses `bytes` onto the frame.
+    package func append(_ bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty else { return }
+        write(bound: LZ4F_compressBound(bytes.count, &preferences)) { context, destination in
+            LZ4F_compressUpdate(context, destination.baseAddress, destination.count, bytes.baseAddress, bytes.count, nil)
+        }
+        contentSize += bytes.count
+    }
+
+    /// Ends the frame (last block, end mark, content checksum) and returns it with its
+    /// content size declared in the header.
+    package func finish() -> [UInt8] {
+        write(bound: LZ4F_compressBound(0, &preferences)) { context, destination in
+            LZ4F_compressEnd(context, destination.baseAddress, destination.count, nil)
+        }
+        // magic(4) FLG BD [size(8)] HC: the plain header sits after the spare bytes.
+        let flags = frame[Self.sizeFieldRoom + 4] | LZ4Frame.contentSizeFlag
+        let blockDescriptor = frame[Self.sizeFieldRoom + 5]
+        var descriptor = [flags, blockDescriptor]
+        withUnsafeBytes(of: UInt64(contentSize).littleEndian) { descriptor.append(contentsOf: $0) }
+        var header: [UInt8] = []
+        withUnsafeBytes(of: LZ4Frame.magic.littleEndian) { header.append(contentsOf: $0) }
+        header += descriptor
+        header.append(UInt8(truncatingIfNeeded: XXH32.hash(descriptor) >> 8))
+        frame.replaceSubrange(0..<header.count, with: header)
+        return frame
+    }
+
+    /// Runs one LZ4F call into a scratch buffer of `bound` bytes and appends what it wrote.
+    private func write(bound: Int, _ call: (OpaquePointer?, UnsafeMutableRawBufferPointer) -> Int) {
+        if scratch.count < bound { scratch = [UInt8](repeating: 0, count: bound) }
+        let written = scratch.withUnsafeMutableBytes { call(context, $0) }
+        // LZ4F fails only for a destination below its own bound or bad preferences.
+        guard LZ4F_isError(written) == 0 else {
+            fatalError("LZ4F streaming compression failed: \(String(cString: LZ4F_getErrorName(written)))")
+        }
+        frame.append(contentsOf: scratch[..<written])
+    }
+}
