@@ -90,4 +90,34 @@ import StrataTestSupport
         try stack.context.save()
         #expect(!stack.context.hasChanges)
     }
+
+    @Test func anObjectThatLeavesTheChangedSetInAFlushIsStillRegisteredWhileItsObserversRun() throws {
+        // Renamed in one flush, renamed back in the next: nothing to save, so the context
+        // lets it go; but ObjectsDidChange names it, and an observer (a fetched-results
+        // controller placing it again) must still find it.
+        let stack = try DocumentStack(configuration: manualCompaction())
+        var id: ManagedObjectID?
+        do {
+            let department = try stack.context.insertObject(forEntityName: "Department")
+            try department.setValue(.string("R&D"), forKey: "name")
+            try stack.context.save()
+            try department.setValue(.string("Ops"), forKey: "name")
+            stack.context.processPendingChanges()
+            try department.setValue(.string("R&D"), forKey: "name")
+            id = department.objectID
+        }
+        let seen = LockedBox<[Bool]>([])
+        nonisolated(unsafe) let context = stack.context
+        let watched = try #require(id)
+        let token = NotificationCenter.default.addObserver(forName: ManagedObjectContext.objectsDidChangeNotification,
+                                                           object: context, queue: nil) { note in
+            let updated = note.userInfo?[ManagedObjectContext.updatedObjectsKey] as? Set<ManagedObjectID> ?? []
+            let found = updated.contains(watched) && context.registeredObject(for: watched) != nil
+            seen.mutate { $0.append(found) }
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
+        context.processPendingChanges()
+        #expect(seen.value == [true])
+        #expect(!context.hasChanges)
+    }
 }

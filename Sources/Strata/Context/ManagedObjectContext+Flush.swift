@@ -13,18 +13,23 @@ extension ManagedObjectContext {
         checkQueue()
         guard !flushSet.isEmpty else { return }
         applyDeleteRules()
-        let operations = flushOperations()
+        let (operations, released) = flushOperations()
         guard !operations.isEmpty else { return }
         record(operations)
-        postObjectsDidChange(Self.objectChanges(of: operations))
+        // The objects that left the changed set are kept until the observers have run: a
+        // change reverted within the flush names an object nothing else may hold now.
+        withExtendedLifetime(released) {
+            postObjectsDidChange(Self.objectChanges(of: operations))
+        }
     }
 
-    /// The flush's operations, in the order the objects first changed; resets each
-    /// object's flush bookkeeping and empties the flush list.
+    /// The flush's operations, in the order the objects first changed, and the objects
+    /// that left the changed set (no longer held by the context); resets each object's
+    /// flush bookkeeping and empties the flush list.
     ///
     /// The list is gone when this returns, before ObjectsDidChange's sets are built: a
     /// million-object insert held its 8 MiB beside them.
-    private func flushOperations() -> [ChangeOperation] {
+    private func flushOperations() -> (operations: [ChangeOperation], released: [ManagedObject]) {
         var operations: [ChangeOperation] = []
         operations.reserveCapacity(flushSet.count)
         var updates = SlotChangesWriter(expected: flushSet.count)
@@ -62,14 +67,17 @@ extension ManagedObjectContext {
         // nothing to save (an insert then a delete both logged, a change set back or reverted
         // by an undo) leave the changed set, so they are no longer held strongly; they stay
         // registered (weakly), so a redo revives the same instance while the app holds it.
+        var released: [ManagedObject] = []
         for object in flushed {
             if object.state.isInserted && object.state.isDeleted && !object.state.wasLogged {
                 unregister(object)
+                released.append(object)
             } else if (object.state.isInserted && object.state.isDeleted) || !object.hasChanges {
                 leaveDirtySet(object)
+                released.append(object)
             }
         }
-        return operations
+        return (operations, released)
     }
 
     /// ObjectsDidChange's sets for a flush's operations: an insert's object is inserted, a
