@@ -28,10 +28,7 @@ public enum ChangeOperation: Hashable, Sendable {
     /// Attributes, to-ones or ordered to-manys changed.
     case update(ManagedObjectID, changes: SlotChanges)
     /// Members were added to and removed from an unordered to-many.
-    ///
-    /// Boxed (`indirect`): inline, its three words beside the ID made every operation of
-    /// the log 48 bytes, where inserts and updates need 40 (a million-object save's log).
-    indirect case relate(ManagedObjectID, slot: Int, added: [ManagedObjectID], removed: [ManagedObjectID])
+    case relate(ManagedObjectID, slot: Int, added: [ManagedObjectID], removed: [ManagedObjectID])
 
     /// The object the operation changes.
     public var objectID: ManagedObjectID {

@@ -15,24 +15,12 @@ import Foundation
 public struct SlotChanges: RandomAccessCollection, Hashable, Sendable, ExpressibleByArrayLiteral {
     /// The buffer holding these changes, maybe with other updates' changes around them.
     private let storage: SlotChangeStorage
-    /// Where these changes start in `storage` (32-bit, so that an update operation stays
-    /// within the size of the insert case).
+    /// Where these changes start in `storage`, and how many there are (32-bit, so that an
+    /// update operation stays within the size of the largest operation case).
     private let start: UInt32
-    /// How many changes there are (the low 31 bits), and whether each stored change is read
-    /// with old and new swapped (the top bit). One word with `start`: with a separate
-    /// `Bool` the struct was 17 bytes and every operation in the log 48 instead of 40.
-    private var lengthAndInversion: UInt32
-
-    private static let inversionBit: UInt32 = 1 << 31
-
-    /// How many changes there are.
-    private var length: UInt32 { lengthAndInversion & ~Self.inversionBit }
-
+    private let length: UInt32
     /// Whether each stored change is read with old and new swapped.
-    private var isInverted: Bool {
-        get { lengthAndInversion & Self.inversionBit != 0 }
-        set { lengthAndInversion = newValue ? lengthAndInversion | Self.inversionBit : length }
-    }
+    private var isInverted: Bool
 
     /// Creates the changes of an update.
     public init(_ changes: [SlotChange]) {
@@ -48,10 +36,10 @@ public struct SlotChanges: RandomAccessCollection, Hashable, Sendable, Expressib
     /// `length` changes of `storage` from `start` (already appended to it).
     init(storage: SlotChangeStorage, start: Int, length: Int) {
         precondition(start >= 0 && length >= 0 && start + length <= storage.count, "slot changes out of their storage")
-        precondition(length < Int(Self.inversionBit), "more slot changes in one update than an update can hold")
         self.storage = storage
         self.start = UInt32(start)
-        self.lengthAndInversion = UInt32(length)
+        self.length = UInt32(length)
+        isInverted = false
     }
 
     /// The changes that undo these: the same slots with old and new swapped. Costs no copy.
