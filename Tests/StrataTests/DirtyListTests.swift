@@ -107,7 +107,7 @@ import StrataTestSupport
             id = department.objectID
         }
         let seen = LockedBox<[Bool]>([])
-        nonisolated(unsafe) let context = stack.context
+        let context = stack.context
         let watched = try #require(id)
         let token = NotificationCenter.default.addObserver(forName: ManagedObjectContext.objectsDidChangeNotification,
                                                            object: context, queue: nil) { note in

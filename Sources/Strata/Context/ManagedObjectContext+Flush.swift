@@ -84,7 +84,7 @@ extension ManagedObjectContext {
     /// delete's deleted, an update's or relate's updated. Each set is sized for its own
     /// objects: a bulk insert's flush reserving a million updates beside a million
     /// inserts held 48 MiB for nothing.
-    static func objectChanges(of operations: [ChangeOperation]) -> ObjectChanges {
+    private static func objectChanges(of operations: [ChangeOperation]) -> ObjectChanges {
         var inserting = 0
         var deleting = 0
         for operation in operations {
