@@ -1,7 +1,7 @@
 import Foundation
 
 /// One measured unit: a workload run by one subject (Strata or a peer), each repetition
-/// in a fresh child process so that peak memory (ru_maxrss) is the unit's own.
+/// in a fresh child process so that peak memory (its own `VmHWM`) is the unit's own.
 ///
 /// A unit returns figures named `W<n>.<metric>`; the runner stores them as
 /// `W<n>.<subject>.<metric>`, so one unit may feed several workloads (W1's Strata unit

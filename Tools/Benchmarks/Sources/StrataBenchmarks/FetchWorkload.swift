@@ -10,7 +10,7 @@ import Strata
 /// - an indexed equality fetch (`lastName == %@`, limit 20), many different names;
 /// - `lastName BEGINSWITH[c] 'q' AND salary > 50000` sorted by salary, limit 100;
 /// - counts (the same predicate; every employee);
-/// - the peak resident memory of the process (getrusage `ru_maxrss`).
+/// - the peak resident memory of the process (`VmHWM`, see `ProcessMemory`).
 struct FetchWorkload {
     var objects = 1_000_000
     var path = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("strata-fetch-benchmark.strata")
@@ -89,13 +89,7 @@ struct FetchWorkload {
         let countAll = try measure(repetitions: 5) { _ in all = try fresh().count(for: FetchRequest(entityName: "Employee")) }
         report("count, every employee", countAll, note: "\(all) records")
 
-        var usage = rusage()
-        #if os(Linux)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        #else
-        getrusage(RUSAGE_SELF, &usage)
-        #endif
-        print(String(format: "peak memory (ru_maxrss): %.1f MiB", Double(usage.ru_maxrss) / 1024))
+        print(String(format: "peak memory (VmHWM): %.1f MiB", peakMemoryMiB()))
     }
 
     /// Creates the document unless a usable one exists; returns the build time when built.

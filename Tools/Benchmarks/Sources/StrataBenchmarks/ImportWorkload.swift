@@ -69,10 +69,10 @@ enum ImportWorkload {
         let store = try DocumentStore(creatingAt: url, model: try model(), overwrite: true)
         try store.close()
         let count = env.tier.objects
-        let importSeconds = try timedRun(tool, ["import", url.path, csv.path, "--entity", "Employee"])
-        let fetchSeconds = try timedRun(tool, ["fetch", url.path, "Employee", "--where", "employeeID == \(probe(count))", "--format", "json"],
-                                        expecting: "e\(probe(count))@example.com")
-        return figures(importSeconds, fetchSeconds, peak: childrenPeakMiB())
+        let imported = try timedRun(tool, ["import", url.path, csv.path, "--entity", "Employee"])
+        let fetched = try timedRun(tool, ["fetch", url.path, "Employee", "--where", "employeeID == \(probe(count))", "--format", "json"],
+                                   expecting: "e\(probe(count))@example.com")
+        return figures(imported.seconds, fetched.seconds, peak: max(imported.peakMiB, fetched.peakMiB))
     }
 
     static func runSQLiteShell(_ env: BenchEnvironment) throws -> [String: Double] {
@@ -82,11 +82,11 @@ enum ImportWorkload {
         // The table and its indexes first (not timed), with Strata's durability settings.
         _ = try timedRun("/usr/bin/env", ["sqlite3", url.path, "PRAGMA journal_mode=WAL;", schema])
         let count = env.tier.objects
-        let importSeconds = try timedRun("/usr/bin/env", ["sqlite3", url.path, "PRAGMA synchronous=FULL;", ".mode csv",
-                                                          ".import --skip 1 \(csv.path) Employee"])
-        let fetchSeconds = try timedRun("/usr/bin/env", ["sqlite3", url.path, "SELECT * FROM Employee WHERE employeeID = \(probe(count));"],
-                                        expecting: "e\(probe(count))@example.com")
-        return figures(importSeconds, fetchSeconds, peak: childrenPeakMiB())
+        let imported = try timedRun("/usr/bin/env", ["sqlite3", url.path, "PRAGMA synchronous=FULL;", ".mode csv",
+                                                     ".import --skip 1 \(csv.path) Employee"])
+        let fetched = try timedRun("/usr/bin/env", ["sqlite3", url.path, "SELECT * FROM Employee WHERE employeeID = \(probe(count));"],
+                                   expecting: "e\(probe(count))@example.com")
+        return figures(imported.seconds, fetched.seconds, peak: max(imported.peakMiB, fetched.peakMiB))
     }
 
     static func runGRDB(_ env: BenchEnvironment) throws -> [String: Double] {
@@ -135,33 +135,58 @@ enum ImportWorkload {
         ["W8.import_s": importSeconds, "W8.fetch_s": fetchSeconds, "W8.total_s": importSeconds + fetchSeconds, "W8.peak_mib": peak]
     }
 
-    /// Runs a program to completion and returns its wall-clock seconds; fails on a non-zero
-    /// status or when its output lacks `expecting`.
-    private static func timedRun(_ program: String, _ arguments: [String], expecting: String? = nil) throws -> Double {
+    /// Runs a program to completion and returns its wall-clock seconds and its peak
+    /// resident memory (its own `VmHWM`, read every 10 ms while it runs; ``ProcessMemory``
+    /// says why not `ru_maxrss`); fails on a non-zero status or when its output lacks
+    /// `expecting`.
+    @discardableResult
+    private static func timedRun(_ program: String, _ arguments: [String],
+                                 expecting: String? = nil) throws -> (seconds: Double, peakMiB: Double) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.standardError
+        let collected = CollectedOutput()
         let start = Clock.now
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        // `/usr/bin/env` execs the program in the same process, so its pid is the program's.
+        let pid = process.processIdentifier
+        let reader = Thread { collected.read(output.fileHandleForReading) }
+        reader.start()
+        var peakKiB = 0
+        while process.isRunning {
+            peakKiB = max(peakKiB, ProcessMemory.peakKiB(pid: pid))
+            usleep(10_000)
+        }
         process.waitUntilExit()
         let seconds = Clock.seconds(since: start)
+        let data = collected.wait()
         guard process.terminationStatus == 0 else {
             throw ChildProcess.Failure(description: "\(arguments.prefix(2).joined(separator: " ")): exit status \(process.terminationStatus)")
         }
         if let expecting, !String(decoding: data, as: UTF8.self).contains(expecting) {
             throw ChildProcess.Failure(description: "\(arguments.prefix(2).joined(separator: " ")): the result lacks \(expecting)")
         }
-        return seconds
+        return (seconds, Double(peakKiB) / 1024)
     }
 
-    /// The largest peak resident memory of this process's finished children, in MiB.
-    private static func childrenPeakMiB() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
-        return Double(usage.ru_maxrss) / 1024
+    /// A child's standard output, read to its end on another thread while the caller
+    /// watches the child's memory.
+    private final class CollectedOutput: @unchecked Sendable {
+        private var data = Data()
+        private let done = DispatchSemaphore(value: 0)
+
+        func read(_ handle: FileHandle) {
+            data = handle.readDataToEndOfFile()
+            done.signal()
+        }
+
+        /// The output, once the reader reached its end.
+        func wait() -> Data {
+            done.wait()
+            return data
+        }
     }
 }

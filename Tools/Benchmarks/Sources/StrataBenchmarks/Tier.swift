@@ -82,12 +82,6 @@ enum Clock {
     }
 }
 
-/// The process's peak resident memory so far, in MiB (getrusage's ru_maxrss).
-func peakMemoryMiB() -> Double {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    return Double(usage.ru_maxrss) / 1024
-}
 
 func fileSize(_ url: URL) -> Int {
     ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber)?.intValue ?? 0

@@ -72,19 +72,10 @@ enum W1MemoryBreakdown {
             lastInUse = inUse
             let mib = { (bytes: Int) in String(format: "%7.1f", Double(bytes) / 1_048_576) }
             let perObject = String(format: "%8.1f", Double(delta) / Double(count))
-            let peak = Self.statusKiB("VmHWM") * 1024
+            let peak = ProcessMemory.statusKiB("VmHWM") * 1024
             largestPeakMiB = max(largestPeakMiB, Double(peak) / 1_048_576)
-            print("\(name.padding(toLength: 27, withPad: " ", startingAt: 0)) | \(mib(inUse)) | \(mib(delta)) | \(perObject) | \(mib(Self.statusKiB("VmRSS") * 1024)) | \(mib(peak))")
+            print("\(name.padding(toLength: 27, withPad: " ", startingAt: 0)) | \(mib(inUse)) | \(mib(delta)) | \(perObject) | \(mib(ProcessMemory.statusKiB("VmRSS") * 1024)) | \(mib(peak))")
             Self.resetPeak()
-        }
-
-        /// A field of /proc/self/status, in KiB.
-        static func statusKiB(_ field: String) -> Int {
-            guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-            for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
-                return Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.map(String.init) ?? "") ?? 0
-            }
-            return 0
         }
 
         /// Resets the kernel's peak resident set (VmHWM) to the current one.

@@ -1,0 +1,30 @@
+import Foundation
+
+/// Resident memory figures of a process, from /proc/PID/status.
+///
+/// Peaks are `VmHWM`, the high-water mark of the process's own address space, not
+/// getrusage's `ru_maxrss`: a process started with posix_spawn (Foundation's `Process`)
+/// begins in its parent's address space, and Linux carries that space's peak into the
+/// child's `ru_maxrss` at exec. So `ru_maxrss` was never below the parent's peak: the
+/// `sqlite3` shell's `.import`, which peaks at 6.5 MiB (`/usr/bin/time -v`), read 25 MiB,
+/// the peak of the benchmark process that started it.
+enum ProcessMemory {
+    /// A field of /proc/PID/status (of this process when `pid` is nil), in KiB; 0 when the
+    /// process is gone.
+    static func statusKiB(_ field: String, pid: pid_t? = nil) -> Int {
+        let path = pid.map { "/proc/\($0)/status" } ?? "/proc/self/status"
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return 0 }
+        for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
+            return Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.map(String.init) ?? "") ?? 0
+        }
+        return 0
+    }
+
+    /// The peak resident memory of a process's own address space so far, in KiB.
+    static func peakKiB(pid: pid_t? = nil) -> Int { statusKiB("VmHWM", pid: pid) }
+}
+
+/// This process's peak resident memory so far, in MiB (`VmHWM`; see ``ProcessMemory``).
+func peakMemoryMiB() -> Double {
+    Double(ProcessMemory.peakKiB()) / 1024
+}
