@@ -39,11 +39,11 @@ extension DocumentState {
         // objects was most of a bulk save's peak memory (docs/BENCHMARKS.md, "W1 after mem8").
         let compactionCache = min(configuration.compactionPageCacheSize, configuration.pageCacheSize)
         if compactionCache < configuration.pageCacheSize {
-            try connection.execute(Self.cacheSizePragma(compactionCache))
+            try connection.setPageCacheSize(compactionCache)
         }
         defer {
             if compactionCache < configuration.pageCacheSize {
-                try? connection.execute(Self.cacheSizePragma(configuration.pageCacheSize))
+                try? connection.setPageCacheSize(configuration.pageCacheSize)
             }
         }
         try connection.transaction(.immediate) {
@@ -84,11 +84,6 @@ extension DocumentState {
         }
         completeFold()
         return report
-    }
-
-    /// SQLite's `PRAGMA cache_size` for a cache of `bytes` (negative: KiB, not pages).
-    static func cacheSizePragma(_ bytes: Int) -> String {
-        "PRAGMA cache_size=-\(max(bytes / 1024, 1))"
     }
 
     func deleteRow(_ id: ManagedObjectID) throws {

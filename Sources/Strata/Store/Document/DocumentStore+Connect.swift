@@ -23,7 +23,7 @@ extension DocumentStore {
         do {
             try connection.execute("PRAGMA synchronous=\(configuration.synchronous.rawValue)")
             try connection.execute("PRAGMA foreign_keys=OFF")
-            try connection.execute(DocumentState.cacheSizePragma(configuration.pageCacheSize))
+            try connection.setPageCacheSize(configuration.pageCacheSize)
             try SQLFunctions.register(on: connection)
             if !create, configuration.checksIntegrityOnOpen { try DocumentCheckpoint.quickCheck(connection, path: url.path) }
             // A save whose checkpoint could not finish (a full disk) left its pages in the
@@ -64,7 +64,7 @@ extension DocumentStore {
             throw DocumentOpenFailure.describe(error, path: url.path, busyTimeout: configuration.busyTimeout)
         }
         do {
-            try connection.execute(DocumentState.cacheSizePragma(configuration.pageCacheSize))
+            try connection.setPageCacheSize(configuration.pageCacheSize)
             try SQLFunctions.register(on: connection)
             if configuration.checksIntegrityOnOpen { try DocumentCheckpoint.quickCheck(connection, path: url.path) }
         } catch {

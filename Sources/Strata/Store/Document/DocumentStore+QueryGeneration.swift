@@ -36,7 +36,7 @@ final class DocumentGeneration: @unchecked Sendable {
             throw DocumentOpenFailure.describe(error, path: path, busyTimeout: store.configuration.busyTimeout)
         }
         do {
-            try connection.execute(DocumentState.cacheSizePragma(store.configuration.pageCacheSize))
+            try connection.setPageCacheSize(store.configuration.pageCacheSize)
             try SQLFunctions.register(on: connection)
             // The first read after BEGIN fixes the snapshot every later read of this
             // connection sees, until ROLLBACK.

@@ -62,15 +62,21 @@ package enum LZ4Frame {
         return preferences
     }
 
-    /// Rewrites a frame header without a size field into one declaring size 0: sets FLG
-    /// bit 3, inserts 8 zero bytes after BD and recomputes the header checksum byte.
+    /// Rewrites a frame header without a size field into one declaring size 0.
     private static func declaringZeroContentSize(_ frame: [UInt8]) -> [UInt8] {
-        // magic(4) FLG(1) BD(1) HC(1) ...
         guard frame.count >= 7, frame[4] & contentSizeFlag == 0 else { return frame }
-        var descriptor = [frame[4] | contentSizeFlag, frame[5]]
-        descriptor += [UInt8](repeating: 0, count: 8)
+        return headerDeclaringSize(0, plainHeader: frame[0..<7]) + frame[7...]
+    }
+
+    /// The header that declares `size`, made from a header without a size field (magic(4)
+    /// FLG BD HC): FLG bit 3 set, the 8-byte little-endian size after BD, and the header
+    /// checksum byte recomputed over the descriptor.
+    static func headerDeclaringSize(_ size: UInt64, plainHeader: ArraySlice<UInt8>) -> [UInt8] {
+        let start = plainHeader.startIndex
+        var descriptor = [plainHeader[start + 4] | contentSizeFlag, plainHeader[start + 5]]
+        withUnsafeBytes(of: size.littleEndian) { descriptor.append(contentsOf: $0) }
         let headerChecksum = UInt8(truncatingIfNeeded: XXH32.hash(descriptor) >> 8)
-        return Array(frame[0..<4]) + descriptor + [headerChecksum] + Array(frame[7...])
+        return Array(plainHeader[start..<(start + 4)]) + descriptor + [headerChecksum]
     }
 }
 

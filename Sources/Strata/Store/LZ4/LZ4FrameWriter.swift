@@ -65,15 +65,9 @@ package final class LZ4FrameWriter {
         write(bound: LZ4F_compressBound(0, &preferences)) { context, destination in
             LZ4F_compressEnd(context, destination.baseAddress, destination.count, nil)
         }
-        // magic(4) FLG BD [size(8)] HC: the plain header sits after the spare bytes.
-        let flags = frame[Self.sizeFieldRoom + 4] | LZ4Frame.contentSizeFlag
-        let blockDescriptor = frame[Self.sizeFieldRoom + 5]
-        var descriptor = [flags, blockDescriptor]
-        withUnsafeBytes(of: UInt64(contentSize).littleEndian) { descriptor.append(contentsOf: $0) }
-        var header: [UInt8] = []
-        withUnsafeBytes(of: LZ4Frame.magic.littleEndian) { header.append(contentsOf: $0) }
-        header += descriptor
-        header.append(UInt8(truncatingIfNeeded: XXH32.hash(descriptor) >> 8))
+        // The plain header sits after the spare bytes; the sized one is 8 bytes longer.
+        let header = LZ4Frame.headerDeclaringSize(UInt64(contentSize),
+                                                  plainHeader: frame[Self.sizeFieldRoom..<(Self.sizeFieldRoom + Self.plainHeaderSize)])
         frame.replaceSubrange(0..<header.count, with: header)
         return frame
     }

@@ -83,6 +83,11 @@ package final class SQLiteConnection {
         return handle
     }
 
+    /// Limits SQLite's page cache to about `bytes` (`PRAGMA cache_size` in KiB, at least 1).
+    package func setPageCacheSize(_ bytes: Int) throws {
+        try execute("PRAGMA cache_size=-\(max(bytes / 1024, 1))")
+    }
+
     /// Runs one or more SQL statements that return no rows of interest.
     ///
     /// ```swift

@@ -136,9 +136,9 @@ enum ImportWorkload {
     }
 
     /// Runs a program to completion and returns its wall-clock seconds and its peak
-    /// resident memory (its own `VmHWM`, read every 10 ms while it runs; ``ProcessMemory``
-    /// says why not `ru_maxrss`); fails on a non-zero status or when its output lacks
-    /// `expecting`.
+    /// resident memory (its own `VmHWM`, read every 10 ms on another thread while it runs,
+    /// so that the timing does not wait for a poll; ``ProcessMemory`` says why not
+    /// `ru_maxrss`); fails on a non-zero status or when its output lacks `expecting`.
     @discardableResult
     private static func timedRun(_ program: String, _ arguments: [String],
                                  expecting: String? = nil) throws -> (seconds: Double, peakMiB: Double) {
@@ -148,21 +148,19 @@ enum ImportWorkload {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.standardError
-        let collected = CollectedOutput()
+        // The end is taken when Foundation sees the exit, not when `waitUntilExit` returns:
+        // that wait returned tens of milliseconds late, most of a first fetch's time (the
+        // shell's indexed fetch read 54 ms; it takes 11).
+        let ended = EndTime()
+        process.terminationHandler = { _ in ended.mark() }
         let start = Clock.now
         try process.run()
         // `/usr/bin/env` execs the program in the same process, so its pid is the program's.
-        let pid = process.processIdentifier
-        let reader = Thread { collected.read(output.fileHandleForReading) }
-        reader.start()
-        var peakKiB = 0
-        while process.isRunning {
-            peakKiB = max(peakKiB, ProcessMemory.peakKiB(pid: pid))
-            usleep(10_000)
-        }
+        let watcher = ProcessMemory.PeakWatcher(pid: process.processIdentifier)
+        let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        let seconds = Clock.seconds(since: start)
-        let data = collected.wait()
+        let seconds = ended.seconds(since: start)
+        let peakKiB = watcher.stop()
         guard process.terminationStatus == 0 else {
             throw ChildProcess.Failure(description: "\(arguments.prefix(2).joined(separator: " ")): exit status \(process.terminationStatus)")
         }
@@ -172,21 +170,17 @@ enum ImportWorkload {
         return (seconds, Double(peakKiB) / 1024)
     }
 
-    /// A child's standard output, read to its end on another thread while the caller
-    /// watches the child's memory.
-    private final class CollectedOutput: @unchecked Sendable {
-        private var data = Data()
-        private let done = DispatchSemaphore(value: 0)
+    /// When a child's exit was seen (set on Foundation's monitoring thread).
+    private final class EndTime: @unchecked Sendable {
+        private let lock = NSLock()
+        private var end: UInt64?
 
-        func read(_ handle: FileHandle) {
-            data = handle.readDataToEndOfFile()
-            done.signal()
-        }
+        func mark() { lock.withLock { end = Clock.now } }
 
-        /// The output, once the reader reached its end.
-        func wait() -> Data {
-            done.wait()
-            return data
+        /// Seconds from `start` to the exit (to now, if the exit was not seen yet).
+        func seconds(since start: UInt64) -> Double {
+            let end = lock.withLock { self.end } ?? Clock.now
+            return Double(end - start) / 1e9
         }
     }
 }

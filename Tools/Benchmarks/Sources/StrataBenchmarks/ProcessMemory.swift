@@ -22,6 +22,37 @@ enum ProcessMemory {
 
     /// The peak resident memory of a process's own address space so far, in KiB.
     static func peakKiB(pid: pid_t? = nil) -> Int { statusKiB("VmHWM", pid: pid) }
+
+    /// Reads another process's `VmHWM` every 10 ms on a dispatch worker, until stopped: the
+    /// last reading before the process is gone is its peak (to within the last 10 ms).
+    final class PeakWatcher: @unchecked Sendable {
+        private let lock = NSLock()
+        private var peak = 0
+        private var stopped = false
+        private let finished = DispatchSemaphore(value: 0)
+
+        init(pid: pid_t) {
+            DispatchQueue.global().async { [self] in
+                while true {
+                    let reading = ProcessMemory.peakKiB(pid: pid)
+                    let done = lock.withLock {
+                        peak = max(peak, reading)
+                        return stopped
+                    }
+                    if done { break }
+                    usleep(10_000)
+                }
+                finished.signal()
+            }
+        }
+
+        /// Stops watching; returns the largest reading, in KiB.
+        func stop() -> Int {
+            lock.withLock { stopped = true }
+            finished.wait()
+            return lock.withLock { peak }
+        }
+    }
 }
 
 /// This process's peak resident memory so far, in MiB (`VmHWM`; see ``ProcessMemory``).
