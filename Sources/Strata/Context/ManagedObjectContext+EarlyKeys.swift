@@ -25,6 +25,7 @@ extension ManagedObjectContext {
         var newObjects = 0
         var lowest = Int64.max
         var highest = Int64.min
+        var scopes = ObjectIDScopeCache()
         for object in dirtySet.values where Self.takesEarlyKey(object) {
             sampleByRoot[ObjectIdentifier(object.entity.rootEntity), default: (object.entity, 0)].count += 1
             newObjects += 1
@@ -62,7 +63,7 @@ extension ManagedObjectContext {
             let rootID = ObjectIdentifier(old.entity.rootEntity)
             guard let entry = next[rootID] else { continue }
             next[rootID] = (entry.key + 1, entry.tag)
-            let new = ManagedObjectID(entity: old.entity, storeTag: entry.tag, primaryKey: entry.key)
+            let new = scopes.id(old.entity, storeTag: entry.tag, primaryKey: entry.key)
             keys[Int(old.primaryKey - lowest)] = entry.key
             if toldChildren { assigned[old] = new }
             registry[old] = nil
@@ -76,7 +77,7 @@ extension ManagedObjectContext {
             guard id.isTemporaryID, id.primaryKey >= lowest, id.primaryKey <= highest else { return id }
             let key = renamed[Int(id.primaryKey - lowest)]
             guard key != .min, let tag = tags[ObjectIdentifier(id.entity.rootEntity)] else { return id }
-            return ManagedObjectID(entity: id.entity, storeTag: tag, primaryKey: key)
+            return scopes.id(id.entity, storeTag: tag, primaryKey: key)
         }
         announcePermanentIDs(assigned)
     }

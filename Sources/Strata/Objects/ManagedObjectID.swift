@@ -12,39 +12,40 @@ import Synchronization
 /// let again = try coordinator.managedObjectID(forURIRepresentation: uri)
 /// ```
 public struct ManagedObjectID: Hashable, Sendable, Comparable, CustomStringConvertible {
-    // Stored in this order (8 + 8 + 4 + 1 = 21 bytes): with the tag between the entity and
-    // the key, alignment padded the ID to 25 bytes, and every `PropertyValue` (which holds
-    // an ID inline) from a 24-byte to a 32-byte stride — a quarter of every object's and
-    // every row's value storage (docs/BENCHMARKS.md, "Memory of a big context").
-
-    /// The record's entity.
-    public let entity: EntityDescription
+    // Two words: the scope (entity, store tag, temporary or not, interned per entity) and
+    // the key. Every ID of a big save sits in ObjectsDidChange's and DidSave's sets and in
+    // the log; three inline fields padded it to a 24-byte stride (docs/ARCHITECTURE.md,
+    // "Object IDs").
+    let scope: ObjectIDScope
     /// The primary key (permanent) or the process-wide temporary number.
     public let primaryKey: Int64
+
+    /// The record's entity.
+    public var entity: EntityDescription { scope.entity }
     /// The store's tag in ``StoreRegistry``; 0 while temporary.
-    let storeTag: UInt32
+    var storeTag: UInt32 { scope.storeTag }
     /// Whether the ID was issued at insertion and not yet replaced by a save.
-    public let isTemporaryID: Bool
+    public var isTemporaryID: Bool { scope.isTemporary }
 
     init(entity: EntityDescription, storeTag: UInt32, primaryKey: Int64) {
-        self.entity = entity
-        self.storeTag = storeTag
+        self.scope = ObjectIDScope.of(entity, storeTag: storeTag, isTemporary: false)
         self.primaryKey = primaryKey
-        self.isTemporaryID = false
     }
 
-    private init(temporaryFor entity: EntityDescription, number: Int64) {
-        self.entity = entity
-        self.storeTag = 0
-        self.primaryKey = number
-        self.isTemporaryID = true
+    /// An ID in a scope already looked up: loops that make many IDs of one entity and
+    /// store look the scope up once.
+    init(scope: ObjectIDScope, primaryKey: Int64) {
+        self.scope = scope
+        self.primaryKey = primaryKey
     }
 
     private static let temporaryCounter = Atomic<Int64>(0)
 
     /// A new temporary ID, unique in this process.
     static func temporary(for entity: EntityDescription) -> ManagedObjectID {
-        ManagedObjectID(temporaryFor: entity, number: temporaryCounter.add(1, ordering: .relaxed).newValue)
+        ManagedObjectID(
+            scope: ObjectIDScope.of(entity, storeTag: 0, isTemporary: true),
+            primaryKey: temporaryCounter.add(1, ordering: .relaxed).newValue)
     }
 
     /// The identifier of the store that holds the record (nil while temporary).
@@ -66,8 +67,9 @@ public struct ManagedObjectID: Hashable, Sendable, Comparable, CustomStringConve
 
     /// Equal when they name the same record of the same entity.
     public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
-        lhs.primaryKey == rhs.primaryKey && lhs.storeTag == rhs.storeTag
-            && lhs.isTemporaryID == rhs.isTemporaryID && lhs.entity === rhs.entity
+        // One live scope per entity, store and kind (ObjectIDScope.of), so identity is
+        // equality of all three.
+        lhs.primaryKey == rhs.primaryKey && lhs.scope === rhs.scope
     }
 
     /// Hashes the entity, store and key.
@@ -92,8 +94,7 @@ public struct ManagedObjectID: Hashable, Sendable, Comparable, CustomStringConve
 
     /// The fields that take part in equality, folded into one word.
     private var hashKey: UInt64 {
-        UInt64(bitPattern: primaryKey) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(storeTag) << 48
-            ^ UInt64(UInt(bitPattern: ObjectIdentifier(entity)))
+        UInt64(bitPattern: primaryKey) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(UInt(bitPattern: ObjectIdentifier(scope)))
     }
 
     /// Orders by entity name, then permanent before temporary, then key: a stable order for

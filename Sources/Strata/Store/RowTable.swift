@@ -57,8 +57,9 @@ struct RowTable: Sendable {
         var result = sparse.keys.filter { matches($0.entity) }
         for lane in lanes where matches(lane.entity) {
             result.reserveCapacity(result.count + lane.count)
+            let scope = ObjectIDScope.of(lane.entity, storeTag: lane.storeTag, isTemporary: false)
             for (key, row) in lane.rows.enumerated() where row != nil {
-                result.append(ManagedObjectID(entity: lane.entity, storeTag: lane.storeTag, primaryKey: Int64(key)))
+                result.append(ManagedObjectID(scope: scope, primaryKey: Int64(key)))
             }
         }
         return result.sorted()

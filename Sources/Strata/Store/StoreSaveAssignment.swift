@@ -122,6 +122,7 @@ extension StoreSaveRequest {
         // of a million IDs at the peak of a bulk save).
         if newRecords > 0 { result.permanentIDs.reserveCapacity(newRecords) }
         var failure: (any Error)?
+        var scopes = ObjectIDScopeCache()
         for group in groups {
             for operation in group.operations {
                 operation.forEachID { id in
@@ -129,7 +130,7 @@ extension StoreSaveRequest {
                     let root = id.entity.rootEntity
                     do {
                         let key = try keys(root, 1, ownKeys[ObjectIdentifier(root)] ?? 0).lowerBound
-                        result.permanentIDs[id] = ManagedObjectID(entity: id.entity, storeTag: storeTag, primaryKey: key)
+                        result.permanentIDs[id] = scopes.id(id.entity, storeTag: storeTag, primaryKey: key)
                     } catch {
                         failure = error
                     }

@@ -90,10 +90,11 @@ struct DocumentFetch {
     }
 
     private func ids(_ rows: [[SQLiteValue]]) -> [ManagedObjectID] {
-        rows.compactMap { row in
+        var scopes = ObjectIDScopeCache()
+        return rows.compactMap { row in
             guard row.count >= 2, case .integer(let pk) = row[0], case .integer(let index) = row[1],
                   let entity = schema.model.entities[safe: Int(index)] else { return nil }
-            return ManagedObjectID(entity: entity, storeTag: storeTag, primaryKey: pk)
+            return scopes.id(entity, storeTag: storeTag, primaryKey: pk)
         }
     }
 

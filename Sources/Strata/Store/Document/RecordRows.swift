@@ -17,16 +17,19 @@ struct RecordRows: Sequence {
 
     /// One entity's rows by key: `slots[i]` holds the row of key `base + i`.
     private struct Run {
-        let entity: EntityDescription
-        let storeTag: UInt32
+        /// The permanent scope of the run's entity and store.
+        let scope: ObjectIDScope
         var base: Int64
         var slots: ContiguousArray<[PropertyValue]?> = []
         var count = 0
 
         /// The ID of the row in `slot`.
         func id(at slot: Int) -> ManagedObjectID {
-            ManagedObjectID(entity: entity, storeTag: storeTag, primaryKey: base + Int64(slot))
+            ManagedObjectID(scope: scope, primaryKey: base + Int64(slot))
         }
+
+        /// The run's entity.
+        var entity: EntityDescription { scope.entity }
     }
 
     /// By entity index; nil where the entity has no dense rows yet.
@@ -47,8 +50,7 @@ struct RecordRows: Sequence {
     @inline(__always)
     private func position(_ id: ManagedObjectID) -> (run: Int, slot: Int)? {
         let index = id.entity.index
-        guard !id.isTemporaryID, index >= 0, index < runs.count, let run = runs[index],
-              run.storeTag == id.storeTag else { return nil }
+        guard index >= 0, index < runs.count, let run = runs[index], run.scope === id.scope else { return nil }
         let slot = id.primaryKey &- run.base
         return slot >= 0 && slot < Int64(run.slots.count) ? (index, Int(slot)) : nil
     }
@@ -121,10 +123,10 @@ struct RecordRows: Sequence {
         guard !id.isTemporaryID, index >= 0, id.primaryKey > 0, id.primaryKey < Int64.max / 4 else { return nil }
         if index >= runs.count { runs.append(contentsOf: repeatElement(nil, count: index + 1 - runs.count)) }
         guard var run = runs[index] else {
-            runs[index] = Run(entity: id.entity, storeTag: id.storeTag, base: id.primaryKey, slots: [nil])
+            runs[index] = Run(scope: id.scope, base: id.primaryKey, slots: [nil])
             return (index, 0)
         }
-        guard run.storeTag == id.storeTag else { return nil }
+        guard run.scope === id.scope else { return nil }
         let low = Swift.min(run.base, id.primaryKey)
         let high = Swift.max(run.base + Int64(run.slots.count) - 1, id.primaryKey)
         let span = high - low + 1

@@ -27,6 +27,8 @@ package struct SegmentDecoder {
     var changeWriter = SlotChangesWriter(expected: 16)
     /// The changes of the update being read (reused between updates).
     var changeScratch: [SlotChange] = []
+    /// The scopes of the IDs decoded so far (one lookup per entity, not per ID).
+    var scopes = ObjectIDScopeCache()
 
     init(bytes: [UInt8], model: ManagedObjectModel, storeTag: UInt32, sequenceHint: UInt64?) {
         self.reader = ByteReader(bytes)
@@ -181,7 +183,7 @@ package struct SegmentDecoder {
         }
         let entityIndex = try readEntityIndex()
         let plan = plans.plan(entityIndex)
-        let id = ManagedObjectID(entity: plan.entity, storeTag: storeTag, primaryKey: try reader.readZigzag())
+        let id = scopes.id(plan.entity, storeTag: storeTag, primaryKey: try reader.readZigzag())
         let entity = plan.entity
         switch tag {
         case .insertRun:
@@ -292,7 +294,7 @@ package struct SegmentDecoder {
     mutating func readObjectID() throws -> ManagedObjectID {
         let index = try readEntityIndex()
         let key = try reader.readZigzag()
-        return ManagedObjectID(entity: plans.entities[index], storeTag: storeTag, primaryKey: key)
+        return scopes.id(plans.entities[index], storeTag: storeTag, primaryKey: key)
     }
 
     @inline(__always)

@@ -37,8 +37,9 @@ extension SegmentDecoder {
         for slot in 0..<plan.slots.count where plan.slots[slot].isPersistent {
             try readColumn(plan.columns[slot]!, slot: slot, into: &rows)
         }
+        let scope = ObjectIDScope.of(entity, storeTag: storeTag, isTemporary: false)
         for row in 0..<count {
-            let id = ManagedObjectID(entity: entity, storeTag: storeTag, primaryKey: keys[row])
+            let id = ManagedObjectID(scope: scope, primaryKey: keys[row])
             operations.append(.insert(id, values: rows[row]))
         }
     }
@@ -108,7 +109,7 @@ extension SegmentDecoder {
             }
             let number = try reader.readZigzag()
             previous = delta ? previous &+ number : number
-            return .object(ManagedObjectID(entity: target, storeTag: storeTag, primaryKey: previous))
+            return .object(scopes.id(target, storeTag: storeTag, primaryKey: previous))
         case .toMany(let destination):
             let offset = reader.offset
             let ids = try readObjectsPayload()

@@ -81,7 +81,7 @@ extension SegmentDecoder {
                     _ = try readValue(for: info, shape: plan.shapes[slot])
                     let new = try readValue(for: info, shape: plan.shapes[slot])
                     if failure == nil {
-                        let id = ManagedObjectID(entity: plan.entity, storeTag: storeTag, primaryKey: key)
+                        let id = scopes.id(plan.entity, storeTag: storeTag, primaryKey: key)
                         do { try rows.update(id, slot: slot, to: new) } catch { failure = error }
                     }
                     continue
@@ -89,7 +89,7 @@ extension SegmentDecoder {
                 if !changes.isEmpty { changes = [] }
                 try readChanges(of: plan, into: &changes)
                 if failure == nil {
-                    let id = ManagedObjectID(entity: plan.entity, storeTag: storeTag, primaryKey: key)
+                    let id = scopes.id(plan.entity, storeTag: storeTag, primaryKey: key)
                     do { try rows.update(id, changes) } catch { failure = error }
                 }
             }
