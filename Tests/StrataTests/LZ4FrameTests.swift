@@ -67,6 +67,16 @@ import Testing
             #expect(try LZ4Frame.decompress(frame, maxContentSize: Self.limit) == input)
             #expect(frame[4] & 0x0C == 0x0C, "content size and content checksum flags")
         }
+        // Incompressible bytes: a frame of several of the writer's 1 MiB pieces, joined.
+        var generator = SystemRandomNumberGenerator()
+        let noise = (0..<(3 << 20) + 12_345).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let writer = LZ4FrameWriter()
+        for start in stride(from: 0, to: noise.count, by: 300_007) {
+            noise[start..<min(start + 300_007, noise.count)].withUnsafeBytes { writer.append($0) }
+        }
+        let frame = writer.finish()
+        #expect(frame.count > noise.count)
+        #expect(try LZ4Frame.decompress(frame, maxContentSize: Self.limit) == noise)
         // Nothing appended: an empty frame that still declares its size.
         let empty = LZ4FrameWriter().finish()
         #expect(try LZ4Frame.decompress(empty, maxContentSize: Self.limit) == [])

@@ -68,24 +68,29 @@ final class SQLiteScratch {
         #expect(try select.step() == .done)
     }
 
-    @Test func aBorrowedBlobIsStoredWholeAndNeverKeptBound() throws {
-        let insert = try connection.prepare("INSERT INTO item(id, name, payload) VALUES (?, ?, ?)")
+    @Test func aBlobWrittenIntoAZeroblobRowIsStoredWhole() throws {
+        let insert = try connection.prepare("INSERT INTO item(id, name, payload) VALUES (?, ?, zeroblob(?))")
         let big = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
-        try insert.run([.integer(1), .text("big")], borrowingBlob: big, at: 3)
-        try insert.run([.integer(2), .text("empty")], borrowingBlob: [], at: 3)
-        // A failing run (the key exists) reports the error and leaves no binding either.
-        #expect(throws: StrataError.self) { try insert.run([.integer(1), .text("again")], borrowingBlob: [7], at: 3) }
-        // Every parameter was cleared: stepping with only the first two bound stores NULL,
-        // never the bytes of a buffer that is gone.
-        try insert.bind(3, at: 1)
-        try insert.bind("after", at: 2)
-        #expect(try insert.step() == .done)
+        try insert.run([.integer(1), .text("big"), .integer(Int64(big.count))])
+        try connection.writeBlob(big, table: "item", column: "payload", row: 1)
+        try insert.run([.integer(2), .text("empty"), .integer(0)])
+        try connection.writeBlob([], table: "item", column: "payload", row: 2)
         let rows = try connection.prepare("SELECT id, name, payload FROM item ORDER BY id").rows()
-        #expect(rows == [
-            [.integer(1), .text("big"), .blob(big)],
-            [.integer(2), .text("empty"), .blob([])],
-            [.integer(3), .text("after"), .null],
-        ])
+        #expect(rows == [[.integer(1), .text("big"), .blob(big)], [.integer(2), .text("empty"), .blob([])]])
+    }
+
+    @Test func writingABlobThatDoesNotFitOrHasNoRowNamesTheRow() throws {
+        try connection.prepare("INSERT INTO item(id, name, payload) VALUES (1, 'small', zeroblob(2))").run()
+        for (bytes, row): ([UInt8], Int64) in [([1, 2, 3], 1), ([1], 9)] {
+            do {
+                try connection.writeBlob(bytes, table: "item", column: "payload", row: row)
+                Issue.record("writing \(bytes.count) bytes into row \(row) succeeded")
+            } catch let error as StrataError {
+                #expect("\(error)".contains("item.payload of row \(row)"))
+            }
+        }
+        // Nothing was written: the row keeps its zeros.
+        #expect(try connection.prepare("SELECT payload FROM item WHERE id = 1").rows() == [[.blob([0, 0])]])
     }
 
     @Test func statementsAreCachedPerSQLTextAndHandedOutReset() throws {

@@ -37,50 +37,43 @@ extension DocumentState {
         // A smaller page cache while the rows are written: each page is written once, and a
         // full 64 MiB cache (with the sorter SQLite sizes by it) beside a big context's
         // objects was most of a bulk save's peak memory (docs/BENCHMARKS.md, "W1 after mem8").
-        let compactionCache = min(configuration.compactionPageCacheSize, configuration.pageCacheSize)
-        if compactionCache < configuration.pageCacheSize {
-            try connection.setPageCacheSize(compactionCache)
-        }
-        defer {
-            if compactionCache < configuration.pageCacheSize {
-                try? connection.setPageCacheSize(configuration.pageCacheSize)
-            }
-        }
-        try connection.transaction(.immediate) {
-            try catchUp()
-            let total = overlay.rows.count + overlay.deleted.count
-            var done = 0
-            for id in overlay.deleted.sorted() {
-                try deleteRow(id)
-                report.rowsDeleted += 1
-                done += 1
-                if done % 10_000 == 0 { progress?(done, total) }
-            }
-            let rows = overlay.rows
-            var rowsByTable: [String: Int] = [:]
-            for id in rows.keys { rowsByTable[schema.table(for: id.entity).name, default: 0] += 1 }
-            let deletions = done
-            func writeRows() throws {
-                report.rowsWritten = 0
-                done = deletions
-                let indexes = try SnapshotIndexRebuild(connection: connection, rowsByTable: rowsByTable,
-                                                       minimumRows: configuration.indexRebuildMinimumRows)
-                try schema.clearConstrainedColumns(of: rows.keys, on: connection)
-                var writer = SnapshotRowWriter(connection: connection, schema: schema)
-                try rows.forEachInIDOrder { id, values in
-                    try writer.write(id, values)
-                    report.rowsWritten += 1
+        try connection.withPageCacheLimited(to: configuration.compactionPageCacheSize) {
+            try connection.transaction(.immediate) {
+                try catchUp()
+                let total = overlay.rows.count + overlay.deleted.count
+                var done = 0
+                for id in overlay.deleted.sorted() {
+                    try deleteRow(id)
+                    report.rowsDeleted += 1
                     done += 1
                     if done % 10_000 == 0 { progress?(done, total) }
                 }
-                try indexes.restore()
+                let rows = overlay.rows
+                var rowsByTable: [String: Int] = [:]
+                for id in rows.keys { rowsByTable[schema.table(for: id.entity).name, default: 0] += 1 }
+                let deletions = done
+                func writeRows() throws {
+                    report.rowsWritten = 0
+                    done = deletions
+                    let indexes = try SnapshotIndexRebuild(connection: connection, rowsByTable: rowsByTable,
+                                                           minimumRows: configuration.indexRebuildMinimumRows)
+                    try schema.clearConstrainedColumns(of: rows.keys, on: connection)
+                    var writer = SnapshotRowWriter(connection: connection, schema: schema)
+                    try rows.forEachInIDOrder { id, values in
+                        try writer.write(id, values)
+                        report.rowsWritten += 1
+                        done += 1
+                        if done % 10_000 == 0 { progress?(done, total) }
+                    }
+                    try indexes.restore()
+                }
+                try schema.writeKeepingConstraintIndexes(on: connection, writeRows)
+                progress?(total, total)
+                report.segments = uncompactedSegments
+                report.compactedThrough = lastSequence
+                try DocumentFile.writeMeta(connection, key: "compactedThrough", .integer(Int64(lastSequence)))
+                report.segmentsDropped = try applyRetention(configuration.retention)
             }
-            try schema.writeKeepingConstraintIndexes(on: connection, writeRows)
-            progress?(total, total)
-            report.segments = uncompactedSegments
-            report.compactedThrough = lastSequence
-            try DocumentFile.writeMeta(connection, key: "compactedThrough", .integer(Int64(lastSequence)))
-            report.segmentsDropped = try applyRetention(configuration.retention)
         }
         completeFold()
         return report

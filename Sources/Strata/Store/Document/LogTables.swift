@@ -138,14 +138,30 @@ enum LogTables {
 
     // MARK: Writing
 
+    /// The page cache a segment's body larger than this is written with, when the cache is
+    /// larger (SQLite's default size): enough for the pages being filled, not the body.
+    static let segmentWritePageCacheSize = 2 << 20
+
     /// Appends one segment's row and its groups' rows (inside the caller's transaction).
     static func append(_ connection: SQLiteConnection, _ record: SegmentRecord, groups: [ChangeGroupInfo]) throws {
+        // The body goes in through incremental blob I/O: bound, SQLite would first copy the
+        // whole row, body included, into one record buffer (writeBlob says why that matters).
         try connection.prepare(
-            "INSERT INTO strata_segment (seq, time, groups, operations, raw_size, body) VALUES (?, ?, ?, ?, ?, ?)"
+            "INSERT INTO strata_segment (seq, time, groups, operations, raw_size, body) VALUES (?, ?, ?, ?, ?, zeroblob(?))"
         ).run([
             .integer(Int64(record.sequence)), .real(record.timestamp.timeIntervalSince1970), .integer(Int64(record.groupCount)),
-            .integer(Int64(record.operationCount)), .integer(Int64(record.rawSize)),
-        ], borrowingBlob: record.body, at: 6)
+            .integer(Int64(record.operationCount)), .integer(Int64(record.rawSize)), .integer(Int64(record.body.count)),
+        ])
+        func writeBody() throws {
+            try connection.writeBlob(record.body, table: "strata_segment", column: "body", row: Int64(record.sequence))
+        }
+        // A big body's pages are written once and not read in this transaction: at a full
+        // page cache a bulk save's segment stayed in memory beside the context's objects.
+        if record.body.count > segmentWritePageCacheSize {
+            try connection.withPageCacheLimited(to: segmentWritePageCacheSize, writeBody)
+        } else {
+            try writeBody()
+        }
         let groupInsert = try connection.prepare("INSERT OR REPLACE INTO strata_group (seq, id, kind, reverts, action) VALUES (?, ?, ?, ?, ?)")
         for group in groups {
             try groupInsert.run([

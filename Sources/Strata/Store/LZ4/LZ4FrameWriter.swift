@@ -21,7 +21,11 @@ import Foundation
 package final class LZ4FrameWriter {
     private var context: OpaquePointer?
     private var preferences = LZ4Frame.preferences(contentSize: 0)
-    private var frame: [UInt8]
+    /// The frame so far, in pieces of about ``pieceSize``: one growing array held the old
+    /// buffer beside the doubled one each time it grew, up to twice a bulk save's frame.
+    private var pieces: [[UInt8]] = []
+    private var piece: [UInt8]
+    private var frameSize = 0
     private var scratch: [UInt8] = []
     /// The raw bytes appended so far.
     package private(set) var contentSize = 0
@@ -30,6 +34,8 @@ package final class LZ4FrameWriter {
     private static let sizeFieldRoom = 8
     /// The header LZ4F writes without a size field: magic, FLG, BD, header checksum.
     private static let plainHeaderSize = 7
+    /// The size of the frame's pieces until ``finish()`` joins them.
+    private static let pieceSize = 1 << 20
 
     /// Starts a frame.
     package init() {
@@ -37,7 +43,9 @@ package final class LZ4FrameWriter {
         guard LZ4F_isError(LZ4F_createCompressionContext(&context, UInt32(LZ4F_VERSION))) == 0 else {
             fatalError("LZ4F_createCompressionContext failed")
         }
-        frame = [UInt8](repeating: 0, count: Self.sizeFieldRoom)
+        piece = [UInt8](repeating: 0, count: Self.sizeFieldRoom)
+        piece.reserveCapacity(Self.pieceSize)
+        frameSize = Self.sizeFieldRoom
         var header = [UInt8](repeating: 0, count: Int(LZ4F_HEADER_SIZE_MAX))
         let written = header.withUnsafeMutableBytes {
             LZ4F_compressBegin(context, $0.baseAddress, $0.count, &preferences)
@@ -45,7 +53,8 @@ package final class LZ4FrameWriter {
         guard LZ4F_isError(written) == 0, written == Self.plainHeaderSize else {
             fatalError("LZ4F_compressBegin wrote an unexpected header")
         }
-        frame.append(contentsOf: header[..<written])
+        piece.append(contentsOf: header[..<written])
+        frameSize += written
     }
 
     deinit { LZ4F_freeCompressionContext(context) }
@@ -65,11 +74,22 @@ package final class LZ4FrameWriter {
         write(bound: LZ4F_compressBound(0, &preferences)) { context, destination in
             LZ4F_compressEnd(context, destination.baseAddress, destination.count, nil)
         }
-        // The plain header sits after the spare bytes; the sized one is 8 bytes longer.
-        let header = LZ4Frame.headerDeclaringSize(UInt64(contentSize),
-                                                  plainHeader: frame[Self.sizeFieldRoom..<(Self.sizeFieldRoom + Self.plainHeaderSize)])
-        frame.replaceSubrange(0..<header.count, with: header)
-        return frame
+        pieces.append(piece)
+        piece = []
+        // The plain header sits after the spare bytes at the start of the first piece; the
+        // sized one is 8 bytes longer and takes the place of both.
+        let headerEnd = Self.sizeFieldRoom + Self.plainHeaderSize
+        let header = LZ4Frame.headerDeclaringSize(UInt64(contentSize), plainHeader: pieces[0][Self.sizeFieldRoom..<headerEnd])
+        precondition(header.count == headerEnd, "a sized LZ4 frame header is the plain one and 8 bytes")
+        return [UInt8](unsafeUninitializedCapacity: frameSize) { buffer, count in
+            count = buffer.initialize(fromContentsOf: header)
+            // Each piece is freed once copied, so the joined frame is not held twice.
+            for index in pieces.indices {
+                let bytes = pieces[index][(index == 0 ? headerEnd : 0)...]
+                count += UnsafeMutableBufferPointer(rebasing: buffer[count...]).initialize(fromContentsOf: bytes)
+                pieces[index] = []
+            }
+        }
     }
 
     /// Runs one LZ4F call into a scratch buffer of `bound` bytes and appends what it wrote.
@@ -80,6 +100,12 @@ package final class LZ4FrameWriter {
         guard LZ4F_isError(written) == 0 else {
             fatalError("LZ4F streaming compression failed: \(String(cString: LZ4F_getErrorName(written)))")
         }
-        frame.append(contentsOf: scratch[..<written])
+        if !piece.isEmpty, piece.count + written > Self.pieceSize {
+            pieces.append(piece)
+            piece = []
+            piece.reserveCapacity(Self.pieceSize)
+        }
+        piece.append(contentsOf: scratch[..<written])
+        frameSize += written
     }
 }

@@ -88,6 +88,24 @@ package final class SQLiteConnection {
         try execute("PRAGMA cache_size=-\(max(bytes / 1024, 1))")
     }
 
+    /// Runs `body` with the page cache limited to about `bytes` when its limit is larger,
+    /// then puts the previous limit back (also when `body` throws).
+    ///
+    /// For writes whose pages are written once and not read again (a compaction's rows, a
+    /// big segment): at a full cache they all stay in memory until the transaction ends;
+    /// at a small one SQLite spills them to the log as it goes. Shrinking also drops clean
+    /// pages the cache held, which later reads fetch again.
+    package func withPageCacheLimited<Result>(to bytes: Int, _ body: () throws -> Result) throws -> Result {
+        guard case .integer(let limit)? = try prepare("PRAGMA cache_size").rows().first?.first,
+              case .integer(let pageSize)? = try prepare("PRAGMA page_size").rows().first?.first else { return try body() }
+        // A negative limit is in KiB, a positive one in pages.
+        let current = limit < 0 ? Int(-limit) * 1024 : Int(limit) * Int(pageSize)
+        guard bytes < current else { return try body() }
+        try setPageCacheSize(bytes)
+        defer { try? execute("PRAGMA cache_size=\(limit)") }
+        return try body()
+    }
+
     /// Runs one or more SQL statements that return no rows of interest.
     ///
     /// ```swift

@@ -147,31 +147,6 @@ package final class SQLiteStatement {
         try reset()
     }
 
-    /// Binds `values` to parameters 1, 2, 3... and `blob` to parameter `blobIndex` without
-    /// SQLite copying it, runs the statement to completion and resets it.
-    ///
-    /// A segment's body is tens of megabytes after a bulk save: bound as a copy, SQLite held
-    /// it a second time beside the caller's (docs/BENCHMARKS.md, "Memory of a big context").
-    /// The bytes stay valid for the whole run, and the binding is cleared before it returns,
-    /// so SQLite never keeps the pointer.
-    package func run(_ values: [SQLiteValue], borrowingBlob blob: [UInt8], at blobIndex: Int) throws {
-        try reset()
-        try bind(values)
-        let statement = try live()
-        defer { sqlite3_clear_bindings(statement) }
-        try blob.withUnsafeBytes { raw in
-            let position = Int32(clamping: blobIndex)
-            if raw.isEmpty {
-                try check(sqlite3_bind_zeroblob(statement, position, 0))
-            } else {
-                // A nil destructor is SQLITE_STATIC: SQLite reads the bytes where they are.
-                try check(sqlite3_bind_blob64(statement, position, raw.baseAddress, sqlite3_uint64(raw.count), nil))
-            }
-            while try step() == .row {}
-            try reset()
-        }
-    }
-
     /// Binds `values`, runs the statement and returns every row, then resets it.
     package func rows(_ values: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
         try reset()
