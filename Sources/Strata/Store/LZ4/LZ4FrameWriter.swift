@@ -25,7 +25,6 @@ package final class LZ4FrameWriter {
     /// buffer beside the doubled one each time it grew, up to twice a bulk save's frame.
     private var pieces: [[UInt8]] = []
     private var piece: [UInt8]
-    private var frameSize = 0
     private var scratch: [UInt8] = []
     /// The raw bytes appended so far.
     package private(set) var contentSize = 0
@@ -45,7 +44,6 @@ package final class LZ4FrameWriter {
         }
         piece = [UInt8](repeating: 0, count: Self.sizeFieldRoom)
         piece.reserveCapacity(Self.pieceSize)
-        frameSize = Self.sizeFieldRoom
         var header = [UInt8](repeating: 0, count: Int(LZ4F_HEADER_SIZE_MAX))
         let written = header.withUnsafeMutableBytes {
             LZ4F_compressBegin(context, $0.baseAddress, $0.count, &preferences)
@@ -54,7 +52,6 @@ package final class LZ4FrameWriter {
             fatalError("LZ4F_compressBegin wrote an unexpected header")
         }
         piece.append(contentsOf: header[..<written])
-        frameSize += written
     }
 
     deinit { LZ4F_freeCompressionContext(context) }
@@ -81,6 +78,7 @@ package final class LZ4FrameWriter {
         let headerEnd = Self.sizeFieldRoom + Self.plainHeaderSize
         let header = LZ4Frame.headerDeclaringSize(UInt64(contentSize), plainHeader: pieces[0][Self.sizeFieldRoom..<headerEnd])
         precondition(header.count == headerEnd, "a sized LZ4 frame header is the plain one and 8 bytes")
+        let frameSize = pieces.reduce(0) { $0 + $1.count }
         return [UInt8](unsafeUninitializedCapacity: frameSize) { buffer, count in
             count = buffer.initialize(fromContentsOf: header)
             // Each piece is freed once copied, so the joined frame is not held twice.
@@ -106,6 +104,5 @@ package final class LZ4FrameWriter {
             piece.reserveCapacity(Self.pieceSize)
         }
         piece.append(contentsOf: scratch[..<written])
-        frameSize += written
     }
 }

@@ -37,9 +37,8 @@ extension SegmentDecoder {
         for slot in 0..<plan.slots.count where plan.slots[slot].isPersistent {
             try readColumn(plan.columns[slot]!, slot: slot, into: &rows)
         }
-        let scope = ObjectIDScope.of(entity, storeTag: storeTag, isTemporary: false)
         for row in 0..<count {
-            let id = ManagedObjectID(scope: scope, primaryKey: keys[row])
+            let id = scopes.id(entity, storeTag: storeTag, primaryKey: keys[row])
             operations.append(.insert(id, values: rows[row]))
         }
     }
