@@ -46,6 +46,11 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
         /// when ``PostgresDocumentStore/compact()`` is called). It runs on a queue of the
         /// store after the save returned.
         public var serverCompactionThreshold = 1_000
+        /// The largest raw segment body written or decoded (default 256 MiB, as a file
+        /// document's ``Strata/DocumentStore/Configuration/maxSegmentSize``): a save larger
+        /// than this is sent as several segments in its one server transaction. Every store
+        /// opening the document must accept what the others write.
+        public var maxSegmentSize = DocumentStore.Configuration().maxSegmentSize
         /// The defaults.
         public init() {}
     }
@@ -135,6 +140,7 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
         local.retention = .all
         local.compactsOnClose = false
         local.synchronous = .normal
+        local.maxSegmentSize = configuration.maxSegmentSize
         // A document with a snapshot on the server opens from it: its rows make the
         // replica's snapshot tables, and only the segments after it are replayed.
         let snapshot = try PostgresSnapshot.read(documentID, model: model, session)

@@ -121,24 +121,51 @@ package final class PostgresSession: @unchecked Sendable {
         inTransaction = false
     }
 
-    /// A PostgresNIO error as a StrataError naming the server.
+    /// A PostgresNIO error as a StrataError naming the server, in words a user can act on
+    /// (authentication failed, the server closed the connection, could not connect to
+    /// HOST:PORT); the driver's own description stays in `context["driverDetail"]`, which
+    /// the tools print with `STRATA_VERBOSE=1`.
     static func failure(_ error: any Error, server: String, doing: String) -> StrataError {
         if let error = error as? StrataError { return error }
-        var reason = String(describing: error)
-        var state: String?
+        var context = ["server": server, "driverDetail": String(describing: error)]
+        let reason: String
         if let error = error as? PSQLError {
             if let message = error.serverInfo?[.message] {
-                reason = message
-                state = error.serverInfo?[.sqlState]
-            } else if let underlying = error.underlying {
-                reason = "\(error.code): \(underlying)"
+                // The server's own words ("password authentication failed for user …").
+                let state = error.serverInfo?[.sqlState]
+                if let state { context["sqlState"] = state }
+                reason = state?.hasPrefix("28") == true ? "authentication failed: \(message)" : message
             } else {
-                reason = error.code.description
+                reason = Self.reason(code: error.code.description, server: server)
             }
+        } else {
+            reason = Self.reason(code: String(describing: type(of: error)), server: server)
         }
-        var context = ["server": server]
-        if let state { context["sqlState"] = state }
         return StrataError(.server, "Cannot \(doing) the PostgreSQL server \(server): \(reason)", context: context)
+    }
+
+    /// `HOST:PORT` of a server name `USER@HOST:PORT/DATABASE`.
+    private static func hostAndPort(_ server: String) -> Substring {
+        let afterUser = server.split(separator: "@", maxSplits: 1).last ?? Substring(server)
+        return afterUser.split(separator: "/", maxSplits: 1).first ?? afterUser
+    }
+
+    /// What a driver error code means for the user, without the driver's names.
+    private static func reason(code: String, server: String) -> String {
+        switch code {
+        case "authMechanismRequiresPassword":
+            return "authentication failed: the server asks for a password and the URL gives none (postgres://USER:PASSWORD@HOST:PORT/DATABASE/DOCUMENT, or PGPASSWORD)"
+        case "unsupportedAuthMechanism", "saslError":
+            return "authentication failed: the server asks for an authentication method this client cannot use"
+        case "serverClosedConnection", "uncleanShutdown", "clientClosedConnection":
+            return "the server closed the connection (it may have been restarted or stopped); run the command again"
+        case "sslUnsupported":
+            return "the server does not accept TLS connections"
+        case "connectionError", "NIOConnectionError", "ChannelError", "IOError":
+            return "nothing answered at \(hostAndPort(server)): is the server running and accepting TCP connections there?"
+        default:
+            return "the connection failed (\(code)); STRATA_VERBOSE=1 prints the driver's detail"
+        }
     }
 }
 

@@ -8,6 +8,11 @@ package struct DocumentArgument: ParsableArguments {
     package var document: String
 
     package init() {}
+
+    /// An empty path names the working directory, never a document.
+    package func validate() throws {
+        guard !document.isEmpty else { throw ValidationError("The document path is empty: name a .strata file.") }
+    }
 }
 
 /// `--json`: JSON for scripts instead of a table for people, shared through `@OptionGroup`.

@@ -73,8 +73,9 @@ final class PostgresStack: @unchecked Sendable {
     let context: ManagedObjectContext
 
     init(_ document: String, url: String? = nil, create: Bool = true, listens: Bool = true,
-         model: ManagedObjectModel = sharedExampleModel, serverCompactionThreshold: Int = 1_000) throws {
+         model: ManagedObjectModel = sharedExampleModel, serverCompactionThreshold: Int = 1_000, maxSegmentSize: Int? = nil) throws {
         var configuration = PostgresDocumentStore.Configuration()
+        if let maxSegmentSize { configuration.maxSegmentSize = maxSegmentSize }
         configuration.createsDocument = create
         configuration.listensForRemoteChanges = listens
         configuration.serverCompactionThreshold = serverCompactionThreshold

@@ -18,9 +18,16 @@ import StrataTestSupport
 //           ack ID present SALARY DEPARTMENT PROJECTS   (projects joined by ",", "-" for none)
 //           ack ID absent
 //       A save that fails prints "failed: ERROR" and rolls back (not acknowledged).
-//   strata-stress-writer compact FILE --seed S --operations N
+//   strata-stress-writer shared-undo FILE --name NAME --seed S --operations N
+//       N random steps on the document's one shared undo history, each in a fresh context
+//       as `strata` commands take it: insert a department named NAME-K ("inserted K"), or
+//       undo or redo the document's last group inside one held write after catching up
+//       ("undid ACTION", "redid ACTION", "nothing to undo", "nothing to redo"). A step
+//       that fails prints "failed: ERROR".
+//   strata-stress-writer compact FILE --seed S --operations N [--keep-history yes]
 //       Compacts N times (retention: the last 2 segments, so other writers miss segments
-//       that were dropped), printing "compacted K".
+//       that were dropped; every segment with --keep-history, so the log still replays
+//       from empty), printing "compacted K".
 //   strata-stress-writer insert-undo FILE --name NAME
 //       Inserts a department and an employee named NAME in one group, saves, undoes that
 //       group, saves, and prints "undid ACTION".
@@ -33,6 +40,7 @@ struct Options {
     var name = "W"
     var seed: UInt64 = 1
     var operations = 20
+    var keepsHistory = false
 
     init(_ arguments: [String]) {
         var rest = arguments.dropFirst()
@@ -47,6 +55,7 @@ struct Options {
             case "--name": name = value
             case "--seed": seed = UInt64(value) ?? 1
             case "--operations": operations = Int(value) ?? 20
+            case "--keep-history": keepsHistory = value == "yes"
             default: fail("unknown option \(flag)", status: 2)
             }
         }
@@ -187,9 +196,20 @@ func run(_ options: Options) throws {
         let (store, _) = try open(options.path)
         var random = SeededGenerator(seed: options.seed)
         for number in 1...max(options.operations, 1) {
-            try store.compact(retention: .last(2))
+            try store.compact(retention: options.keepsHistory ? .all : .last(2))
             say("compacted \(number)")
             usleep(useconds_t(5_000 + random.next() % 20_000))
+        }
+        try store.close()
+    case "shared-undo":
+        let (store, _) = try open(options.path)
+        var random = SeededGenerator(seed: options.seed)
+        for number in 1...max(options.operations, 1) {
+            do {
+                say(try sharedUndoStep(store, name: "\(options.name)-\(number)", roll: random.next() % 100))
+            } catch {
+                say("failed: \(error)")
+            }
         }
         try store.close()
     case "insert-undo":
@@ -210,6 +230,31 @@ func run(_ options: Options) throws {
         say("undid \(action)")
     default:
         fail("unknown mode \(options.mode)", status: 2)
+    }
+}
+
+/// One step on the document's shared undo history, in a fresh context (as one `strata`
+/// command): an insert, or an undo or redo chosen inside the held write after catching up.
+func sharedUndoStep(_ store: DocumentStore, name: String, roll: UInt64) throws -> String {
+    let coordinator = PersistentStoreCoordinator(model: store.model)
+    try coordinator.addStore(store)
+    defer { coordinator.removeStore(store) }
+    let context = ManagedObjectContext(coordinator: coordinator)
+    if roll < 40 {
+        try context.insertObject(forEntityName: "Department").setValue(.string(name), forKey: "name")
+        context.undoManager?.setActionName("Insert \(name)")
+        try context.save()
+        return "inserted \(name)"
+    }
+    let redo = roll >= 75
+    return try store.performWrite {
+        _ = try store.catchUpWithOtherProcesses()
+        try context.restoreUndoHistory()
+        guard let undo = context.undoManager, redo ? undo.canRedo : undo.canUndo else { return redo ? "nothing to redo" : "nothing to undo" }
+        let action = redo ? undo.redoActionName : undo.undoActionName
+        if redo { try undo.redo() } else { try undo.undo() }
+        try context.save()
+        return "\(redo ? "redid" : "undid") \(action)"
     }
 }
 

@@ -32,7 +32,10 @@ struct StrataLogCommand: ParsableCommand {
             try ToolSettings.apply()
             try command.run()
         } catch let error as StrataError {
-            fail(error.description)
+            for line in ToolErrorText.verboseLines(for: error, tool: "strata-log") {
+                FileHandle.standardError.write(Data((line + "\n").utf8))
+            }
+            fail(ToolErrorText.line(for: error))
         } catch let error as ExitCode {
             Foundation.exit(error.rawValue)
         } catch {

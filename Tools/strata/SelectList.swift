@@ -59,7 +59,7 @@ enum SelectList {
 
     private static func property(_ item: String, offset: Int, option: String, whole: String, entity: EntityDescription) throws -> FetchProperty {
         func failure(_ message: String, column: Int) -> StrataError {
-            StrataError(.predicateSyntax, "\(option): \(message) at column \(column) (in: \(whole))",
+            StrataError(.predicateSyntax, "\(option): \(message) at column \(column) (in: \(FetchCommand.excerpt(whole, column: String(column))))",
                         context: ["position": String(column), "option": option])
         }
         guard !item.isEmpty else { throw failure("an empty item", column: offset + 1) }
@@ -91,7 +91,7 @@ enum SelectList {
         } catch var error as StrataError {
             let column = (error.context["position"].flatMap { Int($0) } ?? 1) + offset
             error.context["position"] = String(column)
-            error.message = "\(option): \(error.message) (item at column \(offset + 1) of: \(whole))"
+            error.message = "\(option): \(error.message) (item at column \(offset + 1) of: \(FetchCommand.excerpt(whole, column: String(column))))"
             throw error
         }
         if name == nil, type == nil, case .keyPath(let path, .evaluatedObject) = expression, !path.contains("@") {

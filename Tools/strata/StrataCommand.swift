@@ -41,7 +41,8 @@ struct StrataCommand: ParsableCommand {
             try ToolSettings.apply()
             try command.run()
         } catch let error as StrataError {
-            CommandOutput.fail(error.description)
+            for line in ToolErrorText.verboseLines(for: error, tool: "strata") { CommandOutput.note(line) }
+            CommandOutput.fail(ToolErrorText.line(for: error))
         } catch let error as ExitCode {
             Foundation.exit(error.rawValue)
         } catch {

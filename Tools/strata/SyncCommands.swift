@@ -8,6 +8,9 @@ import StrataToolSupport
 /// ``SegmentRemote``: a `postgres://…/DATABASE/DOCUMENT` URL (StrataPostgres) or a remote file.
 /// Only a push (`creating`) makes a new remote file.
 func segmentRemote(for location: String, creating: Bool = false) throws -> any SegmentRemote {
+    guard !location.isEmpty else {
+        throw StrataError(.invalidArgument, "The remote is empty: name a .strata-remote file or a postgres://USER@HOST:PORT/DATABASE/DOCUMENT URL.")
+    }
     if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
         // postgres://USER@HOST:PORT/DATABASE/DOCUMENT: the document is the URL's last part.
         return try PostgresSegmentRemote(location: PostgresLocation(documentURL: location))
@@ -205,6 +208,10 @@ struct CloneCommand: ParsableCommand {
     @Argument(help: "The new document (must not exist).")
     var document: String
     @OptionGroup var output: JSONFlag
+
+    func validate() throws {
+        guard !document.isEmpty else { throw ValidationError("The new document's path is empty: name a .strata file that does not exist yet.") }
+    }
 
     func run() throws {
         SyncRun.installFaultHook()

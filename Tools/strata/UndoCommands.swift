@@ -64,26 +64,35 @@ enum UndoRedo {
     static func run(_ document: String, steps: Int, redo: Bool) throws {
         let verb = redo ? "redo" : "undo"
         let names = try DocumentSession.with(document, writes: true) { session -> [String] in
-            try session.restoreUndoHistory()
-            guard let undoManager = session.context.undoManager else { return [] }
-            let available = redo ? undoManager.redoCount : undoManager.undoCount
-            guard available >= steps else {
-                var message = available == 0 ? "Nothing to \(verb) in \(session.url.path)."
-                    : "Only \(available) group\(available == 1 ? "" : "s") can be \(redo ? "redone" : "undone"); asked for \(steps)."
-                if let boundary = try session.store.undoBoundary {
-                    message += " The document was migrated to its current model at segment \(boundary); an \(verb) cannot cross a migration."
-                }
-                throw StrataError(.undo, message)
-            }
-            var names: [String] = []
-            for _ in 0..<steps {
-                names.append(redo ? undoManager.redoActionName : undoManager.undoActionName)
-                if redo { try undoManager.redo() } else { try undoManager.undo() }
-            }
-            try session.save(action: "")
-            return names
+            // The group is chosen inside the document's write transaction, after taking in
+            // every other writer's saves, as keys are: two `strata undo` at once run as one
+            // after the other (docs/SEMANTICS.md, "Undo and redo across contexts and processes").
+            try session.store.performWrite { try undoOrRedo(session, steps: steps, redo: redo, verb: verb) }
         }
         for name in names { print("\(redo ? "Redid" : "Undid") \(name.isEmpty ? "unnamed change" : name)") }
+    }
+
+    /// Rebuilds the stacks from the history as it is now, reverts `steps` groups and saves.
+    private static func undoOrRedo(_ session: DocumentSession, steps: Int, redo: Bool, verb: String) throws -> [String] {
+        _ = try session.store.catchUpWithOtherProcesses()
+        try session.restoreUndoHistory()
+        guard let undoManager = session.context.undoManager else { return [] }
+        let available = redo ? undoManager.redoCount : undoManager.undoCount
+        guard available >= steps else {
+            var message = available == 0 ? "Nothing to \(verb) in \(session.url.path)."
+                : "Only \(available) group\(available == 1 ? "" : "s") can be \(redo ? "redone" : "undone"); asked for \(steps)."
+            if let boundary = try session.store.undoBoundary {
+                message += " The document was migrated to its current model at segment \(boundary); an \(verb) cannot cross a migration."
+            }
+            throw StrataError(.undo, message)
+        }
+        var names: [String] = []
+        for _ in 0..<steps {
+            names.append(redo ? undoManager.redoActionName : undoManager.undoActionName)
+            if redo { try undoManager.redo() } else { try undoManager.undo() }
+        }
+        try session.save(action: "")
+        return names
     }
 }
 

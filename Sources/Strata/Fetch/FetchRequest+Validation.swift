@@ -17,6 +17,11 @@ struct ResolvedFetchRequest {
 }
 
 extension FetchRequest {
+    /// The most sort descriptors, fetched properties or grouping properties a request may
+    /// have: half of SQLite's 2,000-column limit on a result set and an ORDER BY, leaving
+    /// room for the columns a fetch adds (keys, entity, sort values).
+    static let maxListLength = 1000
+
     /// Checks the request against the model.
     /// - Throws: `.unknownKey` for an unknown entity or a key path that does not exist
     ///   (naming the entity, the key path and where it is used); `.invalidArgument` for a
@@ -30,6 +35,13 @@ extension FetchRequest {
         for (name, value) in [("fetchLimit", fetchLimit), ("fetchOffset", fetchOffset), ("fetchBatchSize", fetchBatchSize)] where value < 0 {
             throw StrataError(.invalidArgument, "The fetch request's \(name) is \(value); it must not be negative.",
                               context: ["entity": entityName, "key": name])
+        }
+        // SQLite holds at most 2,000 columns in a result set and terms in an ORDER BY or
+        // GROUP BY; a request beyond is refused here, naming the list, not by the engine.
+        for (list, count) in [("sortDescriptors", sortDescriptors.count), ("propertiesToFetch", propertiesToFetch?.count ?? 0),
+                              ("propertiesToGroupBy", propertiesToGroupBy?.count ?? 0)] where count > Self.maxListLength {
+            throw StrataError(.invalidArgument, "The fetch request's \(list) has \(count) entries; at most \(Self.maxListLength) are allowed.",
+                              context: ["entity": entityName, "key": list])
         }
         // A computed fetch may sort by the name of what it fetches (`total`).
         let fetchedNames = isComputedFetch ? Set((propertiesToFetch ?? []).map(\.name)) : []

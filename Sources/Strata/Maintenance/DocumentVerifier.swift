@@ -75,6 +75,7 @@ package enum DocumentVerifier {
         if damaged == 0 {
             report.passed.append("\(records.count) segments: checksums, decoding and log rows agree")
         }
+        checkReverts(segments, report: &report)
         let contiguous = zip(records, records.dropFirst()).allSatisfy { $0.sequence + 1 == $1.sequence }
         if !contiguous { report.problems.append("The stored segments are not contiguous (a segment is missing).") }
         try DocumentIntegrity.check(log, report: &report)
@@ -272,8 +273,10 @@ package enum DocumentVerifier {
                                     against current: [ManagedObjectID: [PropertyValue]]?,
                                     report: inout VerificationReport) {
         var rows: [ManagedObjectID: [PropertyValue]] = [:]
-        // The segment that last inserted each record, to name both sides of a duplicate.
+        // The segment that last inserted each record, to name both sides of a duplicate, and
+        // the one that last deleted it, to name both sides of a delete of a missing record.
         var insertedBy: [ManagedObjectID: UInt64] = [:]
+        var deletedBy: [ManagedObjectID: UInt64] = [:]
         // Migrations happened between segments: the replayed records are migrated there
         // the way the document was (docs/MIGRATION.md, "History").
         var migrations: [(firstSegment: UInt64, plan: MigrationPlan, code: MigrationStageCode)] = []
@@ -319,10 +322,20 @@ package enum DocumentVerifier {
             do {
                 for group in segment.groups {
                     for operation in group.operations {
+                        // A save never writes a delete of a record that is not there (a
+                        // delete on both sides is dropped): such a delete contradicts the log.
+                        if case .delete(let id, _) = operation, try !patch.holds(id, base: { rows[$0] }) {
+                            throw StrataError(.corruptDocument, Self.missingDelete(id, in: segment.sequence, deletedBy: deletedBy[id]),
+                                              context: ["object": id.description, "segment": String(segment.sequence)])
+                        }
                         // Taken out of `rows`, not copied: a relate of a department with
                         // 100,000 employees in each of many segments copied them each time.
                         try patch.apply(operation, base: { rows.removeValue(forKey: $0) }, giveBack: { rows[$0] = $1 })
-                        if case .insert(let id, _) = operation { insertedBy[id] = segment.sequence }
+                        switch operation {
+                        case .insert(let id, _): insertedBy[id] = segment.sequence
+                        case .delete(let id, _): deletedBy[id] = segment.sequence
+                        default: break
+                        }
                     }
                 }
             } catch let error as StrataError {
@@ -330,6 +343,8 @@ package enum DocumentVerifier {
                    let first = insertedBy.first(where: { $0.key.description == id })?.value {
                     report.problems.append(
                         "Segments \(first) and \(segment.sequence) both insert \(id) (no delete between): two writers were given the same key.")
+                } else if error.context["segment"] == String(segment.sequence) {
+                    report.problems.append(error.message)
                 } else {
                     report.problems.append("Replaying segment \(segment.sequence) failed: \(error.message)")
                 }
@@ -374,6 +389,13 @@ package enum DocumentVerifier {
             report.passed.append("replaying \(segments.count) segments from empty gives exactly the \(current.count) current records")
         }
         report.problems += problems
+    }
+
+    /// What a delete of a record that is not there says: the segment holding it and, when
+    /// the log deleted the record before, the segment that did.
+    static func missingDelete(_ id: ManagedObjectID, in sequence: UInt64, deletedBy earlier: UInt64?) -> String {
+        let before = earlier.map { "segment \($0) already deleted it" } ?? "no earlier segment inserts it"
+        return "Segment \(sequence) deletes \(id), which does not exist: \(before). A save never writes such a delete (the log contradicts itself here: two writers reverted or deleted one record)."
     }
 
     private static func same(_ lhs: PropertyValue, _ rhs: PropertyValue, ordered: Bool) -> Bool {

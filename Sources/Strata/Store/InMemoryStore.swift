@@ -61,6 +61,8 @@ public final class InMemoryStore: PersistentStore {
                     largestGroup += 1
                     return largestGroup
                 })
+            // Deleted on both sides: not written, as a document's save does not write it.
+            request.groups = state.rows.droppingDeletesOfMissingRecords(request.groups)
             // Not a copy of the whole table per save: changes are undone on failure instead.
             try state.rows.applyAtomically(groups: request.groups, model: model)
             for group in request.groups {

@@ -71,7 +71,7 @@ struct RowTable: Sendable {
     mutating func apply(_ operation: ChangeOperation, model: ManagedObjectModel) throws {
         switch operation {
         case .insert(let id, let values): try insert(id, values)
-        case .delete(let id, _): remove(id)
+        case .delete(let id, _): try remove(id)
         case .update(let id, let changes): try update(id, changes)
         case .relate(let id, let slot, let added, let removed): try relate(id, slot: slot, added: added, removed: removed)
         }
@@ -260,7 +260,10 @@ struct RowTable: Sendable {
         if !deleted.isEmpty { setDeleted(id, false) }
     }
 
-    private mutating func remove(_ id: ManagedObjectID) {
+    /// A delete of a record that is not there is refused: a save never writes one (a
+    /// delete on both sides is dropped, ``droppingDeletesOfMissingRecords(_:)``), so in a
+    /// replayed log it means two writers reverted or deleted one record.
+    private mutating func remove(_ id: ManagedObjectID) throws {
         #if STRATA_INVARIANTS
         defer { _checkInvariants(touching: id) }
         #endif
@@ -270,8 +273,41 @@ struct RowTable: Sendable {
         } else if !sparse.isEmpty, sparse[id] != nil {
             saveSparse(id)
             sparse[id] = nil
+        } else {
+            throw StrataError(.corruptDocument, "An operation deletes \(id), which does not exist\(deleted.contains(id) ? " (it was deleted before)" : "").",
+                              context: ["object": id.description])
         }
         setDeleted(id, true)
+    }
+
+    /// `groups` without the deletes of records that are not there when they apply: another
+    /// writer deleted the record after the saving context read it (deleted on both sides,
+    /// nothing to write). Groups without such a delete are returned as they are.
+    func droppingDeletesOfMissingRecords(_ groups: [SegmentGroup]) -> [SegmentGroup] {
+        var present: [ManagedObjectID: Bool] = [:]
+        return groups.map { group in
+            var kept: [ChangeOperation]?
+            for (position, operation) in group.operations.enumerated() {
+                switch operation {
+                case .insert(let id, _):
+                    present[id] = true
+                case .delete(let id, _):
+                    let exists = present[id] ?? (values(for: id) != nil)
+                    present[id] = false
+                    if !exists {
+                        if kept == nil { kept = Array(group.operations[..<position]) }
+                        continue
+                    }
+                default:
+                    break
+                }
+                kept?.append(operation)
+            }
+            guard let kept else { return group }
+            var copy = group
+            copy.operations = kept
+            return copy
+        }
     }
 
     /// Applies an update of one slot (the streaming replay's common case, without an array

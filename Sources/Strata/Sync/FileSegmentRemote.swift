@@ -28,6 +28,13 @@ public final class FileSegmentRemote: SegmentRemote {
     ///   Strata remote (a document, another database).
     public init(url: URL, creatingIfMissing: Bool = true, busyTimeout: TimeInterval = 10) throws {
         location = url.path
+        // A directory, FIFO or device is no remote: SQLite would fail with an I/O error or block.
+        var info = stat()
+        if stat(url.path, &info) == 0, info.st_mode & mode_t(S_IFMT) != mode_t(S_IFREG) {
+            let kind = info.st_mode & mode_t(S_IFMT) == mode_t(S_IFDIR) ? "a directory" : "not a regular file"
+            throw StrataError(.invalidArgument, "The remote \(url.path) is \(kind); name a .strata-remote file (a first push creates one).",
+                              context: ["path": url.path])
+        }
         let exists = FileManager.default.fileExists(atPath: url.path)
         guard exists || creatingIfMissing else {
             throw StrataError(.io, "There is no remote at \(url.path); a first push creates it (`strata push DOC \(url.lastPathComponent)`).",

@@ -111,6 +111,13 @@ struct OverlayPatch {
     /// up on other processes' segments asks), so a save does not hash each record again.
     var touched: Set<ManagedObjectID> { deleted.union(rows.keys) }
 
+    /// Whether a record exists with the patch's operations so far applied over `base`.
+    func holds(_ id: ManagedObjectID, base: (ManagedObjectID) throws -> [PropertyValue]?) throws -> Bool {
+        if rows[id] != nil { return true }
+        if !deleted.isEmpty, deleted.contains(id) { return false }
+        return try base(id) != nil
+    }
+
     /// Applies one operation. `base` gives the current row of a record not yet in the patch.
     ///
     /// A caller that owns its rows (a replay from empty) may let `base` remove the row it

@@ -57,8 +57,8 @@ struct PendingLog {
     var operations = 0
     var decodedBytes = 0
 
-    mutating func add(segmentOf bytes: Int, decoded: Int, operations: Int) {
-        segments += 1
+    mutating func add(segmentOf bytes: Int, decoded: Int, operations: Int, segments count: Int = 1) {
+        segments += count
         self.bytes += bytes
         decodedBytes += decoded
         self.operations += operations

@@ -39,6 +39,7 @@ extension DocumentState {
         var bodySize = 0
         var rawSize = 0
         var operationCount = 0
+        var segmentCount = 0
         var counters = keyCounters
         var largestGroup = largestGroupID
         var raced: [ManagedObjectID] = []
@@ -65,24 +66,46 @@ extension DocumentState {
                     largestGroup += 1
                     return largestGroup
                 })
-            for group in request.groups {
-                for operation in group.operations {
+            // Decided here, where every other writer's saves are visible: an undo or redo of
+            // a group someone already reverted is refused (RevertPrecondition).
+            try RevertPrecondition.check(request.groups, connection: connection)
+            for index in request.groups.indices {
+                var gone: [Int] = []
+                for (position, operation) in request.groups[index].operations.enumerated() {
+                    // Deleted on both sides (another writer deleted the record after this
+                    // context read it): nothing to write, and the log never deletes a record
+                    // that is not there, which replay and verify refuse.
+                    if case .delete(let id, _) = operation, try !patch.holds(id, base: { try self.valuesInWrite($0) }) {
+                        gone.append(position)
+                        continue
+                    }
                     try patch.apply(operation) { try self.valuesInWrite($0) }
                 }
-                largestGroup = max(largestGroup, group.id)
+                if !gone.isEmpty {
+                    let dropped = Set(gone)
+                    request.groups[index].operations = request.groups[index].operations.enumerated()
+                        .filter { !dropped.contains($0.offset) }.map(\.element)
+                }
+                largestGroup = max(largestGroup, request.groups[index].id)
             }
-            sequence = lastSequence + 1
-            let segment = Segment(sequence: sequence, timestamp: request.timestamp, groups: request.groups,
-                                  author: request.author, contextName: request.contextName)
-            operationCount = segment.operationCount
-            // Compressed as it is encoded: the raw body is never whole in memory beside the
-            // frame (docs/BENCHMARKS.md, "Memory of a big context" and "W1 after mem8").
-            let body: [UInt8]
-            (body, rawSize) = try SegmentEncoder.encodeCompressed(segment, model: model)
-            bodySize = body.count
-            let record = SegmentRecord(sequence: sequence, timestamp: request.timestamp, groupCount: request.groups.count,
-                                       operationCount: segment.operationCount, rawSize: rawSize, body: body, isCompacted: false)
-            try LogTables.append(connection, record, groups: request.groups.map(\.info))
+            // One segment, or several when the save is larger than one may be (each read
+            // back under maxSegmentSize): all in this transaction, so readers see all or none.
+            bodySize = 0
+            rawSize = 0
+            operationCount = 0
+            segmentCount = try SavedSegments.encode(
+                request.groups, from: lastSequence + 1, timestamp: request.timestamp, author: request.author,
+                contextName: request.contextName, model: model, limit: maxSegmentSize
+            ) { piece in
+                let record = SegmentRecord(sequence: piece.segment.sequence, timestamp: request.timestamp,
+                                           groupCount: piece.segment.groups.count, operationCount: piece.segment.operationCount,
+                                           rawSize: piece.rawSize, body: piece.frame, isCompacted: false)
+                try LogTables.append(connection, record, groups: piece.segment.groups.map(\.info))
+                sequence = piece.segment.sequence
+                bodySize += piece.frame.count
+                rawSize += piece.rawSize
+                operationCount += piece.segment.operationCount
+            }
             for (root, key) in patch.largestInsertedKey(in: model) where key > counters[root] ?? 0 { counters[root] = key }
             for root in model.entities where root.superentity == nil {
                 guard let key = counters[root.index], key > (stored.keys[root.name] ?? 0) else { continue }
@@ -96,10 +119,10 @@ extension DocumentState {
         // The overlay's rows, shared (not copied) with the saving context's objects.
         result.savedRows = patch.rows
         let spent = patch.usedReservations
-        let committed: (inout DocumentState) -> Void = { [sequence, bodySize, rawSize, operationCount, counters, largestGroup] state in
+        let committed: (inout DocumentState) -> Void = { [sequence, segmentCount, bodySize, rawSize, operationCount, counters, largestGroup] state in
             for (root, lowerBounds) in spent { state.unwrittenReservations[root]?.removeAll { lowerBounds.contains($0.lowerBound) } }
             state.lastSequence = max(state.lastSequence, sequence)
-            state.uncompactedSegments += 1
+            state.uncompactedSegments += segmentCount
             state.uncompactedBytes += bodySize
             state.uncompactedOperations += operationCount
             state.uncompactedDecodedBytes += rawSize
@@ -118,7 +141,7 @@ extension DocumentState {
             heldWrite?.afterCommit.append(committed)
             if heldWrite?.fold == nil {
                 heldWrite?.patches.append(patch)
-                heldWrite?.pending.add(segmentOf: bodySize, decoded: rawSize, operations: operationCount)
+                heldWrite?.pending.add(segmentOf: bodySize, decoded: rawSize, operations: operationCount, segments: segmentCount)
             }
         } else {
             overlay.merge(patch)

@@ -96,6 +96,19 @@ enum LogTables {
             }
     }
 
+    /// The first group that reverts group `id` (an undo or redo group naming it), with the
+    /// segment that holds it; nil when no stored group reverts it.
+    ///
+    /// - Complexity: one pass over the group table (it has no index on `reverts`; a table
+    ///   of a million groups is read in tens of milliseconds, once per undo or redo saved).
+    static func reverter(of id: UInt64, _ connection: SQLiteConnection) throws -> (sequence: UInt64, group: UInt64)? {
+        let kinds = "\(ChangeGroupKind.undo.rawValue), \(ChangeGroupKind.redo.rawValue)"
+        let row = try connection.prepare("SELECT seq, id FROM strata_group WHERE reverts = ? AND kind IN (\(kinds)) ORDER BY seq LIMIT 1")
+            .rows([.integer(Int64(bitPattern: id))]).first
+        guard let row, case .integer(let seq) = row[0], seq >= 0, case .integer(let group) = row[1], group >= 0 else { return nil }
+        return (UInt64(seq), UInt64(group))
+    }
+
     /// The largest group id recorded within `range` (0 when none).
     static func largestGroupID(_ connection: SQLiteConnection, in range: Range<Int64> = Int64.min..<Int64.max) throws -> UInt64 {
         if case .integer(let group)? = try connection.prepare("SELECT MAX(id) FROM strata_group WHERE id >= ? AND id < ?")

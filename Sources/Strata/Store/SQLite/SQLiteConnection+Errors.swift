@@ -7,7 +7,9 @@ extension StrataError {
     /// `SQLITE_BUSY` and `SQLITE_LOCKED` become `.documentBusy` ("the document is busy"):
     /// another connection or process holds a lock longer than the busy timeout. Every other
     /// code becomes `.sqlite`. The context carries `sql`, `resultCode` (the primary code) and
-    /// `extendedCode`; the message quotes at most the first 200 characters of the SQL.
+    /// `extendedCode`; the message never quotes the SQL (it may hold a user's input, and a
+    /// statement is not what a user can act on): `context["sql"]` keeps it, and the tools
+    /// print it with `STRATA_VERBOSE=1`.
     ///
     /// - Parameters:
     ///   - resultCode: The code the failing call returned.
@@ -22,7 +24,7 @@ extension StrataError {
         if let database, let text = sqlite3_errmsg(database), (sqlite3_errcode(database) & 0xFF) == primary {
             detail = String(cString: text)
         }
-        var context = ["resultCode": String(primary), "extendedCode": String(extended)]
+        var context = ["resultCode": String(primary), "extendedCode": String(extended), "sqliteMessage": detail]
         if let sql { context["sql"] = sql }
         let systemErrno = database.map { sqlite3_system_errno($0) } ?? 0
         if systemErrno != 0 { context["errno"] = String(systemErrno) }
@@ -31,9 +33,10 @@ extension StrataError {
             context["cause"] = cause.rawValue
             detail += " — " + cause.explanation
         }
-        // The message stays one readable line: a generated statement can run to megabytes,
-        // so it is cut (the whole text stays in `context["sql"]`).
-        let suffix = sql.map { " (SQL: \($0.count > 200 ? $0.prefix(200) + "…" : $0))" } ?? ""
+        if let database, let name = sqlite3_db_filename(database, "main"), name.pointee != 0 {
+            context["path"] = String(cString: name)
+        }
+        let suffix = ""
         if primary == SQLITE_BUSY || primary == SQLITE_LOCKED {
             // Name the file and, when the system says, the process holding it.
             var document = "The document"

@@ -41,15 +41,26 @@ package struct SegmentEncoder {
     /// body never streams: it is compressed in one call, as ``LZ4Frame/compress(_:)``).
     final class BodyStream {
         private(set) var frame: LZ4FrameWriter?
+        /// The largest raw body this segment may have (nil: no limit): past it the encoding
+        /// stops at the next hand-off, and the save splits its groups (``SavedSegments``).
+        let limit: Int?
+
+        init(limit: Int? = nil) { self.limit = limit }
 
         /// Compresses the bytes written so far and empties the writer.
-        func take(_ out: inout ByteWriter) {
+        /// - Throws: ``BodyTooLarge`` once the body is larger than ``limit``.
+        func take(_ out: inout ByteWriter) throws {
+            if let limit, (frame?.contentSize ?? 0) + out.count > limit { throw BodyTooLarge() }
             let frame = frame ?? LZ4FrameWriter()
             self.frame = frame
             out.bytes.withUnsafeBytes { frame.append($0) }
             out.removeAll()
         }
     }
+
+    /// A body went past its stream's limit (``BodyStream/limit``): not an error a caller
+    /// sees, but the sign that a save's groups must go into more than one segment.
+    struct BodyTooLarge: Error {}
 
     /// The raw bytes a streamed body collects before they go to the compressor.
     static let streamChunk = 1 << 20
@@ -58,9 +69,9 @@ package struct SegmentEncoder {
     /// body is compressed on the way. Called between operations and every few thousand
     /// rows of an insert run's column, where no byte written waits for a later one.
     @inline(__always)
-    func drain(_ out: inout ByteWriter) {
+    func drain(_ out: inout ByteWriter) throws {
         guard let stream, out.count >= Self.streamChunk else { return }
-        stream.take(&out)
+        try stream.take(&out)
     }
 
     /// Each entity's slots as `SegmentFormat.slot` resolves them, resolved once per entity
@@ -115,18 +126,21 @@ package struct SegmentEncoder {
     /// written, so that a big body is never whole in memory raw; returns the frame and the
     /// raw body's size. A body smaller than a chunk gives the frame
     /// `LZ4Frame.compress(encode(segment))` gives.
-    /// - Throws: What ``encode(_:model:version:)`` throws.
+    /// - Parameter limit: The largest raw body allowed (nil: no limit); the encoding stops
+    ///   soon after passing it, without compressing what follows.
+    /// - Throws: What ``encode(_:model:version:)`` throws; ``BodyTooLarge`` past `limit`.
     package static func encodeCompressed(_ segment: Segment, model: ManagedObjectModel,
-                                         version: UInt64? = nil) throws -> (frame: [UInt8], rawSize: Int) {
+                                         version: UInt64? = nil, limit: Int? = nil) throws -> (frame: [UInt8], rawSize: Int) {
         let version = version ?? (segment.hasMetadata ? SegmentFormat.metadataVersion : SegmentFormat.version)
         precondition(SegmentFormat.readableVersions.contains(version), "no segment format version \(version)")
-        let stream = BodyStream()
+        let stream = BodyStream(limit: limit)
         var encoder = SegmentEncoder(model: model, sequence: segment.sequence, version: version, stream: stream)
         try encoder.writeSegment(segment)
         guard stream.frame != nil else {
+            if let limit, encoder.writer.count > limit { throw BodyTooLarge() }
             return (LZ4Frame.compress(encoder.writer.bytes), encoder.writer.count)
         }
-        stream.take(&encoder.writer)
+        try stream.take(&encoder.writer)
         guard let frame = stream.frame else { preconditionFailure("a streamed body lost its compressor") }
         return (frame.finish(), frame.contentSize)
     }
@@ -187,12 +201,12 @@ package struct SegmentEncoder {
                 try writeInsertRun(operations[index..<runEnd], to: &out, group: group.id)
                 check += runEnd - index
                 index = runEnd
-                drain(&out)
+                try drain(&out)
                 continue
             }
             if try writeOperation(operations[index], to: &out, group: group.id) { check += 1 }
             index += 1
-            drain(&out)
+            try drain(&out)
         }
         assert(check == written, "isWritten disagrees with writeOperation")
     }

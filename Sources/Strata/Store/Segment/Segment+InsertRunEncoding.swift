@@ -55,11 +55,11 @@ extension SegmentEncoder {
             let key = operation.objectID.primaryKey
             out.writeZigzag(row == 0 ? key : key &- previous &- 1)
             previous = key
-            if row & Self.rowsBetweenDrains == 0 { drain(&out) }
+            if row & Self.rowsBetweenDrains == 0 { try drain(&out) }
         }
         for slot in 0..<entity.slotCount where !slots.isTransient[slot] {
             try writeColumn(SegmentColumnKind(slots.shapes[slot]!), slot: slot, rows: rows, to: &out, group: group)
-            drain(&out)
+            try drain(&out)
         }
     }
 
@@ -112,7 +112,7 @@ extension SegmentEncoder {
         }
         var previous: Int64 = 0
         for (row, values) in rows.enumerated() {
-            if row & Self.rowsBetweenDrains == 0 { drain(&out) }
+            if row & Self.rowsBetweenDrains == 0 { try drain(&out) }
             let value = values[slot]
             switch (kind, value) {
             case (_, .null): continue
