@@ -74,16 +74,16 @@ import Testing
         var entities = [
             """
             {"name": "String", "attributes": [\(attributes)], "composites": \(composites),
-             "relationships": [{"name": "Int64", "destination": "Int64", "toMany": true, "inverse": "String"},
-                               {"name": "Strata", "destination": "Self", "inverse": "Swift"}]}
+             "relationships": [{"name": "Error", "destination": "Int64", "toMany": true, "inverse": "String"},
+                               {"name": "Array", "destination": "Self", "inverse": "Swift"}]}
             """,
             """
             {"name": "Int64", "attributes": [{"name": "Data", "type": "binaryData"}],
-             "relationships": [{"name": "String", "destination": "String", "inverse": "Int64"}]}
+             "relationships": [{"name": "String", "destination": "String", "inverse": "Error"}]}
             """,
             """
             {"name": "Self", "attributes": [{"name": "URL", "type": "uri"}],
-             "relationships": [{"name": "Swift", "destination": "String", "inverse": "Strata"}]}
+             "relationships": [{"name": "Swift", "destination": "String", "inverse": "Array"}]}
             """,
         ]
         for name in hostileEntityNames where name != "Self" {
@@ -101,9 +101,12 @@ import Testing
                 let date: Foundation.Date? = text.Date
                 text.String = code
                 text.SwiftValue = "s"
+                text.SelfValue = text.TypeValue
+                let numbers: [Int64] = text.Error
+                let other: SelfEntity? = text.Array
                 let double: Swift.Double? = text.Optional?.SwiftValue?.Double
                 text.Set = .init(Int64: 3, StrataValue: "x")
-                _ = (code, date, String.SwiftKey, text.`default`, double)
+                _ = (code, date, String.SwiftKey, String.SelfKey, text.`default`, double, numbers, other)
             }
             """)
         #expect(compiled.status == 0, "\(compiled.stderr)")

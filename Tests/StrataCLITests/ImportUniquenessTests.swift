@@ -56,7 +56,7 @@ import Testing
         let before = try sandbox.bytes("items.strata")
 
         let refused = try CLI.strata("import", document, sandbox.path("many.csv"), "--entity", "Item")
-        expectFailure(refused, mentions: ["Item(code)", "row 10001 repeats row 1's code = \"c0\"", "and at least"])
+        expectFailure(refused, mentions: ["Item(code)", "row 10001's code = \"c0\" is taken by Item/p2", "and at least"])
         #expect(try sandbox.bytes("items.strata") == before)
         #expect(try count(document) == "1")
 

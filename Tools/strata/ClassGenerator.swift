@@ -202,16 +202,16 @@ struct ClassGenerator {
 
     /// Class members a generated static key would clash with, and the modules the code
     /// qualifies types with (a member of that name would hide the module).
-    static let takenStatics: Set<String> = ["typedKeys", "self", "Type", "Protocol", "init"].union(GeneratedTypeNames.modules)
+    static let takenStatics = Set(["typedKeys", "self", "Self", "Type", "Protocol", "init"]).union(GeneratedTypeNames.modules)
 
     /// `ManagedObject`'s instance members (and Swift's): a property named after one is
     /// generated as `<name>Value`, its key keeping the model's name.
-    static let takenMembers: Set<String> = [
+    static let takenMembers = Set([
         "objectID", "entity", "context", "managedObjectContext", "description", "hash", "hashValue", "isDeleted",
         "isFault", "isInserted", "isUpdated", "hasChanges", "hasFault", "isInvalid", "changedValues", "committedValues",
         "value", "setValue", "setObject", "setObjects", "mutableSetValue", "primitiveValue", "setPrimitiveValue",
         "awakeFromFetch", "awakeFromInsert", "willSave", "didSave", "prepareForDeletion", "didTurnIntoFault",
         "willTurnIntoFault", "validateForDelete", "validateForInsert", "validateForUpdate", "validateValue",
-        "predicateValue", "predicateObjectID", "typedKeys", "self", "init", "deinit", "Type",
-    ].union(GeneratedTypeNames.modules)
+        "predicateValue", "predicateObjectID", "typedKeys", "self", "Self", "init", "deinit", "Type",
+    ]).union(GeneratedTypeNames.modules)
 }
