@@ -5,8 +5,8 @@ import Strata
 /// it uses: plainly (`String`, `AttributeKey`), or module-qualified (`Swift.String`,
 /// `Strata.AttributeKey`) when the generated code itself declares that name — a class
 /// for an entity called `String`, a property called `Date`, a composite element called
-/// `URL` — which would otherwise be found first (issue 32, "generated code always
-/// compiles"). Qualifying only then keeps ordinary models' output as it was.
+/// `URL` — which would otherwise be found first (docs/SEMANTICS.md, "Generated classes").
+/// Qualifying only then keeps ordinary models' output as it was.
 ///
 /// The module names themselves are never declared: a class named after one is renamed
 /// (``ClassGenerator/className(_:)``) and a property named after one takes the `Key` and
