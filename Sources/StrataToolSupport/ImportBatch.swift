@@ -34,13 +34,15 @@ package enum ImportBatch {
     /// - Parameters:
     ///   - open: a new reader of the file from its start (called once or twice).
     ///   - progress: called now and then while rows are read.
-    /// - Returns: How many objects were inserted and the undo action name, or nil when the
-    ///   file holds several entities and needs the context path (nothing was written).
+    /// - Returns: How many objects were inserted, how many rows merged into records that
+    ///   held their uniqueness keys (under a trump merge policy of the session's context),
+    ///   and the undo action name; or nil when the file holds several entities and needs the
+    ///   context path (nothing was written).
     /// - Throws: The first bad row's error, its message starting "Import row N".
     package static func insert(
         open: () throws -> ImportRowReader, defaultEntity: String?, into session: some ImportDestination,
         progress: @escaping () -> Void
-    ) throws -> (count: Int, action: String)? {
+    ) throws -> (count: Int, merged: Int, action: String)? {
         do {
             return try attempt(open(), uris: nil, defaultEntity: defaultEntity, into: session, progress: progress)
         } catch Retry.context {
@@ -78,7 +80,7 @@ package enum ImportBatch {
     private static func attempt(
         _ reader: ImportRowReader, uris: [String: (ordinal: Int, id: ManagedObjectID)]?, defaultEntity: String?,
         into session: some ImportDestination, progress: @escaping () -> Void
-    ) throws -> (count: Int, action: String)? {
+    ) throws -> (count: Int, merged: Int, action: String)? {
         let rows = Rows(reader)
         let fallback = try defaultEntity.map(session.entity(named:))
         guard let first = try rows.next() else { return nil }
@@ -149,13 +151,15 @@ package enum ImportBatch {
         // command reads the records from the store (an ID is 24 B, in a list and a set).
         request.resultType = .statusOnly
         request.actionName = action
+        let result: BatchResult
         do {
-            _ = try session.context.executeBatch(request)
+            result = try session.context.executeBatch(request)
         } catch var error as StrataError where error.context["row"] == String(count) && !error.message.hasPrefix("Import row") {
             // The request checks a row right after the handler filled it: the last row read.
             if let row = lastRow { error.message = "Import row \(row): " + error.message; error.context["row"] = String(row) }
             throw error
         }
-        return (count, action)
+        // The rows the request did not insert merged into records holding their keys.
+        return (result.count, count - result.count, action)
     }
 }

@@ -13,17 +13,19 @@ struct CompositeCodegen {
     /// `public ` or nothing.
     let access: String
     let entity: EntityDescription
-    /// Type names a struct must not take (the generated classes').
+    /// Type names a struct must not take (``GeneratedTypeNames/reserved``).
     let reserved: Set<String>
+    /// How the code spells the types it uses.
+    let types: GeneratedTypeNames
 
     func lines(for composite: CompositeAttributeDescription) throws -> [String] {
         let typeName = try structName(composite.name)
-        let keyName = ClassGenerator.takenStatics.contains(composite.name) ? composite.name + "Key" : composite.name
-        let propertyName = ClassGenerator.takenMembers.contains(composite.name) ? composite.name + "Value" : composite.name
+        let keyName = ClassGenerator.takenStatics.contains(composite.name) ? composite.name + "Key" : escaped(composite.name)
+        let propertyName = ClassGenerator.takenMembers.contains(composite.name) ? composite.name + "Value" : escaped(composite.name)
         var lines = [
             "",
             "    /// The composite attribute `\(composite.name)`.",
-            "    \(access)static let \(keyName) = CompositeKey(\"\(composite.name)\")",
+            "    \(access)static let \(keyName) = \(types["CompositeKey"])(\"\(composite.name)\")",
             "",
             "    /// The composite attribute `\(composite.name)` as one value: nil when every element is NULL.",
             "    \(access)var \(propertyName): \(typeName)? {",
@@ -40,23 +42,28 @@ struct CompositeCodegen {
         var fields: [(name: String, type: String, optional: Bool, read: String, write: String)] = []
         for element in composite.elements {
             try check(element.name, in: composite)
-            let type = ClassGenerator.swiftType(element.attributeType)
-            fields.append((element.name, type, element.isOptional,
-                           "object[AttributeKey<\(type)?>(path + \".\(element.name)\")]",
-                           "object[AttributeKey<\(type)?>(path + \".\(element.name)\")] = value?.\(escaped(element.name))"))
+            let type = types[ClassGenerator.swiftType(element.attributeType)]
+            let key = types["AttributeKey"]
+            let field = fieldName(element.name)
+            fields.append((field, type, element.isOptional,
+                           "object[\(key)<\(type)?>(path + \".\(element.name)\")]",
+                           "object[\(key)<\(type)?>(path + \".\(element.name)\")] = value?.\(escaped(field))"))
         }
         var nestedLines: [String] = []
+        // A nested struct must not take the name of a field beside it.
+        let fieldNames = Set((composite.elements.map(\.name) + composite.composites.map(\.name)).map(fieldName))
         for nested in composite.composites {
             try check(nested.name, in: composite)
-            let nestedType = try structName(nested.name)
-            fields.append((nested.name, nestedType, true, "\(nestedType)(from: object, at: path + \".\(nested.name)\")",
-                           "\(nestedType).store(value?.\(escaped(nested.name)), in: object, at: path + \".\(nested.name)\")"))
+            let nestedType = try structName(nested.name, avoiding: fieldNames)
+            let field = fieldName(nested.name)
+            fields.append((field, nestedType, true, "\(nestedType)(from: object, at: path + \".\(nested.name)\")",
+                           "\(nestedType).store(value?.\(escaped(field)), in: object, at: path + \".\(nested.name)\")"))
             nestedLines += [""] + (try structLines(nested, typeName: nestedType, indent: indent + "    "))
         }
         let inner = indent + "    "
         var lines = [
             "\(indent)/// The elements of the composite attribute `\(composite.name)`\(composite.typeName.map { " (`\($0)`)" } ?? "").",
-            "\(indent)\(access)struct \(typeName): Hashable, Sendable {",
+            "\(indent)\(access)struct \(typeName): \(types["Hashable"]), \(types["Sendable"]) {",
         ]
         for field in fields {
             lines.append("\(inner)\(access)var \(escaped(field.name)): \(field.type)\(field.optional ? "?" : "")")
@@ -72,7 +79,7 @@ struct CompositeCodegen {
             "\(inner)}",
             "",
             "\(inner)/// The value stored under `path` (nil when every element is NULL or a required one is).",
-            "\(inner)\(access)init?(from object: ManagedObject, at path: String) {",
+            "\(inner)\(access)init?(from object: \(types["ManagedObject"]), at path: \(types["String"])) {",
         ]
         for (index, field) in fields.enumerated() { lines.append("\(inner)    let v\(index) = \(field.read)") }
         lines.append("\(inner)    if \(fields.indices.map { "v\($0) == nil" }.joined(separator: " && ")) { return nil }")
@@ -85,7 +92,7 @@ struct CompositeCodegen {
             "\(inner)}",
             "",
             "\(inner)/// Stores `value` under `path` (nil: every element NULL).",
-            "\(inner)\(access)static func store(_ value: Self?, in object: ManagedObject, at path: String) {",
+            "\(inner)\(access)static func store(_ value: Self?, in object: \(types["ManagedObject"]), at path: \(types["String"])) {",
         ]
         lines += fields.map { "\(inner)    \($0.write)" }
         lines.append("\(inner)}")
@@ -94,12 +101,25 @@ struct CompositeCodegen {
         return lines
     }
 
-    private func structName(_ name: String) throws -> String {
+    /// The struct of a composite: its name capitalized, else with `Value` or `Struct` after
+    /// it, whichever no other generated name or used type takes.
+    private func structName(_ name: String, avoiding fields: Set<String> = []) throws -> String {
         let capitalized = name.prefix(1).uppercased() + name.dropFirst()
-        return reserved.contains(capitalized) || capitalized == "Self" ? capitalized + "Value" : capitalized
+        for candidate in [capitalized, capitalized + "Value", capitalized + "Struct"]
+        where !reserved.contains(candidate) && !fields.contains(candidate) && candidate != "Self" {
+            return candidate
+        }
+        throw StrataError(.invalidArgument, "Composite \(entity.name).\(name) cannot be given a struct name: \(capitalized), \(capitalized)Value and \(capitalized)Struct are all taken.",
+                          context: ["entity": entity.name, "property": name])
     }
 
     private func escaped(_ name: String) -> String { ClassGenerator.keywords.contains(name) ? "`\(name)`" : name }
+
+    /// A struct field's name: the element's, or `<name>Value` for a module's name, which as
+    /// a field would hide the module the struct's code qualifies types with.
+    private func fieldName(_ name: String) -> String {
+        GeneratedTypeNames.modules.contains(name) ? name + "Value" : name
+    }
 
     private func check(_ name: String, in composite: CompositeAttributeDescription) throws {
         guard ClassGenerator.isIdentifier(name) else {

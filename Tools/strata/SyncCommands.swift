@@ -42,16 +42,22 @@ struct MergePolicyOption: ParsableArguments {
     var policyName = "error"
 
     var policy: MergePolicy {
-        get throws {
-            switch policyName.lowercased() {
-            case "error": return .error
-            case "storetrump", "mergebypropertystoretrump": return .mergeByPropertyStoreTrump
-            case "objecttrump", "mergebypropertyobjecttrump": return .mergeByPropertyObjectTrump
-            case "rollback": return .rollback
-            case "overwrite": return .overwrite
-            default:
-                throw ValidationError("--merge-policy must be error, storeTrump, objectTrump, rollback or overwrite, not '\(policyName)'.")
-            }
+        get throws { try Self.policy(named: policyName) }
+    }
+
+    /// The policy a `--merge-policy` value names (case-insensitive; Core Data's long names
+    /// too), for every command that takes one.
+    static func policy(named name: String) throws -> MergePolicy {
+        switch name.lowercased() {
+        case "error": return .error
+        case "storetrump", "store-trump", "mergebypropertystoretrump": return .mergeByPropertyStoreTrump
+        case "objecttrump", "object-trump", "mergebypropertyobjecttrump": return .mergeByPropertyObjectTrump
+        case "rollback": return .rollback
+        case "overwrite": return .overwrite
+        default:
+            // The value is the user's: quoted only in part.
+            let shown = name.count > 40 ? String(name.prefix(40)) + "…" : name
+            throw ValidationError("--merge-policy must be error, storeTrump, objectTrump, rollback or overwrite, not '\(shown)'.")
         }
     }
 }

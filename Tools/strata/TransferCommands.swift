@@ -76,8 +76,18 @@ struct ImportCommand: ParsableCommand {
             with its size), a progress bar shows on a terminal, and the document is compacted \
             afterwards so that the next command reads indexed tables.
 
+            Uniqueness constraints hold as they do for `strata insert`: with --merge-policy \
+            error (the default) an object whose key a record or an earlier object of the file \
+            holds stops the import, which names the rows and the constraint and writes \
+            nothing. objectTrump and overwrite update the record holding the key with the \
+            object's values instead (an upsert; of two objects of the file with one key the \
+            later wins; objectTrump takes the values that differ from the model's defaults, \
+            overwrite every attribute); storeTrump only fills the record's empty attributes; \
+            rollback keeps the record as it is. Such an object must not set relationships.
+
             Examples:
               strata import staff.strata people.csv --entity Employee
+              strata import shop.strata items.csv --entity Item --merge-policy objectTrump
               strata import staff.strata departments.json --entity Department
               strata export old.strata > all.json && strata import new.strata all.json
             """)
@@ -92,11 +102,17 @@ struct ImportCommand: ParsableCommand {
     var entity: String?
     @Option(help: "json or csv (default: from the file's extension, else its first character).")
     var format: Format?
+    @Option(name: .customLong("merge-policy"),
+            help: "What an object whose uniqueness key is taken does: error (stop, write nothing; the default), objectTrump or overwrite (update the record holding the key), storeTrump (fill its empty attributes) or rollback (keep it as it is).")
+    var mergePolicy = "error"
 
     func run() throws {
         let url = URL(fileURLWithPath: file)
         let chosen = try format ?? Self.format(of: url)
+        let policy = try MergePolicyOption.policy(named: mergePolicy)
         let summary = try DocumentSession.with(document, writes: true, pageCacheSize: Self.pageCacheSize) { session in
+            // Both paths take it: the batch insert and, for a file of several entities, the save.
+            session.context.mergePolicy = policy
             let bar = ToolProgressBar(label: "Importing")
             // The batch path first: rows stream into one undoable batch insert (a file whose
             // rows name each other is read twice, to reserve their IDs first). A file of
@@ -111,8 +127,9 @@ struct ImportCommand: ParsableCommand {
                 progress: { bar.update(source.bytesConsumed, of: source.totalBytes) })
             bar.finish()
             let count: Int, action: String
+            var merged = 0
             if let batched {
-                (count, action) = batched
+                (count, merged, action) = batched
             } else {
                 let again = try ImportByteSource(path: file)
                 var reader = ImportRowReader(again, csv: chosen == .csv)
@@ -132,7 +149,8 @@ struct ImportCommand: ParsableCommand {
                 CommandOutput.note("strata: warning: imported, but not compacted (\(error)); `strata-log compact` folds it later.")
             }
             compacting.finish()
-            return "Imported \(count) object\(count == 1 ? "" : "s") (\(action))."
+            let merges = merged == 0 ? "" : "; \(merged) row\(merged == 1 ? "" : "s") merged into records holding \(merged == 1 ? "its key" : "their keys")"
+            return "Imported \(count) object\(count == 1 ? "" : "s") (\(action))\(merges)."
         }
         print(summary)
     }

@@ -22,7 +22,10 @@ extension ManagedObjectContext {
     ///   `.invalidArgument` for an abstract entity, a request without rows or handler, a
     ///   transient key; `.typeMismatch` and `.validation` naming the row (from 1) and key;
     ///   the handler's error; `.undo` for an undoable request inside an open undo group;
-    ///   store errors. Nothing is written when it throws.
+    ///   `.constraintConflict` for rows whose uniqueness keys are taken, under this context's
+    ///   ``mergePolicy`` `.error` (other policies merge them into the records holding the
+    ///   keys: ``BatchInsertUniqueness``, docs/SEMANTICS.md "Batch inserts and uniqueness
+    ///   constraints"); store errors. Nothing is written when it throws.
     /// - Complexity: O(rows + the existing records the rows relate to); memory bounded by
     ///   a chunk of rows for a document, plus the inserted IDs unless the result type is
     ///   `.statusOnly` (then ``BatchResult/changes`` lists no inserts). An undoable insert into a
@@ -36,6 +39,7 @@ extension ManagedObjectContext {
                               context: ["entity": entity.name])
         }
         let rows = try batchInsertRows(request, entity: entity)
+        rows.mergePolicy = mergePolicy
         rows.listing = switch request.resultType {
         case .statusOnly: .none
         case .count: .set

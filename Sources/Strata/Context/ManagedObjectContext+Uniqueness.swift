@@ -77,12 +77,7 @@ extension ManagedObjectContext {
     private func storedRecords(holding keys: ArraySlice<[PropertyValue]>,
                                under constraint: UniquenessConstraint) throws -> [[PropertyValue]: [ManagedObjectID]] {
         let store = try coordinator.store(for: constraint.entity)
-        let alternatives = keys.map { key in
-            let terms = zip(constraint.names, key).map { FetchOperand.key($0.0) == FetchOperand.value($0.1) }
-            return terms.count == 1 ? terms[0] : FetchPredicate.and(terms)
-        }
-        let request = StoreFetchRequest(entity: constraint.entity, includesSubentities: true,
-                                        predicate: alternatives.count == 1 ? alternatives[0] : .or(alternatives))
+        let request = constraint.storeFetch(holding: keys)
         let wanted = Set(keys)
         var found: [[PropertyValue]: [ManagedObjectID]] = [:]
         for id in try store.fetchObjectIDs(request) {

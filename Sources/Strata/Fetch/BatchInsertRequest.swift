@@ -22,7 +22,11 @@ import Foundation
 /// (``ManagedObjectContext/reserveObjectIDs(forEntityName:count:)``) under
 /// ``objectIDKey``, and other rows name it. Every row is checked against the model — types, required values, bounds,
 /// lengths, patterns, relationship destinations and counts — and the first bad row throws
-/// an error naming its number (from 1) and key; nothing is written then.
+/// an error naming its number (from 1) and key; nothing is written then. A row whose key
+/// under one of the entity's uniqueness constraints a record or an earlier row holds is
+/// refused under the executing context's ``MergePolicy/error`` policy and merged into that
+/// record under the others (an upsert, as Core Data's batch insert does with constraints;
+/// docs/SEMANTICS.md, "Batch inserts and uniqueness constraints").
 ///
 /// The store gives the rows permanent keys (one allocation per entity and chunk), writes one
 /// insert operation per row and keeps the graph consistent: a destination's inverse

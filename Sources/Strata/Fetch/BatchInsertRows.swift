@@ -32,6 +32,9 @@ public final class StoreBatchInsert: @unchecked Sendable, Hashable {
     /// ``BatchResultType/objectIDs``), only the set contexts merge (`.count`), or none
     /// (`.statusOnly`: per-row memory stays bounded by a chunk however many rows come).
     var listing = InsertedIDListing.ordered
+    /// How rows whose keys a uniqueness constraint of the entity already holds are
+    /// resolved: the executing context's policy (``BatchInsertUniqueness``).
+    var mergePolicy = MergePolicy.error
     private let produce: () throws -> Row?
 
     /// Creates a row source from a closure returning checked rows (nil when done).

@@ -222,10 +222,12 @@ package enum DocumentVerifier {
         return current
     }
 
-    /// Records that share a uniqueness constraint's key: a note, not a failure — they were
-    /// written before the constraint was declared (or by a batch request, which the save's
-    /// check does not see); the document keeps a non-unique index for it and its saves
-    /// are still checked (docs/SQL.md, "Uniqueness constraints").
+    /// Records that share a key of a uniqueness constraint the document's model declares:
+    /// an error. Saves and batch inserts refuse such records (docs/SEMANTICS.md, "Batch
+    /// inserts and uniqueness constraints"); a batch update can still write them, and a
+    /// document whose records clashed before a newer model declared the constraint is
+    /// checked against its recorded model, which does not (that case is the note about
+    /// its non-unique index above). At most ``clashesNamed`` keys are named per constraint.
     private static func checkUniqueness(_ current: [ManagedObjectID: [PropertyValue]], model: ManagedObjectModel,
                                         report: inout VerificationReport) {
         var constraints: [UniquenessConstraint] = []
@@ -241,13 +243,29 @@ package enum DocumentVerifier {
             for (id, values) in current where id.entity.isKind(of: constraint.entity) {
                 if let key = constraint.key(values) { holders[key, default: []].append(id) }
             }
-            for (key, ids) in holders where ids.count > 1 {
-                clashing += 1
-                let values = zip(constraint.names, key).map { "\($0) = \($1)" }.joined(separator: ", ")
-                report.notes.append("\(constraint.label): \(ids.sorted().map(\.shortReference).joined(separator: ", ")) share \(values) (written before the constraint was declared or by a batch request; the constraint's index is not UNIQUE, saves still check it).")
+            let clashes = holders.filter { $0.value.count > 1 }.map { (key: $0.key, ids: $0.value.sorted()) }.sorted { $0.ids[0] < $1.ids[0] }
+            clashing += clashes.count
+            for clash in clashes.prefix(clashesNamed) {
+                let values = zip(constraint.names, clash.key).map { "\($0) = \(quoted($1))" }.joined(separator: ", ")
+                let ids = clash.ids.prefix(5).map(\.shortReference).joined(separator: ", ") + (clash.ids.count > 5 ? " and \(clash.ids.count - 5) more" : "")
+                report.problems.append("\(constraint.label) is broken: \(ids) share \(values).")
+            }
+            if clashes.count > clashesNamed {
+                report.problems.append("\(constraint.label) is broken: \(clashes.count - clashesNamed) more keys are shared by several records.")
             }
         }
         if clashing == 0 { report.passed.append("\(constraints.count) uniqueness constraint\(constraints.count == 1 ? "" : "s"): no records share a key") }
+    }
+
+    /// How many shared keys verify names per constraint (a batch update can make thousands).
+    static let clashesNamed = 10
+
+    /// A key's value as verify prints it: strings quoted, cut to 32 characters.
+    private static func quoted(_ value: PropertyValue) -> String {
+        var text: String
+        if case .string(let string) = value { text = "\"\(string)\"" } else { text = "\(value)" }
+        if text.count > 32 { text = String(text.prefix(32)) + "…" }
+        return text
     }
 
     /// Replays every segment from empty and compares the result with the current records

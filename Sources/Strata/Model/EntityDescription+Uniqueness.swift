@@ -34,6 +34,19 @@ struct UniquenessConstraint: Hashable {
 
     /// `Person(email)`, `Item(shelf, position)`.
     var label: String { "\(entity.name)(\(names.joined(separator: ", ")))" }
+
+    /// The store fetch of the records holding any of `keys`, over the declaring entity's
+    /// tree: `a IN (…)` as an OR of `a = ?`, or `(a = ? AND b = ?) OR …` over several
+    /// attributes. Callers pass at most ``ManagedObjectContext/uniquenessKeysPerQuery``
+    /// keys, well inside SQLite's parameter and the translator's nesting limits.
+    func storeFetch(holding keys: some Collection<[PropertyValue]>) -> StoreFetchRequest {
+        let alternatives = keys.map { key in
+            let terms = zip(names, key).map { FetchOperand.key($0.0) == FetchOperand.value($0.1) }
+            return terms.count == 1 ? terms[0] : FetchPredicate.and(terms)
+        }
+        return StoreFetchRequest(entity: entity, includesSubentities: true,
+                                 predicate: alternatives.count == 1 ? alternatives[0] : .or(alternatives))
+    }
 }
 
 extension EntityDescription {

@@ -31,6 +31,9 @@ struct BatchInsertWriter {
     let values: (ManagedObjectID) throws -> [PropertyValue]?
     /// Saves a group, giving its temporary IDs and group id permanent ones.
     let save: (SegmentGroup) throws -> StoreSaveResult
+    /// The store's fetch, which finds the records holding a row's constrained key
+    /// (``BatchInsertUniqueness``).
+    let fetch: (StoreFetchRequest) throws -> [ManagedObjectID]
     /// Whether the store's log keeps every segment of the group, so an undo can read the
     /// operations back (``DocumentStore/loggedOperations(ofGroup:)``) and an undoable
     /// request need not hold them.
@@ -51,10 +54,19 @@ struct BatchInsertWriter {
         var kept: [ChangeOperation] = []
         let keepsOperations = request.kind == .user && !readsGroupFromLog
         var chunk = BatchInsertChunk()
+        var uniqueness = BatchInsertUniqueness(entity: entity, policy: rows.mergePolicy, values: values, fetch: fetch)
 
         func flush(last: Bool) throws {
-            guard !chunk.rows.isEmpty else {
+            // Rows whose keys are taken: an error, or merged into the records holding them.
+            var merges: [ChangeOperation] = []
+            if !chunk.rows.isEmpty, uniqueness != nil {
+                let resolved = try uniqueness!.resolve(&chunk)
+                merges = resolved.operations
+                updated.formUnion(resolved.updated)
+            }
+            guard !chunk.rows.isEmpty || !merges.isEmpty else {
                 if last { try graph.finish() }
+                chunk.removeAll()
                 return
             }
             // Rows without a reserved ID take temporary IDs; the chunk's save gives them
@@ -72,6 +84,7 @@ struct BatchInsertWriter {
             for index in chunk.rows.indices { operations.append(.insert(chunk.ids[index]!, values: chunk.rows[index])) }
             let (inverses, changed) = graph.takeChunkOperations()
             operations += inverses
+            operations += merges
             updated.formUnion(changed)
             // The derived values the chunk changes, in its segment: the rows' own and those
             // of the records they join (a department's `employees.@count`).
@@ -92,6 +105,10 @@ struct BatchInsertWriter {
                 }
             }
             if keepsOperations { kept += operations.map { $0.mapIDs { assigned[$0] ?? $0 } } }
+            // The keys the chunk wrote, for the next chunks' checks.
+            if !last, uniqueness != nil {
+                for (index, values) in chunk.rows.enumerated() { uniqueness!.note(values, of: assigned[chunk.ids[index]!] ?? chunk.ids[index]!) }
+            }
             graph.remap(assigned)
             chunk.removeAll()
         }
@@ -140,6 +157,26 @@ struct BatchInsertChunk {
         rows.append(values)
         ids.append(row.objectID)
         numbers.append(number)
+    }
+
+    /// Takes rows out of the chunk (merged into records holding their keys). They carry no
+    /// reserved ID, so no other row's members wait for them.
+    mutating func remove(rowsAt indices: [Int]) {
+        guard !indices.isEmpty else { return }
+        let gone = Set(indices)
+        var newIndex: [Int: Int] = [:]
+        var keptRows: [[PropertyValue]] = [], keptIDs: [ManagedObjectID?] = [], keptNumbers: [Int] = []
+        for index in rows.indices where !gone.contains(index) {
+            newIndex[index] = keptRows.count
+            keptRows.append(rows[index])
+            keptIDs.append(ids[index])
+            keptNumbers.append(numbers[index])
+        }
+        rows = keptRows
+        ids = keptIDs
+        numbers = keptNumbers
+        indexByID = indexByID.compactMapValues { newIndex[$0] }
+        earlyMembers = Dictionary(uniqueKeysWithValues: earlyMembers.compactMap { index, members in newIndex[index].map { ($0, members) } })
     }
 
     mutating func removeAll() {

@@ -106,7 +106,8 @@ extension PersistentStore {
         var writer = BatchInsertWriter(
             storeTag: tag, chunkSize: chunkSize,
             values: values ?? { try self.values(for: $0) },
-            save: save ?? { group in try self.save(StoreSaveRequest(groups: [group], timestamp: request.timestamp)) })
+            save: save ?? { group in try self.save(StoreSaveRequest(groups: [group], timestamp: request.timestamp)) },
+            fetch: { try self.fetchObjectIDs($0) })
         writer.readsGroupFromLog = readsGroupFromLog
         return try writer.run(request, rows: rows)
     }

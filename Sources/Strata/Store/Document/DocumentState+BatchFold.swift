@@ -91,7 +91,10 @@ extension DocumentState {
         for (table, count) in rowsByTable where count >= BatchInsertWriter.documentChunkSize {
             rowsByTable[table] = max(count, minimum)
         }
-        let indexes = try SnapshotIndexRebuild(connection: connection, rowsByTable: rowsByTable, minimumRows: minimum)
+        // Constraint indexes stay: the insert looks each chunk's keys up in them
+        // (``BatchInsertUniqueness``), which without them would scan the table per chunk.
+        let indexes = try SnapshotIndexRebuild(connection: connection, rowsByTable: rowsByTable, minimumRows: minimum,
+                                               keeping: Set(schema.uniquenessIndexes().map(\.name)))
         let fold = BatchFold(indexes: indexes, overlayBefore: overlay, retention: configuration.retention)
         try self.fold(rows: overlay.rows, deleted: overlay.deleted)
         for (id, values) in overlay.rows { fold.note(id, values, always: true) }

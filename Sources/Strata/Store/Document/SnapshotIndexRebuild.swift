@@ -18,8 +18,9 @@ struct SnapshotIndexRebuild {
     private(set) var dropped: [String] = []
 
     /// Drops the indexes of every table in `rowsByTable` that receives at least
-    /// `minimumRows` rows and at least as many as it holds.
-    init(connection: SQLiteConnection, rowsByTable: [String: Int], minimumRows: Int = Self.minimumRows) throws {
+    /// `minimumRows` rows and at least as many as it holds, except those named in `keeping`.
+    init(connection: SQLiteConnection, rowsByTable: [String: Int], minimumRows: Int = Self.minimumRows,
+         keeping: Set<String> = []) throws {
         self.connection = connection
         for (table, rows) in rowsByTable.sorted(by: { $0.key < $1.key }) where rows >= max(1, minimumRows) {
             let quoted = SnapshotSchema.quote(table)
@@ -31,7 +32,7 @@ struct SnapshotIndexRebuild {
                 "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name")
                 .rows([.text(table)])
             for row in indexes {
-                guard case .text(let name) = row[0], case .text(let sql) = row[1] else { continue }
+                guard case .text(let name) = row[0], case .text(let sql) = row[1], !keeping.contains(name) else { continue }
                 try connection.execute("DROP INDEX \(SnapshotSchema.quote(name))")
                 dropped.append(sql)
             }
