@@ -44,7 +44,7 @@ import Testing
         #expect(imported.stderr.contains("free some space"), "\(imported.stderr)")
 
         // Still full: every read sees the import through the WAL, and nothing is lost.
-        try expectReadsSee(document, departments: 5000, label: "full disk")
+        try Self.expectReadsSee(document, departments: 5000, label: "full disk")
         #expect(try disk.files("d.strata-wal") == ["d.strata-wal"])
 
         // Space freed: one read folds the WAL in and leaves a single file.
@@ -52,7 +52,7 @@ import Testing
         let info = try CLI.strata("info", document)
         #expect(info.status == 0, "\(info.stderr)")
         #expect(try disk.files("d.strata") == ["d.strata"])
-        try expectReadsSee(document, departments: 5000, label: "freed")
+        try Self.expectReadsSee(document, departments: 5000, label: "freed")
         // The main file alone is the document.
         let alone = sandbox.path("alone.strata")
         try FileManager.default.copyItem(atPath: document, toPath: alone)
@@ -93,7 +93,7 @@ import Testing
         #expect(count >= 3 * saves && count <= 3 * (saves + 1), "\(count) employees for \(saves) reported saves")
         let left = try FileManager.default.contentsOfDirectory(atPath: sandbox.url.path).filter { $0.hasPrefix("killed.strata") }
         #expect(left == ["killed.strata"], "\(left)")
-        try expectReadsSee(url.path, departments: 1, label: "after the kill")
+        try Self.expectReadsSee(url.path, departments: 1, label: "after the kill")
         #expect(try CLI.strata("fetch", url.path, "Employee", "--count").stdout == employees.stdout)
     }
 

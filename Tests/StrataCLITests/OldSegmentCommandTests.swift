@@ -204,14 +204,16 @@ enum ItemModelVersions {
             try past.close()
         }
         // Persistent history through the library: old segments' changes in the current model.
-        let store = try #require(container.persistentStoreCoordinator.persistentStores.first as? DocumentStore)
+        let store = try #require(container.store as? DocumentStore)
         let transactions = try store.history()
         #expect(transactions.count == Int(lastSegment))
         let first = try #require(transactions.first { $0.token.sequence == 2 }?.changes.first)
         #expect(first.objectID.entity === current.entitiesByName["Item"])
-        #expect(first.changedKeys.contains("title") && first.changedKeys.contains("oldNote"), "\(first.changedKeys)")
+        let keys: [String] = first.changedKeys
+        #expect(keys.contains("title") && keys.contains("oldNote"), "\(keys)")
         let boxes = try store.history(PersistentHistoryRequest(entityNames: ["Crate"]))
-        #expect(boxes.first?.token.sequence == 1, "\(boxes.map(\.token.sequence))")
+        let boxTokens: [UInt64] = boxes.map { $0.token.sequence }
+        #expect(boxTokens.first == 1, "\(boxTokens)")
         #expect(boxes.allSatisfy { $0.changes.allSatisfy { $0.objectID.entity === current.entitiesByName["Crate"] } })
         try container.close()
 
@@ -222,6 +224,9 @@ enum ItemModelVersions {
         #expect(alphaValues["qty"] as? Int == 90, "\(alphaValues)")
         #expect(try CLI.strata("undo", document).status == 0)
         #expect(try CLI.strata("fetch", document, "Item", "--count").stdout == "\(expectedItems - 1)\n")
+        // The last version's first save was a shelf.
+        #expect(try CLI.strata("undo", document).status == 0)
+        #expect(try CLI.strata("fetch", document, "Shelf", "--count").stdout == "2\n")
         let crossing = try CLI.strata("undo", document)
         #expect(crossing.status != 0 && crossing.stderr.contains("cannot cross a migration"), "\(crossing.stderr)")
         #expect(try CLI.strataLog("verify", document).status == 0)

@@ -31,7 +31,9 @@ struct SegmentModelVersions {
         }
         let versions = try ModelVersionHistory.versions(connection, meta: meta)
         var earlier: [(firstSegment: UInt64, version: Int, model: ManagedObjectModel)] = []
-        for version in versions.dropLast() where version.firstSegment < meta.modelSince {
+        // Every earlier version, also one that wrote no segment (staged migrations with no
+        // save between them), so that each step below is one migration as it was made.
+        for version in versions.dropLast() {
             do {
                 earlier.append((version.firstSegment, version.version, try Self.parsed(version.modelJSON)))
             } catch let error as StrataError {
@@ -160,6 +162,15 @@ private struct VersionMap {
 }
 
 extension DocumentStore {
+    /// The model versions the document has used, oldest first (one for a document never
+    /// migrated), read through this store's own connection: what
+    /// ``modelVersions(at:configuration:)`` returns, without opening the file again (a
+    /// reader on a full disk may hold it alone; docs/RELIABILITY.md, "Full disks").
+    /// - Throws: the errors of reading the version table.
+    public func modelVersions() throws -> [ModelVersionRecord] {
+        try withOpenState { try ModelVersionHistory.versions($0.connection, meta: $0.meta) }
+    }
+
     /// The model versions of this document's segments.
     func segmentModelVersions() throws -> SegmentModelVersions {
         try withOpenState { state in

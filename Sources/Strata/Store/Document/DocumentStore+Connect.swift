@@ -89,8 +89,9 @@ extension DocumentStore {
     /// SQLite recover the WAL and folds it into the main file (`wal_checkpoint(TRUNCATE)`),
     /// as the writer would have: the document is a single file again, and nil is returned
     /// so that the read-only open goes on as usual. When the fold cannot finish (the disk is
-    /// still full), that connection is the reader: it sees every save in the WAL, and the
-    /// store above it writes nothing (``Configuration/isReadOnly``); a later command folds
+    /// still full), a read-only connection reads the document with its WAL, or when SQLite
+    /// cannot open one, that read-write connection is the reader: either sees every save
+    /// in the WAL, and the store above it writes nothing (``Configuration/isReadOnly``); a later command folds
     /// the WAL in once there is room. When nothing beside the document can be written, nil
     /// is returned too, and SQLite reads the WAL read-only if it can.
     /// - Throws: `.io` "needsWrite" when SQLite cannot open the document with its WAL.
@@ -100,7 +101,7 @@ extension DocumentStore {
         guard manager.isWritableFile(atPath: url.path), manager.isWritableFile(atPath: directory.isEmpty ? "." : directory) else {
             return nil
         }
-        let connection: SQLiteConnection
+        var connection: SQLiteConnection
         do {
             // The probe reads strata_meta before anything is written, so a file that is not a
             // document is refused unchanged.
@@ -114,6 +115,27 @@ extension DocumentStore {
             // Folded in: the last connection's close removes the empty -wal and the -shm.
             connection.close()
             return nil
+        }
+        // Not folded (the disk is still full): read it as any reader does, sharing the
+        // document with this process's other connections. On a disk too full for SQLite's
+        // index of the WAL, a read-write connection opened again reads, keeping that index in memory
+        // (and the document to itself while it is open).
+        connection.close()
+        if let reader = try? openReadOnly(url.path, busyTimeout: configuration.busyTimeout) {
+            do {
+                try prepareForReading(reader, url: url, configuration: configuration)
+            } catch {
+                reader.close()
+                throw DocumentOpenFailure.describe(error, path: url.path, busyTimeout: configuration.busyTimeout)
+            }
+            return reader
+        }
+        do {
+            connection = try SQLiteConnection.openExisting(
+                path: url.path, flags: [.readWrite], busyTimeout: configuration.busyTimeout,
+                probe: "SELECT value FROM strata_meta WHERE key = 'format'")
+        } catch {
+            throw unreadableLeftoverLog(url, error)
         }
         do {
             // SQLite itself then refuses any change through this connection.
