@@ -31,7 +31,7 @@ struct InfoCommand: ParsableCommand {
         try DocumentSession.with(document) { session in
             let info = try session.store.info()
             let entities = session.model.entities
-            let versions = try DocumentStore.modelVersions(at: session.url, configuration: session.store.configuration)
+            let versions = try session.store.modelVersions()
             if json {
                 CommandOutput.printJSON(Self.json(info, entities: entities, versions: versions))
                 return

@@ -62,7 +62,9 @@ package enum DocumentRecovery {
         report.backup = backup
         let building = AtomicFileWriter.temporaryName(for: url, purpose: "recovering")
         do {
-            if source.logIsComplete {
+            // A migrated document's log starts in an earlier model: its snapshot cannot be
+            // compacted again from segment 1 in the current one, so its rows are copied.
+            if source.logIsComplete, source.modelSince <= 1 {
                 try source.rebuild(into: building, report: &report)
             } else {
                 try source.salvage(into: building, report: &report)

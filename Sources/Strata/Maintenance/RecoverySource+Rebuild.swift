@@ -65,6 +65,7 @@ extension RecoverySource {
                 try DocumentFile.writeMeta(connection, key: "keyCounter.\(root)", .integer(counter))
             }
             try DocumentFile.writeMeta(connection, key: "compactedThrough", .integer(Int64(compactedThrough)))
+            try copyModelVersions(to: connection)
         }
         try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     }

@@ -233,13 +233,16 @@ struct RecoverySource {
         if sequences.isEmpty { unreadable[0] = "SQLite cannot read the log table" }
     }
 
-    /// Decodes every readable segment with the (checked) model.
+    /// Decodes every readable segment with the (checked) model, or one saved before a
+    /// migration with the model version it was written with.
     mutating func decodeSegments() {
         guard let model else { return }
         let tag = StoreRegistry.tag(for: identifier)
+        let earlier = earlierModels(), since = modelSince
         for record in records {
+            let segmentModel = record.sequence < since ? earlier.last(where: { $0.firstSegment <= record.sequence })?.model ?? model : model
             do {
-                segments[record.sequence] = try DocumentLogFile.decode(record, model: model, storeTag: tag, maxSegmentSize: settings.maxSegmentSize)
+                segments[record.sequence] = try DocumentLogFile.decode(record, model: segmentModel, storeTag: tag, maxSegmentSize: settings.maxSegmentSize)
             } catch let error as StrataError {
                 damaged[record.sequence] = error.message
             } catch {

@@ -28,7 +28,7 @@ enum DocumentCheckpoint {
             context["kind"] = "checkpointIncomplete"
             return StrataError(
                 .io,
-                "Saved, but \(path) could not be made whole again: \(why). The changes are safe in \(path)-wal (keep it beside the document); free some space and open the document again to finish.",
+                "Saved, but \(path) could not be made whole again: \(why). The changes are safe in \(path)-wal (keep it beside the document); free some space and open the document again, even only to read it, to finish.",
                 context: context)
         } catch {
             return nil

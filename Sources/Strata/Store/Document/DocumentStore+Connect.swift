@@ -45,34 +45,116 @@ extension DocumentStore {
     /// are missing, and a read-only connection cannot remove them when it closes.
     /// ``finishReadOnly(_:)`` lets SQLite do that once the connection is closed. A `-wal`
     /// holding saves while no process has the document open is work left unfinished (a
-    /// killed process, a full disk): reading it read-only would leave it so, and folding it
-    /// in is a write, so the open is refused.
-    /// - Throws: `.io` with `context["kind"] == "needsWrite"` for such a document; the
-    ///   errors of ``DocumentOpenFailure``.
+    /// killed writer, a checkpoint a full disk stopped): those saves were acknowledged, so
+    /// the document is the main file *with* its WAL, and a reader must see them
+    /// (``openWithLeftoverLog(_:configuration:)``; docs/RELIABILITY.md, "Documents that
+    /// are only read").
+    /// - Throws: `.io` with `context["kind"] == "needsWrite"` when such a WAL cannot be read
+    ///   here (SQLite needs to write its index beside the document); the errors of
+    ///   ``DocumentOpenFailure``.
     static func connectReadOnly(_ url: URL, configuration: Configuration) throws -> SQLiteConnection {
-        if DocumentCheckpoint.walBytes(url.path) > 0, DocumentLockHolder.holder(of: url.path, countingThisProcess: true) == nil {
-            throw StrataError(
-                .io,
-                "\(url.path)-wal holds saves that are not yet in \(url.path) (a process stopped before folding them in); a read-only open cannot fold them in. Open the document once to write to finish: `strata-log recover` does only that when the document is sound (or any command that changes it).",
-                context: ["path": url.path, "kind": "needsWrite"])
+        let leftoverLog = DocumentCheckpoint.walBytes(url.path) > 0
+            && DocumentLockHolder.holder(of: url.path, countingThisProcess: true) == nil
+        if leftoverLog, let connection = try openWithLeftoverLog(url, configuration: configuration) {
+            return connection
         }
         let connection: SQLiteConnection
         do {
             connection = try openReadOnly(url.path, busyTimeout: configuration.busyTimeout)
         } catch {
             finishReadOnly(url)
+            if leftoverLog, DocumentCheckpoint.walBytes(url.path) > 0 { throw unreadableLeftoverLog(url, error) }
             throw DocumentOpenFailure.describe(error, path: url.path, busyTimeout: configuration.busyTimeout)
         }
         do {
-            try connection.setPageCacheSize(configuration.pageCacheSize)
-            try SQLFunctions.register(on: connection)
-            if configuration.checksIntegrityOnOpen { try DocumentCheckpoint.quickCheck(connection, path: url.path) }
+            try prepareForReading(connection, url: url, configuration: configuration)
         } catch {
             connection.close()
             finishReadOnly(url)
             throw DocumentOpenFailure.describe(error, path: url.path, busyTimeout: configuration.busyTimeout)
         }
         return connection
+    }
+
+    /// The settings every reading connection gets.
+    private static func prepareForReading(_ connection: SQLiteConnection, url: URL, configuration: Configuration) throws {
+        try connection.setPageCacheSize(configuration.pageCacheSize)
+        try SQLFunctions.register(on: connection)
+        if configuration.checksIntegrityOnOpen { try DocumentCheckpoint.quickCheck(connection, path: url.path) }
+    }
+
+    /// A document whose `-wal` holds saves nobody has open, opened for reading.
+    ///
+    /// When the document and its directory can be written, a read-write connection lets
+    /// SQLite recover the WAL and folds it into the main file (`wal_checkpoint(TRUNCATE)`),
+    /// as the writer would have: the document is a single file again, and nil is returned
+    /// so that the read-only open goes on as usual. When the fold cannot finish (the disk is
+    /// still full), a read-only connection reads the document with its WAL, or when SQLite
+    /// cannot open one, that read-write connection is the reader: either sees every save
+    /// in the WAL, and the store above it writes nothing (``Configuration/isReadOnly``); a later command folds
+    /// the WAL in once there is room. When nothing beside the document can be written, nil
+    /// is returned too, and SQLite reads the WAL read-only if it can.
+    /// - Throws: `.io` "needsWrite" when SQLite cannot open the document with its WAL.
+    private static func openWithLeftoverLog(_ url: URL, configuration: Configuration) throws -> SQLiteConnection? {
+        let manager = FileManager.default
+        let directory = url.deletingLastPathComponent().path
+        guard manager.isWritableFile(atPath: url.path), manager.isWritableFile(atPath: directory.isEmpty ? "." : directory) else {
+            return nil
+        }
+        var connection: SQLiteConnection
+        do {
+            // The probe reads strata_meta before anything is written, so a file that is not a
+            // document is refused unchanged.
+            connection = try SQLiteConnection.openExisting(
+                path: url.path, flags: [.readWrite], busyTimeout: configuration.busyTimeout,
+                probe: "SELECT value FROM strata_meta WHERE key = 'format'")
+        } catch {
+            throw unreadableLeftoverLog(url, error)
+        }
+        if DocumentCheckpoint.finish(connection, path: url.path) == nil, DocumentCheckpoint.walBytes(url.path) == 0 {
+            // Folded in: the last connection's close removes the empty -wal and the -shm.
+            connection.close()
+            return nil
+        }
+        // Not folded (the disk is still full): read it as any reader does, sharing the
+        // document with this process's other connections. On a disk too full for SQLite's
+        // index of the WAL, a read-write connection opened again reads, keeping that index in memory
+        // (and the document to itself while it is open).
+        connection.close()
+        if let reader = try? openReadOnly(url.path, busyTimeout: configuration.busyTimeout) {
+            do {
+                try prepareForReading(reader, url: url, configuration: configuration)
+            } catch {
+                reader.close()
+                throw DocumentOpenFailure.describe(error, path: url.path, busyTimeout: configuration.busyTimeout)
+            }
+            return reader
+        }
+        do {
+            connection = try SQLiteConnection.openExisting(
+                path: url.path, flags: [.readWrite], busyTimeout: configuration.busyTimeout,
+                probe: "SELECT value FROM strata_meta WHERE key = 'format'")
+        } catch {
+            throw unreadableLeftoverLog(url, error)
+        }
+        do {
+            // SQLite itself then refuses any change through this connection.
+            try connection.execute("PRAGMA query_only=1")
+            try prepareForReading(connection, url: url, configuration: configuration)
+        } catch {
+            connection.close()
+            throw DocumentOpenFailure.describe(error, path: url.path, busyTimeout: configuration.busyTimeout)
+        }
+        return connection
+    }
+
+    /// The error for a `-wal` holding saves that SQLite cannot open here.
+    private static func unreadableLeftoverLog(_ url: URL, _ error: any Error) -> StrataError {
+        let cause = DocumentOpenFailure.describe(error, path: url.path, busyTimeout: 0)
+        return StrataError(
+            .io,
+            "\(url.path)-wal holds saves that are not yet in \(url.path) (a process stopped before folding them in), and they cannot be read here: \(cause.message) Open the document once where it can be written to finish (any command can, when the file and its directory are writable).",
+            context: ["path": url.path, "kind": "needsWrite"])
     }
 
     /// A read-only connection that has read `strata_meta`. On a disk too full for

@@ -39,11 +39,15 @@ extension DocumentStore {
         }
     }
 
-    /// Decodes a stored segment.
+    /// Decodes a stored segment with the model version it was written with: a segment
+    /// saved before the document was migrated decodes in that version's model (its object
+    /// IDs are of that version's entities), since segments name entities and properties by
+    /// position in their own model (docs/MIGRATION.md, "History").
     /// - Throws: `.corruptSegment` naming the segment and byte offset.
     public func decode(_ record: SegmentRecord) throws -> Segment {
         try SegmentCodec.decodeCompressed(
-            record.body, model: model, storeTag: tag, sequenceHint: record.sequence, maxContentSize: configuration.maxSegmentSize)
+            record.body, model: try model(forSegment: record.sequence), storeTag: tag, sequenceHint: record.sequence,
+            maxContentSize: configuration.maxSegmentSize)
     }
 
     /// Applies a stored segment to an in-memory store while decoding it: `target` ends up
@@ -58,9 +62,18 @@ extension DocumentStore {
     /// for record in try document.segmentRecords() { try document.replay(record, into: replica) }
     /// ```
     /// - Throws: `.corruptSegment` naming the segment and byte offset; `.corruptDocument`
-    ///   when an operation changes a record that does not exist.
+    ///   when an operation changes a record that does not exist; `.invalidArgument` for a
+    ///   segment saved before the document was migrated (it is in another model version).
     /// - Complexity: O(size of the segment).
     public func replay(_ record: SegmentRecord, into target: InMemoryStore) throws {
+        let since = try withOpenState { $0.meta.modelSince }
+        if record.sequence < since {
+            // The target is in the current model; the segment's slots are another version's.
+            let version = try segmentModelVersions().version(forSegment: record.sequence)
+            throw StrataError(.invalidArgument,
+                              "Segment \(record.sequence) was saved in model version \(version.map(String.init) ?? "?") of \(url.path), before the document was migrated at segment \(since); it cannot be replayed into a store of the current model (`strata-log replay` rebuilds across migrations).",
+                              context: ["segment": String(record.sequence), "migrationSegment": String(since)])
+        }
         _ = try target.replay(storedSegment: record.body, model: model, storeTag: tag, sequenceHint: record.sequence,
                               maxContentSize: configuration.maxSegmentSize)
     }

@@ -41,15 +41,21 @@ extension DocumentStore {
         let first = (request.after?.sequence ?? 0).addingReportingOverflow(1)
         guard !first.overflow, first.partialValue <= UInt64(Int64.max) else { return [] }
         var transactions: [PersistentHistoryTransaction] = []
+        let versions = try segmentModelVersions()
         for record in try segmentRecords(in: first.partialValue...UInt64(Int64.max)) {
             // The log row's time is not rounded, the segment's is (to the millisecond): skip
             // by the row only what is surely too old, then compare the time reported.
             if let since = request.since, record.timestamp < since.addingTimeInterval(-0.001) { continue }
-            let segment = try decode(record)
+            // A segment saved before a migration decodes in its own model version; its changes
+            // are then named in the current model (docs/MIGRATION.md, "History").
+            let segmentModel = versions.model(forSegment: record.sequence)
+            let segment = try SegmentCodec.decodeCompressed(record.body, model: segmentModel, storeTag: tag, sequenceHint: record.sequence,
+                                                            maxContentSize: configuration.maxSegmentSize)
             if let since = request.since, segment.timestamp < since { continue }
             if let authors = request.authors, segment.author.map(authors.contains) != true { continue }
             if let names = request.contextNames, segment.contextName.map(names.contains) != true { continue }
-            var changes = PersistentHistoryFolder.changes(of: segment, model: model)
+            var changes = PersistentHistoryFolder.changes(of: segment, model: segmentModel)
+            if segmentModel !== model { changes = changes.map { PersistentHistoryFolder.inCurrentModel($0, versions: versions, storeTag: tag) } }
             if let entities {
                 changes.removeAll { change in !entities.contains { change.objectID.entity.isKind(of: $0) } }
                 if changes.isEmpty { continue }
@@ -130,6 +136,32 @@ enum PersistentHistoryFolder {
             }
             return PersistentHistoryChange(objectID: id, kind: fold.kind, properties: properties)
         }
+    }
+
+    /// A change an older segment recorded, named in the current model: its records in
+    /// the entities they became, each carried property by its current name (a removed
+    /// entity's records and a dropped property's name stay as they were written).
+    static func inCurrentModel(_ change: PersistentHistoryChange, versions: SegmentModelVersions,
+                               storeTag: UInt32) -> PersistentHistoryChange {
+        func id(_ id: ManagedObjectID) -> ManagedObjectID { versions.currentID(id, storeTag: storeTag) }
+        func value(_ value: PropertyValue?) -> PropertyValue? {
+            switch value {
+            case .object(let member)?: .object(id(member))
+            case .objects(let members)?: .objects(OrderedSet(members.map(id)))
+            default: value
+            }
+        }
+        let entity = change.objectID.entity
+        let properties = change.properties.map { property in
+            var mapped = property
+            if let slot = entity.slotIndex(of: property.key), let name = versions.currentSlotName(slot, of: entity) { mapped.key = name }
+            mapped.old = value(property.old)
+            mapped.new = value(property.new)
+            mapped.added = property.added.map(id)
+            mapped.removed = property.removed.map(id)
+            return mapped
+        }
+        return PersistentHistoryChange(objectID: id(change.objectID), kind: change.kind, properties: properties)
     }
 
     private static func name(of slot: Int, in entity: EntityDescription) -> String {
