@@ -17,9 +17,18 @@ package final class ImportByteSource {
     package let totalBytes: Int
 
     /// Reads the file at `path`.
-    /// - Throws: `.io` naming the file when it cannot be opened.
+    /// - Throws: `.io` naming the file when it cannot be opened; `.invalidArgument` when it
+    ///   is not a regular file (a FIFO, a device such as `/dev/zero`, a directory).
     package init(path: String) throws {
         let url = URL(fileURLWithPath: path)
+        // An import reads its file up to three times (the format, the rows naming each
+        // other, the rows): a pipe would give each read different bytes and a FIFO with no
+        // writer blocks forever, a device never ends.
+        if case .other(let what) = FileKind(of: path) {
+            throw StrataError(.invalidArgument,
+                              "Cannot import \(path): it is \(what), not a regular file (an import reads its file more than once; save a stream to a file first).",
+                              context: ["path": path, "kind": "notRegularFile"])
+        }
         do {
             handle = try FileHandle(forReadingFrom: url)
         } catch {
@@ -69,16 +78,19 @@ package final class ImportByteSource {
 
     /// Consumes the bytes before the next comma, double quote, CR or LF (or the end of the
     /// file), appending them to `field`: a CSV field's plain text, copied a run at a time.
+    /// It stops once `field` holds `limit` bytes, so a file without separators cannot
+    /// fill memory: the caller checks the field's size against its limit.
     /// - Throws: `.io` when reading fails.
-    package func appendPlainRun(to field: inout [UInt8]) throws {
-        while true {
+    package func appendPlainRun(to field: inout [UInt8], upTo limit: Int = .max) throws {
+        while field.count < limit {
             if index >= chunk.count {
                 guard try refill() else { return }
             }
             let start = index
+            let stop = start + min(chunk.count - start, limit - field.count)
             let end = chunk.withUnsafeBufferPointer { buffer -> Int in
                 var position = start
-                while position < buffer.count {
+                while position < stop {
                     let byte = buffer[position]
                     if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
                         break
@@ -92,7 +104,7 @@ package final class ImportByteSource {
                 bytesConsumed += end - start
                 index = end
             }
-            if end < chunk.count { return }
+            if end < stop { return }
         }
     }
 

@@ -45,9 +45,18 @@ package struct ImportRowReader {
     private var number = 0
 
     /// A reader of `source`, as CSV or as a JSON array.
-    package init(_ source: ImportByteSource, csv isCSV: Bool) {
+    /// - Parameters:
+    ///   - limits: the import limits a row is held to (``StrataLimits/maxImportFieldBytes``,
+    ///     ``StrataLimits/maxImportRecordBytes``, ``StrataLimits/maxImportRecordValues``).
+    ///   - replacesInvalidUTF8: CSV only: store U+FFFD for bytes that are not UTF-8 instead
+    ///     of failing (JSON text must be UTF-8).
+    package init(_ source: ImportByteSource, csv isCSV: Bool, limits: StrataLimits = .current, replacesInvalidUTF8: Bool = false) {
         self.source = source
-        if isCSV { csv = CSVReader(source) } else { json = JSONArrayReader(source) }
+        if isCSV {
+            csv = CSVReader(source, limits: limits, replacesInvalidUTF8: replacesInvalidUTF8)
+        } else {
+            json = JSONArrayReader(source, limits: limits)
+        }
     }
 
     /// The next row, or nil after the last.
@@ -89,11 +98,12 @@ package struct ImportRowReader {
         guard var reader = csv else { return nil }
         defer { csv = reader }
         if header == nil {
-            guard let first = try reader.nextRecord() else { return nil }
+            guard let first = try located(reader.nextRecord(), row: nil) else { return nil }
+            try Self.checkHeader(first)
             header = first
         }
         let header = self.header ?? []
-        while let fields = try reader.nextRecord() {
+        while let fields = try located(reader.nextRecord(), row: number + 1) {
             number += 1
             // Blank lines count as rows (the numbers match the file's records) but hold nothing.
             if fields.count == 1, fields[0].isEmpty { continue }
@@ -113,6 +123,41 @@ package struct ImportRowReader {
             return row
         }
         return nil
+    }
+
+    /// Refuses a header that names a column twice: each row would set the property twice,
+    /// and only the last value would stay.
+    private static func checkHeader(_ names: [String]) throws {
+        var first: [String: Int] = [:]
+        for (index, name) in names.enumerated() {
+            if let earlier = first[name] {
+                throw StrataError(.invalidArgument,
+                                  "The CSV header names the column \(quoted(name)) twice (columns \(earlier + 1) and \(index + 1)); name each column once.",
+                                  context: ["column": String(name.prefix(200)), "row": "header"])
+            }
+            first[name] = index
+        }
+    }
+
+    /// A CSV reader's error about one field, with the row (nil: the header) and the
+    /// column's name: "CSV row 3, column 'name' (line 4): the field is not valid UTF-8…".
+    private func located<T>(_ body: @autoclosure () throws -> T, row: Int?) throws -> T {
+        do {
+            return try body()
+        } catch var error as StrataError {
+            guard let reason = error.context["reason"], let field = error.context["field"].flatMap(Int.init) else { throw error }
+            let place = row.map { "CSV row \($0)" } ?? "The CSV header"
+            let column = header.flatMap { field < $0.count ? $0[field] : nil }.map { "column \(Self.quoted($0))" } ?? "column \(field + 1)"
+            error.message = "\(place), \(column) (line \(error.context["line"] ?? "?")): \(reason)."
+            error.context["row"] = row.map(String.init) ?? "header"
+            if let name = header.flatMap({ field < $0.count ? $0[field] : nil }) { error.context["column"] = String(name.prefix(200)) }
+            throw error
+        }
+    }
+
+    /// A column name for a message, quoted and cut to 60 characters.
+    private static func quoted(_ name: String) -> String {
+        "'" + (name.count > 60 ? String(name.prefix(60)) + "…" : name) + "'"
     }
 }
 

@@ -3,18 +3,23 @@ import Strata
 
 /// Reads a JSON array one item at a time from an ``ImportByteSource``: it finds where each
 /// item ends (tracking strings, escapes and nesting), parses that item alone, and keeps
-/// line and column numbers relative to the whole file in its errors. Memory holds one item.
+/// line and column numbers relative to the whole file in its errors. Memory holds one item,
+/// and an item is bounded (``StrataLimits``' import limits: its bytes, each string's bytes,
+/// its values), so text that never closes an item fails at the limit instead of filling
+/// memory.
 package struct JSONArrayReader {
     private let source: ImportByteSource
+    private let limits: StrataLimits
     private var line = 1
     private var column = 1
     private var started = false
     private var finished = false
     private var count = 0
 
-    /// A reader of the items of the array in `source`.
-    package init(_ source: ImportByteSource) {
+    /// A reader of the items of the array in `source`, each held to `limits`.
+    package init(_ source: ImportByteSource, limits: StrataLimits = .current) {
         self.source = source
+        self.limits = limits
     }
 
     /// The next item of the array, or nil after the last.
@@ -71,15 +76,35 @@ package struct JSONArrayReader {
         var depth = 0
         var inString = false
         var escaped = false
+        // The bytes of the string being read, and the values begun: the item, the first
+        // element of each array or object, one more per comma in them (an upper bound).
+        var stringBytes = 0
+        var values = 1
         scan: while let byte = try source.peek() {
+            if bytes.count >= limits.maxImportRecordBytes {
+                throw tooBig("the item is longer than \(limits.maxImportRecordBytes) bytes", limit: "maxImportRecordBytes",
+                             maximum: limits.maxImportRecordBytes, line: startLine, column: startColumn)
+            }
             if inString {
+                stringBytes += 1
+                if stringBytes > limits.maxImportFieldBytes {
+                    throw tooBig("a string is longer than \(limits.maxImportFieldBytes) bytes", limit: "maxImportFieldBytes",
+                                 maximum: limits.maxImportFieldBytes, line: startLine, column: startColumn)
+                }
                 if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") {
                     inString = false
                     if depth == 0 { bytes.append(byte); try advance(); break scan }
                 }
             } else {
+                if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") || (byte == UInt8(ascii: ",") && depth > 0) {
+                    values += 1
+                    if values > limits.maxImportRecordValues {
+                        throw tooBig("the item has more than \(limits.maxImportRecordValues) values", limit: "maxImportRecordValues",
+                                     maximum: limits.maxImportRecordValues, line: startLine, column: startColumn)
+                    }
+                }
                 switch byte {
-                case UInt8(ascii: "\""): inString = true
+                case UInt8(ascii: "\""): inString = true; stringBytes = 0
                 case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
                 case UInt8(ascii: "}"), UInt8(ascii: "]"):
                     if depth == 0 { break scan }
@@ -128,6 +153,14 @@ package struct JSONArrayReader {
         } else {
             column += 1  // in bytes, as the JSON parser counts
         }
+    }
+
+    /// The error for an item past an import limit, naming the item, where it starts, the
+    /// limit and how to raise it.
+    private func tooBig(_ reason: String, limit: String, maximum: Int, line: Int, column: Int) -> StrataError {
+        StrataError(.invalidArgument,
+                    "JSON item \(count) (line \(line), column \(column)): \(reason) (limit \(limit)); raise it with STRATA_LIMITS=\(limit)=N.",
+                    context: ["row": String(count), "line": String(line), "column": String(column), "limit": limit, "maximum": String(maximum)])
     }
 
     private func malformed(_ reason: String) -> StrataError {

@@ -20,17 +20,29 @@ package enum ToolSettings {
     package static let maxSegmentSize: Int = (try? parsedMaxSegmentSize()) ?? SegmentCodec.defaultMaxContentSize
 
     /// `STRATA_LIMITS`: ``StrataLimits`` for the tools, as comma-separated `name=value`
-    /// pairs with the properties' names (`maxPredicateTerms=50000,maxRegexWork=100`);
+    /// pairs with the properties' names (`maxPredicateTerms=50000,maxImportFieldBytes=1000`);
     /// the others keep their defaults.
     package static let limits: StrataLimits = (try? parsedLimits()) ?? StrataLimits()
 
     /// Checks the environment settings and makes ``limits`` the process's
     /// `StrataLimits.current`. Each tool calls it before its command runs.
+    /// - Returns: warnings for the tool to print: a limit asked above what the process can
+    ///   survive, naming the value asked and the value used (``limitWarnings(_:)``).
     /// - Throws: `.invalidArgument` naming the variable and the value it cannot use.
-    package static func apply() throws {
+    package static func apply() throws -> [String] {
         _ = try parsedMaxSegmentSize()
         _ = try parsedCompaction()
-        StrataLimits.current = try parsedLimits()
+        let parsed = try parsedLimits()
+        StrataLimits.current = parsed
+        return limitWarnings(parsed)
+    }
+
+    /// The limits of `STRATA_LIMITS` that count as less than asked: `maxPredicateDepth`
+    /// above ``StrataLimits/predicateDepthCeiling`` (deeper recursion could overflow the
+    /// stack; docs/LIMITS.md, "Limits the stack sets").
+    package static func limitWarnings(_ limits: StrataLimits) -> [String] {
+        guard limits.maxPredicateDepth > StrataLimits.predicateDepthCeiling else { return [] }
+        return ["STRATA_LIMITS: maxPredicateDepth=\(limits.maxPredicateDepth) is deeper than the stack can take; using \(limits.effectivePredicateDepth)."]
     }
 
     private static func parsedMaxSegmentSize() throws -> Int {
@@ -49,6 +61,8 @@ package enum ToolSettings {
             "maxPredicateDepth": \.maxPredicateDepth, "maxPredicateTerms": \.maxPredicateTerms,
             "maxKeyPathComponents": \.maxKeyPathComponents, "maxRegexPatternLength": \.maxRegexPatternLength,
             "maxRegexSubjectLength": \.maxRegexSubjectLength, "maxRegexWork": \.maxRegexWork,
+            "maxImportFieldBytes": \.maxImportFieldBytes, "maxImportRecordBytes": \.maxImportRecordBytes,
+            "maxImportRecordValues": \.maxImportRecordValues,
         ])
         return limits
     }

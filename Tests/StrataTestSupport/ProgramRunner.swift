@@ -6,6 +6,13 @@ package struct CommandResult {
     package var stdout: String
     package var stderr: String
 
+    /// A result as a test that runs its own process (under a deadline) collected it.
+    package init(status: Int32, stdout: String, stderr: String) {
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+    }
+
     /// Standard output parsed as JSON.
     package func json() throws -> Any {
         try JSONSerialization.jsonObject(with: Data(stdout.utf8), options: [.fragmentsAllowed])

@@ -29,7 +29,9 @@ struct StrataLogCommand: ParsableCommand {
     static func main() {
         do {
             var command = try parseAsRoot()
-            try ToolSettings.apply()
+            for warning in try ToolSettings.apply() {
+                FileHandle.standardError.write(Data(("strata-log: warning: " + warning + "\n").utf8))
+            }
             try command.run()
         } catch let error as StrataError {
             for line in ToolErrorText.verboseLines(for: error, tool: "strata-log") {

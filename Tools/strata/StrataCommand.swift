@@ -38,7 +38,9 @@ struct StrataCommand: ParsableCommand {
     static func main() {
         do {
             var command = try parseAsRoot()
-            try ToolSettings.apply()
+            for warning in try ToolSettings.apply() {
+                FileHandle.standardError.write(Data(("strata: warning: " + warning + "\n").utf8))
+            }
             try command.run()
         } catch let error as StrataError {
             for line in ToolErrorText.verboseLines(for: error, tool: "strata") { CommandOutput.note(line) }

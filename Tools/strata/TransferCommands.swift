@@ -69,6 +69,12 @@ struct ImportCommand: ParsableCommand {
             header row of property names (and optionally _uri, _entity; a composite's elements \
             as address.city); an empty cell is null; a to-many cell lists URIs separated by spaces.
 
+            The file must be a regular file (the import reads it more than once). Every row \
+            is held to the import limits (STRATA_LIMITS: maxImportFieldBytes, \
+            maxImportRecordBytes, maxImportRecordValues; docs/LIMITS.md); CSV text must be \
+            UTF-8 (--replace-invalid-utf8 stores U+FFFD instead) and its header must name each \
+            column once.
+
             References name objects of the file (by their "_uri") or objects already in the \
             document (a URI or Entity/pKEY). Objects are created first, relationships linked in \
             a second pass. The import is saved as one undo group ("Import ENTITY"), so one \
@@ -105,6 +111,9 @@ struct ImportCommand: ParsableCommand {
     @Option(name: .customLong("merge-policy"),
             help: "What an object whose uniqueness key is taken does: error (stop, write nothing; the default), objectTrump or overwrite (update the record holding the key), storeTrump (fill its empty attributes) or rollback (keep it as it is).")
     var mergePolicy = "error"
+    @Flag(name: .customLong("replace-invalid-utf8"),
+          help: "CSV: store U+FFFD for bytes that are not UTF-8 (default: such a field is an error naming its row and column).")
+    var replacesInvalidUTF8 = false
 
     func run() throws {
         let url = URL(fileURLWithPath: file)
@@ -121,7 +130,7 @@ struct ImportCommand: ParsableCommand {
             let batched = try ImportBatch.insert(
                 open: {
                     source = try ImportByteSource(path: file)
-                    return ImportRowReader(source, csv: chosen == .csv)
+                    return ImportRowReader(source, csv: chosen == .csv, replacesInvalidUTF8: replacesInvalidUTF8)
                 },
                 defaultEntity: entity, into: session,
                 progress: { bar.update(source.bytesConsumed, of: source.totalBytes) })
@@ -132,7 +141,7 @@ struct ImportCommand: ParsableCommand {
                 (count, merged, action) = batched
             } else {
                 let again = try ImportByteSource(path: file)
-                var reader = ImportRowReader(again, csv: chosen == .csv)
+                var reader = ImportRowReader(again, csv: chosen == .csv, replacesInvalidUTF8: replacesInvalidUTF8)
                 (count, action) = try ImportRows.insert(
                     next: { try reader.next() }, progress: { (again.bytesConsumed, again.totalBytes) },
                     defaultEntity: entity, into: session)

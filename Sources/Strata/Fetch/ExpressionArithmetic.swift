@@ -48,6 +48,17 @@ package enum ExpressionArithmetic {
         }
     }
 
+    /// Whether a value is a number equal to zero (a divisor `/` and `modulus:by:` give
+    /// NULL for).
+    static func isZero(_ value: PropertyValue) -> Bool {
+        switch number(value) {
+        case .integer(let x)?: return x == 0
+        case .decimal(let x)?: return x == 0
+        case .double(let x)?: return x == 0
+        case nil: return false
+        }
+    }
+
     /// `lhs op rhs` for ``FetchFunction/add``, `subtract`, `multiply`, `divide`, `modulus`
     /// and `raise`.
     /// - Throws: `StrataError(.predicateEvaluation)` for values that are not numbers (or a

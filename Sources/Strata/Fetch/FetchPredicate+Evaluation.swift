@@ -61,6 +61,10 @@ struct PredicateEvaluator {
     /// What `now()` gives: one instant for the whole evaluation (a fetch or batch update
     /// pins one for all its rows with ``FetchPredicate/replacingNow(with:)``).
     var now = Date()
+    /// Whether `/` and `modulus:by:` by zero throw instead of giving NULL: a batch update
+    /// must not write NULL silently (docs/SEMANTICS.md, "Batch requests"); fetches keep
+    /// SQL's NULL.
+    var refusesDivisionByZero = false
 
     func truth(_ predicate: FetchPredicate) throws -> PredicateTruth {
         switch predicate {

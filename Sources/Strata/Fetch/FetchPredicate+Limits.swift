@@ -101,10 +101,10 @@ struct PredicateMeasure: Equatable {
 
     /// Throws the first limit exceeded, with Strata's own message (docs/LIMITS.md).
     func check(against limits: StrataLimits, code: StrataError.Code, context: [String: String] = [:]) throws {
-        if depth > limits.maxPredicateDepth {
+        if depth > limits.effectivePredicateDepth {
             throw StrataLimits.exceeded(
-                code, "predicate nested \(depth) levels deep (limit \(limits.maxPredicateDepth)) — simplify the predicate",
-                limit: "maxPredicateDepth", value: depth, maximum: limits.maxPredicateDepth, context: context)
+                code, "predicate nested \(depth) levels deep (limit \(limits.effectivePredicateDepth)) — simplify the predicate",
+                limit: "maxPredicateDepth", value: depth, maximum: limits.effectivePredicateDepth, context: context)
         }
         if terms > limits.maxPredicateTerms {
             throw StrataLimits.exceeded(

@@ -26,6 +26,11 @@ extension PredicateEvaluator {
             return .value(try ExpressionFunctions.aggregate(function, values))
         default:
             let values = try arguments.map { try single(try value($0), for: function) }
+            if refusesDivisionByZero, function == .divide || function == .modulus, ExpressionArithmetic.isZero(values[1]) {
+                let expression = FetchExpression.function(function, arguments).predicateFormat
+                throw StrataError(.predicateEvaluation, "division by zero in \(expression.count > 200 ? String(expression.prefix(200)) + "…" : expression)",
+                                  context: ["function": function.rawValue, "kind": "divisionByZero"])
+            }
             return .value(try ExpressionFunctions.apply(function, values, now: now))
         }
     }

@@ -101,7 +101,7 @@ struct PredicateParser {
     var position = 0
     var nextArgument = 0
     private var depth = 0
-    /// Bounds the recursion (``StrataLimits/maxPredicateDepth``), so no input, however
+    /// Bounds the recursion (``StrataLimits/effectivePredicateDepth``), so no input, however
     /// deeply nested, can overflow the stack.
     let limits: StrataLimits
 
@@ -173,10 +173,13 @@ struct PredicateParser {
     /// (`a + b + c …` nests to the left) passes ``StrataLimits/maxPredicateDepth``: a tree
     /// that deep would be refused once built, and is never built.
     func checkDepth(extra: Int) throws {
-        guard depth + extra > limits.maxPredicateDepth else { return }
-        var error = error("predicate nested more than \(limits.maxPredicateDepth) levels deep (limit \(limits.maxPredicateDepth)) — simplify the predicate")
+        // At most StrataLimits.predicateDepthCeiling, whatever was configured: deeper
+        // recursion could overflow the stack (docs/LIMITS.md, "Limits the stack sets").
+        let maximum = limits.effectivePredicateDepth
+        guard depth + extra > maximum else { return }
+        var error = error("predicate nested more than \(maximum) levels deep (limit \(maximum)) — simplify the predicate")
         error.context["limit"] = "maxPredicateDepth"
-        error.context["maximum"] = String(limits.maxPredicateDepth)
+        error.context["maximum"] = String(maximum)
         throw error
     }
 

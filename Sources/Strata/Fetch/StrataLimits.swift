@@ -22,6 +22,9 @@ public struct StrataLimits: Sendable, Hashable {
     /// How deeply a predicate may nest: NOT, parentheses, AND/OR inside each other,
     /// SUBQUERY and nested expressions each add a level (default 64). The parser's
     /// recursion is bounded by it, so no input can overflow the stack.
+    ///
+    /// A value above ``predicateDepthCeiling`` counts as the ceiling
+    /// (``effectivePredicateDepth``): deeper recursion could overflow a thread's stack.
     public var maxPredicateDepth = 64
     /// How many terms a predicate may have: every comparison, every AND/OR/NOT and every
     /// element of a literal collection (`{…}` or a `%@` list) counts one (default 20,000 —
@@ -42,6 +45,31 @@ public struct StrataLimits: Sendable, Hashable {
     /// characters; the match stops at this budget and throws instead of running for years.
     /// The units are counted, not timed, so a test gives the same answer on any machine.
     public var maxRegexWork = 1_000
+
+    /// The largest field one row of an import file (`strata import`) may have, in bytes:
+    /// a CSV cell, or a string of a JSON item (default 64 MiB — a quarter of the largest
+    /// segment a document decodes, so a row holding one still saves). A file with no line
+    /// break, or a quote never closed, fails here instead of filling memory.
+    public var maxImportFieldBytes = 64 << 20
+    /// The largest row of an import file, in bytes: a CSV record (several lines when a
+    /// quoted field holds line breaks) or one item of a JSON array (default 128 MiB). An
+    /// import holds one row at a time, so this bounds its memory, whatever the file's size.
+    public var maxImportRecordBytes = 128 << 20
+    /// How many values one row of an import file may have: the fields of a CSV record (the
+    /// header's included) or the strings, numbers, literals, arrays and objects of a JSON
+    /// item (default 1,000,000 — a to-many of a million URIs). Bounds the memory a row of
+    /// tiny values takes beyond its bytes (`,,,,` is a field per byte).
+    public var maxImportRecordValues = 1_000_000
+
+    /// The most ``maxPredicateDepth`` can be: a larger value counts as this. The parser and
+    /// the evaluators recurse several frames per level: a debug build overflowed an 8 MiB
+    /// stack (every thread's default on Linux) between 1,800 and 2,000 levels, so 1,000
+    /// leaves half of it spare (docs/LIMITS.md, "8. Limits the stack sets").
+    public static let predicateDepthCeiling = 1_000
+
+    /// ``maxPredicateDepth``, at most ``predicateDepthCeiling``: the depth the parser and
+    /// ``FetchPredicate/checkLimits(_:)`` hold a predicate to.
+    public var effectivePredicateDepth: Int { min(maxPredicateDepth, Self.predicateDepthCeiling) }
 
     /// The defaults.
     public init() {}

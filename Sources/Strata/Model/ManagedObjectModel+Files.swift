@@ -93,11 +93,17 @@ extension ManagedObjectModel {
         return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 
-    /// Reads a whole model file, refusing missing files and files over the size limit.
+    /// Reads a whole model file, refusing missing files, files that are not regular files
+    /// (FIFOs, devices) and files over the size limit.
     static func _readModelFile(_ url: URL) throws -> Data {
         let path = url.path
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
             throw StrataError(.modelFile, "The model file \(path) does not exist or cannot be read.", context: ["file": path])
+        }
+        // A FIFO would block the read below forever and /dev/zero never end (its size is 0).
+        if case .other(let what) = FileKind(of: path) {
+            throw StrataError(.modelFile, "The model file \(path) is \(what), not a regular file.",
+                              context: ["file": path, "kind": "notRegularFile"])
         }
         if let size = (attributes[.size] as? NSNumber)?.intValue, size > maximumModelFileSize {
             throw StrataError(.modelFile, "The model file \(path) is \(size) bytes, over the \(maximumModelFileSize)-byte limit.",

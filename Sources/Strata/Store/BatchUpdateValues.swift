@@ -50,12 +50,16 @@ enum BatchUpdateValues {
 
     /// The new values of one record's assigned slots, each computed from its old `row`
     /// (so `a = b, b = a` swaps); constants are taken as they are.
-    /// - Throws: evaluation errors, `.typeMismatch` and `.validation`, each naming the
-    ///   record (context `object`) and the key.
+    /// - Throws: evaluation errors (a division by zero among them: `context["kind"] ==
+    ///   "divisionByZero"`), `.typeMismatch` and `.validation`, each naming the record
+    ///   (context `object`) and the key.
     static func values(_ assignments: [(slot: Int, expression: FetchExpression)], for id: ManagedObjectID, row: [PropertyValue],
                        rowSource: @escaping (ManagedObjectID) throws -> [PropertyValue]?) throws -> [PropertyValue] {
         let entity = id.entity
-        let evaluator = PredicateEvaluator(subject: .object(RowSubject(objectID: id, values: row, rowSource: rowSource)), variables: [:])
+        var evaluator = PredicateEvaluator(subject: .object(RowSubject(objectID: id, values: row, rowSource: rowSource)), variables: [:])
+        // NULL from a division by zero would be written as the new value of every record
+        // the batch matched; Core Data raises for it too.
+        evaluator.refusesDivisionByZero = true
         return try assignments.map { slot, expression in
             if case .constant(let value) = expression { return value }
             let key = entity.slotNames[slot]

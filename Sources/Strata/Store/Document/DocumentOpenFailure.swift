@@ -17,7 +17,8 @@ enum DocumentOpenFailure {
                     context: context.merging(["path": path, "kind": "damaged"]) { $1 })
     }
 
-    /// Fails unless `path` names an existing regular file; the error names the cause.
+    /// Fails unless `path` names an existing regular file (or a symbolic link to one); the
+    /// error names the cause: missing, unreadable, or a directory, FIFO, device or socket.
     static func requireFile(_ path: String) throws {
         var info = stat()
         guard stat(path, &info) == 0 else {
@@ -29,8 +30,13 @@ enum DocumentOpenFailure {
             throw StrataError(.io, "Cannot open \(path): \(cause) (errno \(code)).",
                               context: ["path": path, "errno": String(code), "cause": code == EACCES || code == EPERM ? "permission" : "io"])
         }
-        if (info.st_mode & S_IFMT) == S_IFDIR {
-            throw StrataError(.corruptDocument, "\(path) is a directory, not a Strata document.", context: ["path": path])
+        // A FIFO would block SQLite's open or first read forever, a device never end, a
+        // directory or socket fail with SQLite's own words: refused before SQLite sees them.
+        try FileKind.requireRegularOrMissing(path, as: "a Strata document", code: .corruptDocument)
+        // SQLite opens the files beside it too: a FIFO there would block just the same.
+        for (suffix, role) in [("-wal", "a document's write-ahead log"), ("-shm", "a document's shared memory file"),
+                               ("-journal", "a document's rollback journal")] {
+            try FileKind.requireRegularOrMissing(path + suffix, as: role, code: .corruptDocument)
         }
     }
 

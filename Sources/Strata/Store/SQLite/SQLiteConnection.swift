@@ -55,10 +55,16 @@ package final class SQLiteConnection {
     ///   - flags: How to open; default `[.readWrite, .create]`.
     ///   - busyTimeout: How long a statement waits for another connection's lock before it
     ///     fails with `.documentBusy`; default 5 seconds.
-    /// - Throws: ``StrataError`` `.sqlite` when the file cannot be opened.
+    /// - Throws: ``StrataError`` `.sqlite` when the file cannot be opened; `.io` when the
+    ///   path names a directory, FIFO, device or socket (``FileKind``).
     package init(path: String, flags: OpenFlags = [.readWrite, .create], busyTimeout: TimeInterval = 5) throws {
         self.path = path
         busyTimeoutMilliseconds = Int32(clamping: Int((max(0, busyTimeout) * 1000).rounded()))
+        // Every file SQLite opens for Strata (documents, remotes, recovery's copies) is
+        // checked here too: a FIFO would block SQLite's open or first read forever.
+        if !flags.contains(.uri), !path.isEmpty, path != ":memory:" {
+            try FileKind.requireRegularOrMissing(path, as: "a database file")
+        }
         var database: OpaquePointer?
         let code = sqlite3_open_v2(path, &database, flags.rawValue, nil)
         guard code == SQLITE_OK, let database else {
