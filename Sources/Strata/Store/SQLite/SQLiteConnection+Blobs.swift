@@ -23,7 +23,7 @@ extension SQLiteConnection {
         let opened = sqlite3_blob_open(database, "main", table, column, row, 1, &blob)
         guard opened == SQLITE_OK, let blob else {
             if let blob { sqlite3_blob_close(blob) }
-            throw StrataError.sqlite(resultCode: opened, database: database, sql: what)
+            throw located(StrataError.sqlite(resultCode: opened, database: database, sql: nil), what)
         }
         // SQLite's blobs stop at SQLITE_MAX_LENGTH (1e9 bytes by default), below Int32.max.
         var code = bytes.count > Int(Int32.max) ? SQLITE_TOOBIG : SQLITE_OK
@@ -32,6 +32,14 @@ extension SQLiteConnection {
         }
         let closed = sqlite3_blob_close(blob)
         if code == SQLITE_OK { code = closed }
-        guard code == SQLITE_OK else { throw StrataError.sqlite(resultCode: code, database: database, sql: what) }
+        guard code == SQLITE_OK else { throw located(StrataError.sqlite(resultCode: code, database: database, sql: nil), what) }
+    }
+
+    /// A blob error saying where it happened (no SQL names the place: a blob handle has none).
+    private func located(_ error: StrataError, _ what: String) -> StrataError {
+        var error = error
+        error.message = "Failed \(what): \(error.message)"
+        error.context["operation"] = what
+        return error
     }
 }
