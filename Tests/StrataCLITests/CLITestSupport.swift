@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 import Testing
 // Every file of the test target sees the temporary directory and the built-program locator.
 @_exported import StrataTestSupport
@@ -11,6 +12,27 @@ extension TemporaryDirectory {
         let result = try CLI.strata("new", document, "--example", "employees")
         #expect(result.status == 0, "strata new failed: \(result.stderr)")
         return document
+    }
+
+    /// An employees document whose last save (a department "Research") is only in its
+    /// `-wal`, which nobody holds: the files a killed writer leaves. Returns its path.
+    func documentWithLeftoverWAL(_ name: String = "copy.strata") throws -> String {
+        let source = URL(fileURLWithPath: try employees("source-\(name)"))
+        var configuration = DocumentStore.Configuration()
+        configuration.compactsOnClose = false
+        let store = try DocumentStore(openingAt: source, configuration: configuration)
+        let coordinator = PersistentStoreCoordinator(model: store.model)
+        try coordinator.addStore(store)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        try context.insertObject(forEntityName: "Department").setValue("Research", forKey: "name")
+        try context.save()
+        // While the store is open its save is only in the WAL: copying both makes the files
+        // a writer stopped with, its WAL not folded in and nobody holding it.
+        let copy = path(name)
+        try FileManager.default.copyItem(atPath: source.path, toPath: copy)
+        try FileManager.default.copyItem(atPath: source.path + "-wal", toPath: copy + "-wal")
+        try store.close()
+        return copy
     }
 
     /// Inserts an object and returns its URI.

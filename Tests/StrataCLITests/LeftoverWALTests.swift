@@ -100,21 +100,7 @@ import Testing
     @Test("a read-only store opened on a document with a leftover WAL reads its saves; the main file alone then holds them")
     func readOnlyStoreFoldsTheLeftoverWAL() throws {
         let sandbox = try TemporaryDirectory()
-        let source = URL(fileURLWithPath: try sandbox.employees())
-        var configuration = DocumentStore.Configuration()
-        configuration.compactsOnClose = false
-        let store = try DocumentStore(openingAt: source, configuration: configuration)
-        let coordinator = PersistentStoreCoordinator(model: store.model)
-        try coordinator.addStore(store)
-        let context = ManagedObjectContext(coordinator: coordinator)
-        try context.insertObject(forEntityName: "Department").setValue("Research", forKey: "name")
-        try context.save()
-        // While the store is open its save is only in the WAL: copying both makes the files
-        // a killed writer leaves.
-        let copy = sandbox.path("copy.strata")
-        try FileManager.default.copyItem(atPath: source.path, toPath: copy)
-        try FileManager.default.copyItem(atPath: source.path + "-wal", toPath: copy + "-wal")
-        try store.close()
+        let copy = try sandbox.documentWithLeftoverWAL()
         try #require(DocumentCheckpoint.walBytes(copy) > 0)
 
         var readOnly = DocumentStore.Configuration()

@@ -102,15 +102,18 @@ extension DocumentStore {
             return nil
         }
         var connection: SQLiteConnection
-        do {
-            // The probe reads strata_meta before anything is written, so a file that is not a
-            // document is refused unchanged.
-            connection = try SQLiteConnection.openExisting(
-                path: url.path, flags: [.readWrite], busyTimeout: configuration.busyTimeout,
-                probe: "SELECT value FROM strata_meta WHERE key = 'format'")
-        } catch {
-            throw unreadableLeftoverLog(url, error)
+        // The probe reads strata_meta before anything is written, so a file that is not a
+        // document is refused unchanged.
+        func openToWrite() throws -> SQLiteConnection {
+            do {
+                return try SQLiteConnection.openExisting(
+                    path: url.path, flags: [.readWrite], busyTimeout: configuration.busyTimeout,
+                    probe: "SELECT value FROM strata_meta WHERE key = 'format'")
+            } catch {
+                throw unreadableLeftoverLog(url, error)
+            }
         }
+        connection = try openToWrite()
         if DocumentCheckpoint.finish(connection, path: url.path) == nil, DocumentCheckpoint.walBytes(url.path) == 0 {
             // Folded in: the last connection's close removes the empty -wal and the -shm.
             connection.close()
@@ -130,13 +133,7 @@ extension DocumentStore {
             }
             return reader
         }
-        do {
-            connection = try SQLiteConnection.openExisting(
-                path: url.path, flags: [.readWrite], busyTimeout: configuration.busyTimeout,
-                probe: "SELECT value FROM strata_meta WHERE key = 'format'")
-        } catch {
-            throw unreadableLeftoverLog(url, error)
-        }
+        connection = try openToWrite()
         do {
             // SQLite itself then refuses any change through this connection.
             try connection.execute("PRAGMA query_only=1")
