@@ -56,12 +56,8 @@ package enum DocumentRecovery {
             return try repair(url, now: now, settings: settings, report: report, stage: &stage)
         } catch let error as StrataError where error.code == .sqlite && ![.diskFull, .permission, .busy].contains(SQLiteFailureCause.of(error)) {
             // What SQLite said is kept, without the statement, inside Strata's own sentence.
-            var detail = error.message
-            if let colon = detail.range(of: ": "), detail.hasPrefix("SQLite error") { detail = String(detail[colon.upperBound...]) }
-            if let sql = detail.range(of: " (SQL: ") { detail = String(detail[..<sql.lowerBound]) }
-            if detail.hasSuffix(".") { detail.removeLast() }
             throw DocumentOpenFailure.damaged(
-                url.path, "recovery failed while \(stage) (the database engine reported: \(detail.prefix(160))). The document was not replaced; restore it from a backup of your own",
+                url.path, "recovery failed while \(stage) (the database engine reported: \(DocumentOpenFailure.engineDetail(error.message))). The document was not replaced; restore it from a backup of your own",
                 advice: false, context: ["stage": stage])
         }
     }
