@@ -145,8 +145,8 @@ struct RecoverKeepsIntactTests {
             let write = try CLI.strata("insert", document, "Department", "name=X")
             expectFailure(write, mentions: ["damaged", "strata-log recover", fragment])
             #expect(try Data(contentsOf: URL(fileURLWithPath: document)) == damaged, "\(label): the refused write changed the file")
-            #expect(try CLI.strataLog("recover", document).status == 0, label)
-            #expect(try CLI.strataLog("verify", document).status == 0, label)
+            #expect(try CLI.strataLog("recover", document).status == 0, "\(label)")
+            #expect(try CLI.strataLog("verify", document).status == 0, "\(label)")
             #expect(try CLI.strata("insert", document, "Department", "name=X").status == 0, "\(label): the recovered file refuses writes")
         }
         // An LZ4 checksum error in a segment the snapshot already holds.

@@ -89,7 +89,8 @@ enum DocumentOpenFailure {
                 return StrataError(.corruptDocument, "\(path) is not a Strata document: it is an SQLite database without Strata metadata.",
                                    context: context.merging(["kind": "notStrata"]) { $1 })
             }
-            if sqliteDetail.contains("no such table") || sqliteDetail.contains("malformed") {
+            // A damaged schema entry can rename a column of Strata's own tables.
+            if sqliteDetail.contains("no such table") || sqliteDetail.contains("no such column") || sqliteDetail.contains("malformed") {
                 return fromKind(path, detail: sqliteDetail, context: context)
             }
             return StrataError(error.code == .corruptDocument ? .corruptDocument : .io,
