@@ -54,7 +54,7 @@ package enum DocumentRecovery {
         var stage = "reading the damaged document"
         do {
             return try repair(url, now: now, settings: settings, report: report, stage: &stage)
-        } catch let error as StrataError where error.code == .sqlite && ![.diskFull, .permission, .busy].contains(SQLiteFailureCause.of(error)) {
+        } catch let error as StrataError where error.code == .sqlite && ![.diskFull, .permission, .busy, .io].contains(SQLiteFailureCause.of(error)) {
             // What SQLite said is kept, without the statement, inside Strata's own sentence.
             throw DocumentOpenFailure.damaged(
                 url.path, "recovery failed while \(stage) (the database engine reported: \(DocumentOpenFailure.engineDetail(error.message))). The document was not replaced; restore it from a backup of your own",
