@@ -138,9 +138,24 @@ import Testing
             defer { connection.close() }
             try DocumentFile.writeMeta(connection, key: "formatVersion", .integer(Int64(DocumentStore.formatVersion + 1)))
         }
+        // A number the identity checksum does not cover is a damaged byte, not a newer file.
+        let damaged = strataError { _ = try DocumentStore(openingAt: url, model: ManagedObjectModel.employeesExample()) }
+        #expect(damaged?.code == .corruptDocument)
+        #expect(damaged?.message.contains("damaged") == true, "\(damaged?.message ?? "")")
+        do {
+            // A newer Strata writes the checksum over its format number.
+            let connection = try SQLiteConnection(path: url.path)
+            defer { connection.close() }
+            var values: [String: SQLiteValue] = [:]
+            for row in try connection.prepare("SELECT key, value FROM strata_meta").rows() {
+                if case .text(let key) = row[0] { values[key] = row[1] }
+            }
+            try DocumentFile.writeMeta(connection, key: Strata.DocumentIdentity.key, .text(Strata.DocumentIdentity.checksum(values)))
+            try DocumentFile.writeMeta(connection, key: Strata.DocumentIdentity.copyKey, .text(Strata.DocumentIdentity.copy(values)))
+        }
         let error = strataError { _ = try DocumentStore(openingAt: url, model: ManagedObjectModel.employeesExample()) }
         #expect(error?.code == .corruptDocument)
-        #expect(error?.message.contains("document format \(DocumentStore.formatVersion + 1)") == true)
+        #expect(error?.message.contains("written by a newer Strata (document format \(DocumentStore.formatVersion + 1))") == true, "\(error?.message ?? "")")
     }
 
     /// The fixture's current content (after its uncompacted changes), inserted afresh.

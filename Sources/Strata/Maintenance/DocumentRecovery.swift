@@ -43,7 +43,7 @@ package enum DocumentRecovery {
         let verification: VerificationReport
         do {
             verification = try DocumentVerifier.verify(url, settings: settings)
-        } catch let error as StrataError where ["notSQLite", "notStrata", "busy", "diskFull", "permission"].contains(error.context["kind"] ?? "")
+        } catch let error as StrataError where ["notSQLite", "notStrata", "newerFormat", "busy", "diskFull", "permission"].contains(error.context["kind"] ?? "")
                     || error.code == .io || error.code == .documentBusy || SQLiteFailureCause.of(error) == .diskFull {
             throw error   // no file, not a Strata document, busy, disk full...
         } catch let error as StrataError {
@@ -51,16 +51,37 @@ package enum DocumentRecovery {
         }
         guard !verification.isValid else { return report }
         report.damage = verification.problems
+        var stage = "reading the damaged document"
+        do {
+            return try repair(url, now: now, settings: settings, report: report, stage: &stage)
+        } catch let error as StrataError where error.code == .sqlite && ![.diskFull, .permission, .busy, .io].contains(SQLiteFailureCause.of(error)) {
+            // What SQLite said is kept, without the statement, inside Strata's own sentence.
+            throw DocumentOpenFailure.damaged(
+                url.path, "recovery failed while \(stage) (the database engine reported: \(DocumentOpenFailure.engineDetail(error.message))). The document was not replaced; restore it from a backup of your own",
+                advice: false, context: ["stage": stage])
+        }
+    }
 
+    /// Reads what the damaged document holds, backs it up and writes the repaired document
+    /// in its place; `stage` names the step under way for an error.
+    private static func repair(_ url: URL, now: Date, settings: DocumentStore.Configuration, report: RecoveryReport,
+                               stage: inout String) throws -> RecoveryReport {
+        var report = report
         var source = try RecoverySource(url, settings: settings)
         defer {
             source.connection.close()
             source.removeScratch()
         }
+        stage = "checking the document's identity"
         try source.restoreIdentity(besides: url, report: &report)
+        if case .integer(let format)? = source.values["formatVersion"], format > Int64(DocumentStore.formatVersion) {
+            throw DocumentFile.newerFormat(url.path, format: format)
+        }
+        stage = "backing the document up"
         let backup = try makeBackup(url, now: now)
         report.backup = backup
         let building = AtomicFileWriter.temporaryName(for: url, purpose: "recovering")
+        stage = "writing the repaired document"
         do {
             // A migrated document's log starts in an earlier model: its snapshot cannot be
             // compacted again from segment 1 in the current one, so its rows are copied.

@@ -5,6 +5,7 @@ extension RecoverySource {
     /// every segment's stored bytes unchanged, group rows and key counters derived from
     /// the segments, and snapshot tables compacted from them.
     func rebuild(into building: URL, report: inout RecoveryReport) throws {
+        reportCarved(&report)
         let kept = records
         try write(building, segments: kept, compactedThrough: 0)
         let records = try compact(building)
@@ -19,6 +20,7 @@ extension RecoverySource {
     /// one with the history before it), every snapshot row SQLite can still read copied.
     func salvage(into building: URL, report: inout RecoveryReport) throws {
         guard model != nil else { throw DocumentOpenFailure.damaged(url.path, "its stored model cannot be read") }
+        reportCarved(&report)
         var drop: [UInt64: String] = [:]
         let compacted = compactedThrough
         let sequences = Set(records.map(\.sequence)).union(damaged.keys)
@@ -37,12 +39,19 @@ extension RecoverySource {
         let kept = records.filter { drop[$0.sequence] == nil && segments[$0.sequence] != nil }
         try write(building, segments: kept, compactedThrough: compacted)
         let lost = try copySnapshotRows(into: building)
+        try raiseKeyCounters(in: building)
         if lost.isEmpty {
             report.repairs.append("copied every snapshot row into a fresh file; kept \(kept.count) intact segment\(kept.count == 1 ? "" : "s")")
         } else {
             report.repairs.append("copied every readable snapshot row into a fresh file; kept \(kept.count) intact segment\(kept.count == 1 ? "" : "s")")
             report.losses += lost
         }
+    }
+
+    private func reportCarved(_ report: inout RecoveryReport) {
+        guard !carved.isEmpty else { return }
+        let list = carved.sorted().map(String.init).joined(separator: ", ")
+        report.repairs.append("found the intact bodies of segment\(carved.count == 1 ? "" : "s") \(list) in the file's pages (SQLite could not read their log rows)")
     }
 
     /// Creates the new file with the document's identity and the given segments.
@@ -89,6 +98,28 @@ extension RecoverySource {
             try? store.close()
             throw error
         }
+    }
+
+    /// Raises each root entity's key counter to the largest key its salvaged rows hold: a
+    /// damaged `strata_meta` row may have lost the counter, and a new record must never
+    /// be given a key a salvaged one has.
+    private func raiseKeyCounters(in building: URL) throws {
+        guard let model else { return }
+        let target = try SQLiteConnection(path: building.path, flags: [.readWrite], busyTimeout: busyTimeout)
+        defer { target.close() }
+        try target.transaction(.immediate) {
+            for entity in model.entities where entity.superentity == nil {
+                let counterKey = "keyCounter.\(entity.name)"
+                guard case .integer(let largest)? = try? target.prepare("SELECT MAX(_pk) FROM \(SnapshotSchema.quote(entity.name))").rows().first?.first
+                else { continue }
+                var stored: Int64 = 0
+                if case .integer(let value)? = try target.prepare("SELECT value FROM strata_meta WHERE key = ?").rows([.text(counterKey)]).first?.first {
+                    stored = value
+                }
+                if largest > stored { try DocumentFile.writeMeta(target, key: counterKey, .integer(largest)) }
+            }
+        }
+        try target.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 
     /// Copies each snapshot table's readable rows into the new file (columns by name, so a

@@ -18,6 +18,9 @@ struct RecoverySource {
     var unreadable: [UInt64: String] = [:]
     /// Decoded segments by sequence.
     var segments: [UInt64: Segment] = [:]
+    /// Segments whose bodies were found in the file's pages, their rows being unreadable
+    /// (RecoverySource+Carving).
+    var carved: Set<UInt64> = []
     /// Damaged segments by sequence, with the reason.
     var damaged: [UInt64: String] = [:]
     /// The model, once the identity is checked.
@@ -76,7 +79,9 @@ struct RecoverySource {
                 default: Self.replaceSchemaPage(scratch.path)
                 }
                 guard let connection = try? Self.open(scratch.path, busyTimeout: settings.busyTimeout) else { continue }
-                if let meta = Self.readMeta(connection), !meta.isEmpty {
+                // Past the header, the schema entries of Strata's own tables are put back
+                // too when they differ (a renamed column hides a table's rows).
+                if let meta = Self.readMeta(connection), !meta.isEmpty, step > 0 || Self.ownSchemaIsIntact(connection) {
                     opened = (connection, meta)
                     break
                 }
@@ -213,36 +218,22 @@ struct RecoverySource {
         try? connection.execute("PRAGMA writable_schema=RESET")
     }
 
-    private mutating func readSegments() {
-        if let all = try? LogTables.records(connection, compactedThrough: compactedThrough) {
-            records = all
-            return
-        }
-        // The table's pages or a row are damaged: read row by row what the index of keys
-        // still lists.
-        let sequences = (try? LogTables.sequences(connection)) ?? []
-        for sequence in sequences {
-            do {
-                records += try LogTables.records(connection, in: sequence...sequence, compactedThrough: compactedThrough)
-            } catch let error as StrataError {
-                unreadable[sequence] = error.code == .corruptSegment ? error.message : "SQLite cannot read its row (\(error.message))"
-            } catch {
-                unreadable[sequence] = "SQLite cannot read its row (\(error))"
-            }
-        }
-        if sequences.isEmpty { unreadable[0] = "SQLite cannot read the log table" }
-    }
-
     /// Decodes every readable segment with the (checked) model, or one saved before a
     /// migration with the model version it was written with.
     mutating func decodeSegments() {
         guard let model else { return }
         let tag = StoreRegistry.tag(for: identifier)
         let earlier = earlierModels(), since = modelSince
-        for record in records {
+        for (index, record) in records.enumerated() {
             let segmentModel = record.sequence < since ? earlier.last(where: { $0.firstSegment <= record.sequence })?.model ?? model : model
             do {
-                segments[record.sequence] = try DocumentLogFile.decode(record, model: segmentModel, storeTag: tag, maxSegmentSize: settings.maxSegmentSize)
+                // The body is the truth, not the row (RecoverySource+Rows): the rebuilt row
+                // takes its counts from the decoded body.
+                let segment = try SegmentCodec.decodeCompressed(record.body, model: segmentModel, storeTag: tag, sequenceHint: record.sequence,
+                                                                maxContentSize: settings.maxSegmentSize)
+                records[index].groupCount = segment.groups.count
+                records[index].operationCount = segment.operationCount
+                segments[record.sequence] = segment
             } catch let error as StrataError {
                 damaged[record.sequence] = error.message
             } catch {

@@ -69,6 +69,14 @@ enum DocumentFile {
         }
     }
 
+    /// The error for a document whose format version is above ``DocumentStore/formatVersion``:
+    /// a newer Strata wrote it, so nothing here may read or rewrite it (docs/FORMAT.md §11).
+    static func newerFormat(_ path: String, format: Int64) -> StrataError {
+        StrataError(.corruptDocument,
+                    "\(path) was written by a newer Strata (document format \(format)); this one reads up to format \(DocumentStore.formatVersion). Nothing was changed; open it with a newer Strata.",
+                    context: ["path": path, "kind": "newerFormat", "format": String(format)])
+    }
+
     /// Reads and checks `strata_meta`.
     /// - Parameter checksIdentity: Refuse a document whose identity fields do not match
     ///   their checksum (off for the tools that report or repair it).
@@ -97,8 +105,12 @@ enum DocumentFile {
         }
         guard case .integer(let version)? = values["formatVersion"] else { throw notADocument("no format version") }
         guard version <= Int64(DocumentStore.formatVersion) else {
-            throw StrataError(.corruptDocument, "\(path) has document format \(version); this Strata reads up to \(DocumentStore.formatVersion).",
-                              context: ["path": path])
+            // A newer Strata covers its format version with the identity checksum: when the
+            // checksum does not hold, the number is a damaged byte, not a newer file.
+            if case .text(let checksum)? = values[DocumentIdentity.key], checksum != DocumentIdentity.checksum(values) {
+                throw notADocument("a format version (\(version)) its identity checksum does not confirm")
+            }
+            throw newerFormat(path, format: version)
         }
         guard case .text(let identifier)? = values["storeIdentifier"], UUID(uuidString: identifier) != nil else {
             throw notADocument("no valid store identifier")

@@ -95,7 +95,8 @@ enum DocumentOpenFailure {
                 return StrataError(.corruptDocument, "\(path) is not a Strata document: it is an SQLite database without Strata metadata.",
                                    context: context.merging(["kind": "notStrata"]) { $1 })
             }
-            if sqliteDetail.contains("no such table") || sqliteDetail.contains("malformed") {
+            // A damaged schema entry can rename a column of Strata's own tables.
+            if sqliteDetail.contains("no such table") || sqliteDetail.contains("no such column") || sqliteDetail.contains("malformed") {
                 return fromKind(path, detail: sqliteDetail, context: context)
             }
             return StrataError(error.code == .corruptDocument ? .corruptDocument : .io,
@@ -103,7 +104,18 @@ enum DocumentOpenFailure {
         }
     }
 
-    private static func fromKind(_ path: String, detail: String, context: [String: String]) -> StrataError {
+    /// What SQLite said, without the "SQLite error N:" prefix and the statement: the
+    /// engine's words inside Strata's own sentence, never its raw error.
+    static func engineDetail(_ message: String) -> String {
+        var detail = message
+        if detail.hasPrefix("SQLite error"), let colon = detail.range(of: ": ") { detail = String(detail[colon.upperBound...]) }
+        if let statement = detail.range(of: " (SQL: ") { detail = String(detail[..<statement.lowerBound]) }
+        while detail.hasSuffix(".") { detail.removeLast() }
+        return detail.count > 160 ? String(detail.prefix(160)) + "…" : detail
+    }
+
+    private static func fromKind(_ path: String, detail rawDetail: String, context: [String: String]) -> StrataError {
+        let detail = engineDetail(rawDetail)
         switch kind(of: path) {
         case .notSQLite:
             return StrataError(.corruptDocument, "\(path) is not a Strata document: it is not an SQLite file.",

@@ -25,7 +25,9 @@ extension DocumentStore {
             try connection.execute("PRAGMA foreign_keys=OFF")
             try connection.setPageCacheSize(configuration.pageCacheSize)
             try SQLFunctions.register(on: connection)
-            if !create, configuration.checksIntegrityOnOpen { try DocumentCheckpoint.quickCheck(connection, path: url.path) }
+            if !create, configuration.checksIntegrityOnOpen {
+                try DocumentWriteCheck.check(connection, path: url.path, maxSegmentSize: configuration.maxSegmentSize)
+            }
             // A save whose checkpoint could not finish (a full disk) left its pages in the
             // WAL; fold in what can be folded without waiting for other connections.
             if !create, DocumentCheckpoint.walBytes(url.path) > 0 {

@@ -83,9 +83,13 @@ public final class DocumentStore: PersistentStore {
         /// ``maxSegmentSize``.
         public var limits = StrataLimits.current
 
-        /// Run SQLite's `PRAGMA quick_check` when the document opens and refuse a damaged
-        /// file with `.corruptDocument` (default `false`). Costs one pass over the file's
-        /// pages; the command-line tools turn it on whenever they open a document to write.
+        /// Check the document for damage when it opens and refuse a damaged file with
+        /// `.corruptDocument` (default `false`): an open to write runs SQLite's
+        /// `PRAGMA integrity_check` and checks the schema entries of Strata's own tables
+        /// and every stored segment's checksum against its log and group rows
+        /// (`DocumentWriteCheck`); a read-only open runs `PRAGMA quick_check`. Costs about
+        /// one pass over the file; the command-line tools turn it on whenever they open a
+        /// document to write (docs/RELIABILITY.md, "Damaged documents").
         public var checksIntegrityOnOpen = false
 
         /// Open the document only to read it (default `false`): SQLite opens the file

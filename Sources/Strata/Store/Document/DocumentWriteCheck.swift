@@ -1,0 +1,92 @@
+import Foundation
+
+/// What an open to write checks before anything is written, when
+/// ``DocumentStore/Configuration/checksIntegrityOnOpen`` is on (every CLI command that
+/// writes): damage found here refuses the write with "… is a damaged Strata document: …;
+/// run `strata-log verify` …, then `strata-log recover` …", and nothing is written
+/// (docs/RELIABILITY.md, "Damaged documents", "What a write checks").
+///
+/// Each check costs about one pass over what it reads, like SQLite's own:
+/// 1. `PRAGMA integrity_check`: every page, every record, and every index entry against
+///    its table (`quick_check` skips the indexes, so a missing index row — a uniqueness
+///    constraint that no longer sees a duplicate — went unnoticed);
+/// 2. the schema entries of Strata's own four tables, word for word (a damaged byte can
+///    rename a column and still parse);
+/// 3. every stored segment's LZ4 frame and content checksum, and the sequence, size and
+///    group count its body starts with against its log row and its group rows (no
+///    operation is decoded: that is `strata-log verify`'s replay).
+///
+/// What is left to `strata-log verify`: a changed value inside an intact snapshot record
+/// or group row (found by replaying the whole log), and relationships and keys that
+/// disagree across records.
+enum DocumentWriteCheck {
+    /// Runs the checks on an open connection.
+    /// - Throws: `.corruptDocument` ("damaged … strata-log recover") naming what is wrong.
+    static func check(_ connection: SQLiteConnection, path: String, maxSegmentSize: Int) throws {
+        try pages(connection, path: path)
+        try ownSchema(connection, path: path)
+        try segments(connection, path: path, maxSegmentSize: maxSegmentSize)
+    }
+
+    private static func pages(_ connection: SQLiteConnection, path: String) throws {
+        let rows: [[SQLiteValue]]
+        do {
+            rows = try connection.prepare("PRAGMA integrity_check(5)").rows()
+        } catch let error as StrataError where SQLiteFailureCause.of(error) == .corrupt {
+            throw DocumentOpenFailure.damaged(path, "SQLite's integrity check cannot read it (\(error.message))")
+        }
+        let lines = rows.compactMap { row -> String? in if case .text(let text)? = row.first { text } else { nil } }
+        guard lines == ["ok"] else {
+            throw DocumentOpenFailure.damaged(path, "SQLite's integrity check found: \(lines.joined(separator: "; ").prefix(400))")
+        }
+    }
+
+    private static func ownSchema(_ connection: SQLiteConnection, path: String) throws {
+        let stored = try connection.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name IN ('strata_meta', 'strata_segment', 'strata_group', 'strata_entity')").rows()
+        var byName: [String: String] = [:]
+        for row in stored where row.count == 2 {
+            if case .text(let name) = row[0], case .text(let sql) = row[1] { byName[name] = sql }
+        }
+        for table in DocumentFile.ownTables where byName[table.name] != table.sql {
+            throw DocumentOpenFailure.damaged(path, "the schema entry of its table \(table.name) is not the one Strata writes")
+        }
+    }
+
+    private static func segments(_ connection: SQLiteConnection, path: String, maxSegmentSize: Int) throws {
+        func damaged(_ sequence: Int64, _ why: String) -> StrataError {
+            DocumentOpenFailure.damaged(path, "segment \(sequence) \(why)", context: ["segment": String(sequence)])
+        }
+        // One row at a time: a retained history can be far larger than memory.
+        let statement = try connection.prepare("""
+            SELECT s.seq, s.groups, s.raw_size, s.body, (SELECT count(*) FROM strata_group g WHERE g.seq = s.seq)
+            FROM strata_segment s ORDER BY s.seq
+            """)
+        defer { statement.resetQuietly() }
+        while try statement.step() == .row {
+            let sequence = statement.int64(at: 0)
+            let raw: [UInt8]
+            do {
+                raw = try LZ4Frame.decompress(statement.bytes(at: 3), maxContentSize: maxSegmentSize)
+            } catch let error as StrataError {
+                throw damaged(sequence, "fails its checksum (\(error.message))")
+            }
+            var reader = ByteReader(raw)
+            guard (try? reader.readRaw(count: SegmentFormat.magic.count)) == SegmentFormat.magic, (try? reader.readVarint()) != nil,
+                  let bodySequence = try? reader.readVarint(), (try? reader.readZigzag()) != nil, let groups = try? reader.readVarint()
+            else { throw damaged(sequence, "has a body that does not start as a segment's does") }
+            guard bodySequence == UInt64(bitPattern: sequence) else { throw damaged(sequence, "has a body saying sequence \(bodySequence)") }
+            guard Int64(raw.count) == statement.int64(at: 2) else {
+                throw damaged(sequence, "has a body of \(raw.count) bytes where its log row says \(statement.int64(at: 2))")
+            }
+            // A group id can recur within a save; its rows are one per id (LogTables.append).
+            let groupRows = statement.int64(at: 4)
+            guard Int64(groups) == statement.int64(at: 1), groupRows <= Int64(groups), (groups == 0) == (groupRows == 0) else {
+                throw damaged(sequence, "holds \(groups) undo groups where its log row says \(statement.int64(at: 1)) and it has \(statement.int64(at: 4)) group rows")
+            }
+        }
+        let orphans = try connection.prepare("SELECT count(*) FROM strata_group WHERE seq NOT IN (SELECT seq FROM strata_segment)").rows()
+        if case .integer(let count)? = orphans.first?.first, count > 0 {
+            throw DocumentOpenFailure.damaged(path, "\(count) undo group rows belong to no stored segment")
+        }
+    }
+}
