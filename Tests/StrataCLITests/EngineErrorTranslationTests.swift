@@ -69,7 +69,7 @@ struct EngineErrorTranslationTests {
         let fifo = sandbox.path("remote.fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
         let toFIFO = try CLI.strata("push", document, fifo)
-        expectFailure(toFIFO, mentions: ["is not a regular file"])
+        expectFailure(toFIFO, mentions: ["is a FIFO (named pipe)"])
         let remote = sandbox.path("hub.strata-remote")
         #expect(try CLI.strata("push", document, remote).status == 0)
         let clone = try CLI.strata("clone", remote, "")

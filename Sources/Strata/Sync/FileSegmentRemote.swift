@@ -29,11 +29,9 @@ public final class FileSegmentRemote: SegmentRemote {
     public init(url: URL, creatingIfMissing: Bool = true, busyTimeout: TimeInterval = 10) throws {
         location = url.path
         // A directory, FIFO or device is no remote: SQLite would fail with an I/O error or block.
-        var info = stat()
-        if stat(url.path, &info) == 0, info.st_mode & mode_t(S_IFMT) != mode_t(S_IFREG) {
-            let kind = info.st_mode & mode_t(S_IFMT) == mode_t(S_IFDIR) ? "a directory" : "not a regular file"
-            throw StrataError(.invalidArgument, "The remote \(url.path) is \(kind); name a .strata-remote file (a first push creates one).",
-                              context: ["path": url.path])
+        if case .other(let what) = FileKind(of: url.path) {
+            throw StrataError(.invalidArgument, "The remote \(url.path) is \(what); name a .strata-remote file (a first push creates one).",
+                              context: ["path": url.path, "kind": "notRegularFile"])
         }
         let exists = FileManager.default.fileExists(atPath: url.path)
         guard exists || creatingIfMissing else {
