@@ -24,7 +24,7 @@ extension ManagedObjectContext {
     ///   the handler's error; `.undo` for an undoable request inside an open undo group;
     ///   `.constraintConflict` for rows whose uniqueness keys are taken, under this context's
     ///   ``mergePolicy`` `.error` (other policies merge them into the records holding the
-    ///   keys: ``BatchInsertUniqueness``, docs/SEMANTICS.md "Batch inserts and uniqueness
+    ///   keys: docs/SEMANTICS.md, "Batch inserts and uniqueness
     ///   constraints"); store errors. Nothing is written when it throws.
     /// - Complexity: O(rows + the existing records the rows relate to); memory bounded by
     ///   a chunk of rows for a document, plus the inserted IDs unless the result type is
