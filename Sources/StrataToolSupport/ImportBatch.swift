@@ -94,7 +94,7 @@ package enum ImportBatch {
         var resolved: [String: ManagedObjectID] = [:]
         // How each column goes into a row, resolved once per position (a CSV's columns come in
         // the same order in every row; a JSON object's keys usually do): a row is filled by
-        // slot, with no property name hashed (docs/BENCHMARKS.md, "W8 after w8").
+        // slot, with no property name hashed (docs/BENCHMARKS.md, "W8: CSV import").
         var columns: [ImportValues.Column] = []
         let request = BatchInsertRequest(entityName: entity.name) { (values: inout StoreBatchInsert.Row) in
             guard let row = try rows.next() else { return true }

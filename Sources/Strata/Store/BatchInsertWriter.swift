@@ -45,7 +45,7 @@ struct BatchInsertWriter {
         var groupID = request.groupID
         var savedGroupID: UInt64?
         // Each list of IDs only when the result asks for it: a million inserted IDs take
-        // 24 MB as a list and 50 MB as a set (docs/BENCHMARKS.md, "W8 after mem4").
+        // 24 MB as a list and 50 MB as a set (docs/LIMITS.md, "Batch inserts").
         let listing = rows.listing
         var inserted: [ManagedObjectID] = []
         var insertedSet: Set<ManagedObjectID> = []
