@@ -3,7 +3,8 @@ import PackageDescription
 
 // The benchmark suite: its own package so the main build stays light.
 // Peers measured in the same run: raw SQLite (C API), GRDB.swift, and Loro (Python, peers/).
-// StrataPostgres: W11's writers share a PostgreSQL document.
+// StrataPostgres: W11's writers share a PostgreSQL document (so build with STRATA_POSTGRES=1,
+// which `run` sets; docs/POSTGRES.md).
 let package = Package(
     name: "StrataBenchmarks",
     platforms: [.macOS(.v15)],

@@ -1,32 +1,17 @@
 import ArgumentParser
 import Foundation
 import Strata
-import StrataPostgres
-import StrataToolSupport
-
-/// The remote a location names: the one place the CLI turns a location into a
-/// ``SegmentRemote``: a `postgres://…/DATABASE/DOCUMENT` URL (StrataPostgres) or a remote file.
-/// Only a push (`creating`) makes a new remote file.
-func segmentRemote(for location: String, creating: Bool = false) throws -> any SegmentRemote {
-    guard !location.isEmpty else {
-        throw StrataError(.invalidArgument, "The remote is empty: name a .strata-remote file or a postgres://USER@HOST:PORT/DATABASE/DOCUMENT URL.")
-    }
-    if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
-        // postgres://USER@HOST:PORT/DATABASE/DOCUMENT: the document is the URL's last part.
-        return try PostgresSegmentRemote(location: PostgresLocation(documentURL: location))
-    }
-    let path = location.hasPrefix("file://") ? String(location.dropFirst("file://".count)) : location
-    return try FileSegmentRemote(url: URL(fileURLWithPath: path), creatingIfMissing: creating)
-}
 
 /// What `push`, `pull` and `sync` take: the document, the remote (or the one it
 /// remembers), how conflicts are resolved, and whether to print JSON.
-struct SyncArguments: ParsableArguments {
+package struct SyncArguments: ParsableArguments {
     @OptionGroup var target: DocumentArgument
     @Argument(help: "The remote (a .strata-remote file or a postgres://…/DATABASE/DOCUMENT URL); default: the one the document remembers.")
     var remote: String?
     @OptionGroup var mergePolicy: MergePolicyOption
     @OptionGroup var output: JSONFlag
+
+    package init() {}
 
     /// Runs one exchange with the remote under the chosen merge policy.
     func run(verb: String, creating: Bool = false, _ step: (DocumentSync, MergePolicy) throws -> SyncReport) throws {
@@ -36,18 +21,20 @@ struct SyncArguments: ParsableArguments {
 }
 
 /// `--merge-policy`, shared by `push`, `pull` and `sync`.
-struct MergePolicyOption: ParsableArguments {
+package struct MergePolicyOption: ParsableArguments {
     @Option(name: .customLong("merge-policy"),
             help: "How conflicts with the remote are resolved: error (stop and name them), storeTrump (the remote's values win), objectTrump (yours win), rollback (your changes to conflicting objects are dropped) or overwrite (your versions of conflicting objects win).")
     var policyName = "error"
 
-    var policy: MergePolicy {
+    package init() {}
+
+    package var policy: MergePolicy {
         get throws { try Self.policy(named: policyName) }
     }
 
     /// The policy a `--merge-policy` value names (case-insensitive; Core Data's long names
     /// too), for every command that takes one.
-    static func policy(named name: String) throws -> MergePolicy {
+    package static func policy(named name: String) throws -> MergePolicy {
         switch name.lowercased() {
         case "error": return .error
         case "storetrump", "store-trump", "mergebypropertystoretrump": return .mergeByPropertyStoreTrump
@@ -64,8 +51,8 @@ struct MergePolicyOption: ParsableArguments {
 
 /// Opens the document to write, runs a sync step with the remote it names (or the one it
 /// remembers), prints the report and closes the document.
-enum SyncRun {
-    static func run(_ document: String, remote location: String?, json: Bool, verb: String, creating: Bool = false,
+package enum SyncRun {
+    package static func run(_ document: String, remote location: String?, json: Bool, verb: String, creating: Bool = false,
                     _ step: (DocumentSync) throws -> SyncReport) throws {
         installFaultHook()
         let url = URL(fileURLWithPath: document)
@@ -77,13 +64,19 @@ enum SyncRun {
                               "\(document) does not sync with a remote yet: name one (`strata push \(document) hub.strata-remote` creates it).",
                               context: ["path": document])
         }
-        let report = try step(DocumentSync(store: store, remote: try segmentRemote(for: location, creating: creating)))
+        // A remote another tool serves (postgres:// without StrataPostgres here) is that
+        // tool's to sync: the document is closed and the process becomes it.
+        if SegmentRemotes.handler(for: location) != nil {
+            try store.close()
+            try SegmentRemotes.forward(location)
+        }
+        let report = try step(DocumentSync(store: store, remote: try SegmentRemotes.open(location, creating: creating)))
         print(report, verb: verb, remote: location, json: json)
     }
 
-    static func print(_ report: SyncReport, verb: String, remote: String, json: Bool) {
+    package static func print(_ report: SyncReport, verb: String, remote: String, json: Bool) {
         if json {
-            CommandOutput.printJSON(.object([
+            Swift.print(JSONValue.object([
                 .init("remote", .string(remote)),
                 .init("replica", .number(String(report.replica))),
                 .init("createdRemote", .bool(report.createdRemote)),
@@ -92,7 +85,7 @@ enum SyncRun {
                 .init("recognized", .number(String(report.recognized))),
                 .init("remoteSequence", .number(String(report.remoteSequence))),
                 .init("conflicts", .array(report.conflicts.map { .string($0.description) })),
-            ]))
+            ]).rendered(pretty: true))
             return
         }
         var lines = ["\(verb): \(remote) (replica \(report.replica), remote at segment \(report.remoteSequence))"]
@@ -110,7 +103,7 @@ enum SyncRun {
     /// `STRATA_SYNC_PAUSE=POINT:FILE` creates FILE there and waits (60 s at most) until it
     /// is removed, so a test can end the server's side meanwhile (tests of interrupted
     /// syncs; docs/SYNC.md, "Interruptions").
-    static func installFaultHook() {
+    package static func installFaultHook() {
         let environment = ProcessInfo.processInfo.environment
         if let point = environment["STRATA_SYNC_FAULT"], !point.isEmpty {
             DocumentSync.setFaultPoint(point) { kill(getpid(), SIGKILL) }
@@ -126,8 +119,8 @@ enum SyncRun {
 }
 
 /// `strata push DOC REMOTE`.
-struct PushCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct PushCommand: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "push",
         abstract: "Send the document's saves to a remote (the first push creates it).",
         discussion: """
@@ -147,14 +140,16 @@ struct PushCommand: ParsableCommand {
 
     @OptionGroup var exchange: SyncArguments
 
-    func run() throws {
+    package init() {}
+
+    package func run() throws {
         try exchange.run(verb: "pushed", creating: true) { try $0.push(mergePolicy: $1) }
     }
 }
 
 /// `strata pull DOC [REMOTE]`.
-struct PullCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct PullCommand: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "pull",
         abstract: "Take in the saves other replicas pushed to the remote.",
         discussion: """
@@ -172,14 +167,16 @@ struct PullCommand: ParsableCommand {
 
     @OptionGroup var exchange: SyncArguments
 
-    func run() throws {
+    package init() {}
+
+    package func run() throws {
         try exchange.run(verb: "pulled") { try $0.pull(mergePolicy: $1) }
     }
 }
 
 /// `strata sync DOC [REMOTE]`.
-struct SyncCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct SyncCommand: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "sync",
         abstract: "Pull, then push: exchange saves with the remote both ways.",
         discussion: """
@@ -190,14 +187,16 @@ struct SyncCommand: ParsableCommand {
 
     @OptionGroup var exchange: SyncArguments
 
-    func run() throws {
+    package init() {}
+
+    package func run() throws {
         try exchange.run(verb: "synced") { try $0.sync(mergePolicy: $1) }
     }
 }
 
 /// `strata clone REMOTE DOC`.
-struct CloneCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct CloneCommand: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "clone",
         abstract: "Make a new local document from a remote, as a replica that syncs with it.",
         discussion: """
@@ -215,15 +214,21 @@ struct CloneCommand: ParsableCommand {
     var document: String
     @OptionGroup var output: JSONFlag
 
-    func validate() throws {
+    package init() {}
+
+    package func validate() throws {
         guard !document.isEmpty else { throw ValidationError("The new document's path is empty: name a .strata file that does not exist yet.") }
     }
 
-    func run() throws {
+    package func run() throws {
         SyncRun.installFaultHook()
-        let source = try segmentRemote(for: remote)
+        if SegmentRemotes.handler(for: remote) != nil { try SegmentRemotes.forward(remote) }
+        let source = try SegmentRemotes.open(remote)
+        // As `strata new` makes documents: no integrity check of a file just made.
+        var configuration = ToolSettings.configuration(writes: true)
+        configuration.checksIntegrityOnOpen = false
         let (store, report) = try DocumentSync.clone(source, to: URL(fileURLWithPath: document),
-                                                     configuration: DocumentSession.configuration)
+                                                     configuration: configuration)
         try? store.close()
         SyncRun.print(report, verb: "cloned", remote: remote, json: output.json)
     }
