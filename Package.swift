@@ -6,7 +6,41 @@ import PackageDescription
 // STRATA_POSTGRES=1 in the environment the package also declares the StrataPostgres
 // library, the `strata-postgres` tool and their tests; without it nothing of that stack is
 // resolved or compiled, and `strata push postgres://…` says how to get the tool.
-let postgres = ["1", "yes", "true"].contains(Context.environment["STRATA_POSTGRES"]?.lowercased() ?? "")
+let postgres = enabled("STRATA_POSTGRES")
+// The benchmark suite (Tools/Benchmarks, docs/BENCHMARKS.md) measures Strata against GRDB.swift
+// and raw SQLite; with STRATA_BENCHMARKS=1 the package declares it and its GRDB dependency.
+let benchmarks = enabled("STRATA_BENCHMARKS")
+
+// CI's sanitizer builds (.ci/run, docs/RELIABILITY.md "Sanitizers") compile only the test
+// suites where AddressSanitizer and ThreadSanitizer can find something: threads, the store
+// and its log, the codecs, and the CLI's process tests. SwiftPM builds every test target
+// it knows, so with STRATA_SANITIZER_SUITES=1 the package declares just those.
+let sanitizerSuites = enabled("STRATA_SANITIZER_SUITES")
+let sanitizedStrataTests = [
+    // Several threads at once.
+    "ContextConcurrency", "DocumentConcurrency", "AutomaticMerging", "RemoteChange", "WriterCollision",
+    "OpeningBesideCompaction", "QueryGeneration", "MergeNotification", "PersistentContainer", "UndoEvent",
+    "UndoGroupingContract", "SaveRollbackReset", "ObjectIdentity", "ChangeTracking", "FetchedResultsController",
+    // The store and its log.
+    "DocumentCompaction", "DocumentCorruption", "DocumentCrash", "DocumentFile", "DocumentFolding",
+    "DocumentFormat", "DocumentIntegrity", "DocumentRoundTrip", "DocumentUndo", "LogTables", "StreamingReplay",
+    "UpdateReplay", "FaultInjection", "FaultRecovery", "SQLiteConnection", "InMemoryStoreAtomicity", "Sync",
+    "RevertPrecondition", "RecordRows",
+    // The codecs (unsafe pointers and bytes).
+    "SegmentByteCodec", "SegmentCodec", "SegmentFuzz", "SegmentGolden", "SegmentHostileCounts",
+    "SegmentMalformed", "SegmentSplit", "SegmentV2Golden", "SegmentV2Seed", "SegmentV2", "SegmentV3Golden",
+    "LZ4Frame", "JSONValue", "ModelJSON",
+].map { $0 + "Tests.swift" } + [
+    "TestSupport.swift", "BatchTestSupport.swift", "CoreTestSupport.swift", "DerivedAttributeSupport.swift",
+    "DocumentTestSupport.swift", "FaultTestSupport.swift", "FetchEquivalenceSupport.swift", "FetchTestSupport.swift",
+    "FetchedResultsTestSupport.swift", "MigrationTestSupport.swift", "ModelTestSupport.swift",
+    "SQLTranslationTestSupport.swift", "SegmentTestSupport.swift", "SegmentV2TestSupport.swift",
+    "UniquenessTestSupport.swift",
+]
+
+func enabled(_ variable: String) -> Bool {
+    ["1", "yes", "true"].contains(Context.environment[variable]?.lowercased() ?? "")
+}
 
 let package = Package(
     name: "Strata",
@@ -24,7 +58,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
-    ] + (postgres ? [.package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2")] : []),
+    ] + (postgres ? [.package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2")] : [])
+      + (benchmarks ? [.package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0")] : []),
     targets: [
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
@@ -73,18 +108,22 @@ let package = Package(
         // them and `builtExecutable(_:)` finds them in one place. The tests that break an
         // invariant on purpose need the internal checks (docs/INVARIANTS.md) compiled in.
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTestSupport", "strata-crash-writer"],
+                    sources: sanitizerSuites ? sanitizedStrataTests : nil,
                     resources: [.copy("Fixtures")],
                     swiftSettings: [.define("STRATA_INVARIANTS", .when(configuration: .debug))]),
         .testTarget(name: "StrataCLITests", dependencies: [
             "Strata", "StrataTestSupport", "strata", "strata-log", "strata-stress-writer",
             "EmployeesExample", "BackgroundImportExample", "StaffListExample",
         ]),
-        .testTarget(name: "OutlinerTests", dependencies: ["OutlinerCore", "Strata", "Outliner"]),
         .testTarget(name: "StrataFuzzTests", dependencies: ["Strata", "StrataFuzzTargets"],
                     resources: [.copy("Crashers")]),
     ],
     swiftLanguageModes: [.v6]
 )
+
+if !sanitizerSuites {
+    package.targets.append(.testTarget(name: "OutlinerTests", dependencies: ["OutlinerCore", "Strata", "Outliner"]))
+}
 
 if postgres {
     package.products += [
@@ -108,5 +147,20 @@ if postgres {
         .testTarget(name: "StrataPostgresTests", dependencies: [
             "Strata", "StrataPostgres", "StrataTestSupport", "strata-postgres-writer", "strata-postgres", "strata", "strata-log",
         ]),
+    ]
+}
+
+if benchmarks {
+    package.products.append(.executable(name: "strata-benchmarks", targets: ["StrataBenchmarks"]))
+    package.targets += [
+        // SQLite with <malloc.h>, for the W1 memory breakdown.
+        .systemLibrary(name: "CSQLiteBench", path: "Tools/Benchmarks/Sources/CSQLiteBench", pkgConfig: "sqlite3"),
+        .executableTarget(
+            name: "StrataBenchmarks",
+            dependencies: ["Strata", "CSQLiteBench", "CLZ4", .product(name: "GRDB", package: "GRDB.swift")]
+                + (postgres ? ["StrataPostgres"] : []),
+            path: "Tools/Benchmarks/Sources/StrataBenchmarks",
+            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
+                + (postgres ? [.define("STRATA_BENCH_POSTGRES")] : [])),
     ]
 }

@@ -1,15 +1,14 @@
 #!/usr/bin/env bash
-# Installs what Strata builds and tests with (Debian/Ubuntu), only when missing: the system
-# libraries it links against, the sqlite3 and lz4 tools the tests compare with, and the
-# PostgreSQL server binaries the StrataPostgres tests start a throwaway server from
-# (Tools/postgres-server; binaries in /usr/lib/postgresql/*/bin). Skipped when an `initdb`
-# is already on the PATH (a PostgreSQL built or installed another way).
+# Installs what Strata builds and tests with (Debian/Ubuntu), only when missing: by default
+# the system libraries it links against and the sqlite3 and lz4 tools the tests compare
+# with; given package names, those. PostgreSQL is opt-in like the rest of its stack
+# (docs/POSTGRES.md): `install-deps.sh postgresql` installs the server binaries the
+# StrataPostgres tests start a throwaway server from (Tools/postgres-server).
 set -euo pipefail
 # The packages to check: the arguments, or Strata's usual set.
 packages=("$@")
 if [ ${#packages[@]} -eq 0 ]; then
   packages=(libsqlite3-dev liblz4-dev lz4 sqlite3)
-  command -v initdb >/dev/null 2>&1 || packages+=(postgresql)
 fi
 missing=()
 for package in "${packages[@]}"; do

@@ -20,7 +20,9 @@ struct BenchRunner {
         return arguments[index + 1]
     }
 
-    var tier: Tier { Tier.parse(arguments, base: arguments.contains("--quick") ? .quick : .full) }
+    var tier: Tier {
+        Tier.parse(arguments, base: arguments.contains("--smoke") ? .smoke : arguments.contains("--quick") ? .quick : .full)
+    }
 
     var environment: BenchEnvironment {
         let data = URL(fileURLWithPath: value("--data") ?? ".build-bench/data")
@@ -124,7 +126,7 @@ struct BenchRunner {
         var results = BenchResults(
             tier: env.tier.name, date: ISO8601DateFormatter().string(from: started),
             durationSeconds: Date().timeIntervalSince(started),
-            command: "Tools/Benchmarks/run" + (env.tier.name == "quick" ? " --quick" : ""),
+            command: "Tools/Benchmarks/run" + (env.tier.name == "full" ? "" : " --\(env.tier.name)"),
             machine: finished, commit: commit.isEmpty ? "unknown" : commit, commitIsDirty: dirty,
             sizes: ["objects": env.tier.objects, "editObjects": env.tier.editObjects, "edits": env.tier.edits,
                     "editsPerGroup": env.tier.editsPerGroup, "groupsPerSegment": env.tier.groupsPerSegment,

@@ -1,4 +1,4 @@
-import CLZ4Bench
+import CLZ4
 import Foundation
 import Strata
 

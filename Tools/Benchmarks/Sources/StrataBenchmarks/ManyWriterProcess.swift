@@ -1,6 +1,8 @@
 import Foundation
 import Strata
+#if STRATA_BENCH_POSTGRES
 import StrataPostgres
+#endif
 
 /// One writer process of W11 (`StrataBenchmarks --w11-writer URL DOCUMENT NAME SAVES TOTAL DIR`).
 ///
@@ -33,6 +35,9 @@ enum ManyWriterProcess {
     }
 
     private static func run(url: String, document: String, name: String, saves: Int, total: Int, directory: URL) throws {
+        #if !STRATA_BENCH_POSTGRES
+        throw BenchFailure("W11's writers need PostgreSQL: build the benchmarks with STRATA_POSTGRES=1")
+        #else
         let model = BenchData.model()
         let store = try PostgresDocumentStore(url: url, document: document, model: model)
         let coordinator = PersistentStoreCoordinator(model: model)
@@ -102,6 +107,7 @@ enum ManyWriterProcess {
         for (key, time) in seen.all where !mine.contains(key) { print("seen \(key) \(time)") }
         print("done \(seconds)")
         try store.close()
+        #endif
     }
 }
 

@@ -1,6 +1,8 @@
 import Foundation
 import Strata
+#if STRATA_BENCH_POSTGRES
 import StrataPostgres
+#endif
 
 /// W11 many writers, one PostgreSQL document: 8 writer processes on this machine
 /// (``ManyWriterProcess``) save into one document through PostgresDocumentStore at once,
@@ -19,7 +21,10 @@ enum ManyWriterWorkload {
     static let writers = 8
 
     static func runStrata(_ env: BenchEnvironment) throws -> [String: Double] {
-        let saves = env.tier.name == "quick" ? 15 : 100
+        #if !STRATA_BENCH_POSTGRES
+        throw BenchFailure("W11 needs PostgreSQL: build the benchmarks with STRATA_POSTGRES=1 (Tools/Benchmarks/run does; docs/POSTGRES.md)")
+        #else
+        let saves = ["smoke": 3, "quick": 15][env.tier.name] ?? 100
         let given = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
         let url = try given ?? startServer()
         defer { if given == nil { stopServer(url) } }
@@ -72,6 +77,7 @@ enum ManyWriterWorkload {
             throw BenchFailure("W11: writer \(index) exited with status \(process.terminationStatus)")
         }
         return try figures(outputs.withLock { $0 }, saves: saves, go: go)
+        #endif
     }
 
     /// The figures from the writers' output lines.

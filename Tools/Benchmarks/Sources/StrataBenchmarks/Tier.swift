@@ -1,6 +1,7 @@
 import Foundation
 
-/// Workload sizes for one tier: `--quick` (smoke test, under a minute) or full.
+/// Workload sizes for one tier: `--smoke` (CI: every unit runs, in seconds, on a debug
+/// build), `--quick` (small sizes, under a minute once built) or full.
 struct Tier: Sendable {
     var name: String
     /// W1/W3/W4/W7: employees in the bulk-created document.
@@ -17,6 +18,10 @@ struct Tier: Sendable {
     var repetitions: Int
     /// Repetitions of the slow bulk units (W1 and its peers).
     var bulkRepetitions: Int
+
+    static let smoke = Tier(
+        name: "smoke", objects: 300, editObjects: 50, edits: 500, editsPerGroup: 10,
+        groupsPerSegment: 10, smallSaves: 5, repetitions: 1, bulkRepetitions: 1)
 
     static let quick = Tier(
         name: "quick", objects: 20_000, editObjects: 2_000, edits: 50_000, editsPerGroup: 100,

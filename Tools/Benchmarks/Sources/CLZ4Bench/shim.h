@@ -1,2 +1,0 @@
-#include <lz4.h>
-#include <lz4frame.h>
