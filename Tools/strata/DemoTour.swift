@@ -122,9 +122,9 @@ struct DemoTour {
         print("  strata fetch \(path) Employee --where 'salary > 100000' --sort lastName")
         print("  strata history \(path)")
         print("  strata-log dump \(path)")
-        if let launched = CommandLine.arguments.first, launched.contains("/") {
-            let folder = URL(fileURLWithPath: launched).deletingLastPathComponent().standardizedFileURL.path
-            print("(strata and strata-log are in \(folder))")
+        // `swift run strata demo` builds only strata: say how to get both on PATH.
+        if InstalledTool.path(of: "strata-log") == nil {
+            print("(strata-log is not installed: `bash Tools/install` in Strata's checkout builds strata and strata-log and puts them on PATH)")
         }
     }
 }

@@ -64,8 +64,12 @@ struct FetchCommand: ParsableCommand {
     var limit = 0
     @Option(help: "Objects to skip first.")
     var offset = 0
-    @Option(help: "table, json, csv or ids.")
-    var format: Format = .table
+    @Option(name: .customLong("format"), help: "table, json, csv or ids.")
+    var formatOption: Format = .table
+    @Flag(help: "The same as --format json (as `info`, `history` and the other commands take it).")
+    var json = false
+    /// `--format`, or json with `--json`.
+    var format: Format { json ? .json : formatOption }
     @Flag(help: "Print only the number of matching objects (of rows, with --select or --group-by).")
     var count = false
     @Option(help: "Computed columns: 'KEYPATH | EXPR [AS name[:type]], ...', e.g. 'department.name, sum:(salary) AS total'.")
@@ -81,6 +85,9 @@ struct FetchCommand: ParsableCommand {
     var isComputed: Bool { select != nil || groupBy != nil || having != nil || distinct }
 
     func validate() throws {
+        if json, formatOption != .table, formatOption != .json {
+            throw ValidationError("--json and --format \(formatOption.rawValue) disagree: give one of them.")
+        }
         guard limit >= 0 else { throw ValidationError("--limit must not be negative.") }
         guard offset >= 0 else { throw ValidationError("--offset must not be negative.") }
         if isComputed, format == .ids { throw ValidationError("--format ids lists objects; --select, --group-by, --having and --distinct give rows.") }

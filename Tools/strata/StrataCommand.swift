@@ -29,7 +29,7 @@ struct StrataCommand: ParsableCommand {
         subcommands: [
             NewCommand.self, InfoCommand.self, InsertCommand.self, UpdateCommand.self, DeleteCommand.self,
             GetCommand.self, FetchCommand.self, UndoCommand.self, RedoCommand.self, HistoryCommand.self,
-            ImportCommand.self, ExportCommand.self, CodegenCommand.self, MigrateCommand.self, DemoCommand.self,
+            ImportCommand.self, ExportCommand.self, CodegenCommand.self, ModelCommand.self, MigrateCommand.self, DemoCommand.self,
             PushCommand.self, PullCommand.self, SyncCommand.self, CloneCommand.self,
         ])
 

@@ -51,7 +51,7 @@ package enum SegmentRemotes {
         guard let tool = handler(for: location) else {
             preconditionFailure("forward(_:) is for a location handler(for:) names a program for")
         }
-        guard let path = installedPath(of: tool) else { throw missingTool(tool) }
+        guard let path = InstalledTool.path(of: tool) else { throw missingTool(tool) }
         let arguments = [path] + CommandLine.arguments.dropFirst()
         var cArguments = arguments.map { strdup($0) } + [nil]
         execv(path, &cArguments)
@@ -65,17 +65,6 @@ package enum SegmentRemotes {
         let scheme = location[..<range.lowerBound]
         guard !scheme.isEmpty, scheme.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }) else { return nil }
         return scheme.lowercased()
-    }
-
-    /// `tool` beside this program, else the first on `PATH`.
-    static func installedPath(of tool: String) -> String? {
-        var directories: [String] = []
-        if let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() {
-            directories.append(executable.deletingLastPathComponent().path)
-        }
-        directories += (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
-        return directories.lazy.map { ($0 as NSString).appendingPathComponent(tool) }
-            .first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// What to do when the program a remote needs is not installed.
