@@ -12,10 +12,13 @@ let postgres = enabled("STRATA_POSTGRES")
 let benchmarks = enabled("STRATA_BENCHMARKS")
 
 // CI's sanitizer builds (.ci/run, docs/RELIABILITY.md "Sanitizers") compile only the test
-// suites where AddressSanitizer and ThreadSanitizer can find something: threads, the store
-// and its log, the codecs, and the CLI's process tests. SwiftPM builds every test target
-// it knows, so with STRATA_SANITIZER_SUITES=1 the package declares just those.
-let sanitizerSuites = enabled("STRATA_SANITIZER_SUITES")
+// suites where AddressSanitizer and ThreadSanitizer can find something. SwiftPM builds every
+// test target it knows, so STRATA_SANITIZER_SUITES=address declares just the suites below
+// (threads, the store and its log, the codecs) with the CLI's process tests and the fuzz
+// seed replays; =thread, the suites below alone (the tools run one thread each: what they
+// share with each other is a file, which ThreadSanitizer does not see).
+let sanitizerSuites = Context.environment["STRATA_SANITIZER_SUITES"].flatMap { $0.isEmpty ? nil : $0 }
+let sanitizesProcesses = sanitizerSuites != "thread"
 let sanitizedStrataTests = [
     // Several threads at once.
     "ContextConcurrency", "DocumentConcurrency", "AutomaticMerging", "RemoteChange", "WriterCollision",
@@ -109,7 +112,7 @@ let package = Package(
         // them and `builtExecutable(_:)` finds them in one place. The tests that break an
         // invariant on purpose need the internal checks (docs/INVARIANTS.md) compiled in.
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTestSupport", "strata-crash-writer"],
-                    sources: sanitizerSuites ? sanitizedStrataTests : nil,
+                    sources: sanitizerSuites != nil ? sanitizedStrataTests : nil,
                     resources: [.copy("Fixtures")],
                     swiftSettings: [.define("STRATA_INVARIANTS", .when(configuration: .debug))]),
         .testTarget(name: "StrataCLITests", dependencies: [
@@ -122,8 +125,11 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-if !sanitizerSuites {
+if sanitizerSuites == nil {
     package.targets.append(.testTarget(name: "OutlinerTests", dependencies: ["OutlinerCore", "Strata", "Outliner"]))
+}
+if !sanitizesProcesses {
+    package.targets.removeAll { $0.name == "StrataCLITests" || $0.name == "StrataFuzzTests" }
 }
 
 if postgres {
