@@ -130,7 +130,7 @@ struct RecoverKeepsIntactTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.url.path).filter { $0.contains(".bak") }.isEmpty)
     }
 
-    @Test("writes refuse a damaged compacted segment, a damaged index and missing group rows, and change nothing")
+    @Test("writes refuse a damaged compacted segment, a damaged index, a renamed snapshot column and missing group rows, and change nothing")
     func writesRefuseDamage() throws {
         let sandbox = try TemporaryDirectory()
         let base = try historyDocument(sandbox)
@@ -163,6 +163,14 @@ struct RecoverKeepsIntactTests {
             try connection.execute("CREATE INDEX campaign_name ON \"Department\" (\"name\")")
             try connection.execute("PRAGMA writable_schema=ON")
             try connection.execute("UPDATE sqlite_schema SET sql = 'CREATE INDEX campaign_name ON \"Department\" (\"budget\")' WHERE name = 'campaign_name'")
+            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        // A snapshot table's schema entry with a column renamed: pages and indexes intact.
+        try expectWriteRefused("snapshot column", mentions: "bUdget; document format") {
+            let connection = try SQLiteConnection(path: document, flags: [.readWrite], busyTimeout: 1)
+            defer { connection.close() }
+            try connection.execute("PRAGMA writable_schema=ON")
+            try connection.execute("UPDATE sqlite_schema SET sql = replace(sql, '\"budget\"', '\"bUdget\"') WHERE name = 'Department'")
             try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         }
         // A segment's group rows gone.

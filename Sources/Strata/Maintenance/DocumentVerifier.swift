@@ -133,19 +133,8 @@ package enum DocumentVerifier {
     /// (docs/FORMAT.md §11): a format 2 reader must not meet format 1 tables, or the reverse.
     private static func checkSnapshotLayout(_ store: DocumentStore, report: inout VerificationReport) throws {
         let schema = store.schema
-        var problems: [String] = []
-        try store.withOpenState { state in
-            for table in schema.tables.values.sorted(by: { $0.name < $1.name }) {
-                var expected = ["_pk"]
-                if table.hasEntityColumn { expected.append("_entity") }
-                if table.hasVersionColumn { expected.append("_version") }
-                expected += table.columns.map(\.name)
-                let actual = try state.connection.prepare("PRAGMA table_info(\(SnapshotSchema.quote(table.name)))").rows()
-                    .compactMap { row -> String? in if case .text(let name)? = row[safe: 1] { name } else { nil } }
-                if actual != expected {
-                    problems.append("Snapshot table \(table.name) has columns \(actual.joined(separator: ", ")); document format \(state.meta.formatVersion) lays out \(expected.joined(separator: ", ")).")
-                }
-            }
+        let problems = try store.withOpenState { state in
+            try schema.layoutProblems(state.connection, formatVersion: state.meta.formatVersion)
         }
         if problems.isEmpty {
             report.passed.append("\(schema.tables.count) snapshot tables laid out as document format \(schema.layout.rawValue)")

@@ -151,6 +151,7 @@ extension RecoverySource {
             let insert = try target.prepare("INSERT OR IGNORE INTO \(quoted) (\(columns)) VALUES (\(Array(repeating: "?", count: columns.split(separator: ",").count).joined(separator: ", ")))")
             if let rows = try? connection.prepare(select).rows() {
                 try target.transaction(.immediate) { for row in rows { try insert.run(row) } }
+                lost += indexDisagreements(in: table)
                 continue
             }
             // Damaged pages: row by row, as far as the key list can be read.

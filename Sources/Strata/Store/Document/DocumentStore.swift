@@ -319,6 +319,9 @@ public final class DocumentStore: PersistentStore {
                     context: ["path": url.path])
             }
             let schema = try SnapshotSchema(model: model, layout: SnapshotSchema.Layout(documentFormat: meta.formatVersion))
+            if configuration.checksIntegrityOnOpen, !configuration.isReadOnly {
+                try DocumentWriteCheck.checkSnapshotLayout(schema, connection, path: url.path, formatVersion: meta.formatVersion)
+            }
             var initial = DocumentState(connection: connection, meta: meta, schema: schema, model: model,
                                         storeTag: StoreRegistry.tag(for: meta.identifier), maxSegmentSize: configuration.maxSegmentSize)
             try initial.catchUp(from: meta.compactedThrough)

@@ -14,7 +14,10 @@ import Foundation
 ///    rename a column and still parse);
 /// 3. every stored segment's LZ4 frame and content checksum, and the sequence, size and
 ///    group count its body starts with against its log row and its group rows (no
-///    operation is decoded: that is `strata-log verify`'s replay).
+///    operation is decoded: that is `strata-log verify`'s replay);
+/// 4. once the model is read, every snapshot table's columns against the layout the
+///    document's format gives the model (a damaged schema entry can rename a column of a
+///    snapshot table as well as of Strata's own).
 ///
 /// What is left to `strata-log verify`: a changed value inside an intact snapshot record
 /// or group row (found by replaying the whole log), and relationships and keys that
@@ -26,6 +29,13 @@ enum DocumentWriteCheck {
         try pages(connection, path: path)
         try ownSchema(connection, path: path)
         try segments(connection, path: path, maxSegmentSize: maxSegmentSize)
+    }
+
+    /// Check 4, run by the open once the model and its ``SnapshotSchema`` are known.
+    static func checkSnapshotLayout(_ schema: SnapshotSchema, _ connection: SQLiteConnection, path: String, formatVersion: Int) throws {
+        if let problem = try schema.layoutProblems(connection, formatVersion: formatVersion).first {
+            throw DocumentOpenFailure.damaged(path, problem.hasSuffix(".") ? String(problem.dropLast()) : problem)
+        }
     }
 
     private static func pages(_ connection: SQLiteConnection, path: String) throws {

@@ -285,4 +285,24 @@ extension SnapshotSchema {
         }
         return copy
     }
+
+    /// Each snapshot table whose columns are not those the document's format lays out
+    /// (docs/FORMAT.md §11), as a sentence: a format 2 reader must not meet format 1
+    /// tables, nor a column a damaged schema entry renamed. `strata-log verify` reports
+    /// them; an open to write refuses the document (``DocumentWriteCheck``).
+    func layoutProblems(_ connection: SQLiteConnection, formatVersion: Int) throws -> [String] {
+        var problems: [String] = []
+        for table in tables.values.sorted(by: { $0.name < $1.name }) {
+            var expected = ["_pk"]
+            if table.hasEntityColumn { expected.append("_entity") }
+            if table.hasVersionColumn { expected.append("_version") }
+            expected += table.columns.map(\.name)
+            let actual = try connection.prepare("PRAGMA table_info(\(Self.quote(table.name)))").rows()
+                .compactMap { row -> String? in if case .text(let name)? = row[safe: 1] { name } else { nil } }
+            if actual != expected {
+                problems.append("Snapshot table \(table.name) has columns \(actual.joined(separator: ", ")); document format \(formatVersion) lays out \(expected.joined(separator: ", ")).")
+            }
+        }
+        return problems
+    }
 }
