@@ -15,25 +15,29 @@ let benchmarks = enabled("STRATA_BENCHMARKS")
 // suites where AddressSanitizer and ThreadSanitizer can find something. SwiftPM builds every
 // test target it knows, so STRATA_SANITIZER_SUITES=address declares just the suites below
 // (threads, the store and its log, the codecs) with the CLI's process tests and the fuzz
-// seed replays; =thread, the suites below alone (the tools run one thread each: what they
-// share with each other is a file, which ThreadSanitizer does not see).
+// seed replays; =thread, the suites that run several threads alone (the rest is one thread,
+// and the tools share with each other only a file, which ThreadSanitizer does not see).
 let sanitizerSuites = Context.environment["STRATA_SANITIZER_SUITES"].flatMap { $0.isEmpty ? nil : $0 }
 let sanitizesProcesses = sanitizerSuites != "thread"
-let sanitizedStrataTests = [
-    // Several threads at once.
+// Several threads at once: both sanitizers.
+let concurrentStrataTests = [
     "ContextConcurrency", "DocumentConcurrency", "AutomaticMerging", "RemoteChange", "WriterCollision",
     "OpeningBesideCompaction", "QueryGeneration", "MergeNotification", "PersistentContainer", "UndoEvent",
-    "UndoGroupingContract", "SaveRollbackReset", "ObjectIdentity", "ChangeTracking", "FetchedResultsController",
+    "UndoGroupingContract", "SaveRollbackReset", "ObjectIdentity", "ChangeTracking", "FetchedResultsController", "Sync",
+]
+// One thread: AddressSanitizer only.
+let storageStrataTests = [
     // The store and its log.
     "DocumentCompaction", "DocumentCorruption", "DocumentCrash", "DocumentFile", "DocumentFolding",
     "DocumentFormat", "DocumentIntegrity", "DocumentRoundTrip", "DocumentUndo", "LogTables", "StreamingReplay",
-    "UpdateReplay", "FaultInjection", "FaultRecovery", "SQLiteConnection", "InMemoryStoreAtomicity", "Sync",
+    "UpdateReplay", "FaultInjection", "FaultRecovery", "SQLiteConnection", "InMemoryStoreAtomicity",
     "RevertPrecondition", "RecordRows",
     // The codecs (unsafe pointers and bytes).
     "SegmentByteCodec", "SegmentCodec", "SegmentFuzz", "SegmentGolden", "SegmentHostileCounts",
     "SegmentMalformed", "SegmentSplit", "SegmentV2Golden", "SegmentV2Seed", "SegmentV2", "SegmentV3Golden",
     "LZ4Frame", "JSONValue", "ModelJSON",
-].map { $0 + "Tests.swift" } + [
+]
+let sanitizedStrataTests = (concurrentStrataTests + (sanitizesProcesses ? storageStrataTests : [])).map { $0 + "Tests.swift" } + [
     "TestSupport.swift", "BatchTestSupport.swift", "CoreTestSupport.swift", "DerivedAttributeSupport.swift",
     "DocumentTestSupport.swift", "FaultTestSupport.swift", "FetchEquivalenceSupport.swift", "FetchTestSupport.swift",
     "FetchedResultsTestSupport.swift", "MigrationTestSupport.swift", "ModelTestSupport.swift",

@@ -121,7 +121,9 @@ enum DocumentOpenFailure {
             return StrataError(.corruptDocument, "\(path) is not a Strata document: it is not an SQLite file.",
                                context: context.merging(["kind": "notSQLite"]) { $1 })
         case .sqlite:
-            return StrataError(.corruptDocument, "\(path) is not a Strata document: it is a damaged SQLite file without Strata metadata (\(detail)).",
+            // A cut or flip in the first page can take the schema with it: nothing left says
+            // whether it was a Strata document, so recover is worth a try.
+            return StrataError(.corruptDocument, "\(path) is a damaged SQLite file without readable Strata metadata (\(detail)); if it is a Strata document, run `strata-log recover \(path)` to rebuild what its pages still hold.",
                                context: context.merging(["kind": "notStrata"]) { $1 })
         case .strata:
             return damaged(path, "SQLite cannot read it (\(detail))", context: context)

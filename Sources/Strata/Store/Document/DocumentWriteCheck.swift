@@ -43,7 +43,7 @@ enum DocumentWriteCheck {
         do {
             rows = try connection.prepare("PRAGMA integrity_check(5)").rows()
         } catch let error as StrataError where SQLiteFailureCause.of(error) == .corrupt {
-            throw DocumentOpenFailure.damaged(path, "SQLite's integrity check cannot read it (\(error.message))")
+            throw DocumentOpenFailure.damaged(path, "SQLite's integrity check cannot read it (\(DocumentOpenFailure.engineDetail(error.message)))")
         }
         let lines = rows.compactMap { row -> String? in if case .text(let text)? = row.first { text } else { nil } }
         guard lines == ["ok"] else {
