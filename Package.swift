@@ -36,12 +36,11 @@ let storageStrataTests = [
     "SegmentByteCodec", "SegmentCodec", "SegmentFuzz", "SegmentGolden", "SegmentHostileCounts",
     "SegmentMalformed", "SegmentSplit", "SegmentV2Golden", "SegmentV2Seed", "SegmentV2", "SegmentV3Golden",
     "LZ4Frame", "JSONValue", "ModelJSON",
-]
-let sanitizedStrataTests = (concurrentStrataTests + (sanitizesProcesses ? storageStrataTests : [])).map { $0 + "Tests.swift" } + [
+].map { $0 + "Tests.swift" } + ["SQLTranslationTestSupport.swift", "SegmentTestSupport.swift", "SegmentV2TestSupport.swift"]
+let sanitizedStrataTests = concurrentStrataTests.map { $0 + "Tests.swift" } + (sanitizesProcesses ? storageStrataTests : []) + [
     "TestSupport.swift", "BatchTestSupport.swift", "CoreTestSupport.swift", "DerivedAttributeSupport.swift",
     "DocumentTestSupport.swift", "FaultTestSupport.swift", "FetchEquivalenceSupport.swift", "FetchTestSupport.swift",
     "FetchedResultsTestSupport.swift", "MigrationTestSupport.swift", "ModelTestSupport.swift",
-    "SQLTranslationTestSupport.swift", "SegmentTestSupport.swift", "SegmentV2TestSupport.swift",
     // Where QueryGenerationTests' fetch helpers live.
     "ComputedFetchTests.swift",
 ]
