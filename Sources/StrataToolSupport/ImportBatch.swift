@@ -94,7 +94,8 @@ package enum ImportBatch {
         var resolved: [String: ManagedObjectID] = [:]
         // How each column goes into a row, resolved once per position (a CSV's columns come in
         // the same order in every row; a JSON object's keys usually do): a row is filled by
-        // slot, with no property name hashed (docs/BENCHMARKS.md, "W8: CSV import").
+        // slot, with no property name hashed (docs/ARCHITECTURE.md, "Batch requests and
+        // merges").
         var columns: [ImportValues.Column] = []
         let request = BatchInsertRequest(entityName: entity.name) { (values: inout StoreBatchInsert.Row) in
             guard let row = try rows.next() else { return true }

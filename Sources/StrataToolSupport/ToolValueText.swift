@@ -81,7 +81,8 @@ package enum ToolValueText {
     /// `text` without leading and trailing spaces and tabs (`CharacterSet.whitespaces`).
     /// A cell that starts and ends with a printable ASCII character (nearly every one) is
     /// returned as it is: Foundation's trimming bridged every number of an import through
-    /// NSString, 15% of a CSV import's instructions (docs/BENCHMARKS.md, "W8: CSV import").
+    /// NSString, 15% of a CSV import's instructions (docs/ARCHITECTURE.md, "Batch requests
+    /// and merges").
     static func trimmedOfWhitespace(_ text: String) -> String {
         if let first = text.utf8.first, let last = text.utf8.last,
            (0x21...0x7E).contains(first), (0x21...0x7E).contains(last) {

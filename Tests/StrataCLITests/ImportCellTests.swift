@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-/// `strata import`'s CSV cells as the fast paths read them (docs/BENCHMARKS.md, "W8 after
-/// w8"): plain runs and quoted fields across the reader's 1 MiB chunks, padded numbers,
-/// booleans, and the checks a row still gets when it is filled by slot.
+/// `strata import`'s CSV cells as the fast paths read them (docs/ARCHITECTURE.md, "Batch
+/// requests and merges"): plain runs and quoted fields across the reader's 1 MiB chunks,
+/// padded numbers, booleans, and the checks a row still gets when it is filled by slot.
 @Suite("strata import reads CSV cells exactly")
 struct ImportCellTests {
     /// The reader's chunk (ImportByteSource.chunkSize).

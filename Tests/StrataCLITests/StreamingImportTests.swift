@@ -89,8 +89,8 @@ struct StreamingImportTests {
     /// operations back from the log, chunks are folded as they are written, no inserted ID
     /// is collected (`.statusOnly`) and SQLite's page cache is 8 MiB: 200,000 rows of the
     /// issue's CSV peak at 72 MiB in a debug build, 1,000,000 at 77 MiB.
-    /// The bound is 400 MiB: still below the 560 MB of an operation per row, and the probes
-    /// in docs/BENCHMARKS.md watch the rest. (The child's peak is read from its own
+    /// The bound is 400 MiB: still below the 560 MB of an operation per row, and W8 in
+    /// docs/BENCHMARKS.md watches the rest. (The child's peak is read from its own
     /// `VmHWM`, not from `wait4`'s `ru_maxrss`: posix_spawn starts the child in the test
     /// runner's address space, and Linux carries that address space's peak into the
     /// child's `ru_maxrss` at exec, so the figure was the runner's peak whenever it was

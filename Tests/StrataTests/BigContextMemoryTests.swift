@@ -3,7 +3,8 @@ import Testing
 @testable import Strata
 import StrataTestSupport
 
-/// docs/BENCHMARKS.md, "Memory of a big context": what a saved context keeps per object.
+/// What a saved context keeps per object (docs/ARCHITECTURE.md, "Saves" and "Change
+/// tracking on the hot path").
 @Suite struct BigContextMemory {
     /// Inserts `count` employees of one department (undo off, as a bulk import) and saves.
     private func bulkSave(_ stack: DocumentStack, count: Int) throws -> [ManagedObject] {

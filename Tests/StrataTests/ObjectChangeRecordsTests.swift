@@ -3,8 +3,9 @@ import Testing
 @testable import Strata
 import StrataTestSupport
 
-/// docs/BENCHMARKS.md, "W1 after mem6": an object's committed and flush records live out of
-/// line (`ChangeRecords`), only while it has changes to remember, and its flags take two bytes.
+/// An object's committed and flush records live out of line (`ChangeRecords`), only while
+/// it has changes to remember, and its flags take two bytes, so that an object is 72 bytes
+/// (docs/ARCHITECTURE.md, "One path for every change").
 @Suite struct ObjectChangeRecords {
     /// `count` saved employees (undo off) and their context's stack.
     private func savedEmployees(_ count: Int) throws -> (DocumentStack, [ManagedObject]) {

@@ -1,5 +1,5 @@
-// Measures segment format v1 against v2 (docs/FORMAT.md §13.6) on W1-like rows
-// (docs/BENCHMARKS.md W1: Employee with firstName, lastName, salary, employeeID,
+// Measures segment format v1 against v2 (docs/FORMAT.md §13.6) on W1-like rows (W1 of
+// docs/BENCHMARKS.md, "Workloads": Employee with firstName, lastName, salary, employeeID,
 // startDate and a to-one department; 100 departments), without a document: bytes per
 // inserted object raw and LZ4-stored, encoding time, and decoding speed in objects/s.
 //

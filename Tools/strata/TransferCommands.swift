@@ -167,8 +167,8 @@ struct ImportCommand: ParsableCommand {
     /// SQLite's page cache while importing (the store's default is 64 MiB). An import
     /// writes new pages and reads few back: a small cache costs little time and keeps the
     /// process's peak near the size of a chunk. SQLite's own default, 2 MiB, took W8's peak
-    /// from 58 to 46 MiB and was no slower (docs/BENCHMARKS.md, "Issue 15's targets on a
-    /// quiet host").
+    /// from 58 to 46 MiB (against 8 MiB) and was no slower (docs/ARCHITECTURE.md, "Batch
+    /// requests and merges").
     static let pageCacheSize = 2 << 20
 
     /// The format from the file's extension, else its first character ("[": JSON).

@@ -6,7 +6,8 @@ import Foundation
 /// A list, not a hashed set: each object's `inDirtySet` flag says whether it is in, so
 /// adding and removing cost no hashing, and the list costs one reference per object where
 /// an `OrderedDictionary` of identifiers and objects cost 21 bytes (a million-object
-/// insert held 21 MiB of it through its save; docs/BENCHMARKS.md, "W1 after mem8").
+/// insert held 21 MiB of it through its save; docs/ARCHITECTURE.md, "Change tracking on
+/// the hot path").
 ///
 /// Removal clears the flag and leaves the entry (its object's `inDirtyList` flag stays on,
 /// so adding it back revives the entry instead of adding a second one). The departed

@@ -10,11 +10,11 @@ extension ManagedObjectContext {
     /// Why before the write: a store that renames inside its write rewrites every row of the
     /// request while the objects and the log still hold theirs (a copy of every row), and
     /// builds a temporary → permanent dictionary (at 1,000,000 objects ~300 MiB of W1's
-    /// peak, docs/BENCHMARKS.md "W1 after mem5"). Here an insert's row is taken out of the
-    /// log while its object renames it in place, then put back: object, log, request and the
-    /// store's overlay keep sharing one buffer, and the store finds no temporary ID to
-    /// assign. Below ``earlyPermanentIDMinimum`` new objects nothing happens here: small
-    /// saves keep the in-write assignment and need no extra transaction.
+    /// peak; docs/ARCHITECTURE.md, "When new objects get their keys"). Here an insert's row
+    /// is taken out of the log while its object renames it in place, then put back: object,
+    /// log, request and the store's overlay keep sharing one buffer, and the store finds no
+    /// temporary ID to assign. Below ``earlyPermanentIDMinimum`` new objects nothing happens
+    /// here: small saves keep the in-write assignment and need no extra transaction.
     ///
     /// Objects keep temporary IDs until their save, as in Core Data; a save that fails
     /// after this step leaves them with their permanent IDs (as `obtainPermanentIDs` does),

@@ -116,11 +116,10 @@ extension ManagedObjectContext {
             return .raced
         }
         // The inserted IDs are collected once the whole save has committed and the log and
-        // the changed-object set let go of theirs (`finishSave`): a bulk save's inserts
-        // (48 bytes each) and the set of its inserted IDs were the two largest things alive
-        // at W1's peak (docs/BENCHMARKS.md, "W1 after mem7"). The log stays until then: the
-        // save lock's transaction commits after this returns, and a failed commit retries
-        // with it.
+        // the changed-object set let go of theirs (`finishSave`): a bulk save's logged
+        // inserts and the set of its inserted IDs were the two largest things alive at W1's
+        // peak (docs/ARCHITECTURE.md, "Save"). The log stays until then: the save lock's
+        // transaction commits after this returns, and a failed commit retries with it.
         let changes = savedUpdatesAndDeletions(assigned.permanentIDs, updatedWithoutObject: recordsChangedWithoutChangedObject())
         return .saved(changes, generation: coordinator.noteChanged(changes.updated.union(changes.deleted)), assigned: assigned)
     }

@@ -66,7 +66,7 @@ public final class BatchInsertRequest {
     /// model's defaults, with no ID) and returns `true` when there are no more rows; checked
     /// as the other handlers' rows are. For the package's tools (`strata import`): a row
     /// needs no hashing of property names, twice per value with a dictionary
-    /// (docs/BENCHMARKS.md, "W8 after w8").
+    /// (docs/ARCHITECTURE.md, "Batch requests and merges").
     package var slotRowHandler: ((inout StoreBatchInsert.Row) throws -> Bool)?
     /// What ``BatchResult`` reports (default `.count`). `.count` and `.objectIDs` list the
     /// inserted records in ``BatchResult/changes`` for merging (`.objectIDs` also in

@@ -75,7 +75,8 @@ struct BatchInsertRowChecker {
     let template: [PropertyValue]
     /// Per slot, what the check of a stored attribute needs, read from the model once: the
     /// check copied the slot's ``AttributeDescription`` (a large struct) for every value
-    /// of every row (docs/BENCHMARKS.md, "W8 after w8"). Nil for other slots.
+    /// of every row (docs/ARCHITECTURE.md, "Batch requests and merges"). Nil for other
+    /// slots.
     private let attributeChecks: [AttributeCheck?]
 
     /// A stored attribute's type, and whether it has constraints beyond being required.

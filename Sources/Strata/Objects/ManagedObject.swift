@@ -23,8 +23,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's identity. Temporary until the first save. Never fires a fault.
     @exclusivity(unchecked) public internal(set) var objectID: ManagedObjectID
     // The fields are in this order so that the instance is 72 bytes, one 80-byte malloc
-    // chunk (docs/BENCHMARKS.md, "W1 after mem6"): the flags fill the padding after the
-    // ID's 21 bytes.
+    // chunk (docs/ARCHITECTURE.md, "One path for every change"): the flags' two bytes fill
+    // the padding after the ID instead of taking a word of their own.
     /// The bookkeeping flags.
     @exclusivity(unchecked) var state = ObjectState()
     /// The context the object is registered in (nil once reset or removed).

@@ -17,7 +17,7 @@ public struct StoreSaveResult: Sendable, Hashable {
     /// The stored rows of the records the save wrote, by permanent ID, when the store keeps
     /// them in memory (a document's overlay): the saving context takes an object's row as
     /// its values when they are equal, so that one buffer serves both instead of two copies
-    /// per record (docs/BENCHMARKS.md, "Memory of a big context"). Not part of equality.
+    /// per record (docs/ARCHITECTURE.md, "Saves"). Not part of equality.
     var savedRows = RecordRows()
 
     /// Creates a result.

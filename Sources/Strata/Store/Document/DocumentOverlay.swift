@@ -79,7 +79,7 @@ struct OverlayPatch {
     /// (`DocumentState.unwrittenReservations`): no record holds such a key, so an insert of
     /// one is new without a lookup. A big save's keys are reserved before its write, so
     /// they are below the counters, and each insert was one SQLite lookup (a seventh of
-    /// W1's processor time; docs/BENCHMARKS.md, "W1 after mem7").
+    /// W1's processor time; docs/ARCHITECTURE.md, "When new objects get their keys").
     private var reservations: [Int: [ClosedRange<Int64>]] = [:]
     private var lastReservation: (root: Int, range: ClosedRange<Int64>)?
     /// The reservations inserts of the patch used, by root entity index (their lower

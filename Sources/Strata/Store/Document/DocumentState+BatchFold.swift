@@ -2,7 +2,7 @@ import Foundation
 
 /// Folding a batch insert's chunks into the snapshot tables inside its own write
 /// transaction, so that neither the held write nor the overlay keeps every inserted row
-/// until the commit (docs/BENCHMARKS.md, "W1b: batch insert").
+/// until the commit (docs/ARCHITECTURE.md, "Batch requests and merges").
 ///
 /// Why inside the transaction: rows of completed chunks are then read back by the writing
 /// connection from the snapshot (SQLite shows a connection its own uncommitted rows), the

@@ -36,7 +36,8 @@ extension DocumentState {
         var report = CompactionReport(segments: 0, rowsWritten: 0, rowsDeleted: 0, segmentsDropped: 0, compactedThrough: 0)
         // A smaller page cache while the rows are written: each page is written once, and a
         // full 64 MiB cache (with the sorter SQLite sizes by it) beside a big context's
-        // objects was most of a bulk save's peak memory (docs/BENCHMARKS.md, "W1 after mem8").
+        // objects was most of a bulk save's peak memory (docs/ARCHITECTURE.md, "Compaction
+        // and retention").
         try connection.withPageCacheLimited(to: configuration.compactionPageCacheSize) {
             try connection.transaction(.immediate) {
                 try catchUp()
@@ -127,7 +128,7 @@ struct SnapshotRowWriter {
         let upsert = try upsert(for: entity, storage: schema.storage(of: entity))
         // Bound one value at a time from the plan made with the statement: an array of
         // bindings per record, and a walk over the slots' storage, cost more than SQLite's
-        // own insert in a bulk fold (docs/BENCHMARKS.md, "W8 after w8").
+        // own insert in a bulk fold (docs/ARCHITECTURE.md, "Compaction and retention").
         let statement = upsert.statement
         try statement.reset()
         var position = 1

@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Why not `[ManagedObjectID: [PropertyValue]]`: a bulk save's inserts are one entity's
 /// consecutive keys, and a dictionary of a million of them is a 2,097,152-bucket table of
-/// 32-byte entries (64 MiB, a sixth of W1's peak; docs/BENCHMARKS.md, "W1 after mem7").
+/// 32-byte entries (64 MiB, a sixth of W1's peak; docs/ARCHITECTURE.md, "Reads: snapshot ⊕
+/// overlay").
 /// Here the permanent keys of each entity live in a dense array indexed by key (8 bytes a
 /// row), as the context's ``ObjectRegistry`` keeps its objects; keys too sparse for an array,
 /// temporary IDs and IDs of a second store use a dictionary beside it.

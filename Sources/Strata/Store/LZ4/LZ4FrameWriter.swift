@@ -6,8 +6,8 @@ import Foundation
 /// the content size in the header), without the whole raw body in memory at once.
 ///
 /// A million-object save encoded a 24 MiB raw body and then compressed it; written
-/// through this, the raw bytes pass in chunks of about a megabyte (docs/BENCHMARKS.md,
-/// "W1 after mem8").
+/// through this, the raw bytes pass in chunks of about a megabyte (docs/ARCHITECTURE.md,
+/// "Saves").
 ///
 /// The content size is known only at the end, and LZ4's streaming API writes the header
 /// first; so the frame starts with eight spare bytes, and ``finish()`` rewrites the header

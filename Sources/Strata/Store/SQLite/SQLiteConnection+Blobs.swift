@@ -7,8 +7,8 @@ extension SQLiteConnection {
     ///
     /// Why not bind the bytes: inserting a bound blob makes SQLite serialize the whole row
     /// into one buffer first, a second copy of a segment body that is tens of megabytes
-    /// after a bulk save (W1's save peak, docs/BENCHMARKS.md, "W1 after mem9"). A zeroblob
-    /// row is written page by page instead.
+    /// after a bulk save (docs/ARCHITECTURE.md, "Saves"). A zeroblob row is written page
+    /// by page instead.
     ///
     /// ```swift
     /// try connection.prepare("INSERT INTO t (id, body) VALUES (?, zeroblob(?))").run([.integer(1), .integer(3)])

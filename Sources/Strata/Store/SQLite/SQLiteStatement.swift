@@ -65,7 +65,7 @@ package final class SQLiteStatement {
         case .text(var text):
             // The byte count, not -1: a string may hold NUL characters. The string's own
             // UTF-8 (SQLite copies it): passing the String made a C string of it first, an
-            // allocation per value (docs/BENCHMARKS.md, "W8 after w8").
+            // allocation per value (docs/ARCHITECTURE.md, "Compaction and retention").
             let code = text.withUTF8 { bytes -> Int32 in
                 // A null pointer would bind NULL: an empty string binds "".
                 guard let base = bytes.baseAddress, !bytes.isEmpty else {

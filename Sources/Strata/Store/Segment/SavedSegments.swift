@@ -35,7 +35,7 @@ enum SavedSegments {
             let encoded: Encoded
             do {
                 // Compressed as it is encoded: the raw body is never whole in memory beside
-                // the frame (docs/BENCHMARKS.md, "Memory of a big context").
+                // the frame (docs/ARCHITECTURE.md, "Saves").
                 let (frame, rawSize) = try SegmentEncoder.encodeCompressed(segment, model: model, limit: limit)
                 encoded = Encoded(segment: segment, frame: frame, rawSize: rawSize)
             } catch is SegmentEncoder.BodyTooLarge {

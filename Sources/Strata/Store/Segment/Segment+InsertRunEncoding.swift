@@ -41,8 +41,8 @@ extension SegmentEncoder {
             }
         }
         // Room for the whole run at once: growing a bulk save's body by doubling held the old
-        // buffer beside the new one, tens of MiB at W1's save (docs/BENCHMARKS.md, "W1 after
-        // mem7"). The bound is generous; pages the run never writes are never touched. A
+        // buffer beside the new one, tens of MiB at W1's save (docs/ARCHITECTURE.md,
+        // "Saves"). The bound is generous; pages the run never writes are never touched. A
         // streamed body needs no room beyond a chunk.
         if stream == nil { out.reserveCapacity(additional: Self.sizeBound(of: rows, isTransient: slots.isTransient)) }
         out.writeByte(SegmentFormat.OperationTag.insertRun.rawValue)

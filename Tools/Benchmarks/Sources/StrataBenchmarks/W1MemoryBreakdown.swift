@@ -6,8 +6,8 @@ import CSQLiteBench
 /// steps (inserts, save, compaction) in this process and after each prints the bytes
 /// malloc holds (mallinfo2: bytes in use, mmapped chunks included), the resident set, and the peak
 /// resident set reached during the step alone (the kernel's high-water mark, reset before
-/// each step through /proc/self/clear_refs). docs/BENCHMARKS.md ("Memory of a big context")
-/// keeps the breakdown.
+/// each step through /proc/self/clear_refs). docs/benchmarks/HISTORY.md ("Memory of a big
+/// context" and the sections after it) keeps the breakdowns it printed.
 enum W1MemoryBreakdown {
     static func main(quick: Bool) throws {
         let arguments = CommandLine.arguments
