@@ -3,7 +3,8 @@ import Strata
 
 // Several contexts over one document: a private-queue importer saves batches while an
 // editor context, which merges others' saves on its own, edits the same records. Usage:
-//   background-import-example [DOCUMENT] [--employees N]
+//   background-import-example [DOCUMENT] [--employees N] [--force]
+// An existing DOCUMENT is kept (the program refuses to start) unless --force replaces it.
 // It prints what each context saw and exits 1 if the document is not as expected.
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -11,7 +12,13 @@ let count = arguments.firstIndex(of: "--employees").flatMap { Int(arguments[safe
 let givenPath = arguments.first { !$0.hasPrefix("--") && Int($0) == nil }
 let url = givenPath.map { URL(fileURLWithPath: $0) }
     ?? FileManager.default.temporaryDirectory.appendingPathComponent("strata-import-\(UUID().uuidString).strata")
-try? FileManager.default.removeItem(at: url)
+if FileManager.default.fileExists(atPath: url.path) {
+    guard arguments.contains("--force") else {
+        FileHandle.standardError.write(Data("background-import-example: error: \(url.path) already exists; pass --force to replace it.\n".utf8))
+        exit(1)
+    }
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+}
 
 let model = ManagedObjectModel.employeesExample()
 let store = try DocumentStore(creatingAt: url, model: model)

@@ -9,7 +9,8 @@ import Strata
 // opened with `watchesForRemoteChanges`, so the other process's save reaches the list on its
 // own: the program only waits for the diff. The three happen one after the other, so the
 // output is the same on every run (a test compares it). Usage:
-//   staff-list-example [DOCUMENT]
+//   staff-list-example [DOCUMENT] [--force]
+// An existing DOCUMENT is kept (the program refuses to start) unless --force replaces it.
 // It exits 1 if the reopened document is not what the list showed.
 
 let model = ManagedObjectModel.employeesExample()
@@ -110,9 +111,13 @@ func show(_ list: FetchedResultsController) -> String {
     }.joined(separator: " | ")
 }
 
-let url = arguments.first.map { URL(fileURLWithPath: $0) }
+let givenPath = arguments.first { !$0.hasPrefix("--") }
+let url = givenPath.map { URL(fileURLWithPath: $0) }
     ?? FileManager.default.temporaryDirectory.appendingPathComponent("strata-staff-\(UUID().uuidString).strata")
-try? FileManager.default.removeItem(at: url)
+if FileManager.default.fileExists(atPath: url.path) {
+    guard arguments.contains("--force") else { fail("\(url.path) already exists; pass --force to replace it.") }
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+}
 
 var watching = options()
 watching.configuration.watchesForRemoteChanges = true   // other processes' saves arrive on their own
@@ -193,4 +198,4 @@ try check.performFetch()
 guard show(check) == shown else { fail("the reopened document shows \(show(check)), the list showed \(shown)") }
 say("reopened: \(show(check))")
 try reopened.close()
-if arguments.isEmpty { try? FileManager.default.removeItem(at: url) }
+if givenPath == nil { try? FileManager.default.removeItem(at: url) }

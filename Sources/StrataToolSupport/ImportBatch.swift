@@ -33,7 +33,9 @@ package enum ImportBatch {
     /// Imports every row of the file as one undoable batch insert.
     /// - Parameters:
     ///   - open: a new reader of the file from its start (called once or twice).
-    ///   - progress: called now and then while rows are read.
+    ///   - progress: called now and then while rows are read, with the phase ("Reading":
+    ///     the first pass that finds which rows are named; "Writing": the rows read, checked
+    ///     and written) and the rows so far.
     /// - Returns: How many objects were inserted, how many rows merged into records that
     ///   held their uniqueness keys (under a trump merge policy of the session's context),
     ///   and the undo action name; or nil when the file holds several entities and needs the
@@ -41,7 +43,7 @@ package enum ImportBatch {
     /// - Throws: The first bad row's error, its message starting "Import row N".
     package static func insert(
         open: () throws -> ImportRowReader, defaultEntity: String?, into session: some ImportDestination,
-        progress: @escaping () -> Void
+        progress: @escaping (ToolProgressBar.Phase, Int) -> Void
     ) throws -> (count: Int, merged: Int, action: String)? {
         do {
             return try attempt(open(), uris: nil, defaultEntity: defaultEntity, into: session, progress: progress)
@@ -58,7 +60,9 @@ package enum ImportBatch {
                 ordinal += 1
                 entities.insert(row.entity)
                 if let uri = row.uri { named[uri] = ordinal }
+                if ordinal % 1024 == 0 { progress(.reading, ordinal) }
             }
+            progress(.reading, ordinal)
             guard entities.count <= 1 else { return nil }
             let fallback = try defaultEntity.map(session.entity(named:))
             let entityName = entities.first.flatMap { $0 } ?? fallback?.name ?? ""
@@ -79,7 +83,7 @@ package enum ImportBatch {
     /// reference that may name a row of the file.
     private static func attempt(
         _ reader: ImportRowReader, uris: [String: (ordinal: Int, id: ManagedObjectID)]?, defaultEntity: String?,
-        into session: some ImportDestination, progress: @escaping () -> Void
+        into session: some ImportDestination, progress: @escaping (ToolProgressBar.Phase, Int) -> Void
     ) throws -> (count: Int, merged: Int, action: String)? {
         let rows = Rows(reader)
         let fallback = try defaultEntity.map(session.entity(named:))
@@ -143,7 +147,7 @@ package enum ImportBatch {
             }
             count += 1
             lastRow = row.number
-            if count % 1024 == 0 { progress() }
+            if count % 1024 == 0 { progress(.writing, count) }
             return false
         }
         let action = "Import \(entity.name)"

@@ -32,7 +32,10 @@ package final class ImportByteSource {
         do {
             handle = try FileHandle(forReadingFrom: url)
         } catch {
-            throw StrataError(.io, "Cannot read \(path): \(error.localizedDescription)", context: ["path": path])
+            // The errno of a missing file, so the tools exit EX_NOINPUT (ToolExitStatus).
+            var context = ["path": path]
+            if !FileManager.default.fileExists(atPath: path) { context["errno"] = String(ENOENT) }
+            throw StrataError(.io, "Cannot read \(path): \(error.localizedDescription)", context: context)
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
         totalBytes = size ?? 0

@@ -196,13 +196,14 @@ package enum ImportRows {
 
     /// Creates an object per row as rows come, keeping only the rows that link
     /// relationships, then links those in a second pass; the caller saves.
-    /// - Parameter progress: the bytes read and the file's size, for the progress bar.
+    /// - Parameter progress: the bytes read and the file's size, for the progress bar's
+    ///   "Reading" phase (no bar without it).
     package static func insert(
         next: () throws -> ImportRow?, progress: (() -> (done: Int, total: Int))?,
         defaultEntity: String?, into session: some ImportDestination
     ) throws -> (count: Int, action: String) {
         let fallback = try defaultEntity.map(session.entity(named:))
-        let bar = ToolProgressBar(label: "Importing")
+        let bar = progress.map { _ in ToolProgressBar(.reading) }
         var links: [(row: ImportRow, object: ManagedObject)] = []
         var byOldURI: [String: ManagedObjectID] = [:]
         var names = Set<String>()
@@ -221,7 +222,10 @@ package enum ImportRows {
                 names.insert(entity.name)
                 count += 1
             }
-            if let progress, count % 256 == 0 { let (done, total) = progress(); bar.update(done, of: total) }
+            if let progress, count % 256 == 0 {
+                let (done, total) = progress()
+                bar?.update(rows: count, fraction: total > 0 ? Double(done) / Double(total) : nil)
+            }
         }
         for entry in links {
             try rowContext(entry.row) {
@@ -236,7 +240,7 @@ package enum ImportRows {
                 }
             }
         }
-        bar.finish()
+        bar?.finish(rows: count)
         let action = "Import " + (names.count == 1 ? (names.first ?? "Objects") : (fallback?.name ?? "Objects"))
         return (count, action)
     }

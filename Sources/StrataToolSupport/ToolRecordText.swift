@@ -81,8 +81,9 @@ package enum ToolRecordText {
 
     /// Resolves a full object URI or a short `Entity/pKEY` reference against a document
     /// store (the record must exist).
-    /// - Throws: `.invalidObjectID` when the text is not a reference of this document,
-    ///   `.objectNotFound` when no such record exists.
+    /// - Throws: `.invalidObjectID` when the text is not a reference of this document (with
+    ///   the nearest entity name when the entity is mistyped), `.objectNotFound` when no such
+    ///   record exists (with the entity's keys nearest to the one given).
     package static func resolve(_ text: String, in store: DocumentStore, coordinator: PersistentStoreCoordinator) throws -> ManagedObjectID {
         var uriText = text
         if !text.hasPrefix("x-strata:") {
@@ -91,6 +92,11 @@ package enum ToolRecordText {
                 throw StrataError(.invalidObjectID, "'\(text)' is not an object URI (x-strata://STORE/Entity/pKEY) or a reference Entity/pKEY.",
                                   context: ["uri": text])
             }
+            let names = store.model.entities.map(\.name)
+            guard names.contains(String(parts[0])) else {
+                throw StrataError(.invalidObjectID, "'\(text)' names no entity of the model.\(ToolSuggestions.clause(for: String(parts[0]), among: names)) (entities: \(names.joined(separator: ", "))).",
+                                  context: ["uri": text, "entity": String(parts[0])])
+            }
             uriText = "x-strata://\(store.identifier)/\(text)"
         }
         guard let uri = URL(string: uriText) else {
@@ -98,7 +104,10 @@ package enum ToolRecordText {
         }
         let id = try coordinator.managedObjectID(forURIRepresentation: uri)
         guard try store.values(for: id) != nil else {
-            throw StrataError(.objectNotFound, "There is no object \(text) in the document.", context: ["uri": text])
+            let nearby = ToolSuggestions.nearbyKeys(to: id.primaryKey, of: id.entity, in: store)
+            let offer = nearby.isEmpty ? " (\(id.entity.name) has no records)."
+                : ". Did you mean \(nearby.map { "\(id.entity.name)/p\($0)" }.joined(separator: ", "))?"
+            throw StrataError(.objectNotFound, "There is no object \(text) in the document\(offer)", context: ["uri": text])
         }
         return id
     }

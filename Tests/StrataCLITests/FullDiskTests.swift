@@ -93,9 +93,11 @@ struct FullDiskTests {
 
         let write = try CLI.strata("insert", document, "Department", "name=Full")
         expectFailure(write, mentions: ["disk is full"])
+        #expect(write.status == 74, "a full disk is EX_IOERR: \(write.status)")
         // An export over an existing file fails and keeps the old one whole.
         let failedExport = try CLI.strata("export", document, "-o", export)
         expectFailure(failedExport, mentions: ["disk is full", "unchanged"])
+        #expect(failedExport.status == 74, "a full disk is EX_IOERR: \(failedExport.status)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: export)) == exported)
         let temporary = try disk.files(".staff")
         #expect(temporary.isEmpty, "temporary files left: \(temporary)")

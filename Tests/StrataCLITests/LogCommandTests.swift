@@ -57,10 +57,13 @@ struct LogCommandTests {
         try corrupt(document, segment: 4)
         let corrupted = try sandbox.bytes("staff.strata")
         let failed = try CLI.strataLog("verify", document)
-        #expect(failed.status == 1)
+        // Damaged data: EX_DATAERR (README.md, "Command line"), was 1.
+        #expect(failed.status == 65)
         #expect(failed.stdout.contains("Segment 4"))
         expectFailure(failed, tool: "strata-log", mentions: ["failed verification"])
-        expectFailure(try CLI.strata("info", document), mentions: ["Segment 4"])
+        let info = try CLI.strata("info", document)
+        expectFailure(info, mentions: ["Segment 4"])
+        #expect(info.status == 65, "\(info.stderr)")
         #expect(try sandbox.bytes("staff.strata") == corrupted, "failed commands changed the damaged file")
 
         let recovered = try CLI.strataLog("recover", document)

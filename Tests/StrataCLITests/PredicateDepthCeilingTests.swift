@@ -16,6 +16,7 @@ struct PredicateDepthCeilingTests {
         let parens = String(repeating: "(", count: 60_000) + "salary > 5" + String(repeating: ")", count: 60_000)
         let result = try CLI.run("strata", ["fetch", document, "Employee", "--where", parens],
                                  environment: ["STRATA_LIMITS": "maxPredicateDepth=100000000"])
+        // A malformed predicate is a bad value, not a usage error: status 1 (README.md, "Command line").
         #expect(result.status == 1, "status \(result.status): \(result.stderr.prefix(500))")
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(lines.count == 2, "\(result.stderr.prefix(500))")

@@ -26,14 +26,16 @@ package enum CLI {
         name.hasPrefix("/") ? URL(fileURLWithPath: name) : builtExecutable(name)
     }
 
-    package static func run(_ tool: String, _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> CommandResult {
-        try runAll(tool, [arguments], in: directory, environment: environment)[0]
+    /// Runs `tool` once; `input` is its standard input (nothing, like /dev/null, when nil).
+    package static func run(_ tool: String, _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:],
+                            input: Data? = nil) throws -> CommandResult {
+        try runAll(tool, [arguments], in: directory, environment: environment, input: input)[0]
     }
 
     /// Starts one process of `tool` per argument list, all at once, and waits for every one
     /// (the many-writer and contention tests need them running together).
     package static func runAll(_ tool: String, _ argumentLists: [[String]], in directory: URL? = nil,
-                       environment: [String: String] = [:]) throws -> [CommandResult] {
+                       environment: [String: String] = [:], input: Data? = nil) throws -> [CommandResult] {
         let executable = binary(tool)
         let outputs = try TemporaryDirectory()
         let scratch = outputs.url
@@ -47,7 +49,13 @@ package enum CLI {
             process.arguments = arguments
             process.standardOutput = try FileHandle(forWritingTo: outURL)
             process.standardError = try FileHandle(forWritingTo: errURL)
-            process.standardInput = FileHandle.nullDevice
+            if let input {
+                let inURL = scratch.appendingPathComponent("in\(index)")
+                try input.write(to: inURL)
+                process.standardInput = try FileHandle(forReadingFrom: inURL)
+            } else {
+                process.standardInput = FileHandle.nullDevice
+            }
             if let directory { process.currentDirectoryURL = directory }
             if !environment.isEmpty {
                 process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }

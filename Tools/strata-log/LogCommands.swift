@@ -78,7 +78,7 @@ struct VerifyCommand: ParsableCommand {
             that exist, inverses that point back; and, when the full history is retained \
             (the first segment is 1), that replaying the whole log from empty gives exactly \
             the current records. Exits 0 only when everything holds; otherwise prints each \
-            problem and exits 1. Changes nothing.
+            problem and exits 65 (damaged data). Changes nothing.
 
             Examples:
               strata-log verify staff.strata
@@ -97,7 +97,9 @@ struct VerifyCommand: ParsableCommand {
             return
         }
         for problem in report.problems { print("FAIL  \(problem)") }
-        StrataLogCommand.fail("\(document) failed verification: \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s") (listed above).")
+        // Damaged data: EX_DATAERR, as for any command that meets the damage.
+        ToolRunner.fail(tool: "strata-log", "\(document) failed verification: \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s") (listed above).",
+                        status: ToolExitStatus.dataError)
     }
 }
 
@@ -110,7 +112,7 @@ struct CompactCommand: ParsableCommand {
             Writes the net effect of the uncompacted segments into the snapshot tables in one \
             transaction. --retain says which segments stay afterwards as history (undo across \
             sessions, replay, audit): all (the default), none, or the last N. A progress bar \
-            shows on a terminal.
+            shows on a terminal ("Folding", in rows).
 
             Examples:
               strata-log compact staff.strata
@@ -127,9 +129,16 @@ struct CompactCommand: ParsableCommand {
         guard let retention = DocumentStore.HistoryRetention(retain) else {
             throw StrataError(.invalidArgument, "--retain takes all, none or a number; got '\(retain)'.")
         }
-        let bar = ToolProgressBar(label: "Compacting")
-        let report = try LogSession.withStore(document, writes: true) { store in
-            try store.compact(retention: retention) { done, total in bar.update(done, of: total) }
+        let bar = ToolProgressBar()
+        let report: CompactionReport
+        do {
+            report = try LogSession.withStore(document, writes: true) { store in
+                bar.begin(.folding)
+                return try store.compact(retention: retention) { done, total in bar.update(done, of: total) }
+            }
+        } catch {
+            bar.discard()
+            throw error
         }
         bar.finish()
         print("Compacted \(report.segments) segment\(report.segments == 1 ? "" : "s") through segment \(report.compactedThrough): \(report.rowsWritten) rows written, \(report.rowsDeleted) deleted; \(report.segmentsDropped) segment\(report.segmentsDropped == 1 ? "" : "s") dropped (retain \(retention)).")
@@ -158,20 +167,21 @@ struct ReplayCommand: ParsableCommand {
     var to: UInt64?
     @Option(help: "Replay up to the last segment saved at or before this ISO-8601 date.")
     var at: String?
-    @Option(help: "The new document.")
+    @Option(help: "The new document.", completion: ToolCompletion.document)
     var out: String
     @Flag(help: "Replace an existing output file.")
     var force = false
 
     func validate() throws {
         guard (to == nil) != (at == nil) else { throw ValidationError("Give either --to SEQ or --at DATE.") }
+        guard out != ToolStandardStreams.dash else { throw ValidationError(ToolStandardStreams.message(role: "--out")) }
     }
 
     func run() throws {
         let source = URL(fileURLWithPath: document)
         let destination = URL(fileURLWithPath: out)
         if FileManager.default.fileExists(atPath: destination.path), !force {
-            throw StrataError(.io, "\(destination.path) already exists; pass --force to replace it.", context: ["path": destination.path])
+            throw StrataError(.io, "\(destination.path) already exists; pass --force to replace it.", context: ["path": destination.path, "kind": "exists"])
         }
         let sequence: UInt64
         if let to {
@@ -207,8 +217,14 @@ struct ExportCommand: ParsableCommand {
 
     @OptionGroup var target: DocumentArgument
     var document: String { target.document }
-    @Option(help: "The directory to write into (created if needed).")
+    @Option(help: "The directory to write into (created if needed).", completion: .directory)
     var out: String
+
+    func validate() throws {
+        guard out != ToolStandardStreams.dash else {
+            throw ValidationError("--out names a directory for two files per segment; '-' (standard output) cannot hold them. Use `strata-log dump --json` for one stream.")
+        }
+    }
 
     func run() throws {
         let log = try DocumentLogFile(URL(fileURLWithPath: document), settings: ToolSettings.configuration(writes: false))

@@ -20,36 +20,17 @@ struct StrataLogCommand: ParsableCommand {
               strata-log compact staff.strata --retain 100
               strata-log replay staff.strata --to 5 --out staff-at-5.strata
               strata-log stats staff.strata --json
+
+            \(ToolExitStatus.helpText)
             """,
+        version: ToolVersion.line(tool: "strata-log"),
         subcommands: [DumpCommand.self, VerifyCommand.self, CompactCommand.self, ReplayCommand.self,
                       ExportCommand.self, RecoverCommand.self, StatsCommand.self])
 
     /// Runs the command line; a failure is one `strata-log: error: ...` line on standard
-    /// error and a non-zero exit status.
+    /// error and the exit status of its kind (``ToolExitStatus``).
     static func main() {
-        do {
-            var command = try parseAsRoot()
-            for warning in try ToolSettings.apply() {
-                FileHandle.standardError.write(Data(("strata-log: warning: " + warning + "\n").utf8))
-            }
-            try command.run()
-        } catch let error as StrataError {
-            for line in ToolErrorText.verboseLines(for: error, tool: "strata-log") {
-                FileHandle.standardError.write(Data((line + "\n").utf8))
-            }
-            fail(ToolErrorText.line(for: error))
-        } catch let error as ExitCode {
-            Foundation.exit(error.rawValue)
-        } catch {
-            let code = exitCode(for: error)
-            if code == .success { exit(withError: error) }
-            fail(message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)", status: code.rawValue)
-        }
-    }
-
-    static func fail(_ message: String, status: Int32 = 1) -> Never {
-        FileHandle.standardError.write(Data(("strata-log: error: " + message + "\n").utf8))
-        Foundation.exit(status)
+        ToolRunner.main(StrataLogCommand.self, tool: "strata-log")
     }
 }
 

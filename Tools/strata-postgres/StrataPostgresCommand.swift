@@ -24,38 +24,19 @@ struct StrataPostgresCommand: ParsableCommand {
               strata-postgres push staff.strata postgres://alice@db.example:5432/app/plans
               strata-postgres clone postgres://bob@db.example:5432/app/plans mine.strata
               strata-postgres sync mine.strata
+
+            \(ToolExitStatus.helpText)
             """,
+        version: ToolVersion.line(tool: "strata-postgres"),
         subcommands: [PushCommand.self, PullCommand.self, SyncCommand.self, CloneCommand.self])
 
     /// Serves postgres:// remotes here, then runs the command line as `strata` does: one
-    /// `strata-postgres: error: …` line and a non-zero exit status on failure.
+    /// `strata-postgres: error: …` line and the exit status of its kind on failure.
     static func main() {
         SegmentRemotes.register(schemes: ["postgres", "postgresql"]) { location, _ in
             // postgres://USER@HOST:PORT/DATABASE/DOCUMENT: the document is the URL's last part.
             try PostgresSegmentRemote(location: PostgresLocation(documentURL: location))
         }
-        do {
-            var command = try parseAsRoot()
-            for warning in try ToolSettings.apply() {
-                FileHandle.standardError.write(Data(("strata-postgres: warning: " + warning + "\n").utf8))
-            }
-            try command.run()
-        } catch let error as StrataError {
-            for line in ToolErrorText.verboseLines(for: error, tool: "strata-postgres") { fail(line, exit: nil) }
-            fail("strata-postgres: error: " + ToolErrorText.line(for: error), exit: 1)
-        } catch let error as ExitCode {
-            Foundation.exit(error.rawValue)
-        } catch {
-            let code = exitCode(for: error)
-            if code == .success { exit(withError: error) }
-            let message = message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
-            fail("strata-postgres: error: " + message, exit: code.rawValue)
-        }
-    }
-
-    /// Writes a line to standard error, then exits with `status` when one is given.
-    private static func fail(_ line: String, exit status: Int32?) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
-        if let status { Foundation.exit(status) }
+        ToolRunner.main(StrataPostgresCommand.self, tool: "strata-postgres")
     }
 }

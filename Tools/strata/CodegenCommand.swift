@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataToolSupport
 
 /// `strata codegen MODEL [--out DIR] [--mode class|extension] [--public]`.
 struct CodegenCommand: ParsableCommand {
@@ -19,15 +20,18 @@ struct CodegenCommand: ParsableCommand {
             Examples:
               strata codegen Model.xcdatamodeld --out Sources/App/Model
               strata codegen --example employees --out Generated --mode extension
+              strata codegen Model.json --out - > Model.swift
             """)
 
-    @Argument(help: "A model file: JSON, .xcdatamodel or .xcdatamodeld.")
+    @Argument(help: "A model file: JSON, .xcdatamodel or .xcdatamodeld; - reads a JSON model from standard input.",
+              completion: ToolCompletion.model)
     var model: String?
 
     @Option(help: "A built-in example model instead of a file: employees.")
     var example: String?
 
-    @Option(help: "The directory to write into (created when missing).")
+    @Option(help: "The directory to write into (created when missing); - writes the files one after another to standard output.",
+            completion: .directory)
     var out: String = "."
 
     @Option(help: "class: the class and its properties; extension: only the properties extension.")
@@ -52,9 +56,8 @@ struct CodegenCommand: ParsableCommand {
         let objectModel: ManagedObjectModel
         let source: String
         if let model {
-            let url = URL(fileURLWithPath: model)
-            objectModel = try ManagedObjectModel(contentsOf: url)
-            source = url.lastPathComponent
+            objectModel = try ToolStandardStreams.model(at: model)
+            source = model == ToolStandardStreams.dash ? "a model read from standard input" : URL(fileURLWithPath: model).lastPathComponent
         } else {
             objectModel = ManagedObjectModel.employeesExample()
             source = "the built-in employees example model"
@@ -62,6 +65,11 @@ struct CodegenCommand: ParsableCommand {
         let generator = ClassGenerator(model: objectModel, mode: ClassGenerator.Mode(rawValue: mode)!,
                                        access: isPublic ? "public" : "", source: source)
         let files = try generator.files()
+        if out == ToolStandardStreams.dash {
+            // One Swift file that compiles as the several would (repeated imports are allowed).
+            try ToolStandardStreams.write(Data(files.map(\.text).joined(separator: "\n").utf8), to: out)
+            return
+        }
         let directory = URL(fileURLWithPath: out)
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

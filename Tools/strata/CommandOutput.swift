@@ -4,13 +4,6 @@ import StrataToolSupport
 
 /// Printing for the `strata` commands: errors, tables and JSON.
 enum CommandOutput {
-    /// Writes `strata: error: MESSAGE` to standard error and exits with `status`.
-    static func fail(_ message: String, status: Int32 = 1) -> Never {
-        let text = message.hasPrefix("strata: error: ") ? message : "strata: error: " + message
-        FileHandle.standardError.write(Data((text + "\n").utf8))
-        exit(status)
-    }
-
     /// Writes a line to standard error.
     static func note(_ message: String) {
         FileHandle.standardError.write(Data((message + "\n").utf8))

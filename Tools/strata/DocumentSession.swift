@@ -55,6 +55,9 @@ final class DocumentSession: ImportDestination {
         let result: T
         do {
             result = try body(session)
+        } catch let error as StrataError {
+            session.close()
+            throw ToolSuggestions.suggestingNames(error, in: session.model)
         } catch {
             session.close()
             throw error
@@ -106,11 +109,12 @@ final class DocumentSession: ImportDestination {
     }
 
     /// The entity with a name.
-    /// - Throws: `.unknownKey` naming it and listing the entities.
+    /// - Throws: `.unknownKey` naming it, the nearest entity name and the entities.
     func entity(named name: String) throws -> EntityDescription {
         guard let entity = model.entitiesByName[name] else {
-            throw StrataError(.unknownKey, "There is no entity '\(name)' in the model (entities: \(model.entities.map(\.name).joined(separator: ", "))).",
-                              context: ["entity": name])
+            let names = model.entities.map(\.name)
+            throw StrataError(.unknownKey, "There is no entity '\(name)' in the model.\(ToolSuggestions.clause(for: name, among: names)) (entities: \(names.joined(separator: ", "))).",
+                              context: ["entity": name, "suggested": "yes"])
         }
         return entity
     }

@@ -30,7 +30,8 @@ struct MigrateCommand: ParsableCommand {
     @OptionGroup var target: DocumentArgument
     var document: String { target.document }
 
-    @Option(help: "The new model: JSON, .xcdatamodel or .xcdatamodeld (its current version); repeat it for a staged migration through each version in order.")
+    @Option(help: "The new model: JSON, .xcdatamodel or .xcdatamodeld (its current version; - reads a JSON model from standard input); repeat it for a staged migration through each version in order.",
+            completion: ToolCompletion.model)
     var model: [String] = []
 
     @Flag(help: "Report what would change without writing anything.")
@@ -48,17 +49,22 @@ struct MigrateCommand: ParsableCommand {
 
     func run() throws {
         let url = URL(fileURLWithPath: document)
-        let models = try model.map { try ManagedObjectModel(contentsOf: URL(fileURLWithPath: $0)) }
-        let bar = ToolProgressBar(label: "Migrating")
+        let models = try model.map(ToolStandardStreams.model(at:))
+        // The bar's one phase, begun when the first records are migrated.
+        let bar = ToolProgressBar()
+        func show(_ done: Int, _ total: Int) {
+            if bar.phase == nil { bar.begin(.migrating) }
+            bar.update(done, of: total)
+        }
         let report: MigrationReport
         if models.count == 1 {
             report = try DocumentStore.migrate(at: url, to: models[0], dryRun: dryRun,
                                                configuration: ToolSettings.configuration(writes: !dryRun),
-                                               progress: { bar.update($0, of: $1) })
+                                               progress: { show($0, $1) })
         } else {
             let reports = try DocumentStore.migrate(at: url, stages: models.map { .lightweight(to: $0) },
                                                     configuration: ToolSettings.configuration(writes: true),
-                                                    progress: { _, done, total in bar.update(done, of: total) })
+                                                    progress: { _, done, total in show(done, total) })
             bar.finish()
             if !json { print("Staged migration: \(reports.count) of \(models.count) stages run (the others were done before).") }
             guard let last = reports.last else {

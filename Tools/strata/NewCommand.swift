@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataToolSupport
 
 /// `strata new DOC --model MODEL | --example employees [--force]`.
 struct NewCommand: ParsableCommand {
@@ -18,10 +19,11 @@ struct NewCommand: ParsableCommand {
               strata new app.strata --model App.xcdatamodeld --force
             """)
 
-    @Argument(help: "The document to create.")
+    @Argument(help: "The document to create.", completion: ToolCompletion.document)
     var document: String
 
-    @Option(help: "A model file: JSON, .xcdatamodel or .xcdatamodeld.")
+    @Option(help: "A model file: JSON, .xcdatamodel or .xcdatamodeld; - reads a JSON model from standard input.",
+            completion: ToolCompletion.model)
     var model: String?
 
     @Option(help: "A built-in example model: employees.")
@@ -37,16 +39,17 @@ struct NewCommand: ParsableCommand {
         if let example, example != "employees" {
             throw ValidationError("Unknown example '\(example)'; the examples are: employees.")
         }
+        guard document != ToolStandardStreams.dash else { throw ValidationError(ToolStandardStreams.message(role: "The document")) }
     }
 
     func run() throws {
         let url = URL(fileURLWithPath: document)
         if FileManager.default.fileExists(atPath: url.path), !force {
-            throw StrataError(.io, "\(url.path) already exists; pass --force to replace it.", context: ["path": url.path])
+            throw StrataError(.io, "\(url.path) already exists; pass --force to replace it.", context: ["path": url.path, "kind": "exists"])
         }
         let objectModel: ManagedObjectModel
         if let model {
-            objectModel = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model))
+            objectModel = try ToolStandardStreams.model(at: model)
         } else {
             objectModel = ManagedObjectModel.employeesExample()
         }

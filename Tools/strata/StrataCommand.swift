@@ -25,7 +25,10 @@ struct StrataCommand: ParsableCommand {
                   salary=150000 department=@Department/p1
               strata fetch staff.strata Employee --where 'salary > 100000' --sort lastName
               strata undo staff.strata
+
+            \(ToolExitStatus.helpText)
             """,
+        version: ToolVersion.line(tool: "strata"),
         subcommands: [
             NewCommand.self, InfoCommand.self, InsertCommand.self, UpdateCommand.self, DeleteCommand.self,
             GetCommand.self, FetchCommand.self, UndoCommand.self, RedoCommand.self, HistoryCommand.self,
@@ -34,24 +37,9 @@ struct StrataCommand: ParsableCommand {
         ])
 
     /// Runs the command line; every failure is one `strata: error: ...` line on standard
-    /// error (validation problems may follow) and a non-zero exit status.
+    /// error (validation problems may follow) and the exit status of its kind
+    /// (``ToolExitStatus``).
     static func main() {
-        do {
-            var command = try parseAsRoot()
-            for warning in try ToolSettings.apply() {
-                FileHandle.standardError.write(Data(("strata: warning: " + warning + "\n").utf8))
-            }
-            try command.run()
-        } catch let error as StrataError {
-            for line in ToolErrorText.verboseLines(for: error, tool: "strata") { CommandOutput.note(line) }
-            CommandOutput.fail(ToolErrorText.line(for: error))
-        } catch let error as ExitCode {
-            Foundation.exit(error.rawValue)
-        } catch {
-            let code = exitCode(for: error)
-            if code == .success { exit(withError: error) }
-            let message = message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
-            CommandOutput.fail(message, status: code.rawValue)
-        }
+        ToolRunner.main(StrataCommand.self, tool: "strata")
     }
 }

@@ -32,7 +32,8 @@ struct ExportCommand: ParsableCommand {
     var document: String { target.document }
     @Option(help: "json (the only format).")
     var format: Format = .json
-    @Option(name: [.short, .long], help: "Write to this file instead of standard output.")
+    @Option(name: [.short, .long], help: "Write to this file instead of standard output (- is standard output).",
+            completion: .file(extensions: ["json"]))
     var output: String?
 
     func run() throws {
@@ -46,12 +47,9 @@ struct ExportCommand: ParsableCommand {
             }
             return JSONValue.array(records).rendered(pretty: true) + "\n"
         }
-        if let output {
-            // A temporary file renamed into place: a failed export keeps the old file.
-            try AtomicFileWriter.write(Data(text.utf8), to: URL(fileURLWithPath: output))
-        } else {
-            print(text, terminator: "")
-        }
+        // A file is written to a temporary file renamed into place: a failed export keeps
+        // the old file.
+        try ToolStandardStreams.write(Data(text.utf8), to: output)
     }
 }
 
@@ -69,7 +67,8 @@ struct ImportCommand: ParsableCommand {
             header row of property names (and optionally _uri, _entity; a composite's elements \
             as address.city); an empty cell is null; a to-many cell lists URIs separated by spaces.
 
-            The file must be a regular file (the import reads it more than once). Every row \
+            The file must be a regular file (the import reads it more than once); - reads \
+            standard input, copied to a temporary file first. Every row \
             is held to the import limits (STRATA_LIMITS: maxImportFieldBytes, \
             maxImportRecordBytes, maxImportRecordValues; docs/LIMITS.md); CSV text must be \
             UTF-8 (--replace-invalid-utf8 stores U+FFFD instead) and its header must name each \
@@ -79,7 +78,8 @@ struct ImportCommand: ParsableCommand {
             document (a URI or Entity/pKEY). Objects are created first, relationships linked in \
             a second pass. The import is saved as one undo group ("Import ENTITY"), so one \
             `strata undo` removes it. The file is read as it is imported (memory does not grow \
-            with its size), a progress bar shows on a terminal, and the document is compacted \
+            with its size), a progress bar shows each phase on a terminal (reading, writing, \
+            folding; in rows, with the rate and the time left), and the document is compacted \
             afterwards so that the next command reads indexed tables.
 
             Uniqueness constraints hold as they do for `strata insert`: with --merge-policy \
@@ -96,13 +96,14 @@ struct ImportCommand: ParsableCommand {
               strata import shop.strata items.csv --entity Item --merge-policy objectTrump
               strata import staff.strata departments.json --entity Department
               strata export old.strata > all.json && strata import new.strata all.json
+              strata export old.strata | strata import new.strata -
             """)
 
     enum Format: String, ExpressibleByArgument { case json, csv }
 
     @OptionGroup var target: DocumentArgument
     var document: String { target.document }
-    @Argument(help: "The JSON or CSV file.")
+    @Argument(help: "The JSON or CSV file; - reads standard input.", completion: ToolCompletion.importFile)
     var file: String
     @Option(help: "The entity of objects that do not name one with _entity.")
     var entity: String?
@@ -116,52 +117,84 @@ struct ImportCommand: ParsableCommand {
     var replacesInvalidUTF8 = false
 
     func run() throws {
-        let url = URL(fileURLWithPath: file)
+        // `-`: standard input, copied to a temporary file first (an import reads its file
+        // more than once).
+        let spooled = file == ToolStandardStreams.dash ? try ToolStandardStreams.spoolStandardInput() : nil
+        let path = spooled?.path ?? file
+        let summary = try withExtendedLifetime(spooled) { try importFile(at: path) }
+        print(summary)
+    }
+
+    private func importFile(at path: String) throws -> String {
+        let url = URL(fileURLWithPath: path)
         let chosen = try format ?? Self.format(of: url)
         let policy = try MergePolicyOption.policy(named: mergePolicy)
-        let summary = try DocumentSession.with(document, writes: true, pageCacheSize: Self.pageCacheSize) { session in
+        return try DocumentSession.with(document, writes: true, pageCacheSize: Self.pageCacheSize) { session in
             // Both paths take it: the batch insert and, for a file of several entities, the save.
             session.context.mergePolicy = policy
-            let bar = ToolProgressBar(label: "Importing")
-            // The batch path first: rows stream into one undoable batch insert (a file whose
-            // rows name each other is read twice, to reserve their IDs first). A file of
-            // several entities is read again and goes through the context in two passes.
-            var source = try ImportByteSource(path: file)
-            let batched = try ImportBatch.insert(
-                open: {
-                    source = try ImportByteSource(path: file)
-                    return ImportRowReader(source, csv: chosen == .csv, replacesInvalidUTF8: replacesInvalidUTF8)
-                },
-                defaultEntity: entity, into: session,
-                progress: { bar.update(source.bytesConsumed, of: source.totalBytes) })
-            bar.finish()
-            let count: Int, action: String
-            var merged = 0
-            if let batched {
-                (count, merged, action) = batched
-            } else {
-                let again = try ImportByteSource(path: file)
-                var reader = ImportRowReader(again, csv: chosen == .csv, replacesInvalidUTF8: replacesInvalidUTF8)
-                (count, action) = try ImportRows.insert(
-                    next: { try reader.next() }, progress: { (again.bytesConsumed, again.totalBytes) },
-                    defaultEntity: entity, into: session)
-                try session.save(action: action)
-            }
-            // Fold the import into the snapshot tables now (the log keeps the segment for
-            // undo): the next command reads indexed tables, not the whole segment decoded.
-            // The import is saved: a failed compaction (a full disk) leaves it unfolded but
-            // whole, and is a warning, so that a script does not import it twice.
-            let compacting = ToolProgressBar(label: "Compacting")
+            // One line per phase: Reading, Writing (or Validating and writing), Folding.
+            let bar = ToolProgressBar()
             do {
-                try session.store.compact { done, total in compacting.update(done, of: total) }
+                return try importRows(path, format: chosen, into: session, bar: bar)
             } catch {
-                CommandOutput.note("strata: warning: imported, but not compacted (\(error)); `strata-log compact` folds it later.")
+                bar.discard()
+                throw error
             }
-            compacting.finish()
-            let merges = merged == 0 ? "" : "; \(merged) row\(merged == 1 ? "" : "s") merged into records holding \(merged == 1 ? "its key" : "their keys")"
-            return "Imported \(count) object\(count == 1 ? "" : "s") (\(action))\(merges)."
         }
-        print(summary)
+    }
+
+    private func importRows(_ path: String, format chosen: Format, into session: DocumentSession, bar: ToolProgressBar) throws -> String {
+        // The batch path first: rows stream into one undoable batch insert (a file whose
+        // rows name each other is read twice, to reserve their IDs first). A file of
+        // several entities is read again and goes through the context in two passes.
+        var source = try ImportByteSource(path: path)
+        let batched = try ImportBatch.insert(
+            open: {
+                source = try ImportByteSource(path: path)
+                return ImportRowReader(source, csv: chosen == .csv, replacesInvalidUTF8: replacesInvalidUTF8)
+            },
+            defaultEntity: entity, into: session,
+            progress: { phase, rows in
+                if bar.phase != phase {
+                    // Writing gives way to Reading when the rows turn out to name each other:
+                    // that attempt wrote nothing, so its line goes.
+                    if bar.phase == .writing { bar.discard() }
+                    bar.begin(phase)
+                }
+                bar.update(rows: rows, fraction: source.totalBytes > 0 ? Double(source.bytesConsumed) / Double(source.totalBytes) : nil)
+            })
+        let count: Int, action: String
+        var merged = 0
+        if let batched {
+            (count, merged, action) = batched
+            if bar.phase != .writing { bar.begin(.writing) }
+            bar.finish(rows: count + merged)
+        } else {
+            bar.discard()
+            let again = try ImportByteSource(path: path)
+            var reader = ImportRowReader(again, csv: chosen == .csv, replacesInvalidUTF8: replacesInvalidUTF8)
+            (count, action) = try ImportRows.insert(
+                next: { try reader.next() }, progress: { (again.bytesConsumed, again.totalBytes) },
+                defaultEntity: entity, into: session)
+            bar.begin(.validatingAndWriting)
+            bar.update(rows: count, fraction: nil)
+            try session.save(action: action)
+            bar.finish(rows: count)
+        }
+        // Fold the import into the snapshot tables now (the log keeps the segment for
+        // undo): the next command reads indexed tables, not the whole segment decoded.
+        // The import is saved: a failed compaction (a full disk) leaves it unfolded but
+        // whole, and is a warning, so that a script does not import it twice.
+        bar.begin(.folding)
+        do {
+            try session.store.compact { done, total in bar.update(done, of: total) }
+            bar.finish()
+        } catch {
+            bar.discard()
+            CommandOutput.note("strata: warning: imported, but not compacted (\(error)); `strata-log compact` folds it later.")
+        }
+        let merges = merged == 0 ? "" : "; \(merged) row\(merged == 1 ? "" : "s") merged into records holding \(merged == 1 ? "its key" : "their keys")"
+        return "Imported \(count) object\(count == 1 ? "" : "s") (\(action))\(merges)."
     }
 
     /// SQLite's page cache while importing (the store's default is 64 MiB). An import

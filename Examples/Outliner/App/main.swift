@@ -8,7 +8,9 @@ import Glibc
 // draws its screen model with ANSI escapes, saves after a pause, and merges other
 // processes' saves at least once a second. Usage:
 //   outliner DOCUMENT            edit (a new document starts with an example outline)
-//   outliner --generate N DOC    write an outline of N items (for measuring)
+//   outliner --generate N DOC [--force]
+//                                write an outline of N items (for measuring); an existing
+//                                DOC is kept unless --force replaces it
 //   outliner --measure DOCUMENT  time opening a document and drawing its first screen
 
 func fail(_ message: String) -> Never {
@@ -20,7 +22,12 @@ func fail(_ message: String) -> Never {
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "--generate":
-    guard arguments.count == 3, let count = Int(arguments[1]), count > 0 else { fail("usage: outliner --generate N DOCUMENT") }
+    let force = arguments.count == 4 && arguments[3] == "--force"
+    guard arguments.count == 3 || force, let count = Int(arguments[1]), count > 0 else { fail("usage: outliner --generate N DOCUMENT [--force]") }
+    if FileManager.default.fileExists(atPath: arguments[2]) {
+        guard force else { fail("\(arguments[2]) already exists; pass --force to replace it.") }
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: arguments[2] + suffix) }
+    }
     do {
         try ExampleOutline.generate(at: URL(fileURLWithPath: arguments[2]), count: count)
     } catch { fail("\(error)") }

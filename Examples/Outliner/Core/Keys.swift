@@ -13,6 +13,13 @@ public enum Key: Equatable, Sendable {
 /// Turns the bytes a terminal sends into keys: ANSI escape sequences for arrows,
 /// Shift-Tab (`ESC [ Z`) and Delete (`ESC [ 3 ~`), control bytes for Ctrl-Z and Ctrl-Y,
 /// UTF-8 for text. A sequence split across two reads is completed by the next one.
+///
+/// An escape sequence is read to its final byte, as ECMA-48 §5.4 defines it: a control
+/// sequence (`ESC [`) is parameter bytes 0x30–0x3F and intermediate bytes 0x20–0x2F up to
+/// a final byte 0x40–0x7E (Home `ESC [ H` or `ESC [ 1 ~`, PageUp `ESC [ 5 ~`, F5
+/// `ESC [ 15 ~`, Ctrl-Up `ESC [ 1 ; 5 A`); `ESC O` (SS3) takes one final byte (F1 `ESC O P`),
+/// and the Linux console's `ESC [ [` one more (F1 `ESC [ [ A`).
+/// Sequences the outliner has no use for are dropped whole: none of their bytes is typed.
 public struct KeyDecoder: Sendable {
     private var pending: [UInt8] = []
 
@@ -31,21 +38,14 @@ public struct KeyDecoder: Sendable {
             switch byte {
             case 0x1b:
                 guard index + 1 < input.count else { keys.append(.escape); index += 1; continue }
-                guard input[index + 1] == 0x5b || input[index + 1] == 0x4f else { keys.append(.escape); index += 1; continue }
-                guard index + 2 < input.count else { pending = Array(input[index...]); return keys }
-                let code = input[index + 2]
-                switch code {
-                case 0x41: keys.append(.up)
-                case 0x42: keys.append(.down)
-                case 0x43: keys.append(.right)
-                case 0x44: keys.append(.left)
-                case 0x5a: keys.append(.shiftTab)
-                case 0x33:
-                    guard index + 3 < input.count else { pending = Array(input[index...]); return keys }
-                    if input[index + 3] == 0x7e { keys.append(.delete); index += 1 }
-                default: break      // an escape sequence the outliner has no use for
+                let introducer = input[index + 1]
+                guard introducer == 0x5b || introducer == 0x4f else { keys.append(.escape); index += 1; continue }
+                guard let (key, length) = Self.sequence(input, at: index) else {
+                    pending = Array(input[index...])
+                    return keys
                 }
-                index += 3
+                if let key { keys.append(key) }
+                index += length
             case 0x0d, 0x0a: keys.append(.enter); index += 1
             case 0x09: keys.append(.tab); index += 1
             case 0x7f, 0x08: keys.append(.backspace); index += 1
@@ -64,5 +64,45 @@ public struct KeyDecoder: Sendable {
             }
         }
         return keys
+    }
+
+    /// The escape sequence starting at `start` (`ESC [` or `ESC O`): the key it is (nil for
+    /// one the outliner ignores) and its length through the final byte; nil when the input
+    /// ends before the final byte.
+    private static func sequence(_ input: [UInt8], at start: Int) -> (key: Key?, length: Int)? {
+        if input[start + 1] == 0x4f {
+            // SS3: one final byte (arrows in application mode, F1–F4, Home and End).
+            guard start + 2 < input.count else { return nil }
+            return (arrow(input[start + 2]), 3)
+        }
+        // The Linux console's F1–F5 are `ESC [ [ A` … `ESC [ [ E`: one byte after the second `[`.
+        if start + 2 < input.count, input[start + 2] == 0x5b {
+            guard start + 3 < input.count else { return nil }
+            return (nil, 4)
+        }
+        var index = start + 2
+        while index < input.count, (0x20...0x3f).contains(input[index]) { index += 1 }
+        guard index < input.count else { return nil }
+        let final = input[index]
+        let length = index - start + 1
+        // A byte outside the final range ends a malformed sequence: dropped through it.
+        guard (0x40...0x7e).contains(final) else { return (nil, length) }
+        let parameters = String(decoding: input[(start + 2)..<index], as: UTF8.self)
+        switch final {
+        case 0x41, 0x42, 0x43, 0x44: return (arrow(final), length)        // arrows, with or without modifiers
+        case 0x5a: return (parameters.isEmpty ? .shiftTab : nil, length)
+        case 0x7e: return (parameters == "3" ? .delete : nil, length)     // Delete; Home, End, PageUp, F5… ignored
+        default: return (nil, length)
+        }
+    }
+
+    private static func arrow(_ final: UInt8) -> Key? {
+        switch final {
+        case 0x41: return .up
+        case 0x42: return .down
+        case 0x43: return .right
+        case 0x44: return .left
+        default: return nil
+        }
     }
 }

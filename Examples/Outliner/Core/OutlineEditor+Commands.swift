@@ -175,13 +175,33 @@ extension OutlineEditor {
                 _ = try context.count(for: FetchRequest(entityName: "Item", predicate: predicate))
             }
             controller = try Self.makeController(context, predicate: predicate, watcher: watcher)
+            let wasFiltered = !filterText.isEmpty
             filterText = trimmed
             mode = .outline
-            if !trimmed.isEmpty { selected = controller.fetchedObjects?.first } else if selected == nil { selected = root.childItems.first }
-            top = selected
+            if !trimmed.isEmpty {
+                if !wasFiltered { beforeFilter = (top, selected) }
+                selected = controller.fetchedObjects?.first
+                top = selected
+            } else {
+                // Back where the outline was before the filter: the same first row and
+                // selection (when they still exist), not scrolled to the filter's last match.
+                let saved = beforeFilter
+                beforeFilter = nil
+                if let item = saved?.selected, Self.isAlive(item) { selected = item }
+                if let item = selected, !Self.isAlive(item) { selected = nil }
+                if selected == nil { selected = root.childItems.first }
+                if let item = saved?.top, Self.isAlive(item) { top = item } else if !wasFiltered { top = selected } else { top = root.childItems.first }
+            }
         } catch {
             mode = .filterPrompt(text)
             message = "bad filter: \(Self.describe(error))"
         }
+    }
+}
+
+extension OutlineEditor {
+    /// Whether `item` is still in the outline (not deleted, its context not reset).
+    static func isAlive(_ item: ManagedObject) -> Bool {
+        !item.isDeleted && item.context != nil
     }
 }

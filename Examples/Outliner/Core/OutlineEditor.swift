@@ -44,6 +44,9 @@ public final class OutlineEditor {
     public internal(set) var selected: ManagedObject?
     /// The first item drawn (the outline scrolls so that the selection stays on screen).
     var top: ManagedObject?
+    /// Where the unfiltered outline was (its first row drawn and its selection) when a
+    /// filter was applied: clearing the filter goes back there.
+    var beforeFilter: (top: ManagedObject?, selected: ManagedObject?)?
     /// Whether keys add to the selected title (after a character, until another key).
     public internal(set) var isTyping = false
     /// The key mode.

@@ -1,0 +1,11 @@
+/// Strata's version as the tools print it (`strata --version`): kept here only, and
+/// raised with each release note (CHANGELOG.md's newest heading).
+package enum ToolVersion {
+    /// The version number: the release the tools belong to, `-dev` between releases.
+    package static let number = "0.1.0-dev"
+
+    /// `TOOL (Strata) VERSION`, the GNU tools' form (`ls (GNU coreutils) 9.4`).
+    package static func line(tool: String) -> String {
+        "\(tool) (Strata) \(number)"
+    }
+}
