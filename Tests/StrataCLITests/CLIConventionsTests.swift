@@ -23,7 +23,7 @@ struct CLIConventionsTests {
         #expect(result.status == 64)
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(lines.first == "strata: error: Missing expected argument '<document>'", "\(result.stderr)")
-        #expect(lines.contains { $0.hasPrefix("Usage: strata fetch <document> <entity>") }, "\(result.stderr)")
+        #expect(lines.contains { $0.hasPrefix("Usage: strata fetch ") && $0.hasSuffix("<document> <entity>") }, "\(result.stderr)")
         #expect(lines.last?.contains("See 'strata fetch --help'") == true, "\(result.stderr)")
         let log = try CLI.strataLog("replay", "x.strata", "--out", "y.strata")
         #expect(log.status == 64)
