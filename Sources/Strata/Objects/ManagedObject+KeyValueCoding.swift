@@ -42,6 +42,7 @@ extension ManagedObject {
 
     func setValue(_ value: PropertyValue, slot: Int) throws {
         let context = try requireContext()
+        try context.checkChangeCanRegisterUndo()
         try ensureLoaded()
         switch entity.slotKinds[slot] {
         case .attribute(let index):
@@ -196,18 +197,24 @@ public struct RelationshipSet {
     /// Adds a destination (`addToX`).
     public func add(_ object: ManagedObject) throws {
         try owner.ensureLoaded()
-        try owner.requireContext().addToMany(owner, relationship, object.objectID)
+        let context = try owner.requireContext()
+        try context.checkChangeCanRegisterUndo()
+        try context.addToMany(owner, relationship, object.objectID)
     }
 
     /// Removes a destination (`removeFromX`).
     public func remove(_ object: ManagedObject) throws {
         try owner.ensureLoaded()
-        try owner.requireContext().removeFromToMany(owner, relationship, object.objectID)
+        let context = try owner.requireContext()
+        try context.checkChangeCanRegisterUndo()
+        try context.removeFromToMany(owner, relationship, object.objectID)
     }
 
     /// Replaces every destination.
     public func set(_ objects: [ManagedObject]) throws {
         try owner.ensureLoaded()
-        try owner.requireContext().setToMany(owner, relationship, OrderedSet(objects.map(\.objectID)))
+        let context = try owner.requireContext()
+        try context.checkChangeCanRegisterUndo()
+        try context.setToMany(owner, relationship, OrderedSet(objects.map(\.objectID)))
     }
 }
