@@ -49,6 +49,7 @@ struct MigrateCommand: ParsableCommand {
     func run() throws {
         let url = URL(fileURLWithPath: document)
         let models = try model.map { try ManagedObjectModel(contentsOf: URL(fileURLWithPath: $0)) }
+        for warning in models.flatMap(\.loadWarnings) { CommandOutput.note("strata: warning: " + warning) }
         let bar = ToolProgressBar(label: "Migrating")
         let report: MigrationReport
         if models.count == 1 {

@@ -47,6 +47,7 @@ struct NewCommand: ParsableCommand {
         let objectModel: ManagedObjectModel
         if let model {
             objectModel = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: model))
+            for warning in objectModel.loadWarnings { CommandOutput.note("strata: warning: " + warning) }
         } else {
             objectModel = ManagedObjectModel.employeesExample()
         }
