@@ -147,7 +147,7 @@ func evaluationError(_ format: String, _ subject: any PredicateSubject, _ argume
     @Test func comparingAStringWithANumberIsAnError() throws {
         let error = evaluationError("name <= 2", f.quinn)
         #expect(error?.code == .predicateEvaluation)
-        #expect(error?.message.contains("cannot compare a string with a integer using <=") == true)
+        #expect(error?.message.contains("cannot compare a string with an integer using <=") == true)
         #expect(error?.context["comparison"] == "name <= 2")
         #expect(evaluationError("name == 2", f.quinn)?.code == .predicateEvaluation)
         #expect(evaluationError("salary BEGINSWITH '5'", f.quinn)?.code == .predicateEvaluation)

@@ -55,6 +55,13 @@ public final class PersistentContainer: @unchecked Sendable {
     public let coordinator: PersistentStoreCoordinator
     /// The store: a ``DocumentStore``, or an ``InMemoryStore`` when `url` is nil.
     public let store: any PersistentStore
+    /// The document store, for its history, compaction and query generations without a
+    /// cast; nil for an in-memory container.
+    ///
+    /// ```swift
+    /// let transactions = try container.documentStore?.history(after: token)
+    /// ```
+    public var documentStore: DocumentStore? { store as? DocumentStore }
     /// The context for the user interface: merges every other context's saves on its own.
     public let viewContext: ManagedObjectContext
 

@@ -152,7 +152,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
     deinit {
         // Objects hold their context unowned: clear it on every object that may outlive
         // this context (the app may still hold them).
-        for entry in registry.values { entry.object?.context = nil }
+        for entry in registry.values {
+            guard let object = entry.object else { continue }
+            object.context = nil
+            object.state.contextReleased = true
+        }
         if undoManager?.context === self { undoManager?.context = nil }
     }
 

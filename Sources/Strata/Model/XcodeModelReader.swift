@@ -199,14 +199,14 @@ struct XcodeModelReader {
             constraint(field) {
                 if type == .string || type == .binaryData {
                     guard let length = Int(text), length >= 0 else {
-                        throw ModelFileReason("\(field) of a \(typeName) attribute is a length; '\(text)' is not one")
+                        throw ModelFileReason("\(field) of \(withArticle(typeName)) attribute is a length; '\(text)' is not one")
                     }
                     if isMinimum { attribute.minLength = length } else { attribute.maxLength = length }
                 } else if type.isNumeric {
                     let value = try Self.value(text, type: type, field: field)
                     if isMinimum { attribute.minValue = value } else { attribute.maxValue = value }
                 } else {
-                    throw ModelFileReason("\(field) does not apply to a \(typeName) attribute")
+                    throw ModelFileReason("\(field) does not apply to \(withArticle(typeName)) attribute")
                 }
             }
         }
@@ -226,7 +226,7 @@ struct XcodeModelReader {
         case .integer16, .integer32, .integer64:
             let parsed: PropertyValue? = Int64(trimmed).map(PropertyValue.integer) ?? Double(trimmed).map(PropertyValue.double)
             guard let parsed, let value = ModelValueRules.coerce(parsed, to: type) else {
-                throw ModelFileReason("\(field) '\(text)' is not a \(type.rawValue) value")
+                throw ModelFileReason("\(field) '\(text)' is not \(withArticle(type.rawValue)) value")
             }
             return value
         case .double, .float:

@@ -79,6 +79,17 @@ extension ManagedObject {
         }
     }
 
+    /// The value of a key as a Swift type; an optional type gives nil for NULL.
+    ///
+    /// ```swift
+    /// let name = try employee.value(forKey: "lastName", as: String?.self)   // "Lovelace" or nil
+    /// let salary = try employee.value(forKey: "salary", as: Int64.self)     // 0 for NULL
+    /// ```
+    /// - Throws: as ``value(forKey:)``.
+    public func value<Value: PropertyValueConvertible>(forKey key: String, as type: Value.Type) throws -> Value {
+        Value(propertyValue: try value(forKey: key))
+    }
+
     /// The destination of a to-one relationship, as an object (a fault until touched).
     public func object(forKey key: String) throws -> ManagedObject? {
         guard case .object(let id) = try value(forKey: key) else { return nil }
@@ -136,6 +147,11 @@ extension ManagedObject {
 
     func requireContext() throws -> ManagedObjectContext {
         guard let context, !state.isInvalid else {
+            if context == nil && state.contextReleased {
+                throw StrataError(.invalidObject,
+                                  "\(objectID)'s context is gone: it was released while the object was still in use. A context holds its objects, not the other way round; keep the context (or its container) alive as long as you use its objects.",
+                                  context: ["object": objectID.description, "reason": "contextReleased"])
+            }
             throw StrataError(.invalidObject, "\(objectID) is not registered in a context.",
                               context: ["object": objectID.description])
         }

@@ -35,7 +35,7 @@ extension SQLTranslation {
                     current = stringLength(scalar)
                     continue
                 }
-                throw StrataError(.predicateEvaluation, "cannot read key '\(key)' of a \(scalar.kind.name) value",
+                throw StrataError(.predicateEvaluation, "cannot read key '\(key)' of \(withArticle(scalar.kind.name)) value",
                                   context: ["key": key])
             case .list:
                 throw SQLResidual(reason: "a key path on a literal collection")
@@ -92,7 +92,7 @@ extension SQLTranslation {
                 return stringLength(scalar)
             }
             if case .scalar(let scalar) = element {
-                throw StrataError(.predicateEvaluation, "cannot read key '\(key)' of a \(scalar.kind.name) value",
+                throw StrataError(.predicateEvaluation, "cannot read key '\(key)' of \(withArticle(scalar.kind.name)) value",
                                   context: ["key": key])
             }
             throw SQLResidual(reason: "a key path on a nested collection")
