@@ -30,6 +30,8 @@ extension SQLTranslation {
             switch current {
             case .scalar(let scalar):
                 if scalar.isNullLiteral { return current }
+                // Foundation's KVC: a plain value's `self` is the value.
+                if key == "self" { continue }
                 // Foundation's KVC: a string's `length` (UTF-16 code units).
                 if key == "length", scalar.kind == .string {
                     current = stringLength(scalar)
@@ -88,6 +90,7 @@ extension SQLTranslation {
     private mutating func stepElement(_ element: SQLOperand, _ key: String, scope: Int) throws -> SQLOperand {
         guard case .object(let object) = element else {
             if element.isNullLiteral { return element }
+            if case .scalar = element, key == "self" { return element }
             if case .scalar(let scalar) = element, key == "length", scalar.kind == .string {
                 return stringLength(scalar)
             }
