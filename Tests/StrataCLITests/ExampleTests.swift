@@ -67,9 +67,7 @@ struct ExampleTests {
               section insert [1] Field Sales
               insert Liskov [1.0]
               move Turing [1.1] -> [0.2]
-              update Dijkstra [0.0] -> [0.0]
               update Lovelace [0.1] -> [0.1]
-              update Hopper [1.0] -> [2.0]
             list: Engineering: Dijkstra, Lovelace, Turing | Field Sales: Liskov | Research: Hopper
             undo in the view context: Undo Edit Staff
             diff after the view context's save (new objects get permanent IDs):

@@ -96,7 +96,7 @@ import Testing
 
     @Test func errorsNameTheOperatorAndTheKinds() {
         let cases: [(String, String)] = [
-            ("name + 1", "+ needs numbers (or a date and a number of seconds), not a string and a integer"),
+            ("name + 1", "+ needs numbers (or a date and a number of seconds), not a string and an integer"),
             ("sqrt:(name)", "sqrt: needs a number, not a string"),
             ("CAST(name, 'NSNumber')", "cannot CAST \"Straße\" to NSNumber"),
             ("salary * 9223372036854775807", "integer overflow in 52000 * 9223372036854775807"),

@@ -206,7 +206,7 @@ private typealias F = MigrationFixtures
 
         let misuse: [(String, @Sendable (MigrationContext) throws -> Void)] = [
             ("no entity Shelf", { _ = try $0.insert(entity: "Shelf") }),
-            ("is not a Address", { context in
+            ("is not an Address", { context in
                 let employee = try #require(try context.migratedRecords(of: "Employee").first)
                 try context.relate(employee, "address", to: [employee])
             }),

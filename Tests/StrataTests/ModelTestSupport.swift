@@ -4,10 +4,12 @@ import Testing
 
 /// Fixtures and sample models shared by the model tests.
 enum ModelFixtures {
-    /// The six Xcode model files copied from public repositories (see the README beside them).
+    /// The six Xcode model files copied from public repositories and the two written for
+    /// Strata in shapes Xcode writes (see the README beside them).
     static let xcodeFixtureNames = [
         "CoreDataPlus__SampleModel", "CoreDataPlus__SampleModel3", "CoreStore__Model",
         "FreeCoreData__EmployeeDirectory", "MagicalRecord__TestModel", "mogenerator__test",
+        "Strata__DerivedDoubleNow", "Strata__EmptyNestedComposite",
     ]
 
     /// The URL of a fixture XML file in the test bundle.

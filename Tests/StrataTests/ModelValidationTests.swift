@@ -94,7 +94,7 @@ import Testing
         ])
         let problems = ModelFixtures.problems([entity])
         #expect(problems.map(\.key) == ["count", "small", "flag"])
-        #expect(problems.first?.reason.contains("is not a integer16") == true)
+        #expect(problems.first?.reason.contains("is not an integer16") == true)
     }
 
     @Test func aRegularExpressionThatDoesNotCompileIsRefused() {

@@ -98,15 +98,15 @@ import Testing
     }
 
     @Test func valuesAreChecked() {
-        expect(update(slot: 0, [0x01, 0x02, 0x00]), offset: 18, "a integer value does not fit the string attribute")
+        expect(update(slot: 0, [0x01, 0x02, 0x00]), offset: 18, "an integer value does not fit the string attribute")
         expect(update(slot: 0, [0x1F, 0x00]), offset: 18, "unknown value tag 0x1F")
         expect(update(slot: 0, [0x04, 0x05, 0x41]), offset: 19, "string of 5 bytes runs past the end")
         expect(update(slot: 2, [0x09, 1, 2, 3, 4, 5]), offset: 19, "16 bytes needed, 5 left")
         expect(update(slot: 3, [0x0C, 0xC0, 0x84, 0x3D]), offset: 19, "object count 1000000 is larger than")
         expect(update(slot: 3, [0x0C, 2, 1, 2, 1, 2, 0]), offset: 22, "appears twice")
         expect(update(slot: 3, [0x0C, 1, 0, 2, 0]), offset: 18, "a Department object does not fit a to-many relationship")
-        expect(update(slot: 3, [0x0B, 1, 2, 0]), offset: 18, "a object value does not fit a to-many relationship")
-        expect(update(entity: 1, slot: 14, [0x0B, 1, 2, 0]), offset: 18, "a Employee object does not fit a to-one relationship to Department")
+        expect(update(slot: 3, [0x0B, 1, 2, 0]), offset: 18, "an object value does not fit a to-many relationship")
+        expect(update(entity: 1, slot: 14, [0x0B, 1, 2, 0]), offset: 18, "an Employee object does not fit a to-one relationship to Department")
         expect(update(entity: 1, slot: 9, [0x08, 0x90, 0x4E, 0]), offset: 19, "10000 bytes declared")
         expect(update(entity: 1, slot: 11, [0x0A, 0x00, 0]), offset: 19, "is not a URI")
     }

@@ -118,14 +118,15 @@ private func set(_ employee: ManagedObject, _ salary: Int64, _ stack: Stack) {
             let (stack, employee) = try fixture()
             stack.undo.groupsByEvent = false
             #expect(throws: StrataError.self) { try stack.undo.registerUndo(withTarget: stack.undo) { _ in } }
-            // A flush cannot throw: its changes are logged unregistered (ARCHITECTURE "Undo").
-            set(employee, 2, stack)
+            // A model change that would have to be registered is refused before it is made.
+            #expect(throws: StrataError.self) { try employee.setValue(.integer(2), forKey: "salary") }
             #expect(!stack.undo.canUndo)
+            #expect(try employee.int("salary") == 1)
             stack.undo.beginUndoGrouping()
             set(employee, 3, stack)
             try stack.undo.endUndoGrouping()
             try stack.undo.undo()
-            #expect(try employee.int("salary") == 2)
+            #expect(try employee.int("salary") == 1)
         },
         GroupingCase(
             rule: "an explicitly begun and ended empty group is an undo step",

@@ -50,6 +50,7 @@ struct MigrateCommand: ParsableCommand {
     func run() throws {
         let url = URL(fileURLWithPath: document)
         let models = try model.map(ToolStandardStreams.model(at:))
+        for warning in models.flatMap(\.loadWarnings) { CommandOutput.note("strata: warning: " + warning) }
         // The bar's one phase, begun when the first records are migrated.
         let bar = ToolProgressBar()
         func show(_ done: Int, _ total: Int) {

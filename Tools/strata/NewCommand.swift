@@ -50,6 +50,7 @@ struct NewCommand: ParsableCommand {
         let objectModel: ManagedObjectModel
         if let model {
             objectModel = try ToolStandardStreams.model(at: model)
+            for warning in objectModel.loadWarnings { CommandOutput.note("strata: warning: " + warning) }
         } else {
             objectModel = ManagedObjectModel.employeesExample()
         }

@@ -19,7 +19,8 @@ import Foundation
 /// The document at `url` is opened, or created when no file is there. The view context has
 /// `automaticallyMergesChangesFromParent` on and, by default, the document's undo history
 /// restored (``ManagedObjectContext/restoreUndoHistory()``), so undo after reopening reverts
-/// the last change saved before.
+/// the last change it saved before. Background contexts have no undo manager, so that
+/// history holds the view context's own saves only.
 public final class PersistentContainer: @unchecked Sendable {
     /// How the container opens its document and sets up its view context.
     public struct Options: Sendable {
@@ -54,6 +55,13 @@ public final class PersistentContainer: @unchecked Sendable {
     public let coordinator: PersistentStoreCoordinator
     /// The store: a ``DocumentStore``, or an ``InMemoryStore`` when `url` is nil.
     public let store: any PersistentStore
+    /// The document store, for its history, compaction and query generations without a
+    /// cast; nil for an in-memory container.
+    ///
+    /// ```swift
+    /// let transactions = try container.documentStore?.history(after: token)
+    /// ```
+    public var documentStore: DocumentStore? { store as? DocumentStore }
     /// The context for the user interface: merges every other context's saves on its own.
     public let viewContext: ManagedObjectContext
 
@@ -111,12 +119,18 @@ public final class PersistentContainer: @unchecked Sendable {
 
     /// A new private-queue context over the container's coordinator, for work off the main
     /// queue. Use it inside `perform`; its saves reach the view context.
+    ///
+    /// It has no undo manager, as Core Data's background contexts have none: its saves record
+    /// no undo groups, so the view context's undo stack, restored after reopening, holds the
+    /// view context's own saves only (docs/SEMANTICS.md §7). Set
+    /// ``ManagedObjectContext/undoManager`` to undo in it.
     public func newBackgroundContext() -> ManagedObjectContext {
-        ManagedObjectContext(coordinator: coordinator, concurrencyType: .privateQueue)
+        ManagedObjectContext(coordinator: coordinator, concurrencyType: .privateQueue, undoManager: nil)
     }
 
     /// Runs `body` with a new background context on that context's queue, and returns what it
-    /// returns. Objects stay inside: return IDs.
+    /// returns. Objects stay inside: return IDs. The context has no undo manager, as
+    /// ``newBackgroundContext()``'s.
     ///
     /// ```swift
     /// let id = try await container.performBackgroundTask { context in

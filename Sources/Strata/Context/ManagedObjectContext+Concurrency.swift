@@ -88,7 +88,7 @@ extension ManagedObjectContext {
     func checkQueue(_ function: StaticString = #function) {
         #if DEBUG
         if concurrencyType != .confinement && !isOnWorkQueue {
-            preconditionFailure("\(function) called on a \(concurrencyType) context off its queue: use perform or performAndWait.")
+            preconditionFailure("\(function) called on \(withArticle(concurrencyType)) context off its queue: use perform or performAndWait.")
         }
         #endif
     }

@@ -37,6 +37,15 @@ extension ManagedObjectContext {
         }
     }
 
+    /// Throws when the undo manager could not register a change made now (groupsByEvent
+    /// off and no group open); changes the context makes itself (undo, redo, merges) pass.
+    @inline(__always)
+    func checkChangeCanRegisterUndo() throws {
+        if let undoManager, !undoManager.groupsByEvent, pendingFlushKind == nil {
+            try undoManager.checkModelChangeCanRegister()
+        }
+    }
+
     /// Processes pending changes and closes the undo manager's event group.
     func endEvent() {
         if !flushSet.isEmpty { processPendingChanges() }

@@ -107,7 +107,7 @@ extension ManagedObject {
             let count = value.objectIDs.count
             if !relationship.isToMany {
                 return !relationship.isOptional && count == 0
-                    ? [problem(relationship.name, "a \(entity.destination(of: relationship).name) is required")] : []
+                    ? [problem(relationship.name, "\(withArticle(entity.destination(of: relationship).name)) is required")] : []
             }
             if count == 0 {
                 return relationship.isOptional || relationship.minCount == 0 && relationship.isOptional

@@ -152,7 +152,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
     deinit {
         // Objects hold their context unowned: clear it on every object that may outlive
         // this context (the app may still hold them).
-        for entry in registry.values { entry.object?.context = nil }
+        for entry in registry.values {
+            guard let object = entry.object else { continue }
+            object.context = nil
+            object.state.contextReleased = true
+        }
         if undoManager?.context === self { undoManager?.context = nil }
     }
 
@@ -225,7 +229,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     /// Inserts a new object of an entity.
-    /// - Throws: `.abstractEntity` when the entity is abstract.
+    /// - Throws: `.abstractEntity` when the entity is abstract; `.undo` when the undo manager
+    ///   has ``ContextUndoManager/groupsByEvent`` off and no group open (docs/SEMANTICS.md §4).
     @discardableResult
     public func insertObject(of entity: EntityDescription) throws -> ManagedObject {
         enter()
@@ -233,6 +238,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             throw StrataError(.abstractEntity, "Entity '\(entity.name)' is abstract and cannot be inserted.",
                               context: ["entity": entity.name])
         }
+        try checkChangeCanRegisterUndo()
         let type = model.objectClass(forEntity: entity)
         return type.init(entity: entity, insertInto: self)
     }
@@ -253,11 +259,14 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     /// Inserts an object created with `init(entity:insertInto: nil)`.
+    /// - Throws: `.abstractEntity` for an abstract entity; `.undo` as
+    ///   ``insertObject(of:)``.
     public func insert(_ object: ManagedObject) throws {
         guard object.context == nil, !object.state.isInvalid else { return }
         guard !object.entity.isAbstract else {
             throw StrataError(.abstractEntity, "Entity '\(object.entity.name)' is abstract and cannot be inserted.")
         }
+        try checkChangeCanRegisterUndo()
         registerInserted(object)
     }
 

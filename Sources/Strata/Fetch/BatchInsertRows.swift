@@ -143,7 +143,7 @@ struct BatchInsertRowChecker {
     private func reservedID(_ value: PropertyValue, number: Int) throws -> ManagedObjectID {
         let key = BatchInsertRequest.objectIDKey
         guard case .object(let id) = value else {
-            throw StrataError(.typeMismatch, "Row \(number) of the batch insert gives '\(key)' a \(ModelValueRules.kindName(value)) value; it takes .object(ID) of a reserved \(entity.name) ID.",
+            throw StrataError(.typeMismatch, "Row \(number) of the batch insert gives '\(key)' \(withArticle(ModelValueRules.kindName(value))) value; it takes .object(ID) of a reserved \(entity.name) ID.",
                               context: context(number, key))
         }
         guard id.entity === entity, !id.isTemporaryID else {
@@ -184,7 +184,7 @@ struct BatchInsertRowChecker {
                 guard let coerced = ModelValueRules.coerce(row[slot], to: attribute.attributeType) else {
                     throw StrataError(
                         .typeMismatch,
-                        "Row \(number) of the batch insert sets '\(entity.name).\(attribute.name)' to a \(ModelValueRules.kindName(row[slot])) value (\(row[slot])); the attribute is a \(attribute.attributeType.rawValue).",
+                        "Row \(number) of the batch insert sets '\(entity.name).\(attribute.name)' to \(withArticle(ModelValueRules.kindName(row[slot]))) value (\(row[slot])); the attribute is \(withArticle(attribute.attributeType.rawValue)).",
                         context: context(number, attribute.name))
                 }
                 row[slot] = coerced
@@ -216,12 +216,12 @@ struct BatchInsertRowChecker {
         default:
             throw StrataError(
                 .typeMismatch,
-                "Row \(number) of the batch insert sets the \(relationship.isToMany ? "to-many" : "to-one") relationship '\(entity.name).\(relationship.name)' to a \(ModelValueRules.kindName(value)) value; it takes \(relationship.isToMany ? ".objects([IDs])" : ".object(ID)") of \(destination.name) records.",
+                "Row \(number) of the batch insert sets the \(relationship.isToMany ? "to-many" : "to-one") relationship '\(entity.name).\(relationship.name)' to \(withArticle(ModelValueRules.kindName(value))) value; it takes \(relationship.isToMany ? ".objects([IDs])" : ".object(ID)") of \(destination.name) records.",
                 context: context(number, relationship.name))
         }
         for id in ids {
             guard id.entity.isKind(of: destination) else {
-                throw StrataError(.typeMismatch, "Row \(number) of the batch insert sets '\(entity.name).\(relationship.name)' to \(id), a \(id.entity.name); the relationship holds \(destination.name) records.",
+                throw StrataError(.typeMismatch, "Row \(number) of the batch insert sets '\(entity.name).\(relationship.name)' to \(id), \(withArticle(id.entity.name)); the relationship holds \(destination.name) records.",
                                   context: context(number, relationship.name))
             }
             guard !id.isTemporaryID else {
@@ -230,7 +230,7 @@ struct BatchInsertRowChecker {
         }
         let count = ids.count
         if !relationship.isToMany {
-            if !relationship.isOptional && count == 0 { throw invalid(number, relationship.name, "a \(destination.name) is required") }
+            if !relationship.isOptional && count == 0 { throw invalid(number, relationship.name, "\(withArticle(destination.name)) is required") }
             return
         }
         if count == 0, !relationship.isOptional {

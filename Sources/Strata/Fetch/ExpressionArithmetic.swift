@@ -80,7 +80,7 @@ package enum ExpressionArithmetic {
         }
         let left = ModelValueRules.kindName(lhs), right = ModelValueRules.kindName(rhs)
         let dates = function == .add || function == .subtract ? " (or a date and a number of seconds)" : ""
-        throw StrataError(.predicateEvaluation, "\(symbol(function)) needs numbers\(dates), not a \(left) and a \(right)",
+        throw StrataError(.predicateEvaluation, "\(symbol(function)) needs numbers\(dates), not \(withArticle(left)) and \(withArticle(right))",
                           context: ["function": function.rawValue, "left": left, "right": right])
     }
 
@@ -185,7 +185,7 @@ package enum ExpressionArithmetic {
         if PredicateValueRules.isNull(value) { return .null }
         guard let n = number(value) else {
             let kind = ModelValueRules.kindName(value)
-            throw StrataError(.predicateEvaluation, "\(function.rawValue) needs a number, not a \(kind)",
+            throw StrataError(.predicateEvaluation, "\(function.rawValue) needs a number, not \(withArticle(kind))",
                               context: ["function": function.rawValue, "argument": kind])
         }
         let x = n.double
@@ -232,7 +232,7 @@ package enum ExpressionArithmetic {
             case .boolean(let flag): return flag ? 1 : 0
             default:
                 let kind = ModelValueRules.kindName(argument)
-                throw StrataError(.predicateEvaluation, "\(function.rawValue) needs integers, not a \(kind)",
+                throw StrataError(.predicateEvaluation, "\(function.rawValue) needs integers, not \(withArticle(kind))",
                                   context: ["function": function.rawValue, "argument": kind])
             }
         }

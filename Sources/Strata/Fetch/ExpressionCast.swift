@@ -21,7 +21,7 @@ package enum ExpressionCast {
     ///   is not a string, or a value that does not convert (naming the value and the type).
     package static func cast(_ value: PropertyValue, to type: PropertyValue) throws -> PropertyValue {
         guard case .string(let name) = type else {
-            throw StrataError(.predicateEvaluation, "CAST needs a type name string such as 'NSNumber', not a \(ModelValueRules.kindName(type))",
+            throw StrataError(.predicateEvaluation, "CAST needs a type name string such as 'NSNumber', not \(withArticle(ModelValueRules.kindName(type)))",
                               context: ["function": FetchFunction.castObject.rawValue])
         }
         guard typeNames.contains(name) else {
@@ -31,7 +31,7 @@ package enum ExpressionCast {
         }
         if PredicateValueRules.isNull(value) { return .null }
         if let converted = convert(value, to: name) { return converted }
-        let shown = if case .string(let text) = value { text.debugDescription } else { "a \(ModelValueRules.kindName(value)) value" }
+        let shown = if case .string(let text) = value { text.debugDescription } else { "\(withArticle(ModelValueRules.kindName(value))) value" }
         throw StrataError(.predicateEvaluation, "cannot CAST \(shown) to \(name)",
                           context: ["function": FetchFunction.castObject.rawValue, "type": name, "value": ModelValueRules.kindName(value)])
     }

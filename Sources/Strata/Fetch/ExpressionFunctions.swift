@@ -47,7 +47,7 @@ package enum ExpressionFunctions {
         if PredicateValueRules.isNull(value) { return .null }
         guard case .string(let string) = value else {
             let kind = ModelValueRules.kindName(value)
-            throw StrataError(.predicateEvaluation, "\(function.rawValue) needs a string, not a \(kind)",
+            throw StrataError(.predicateEvaluation, "\(function.rawValue) needs a string, not \(withArticle(kind))",
                               context: ["function": function.rawValue, "argument": kind])
         }
         switch function {
@@ -135,7 +135,7 @@ package enum ExpressionFunctions {
     private static func doubles(_ values: [PropertyValue], _ name: String) throws -> [Double] {
         try values.map { value in
             guard let number = ExpressionArithmetic.number(value) else {
-                throw StrataError(.predicateEvaluation, "\(name) needs numbers, not a \(ModelValueRules.kindName(value))",
+                throw StrataError(.predicateEvaluation, "\(name) needs numbers, not \(withArticle(ModelValueRules.kindName(value)))",
                                   context: ["function": name])
             }
             return number.double
@@ -161,7 +161,7 @@ package enum ExpressionFunctions {
             case .decimal(let d): decimal += d; kind = Swift.max(kind, 1)
             case .double(let d): double += d; kind = 2
             default:
-                throw StrataError(.predicateEvaluation, "\(needs ?? name + " needs") numbers, not a \(ModelValueRules.kindName(value))",
+                throw StrataError(.predicateEvaluation, "\(needs ?? name + " needs") numbers, not \(withArticle(ModelValueRules.kindName(value)))",
                                   context: ["function": name])
             }
         }

@@ -47,14 +47,17 @@ extension PredicateEvaluator {
 
     /// One key of an operand: an object's key, every element's key of a collection, and of a
     /// string value the key `length` (its UTF-16 length, as Foundation's key-value coding).
+    /// The key `self` (`#self`) of a plain value is the value, as in key-value coding, so
+    /// `{1, 2, 3}.@max.#self` is 3 (docs/PREDICATES.md §3).
     func step(_ operand: PredicateOperand, _ key: String) throws -> PredicateOperand {
         switch operand {
         case .object(let subject):
             return PredicateOperand(try subject.predicateValue(forKey: key))
         case .value(let value):
             if PredicateValueRules.isNull(value) { return .value(.null) }
+            if key == "self" { return operand }
             if key == "length", case .string(let text) = value { return .value(.integer(Int64(text.utf16.count))) }
-            throw StrataError(.predicateEvaluation, "cannot read key '\(key)' of a \(ModelValueRules.kindName(value)) value",
+            throw StrataError(.predicateEvaluation, "cannot read key '\(key)' of \(withArticle(ModelValueRules.kindName(value))) value",
                               context: ["key": key])
         case .collection(let elements):
             var result: [PredicateOperand] = []

@@ -137,7 +137,7 @@ struct PredicateEvaluator {
             if PredicateValueRules.isNull(part) { return .unknown }
             guard case .string(let needle) = part else {
                 let kind = ModelValueRules.kindName(part)
-                throw StrataError(.predicateEvaluation, "IN with a string on its right side finds a substring and needs a string on its left, not a \(kind)",
+                throw StrataError(.predicateEvaluation, "IN with a string on its right side finds a substring and needs a string on its left, not \(withArticle(kind))",
                                   context: ["operator": op.rawValue, "left": kind])
             }
             return PredicateTruth(PredicateText.contains(text, needle, options: comparison.options))

@@ -36,7 +36,7 @@ extension ManagedObjectContext {
     public func fetch<T: ManagedObject>(_ request: FetchRequest, as type: T.Type) throws -> [T] {
         try fetch(request).map { object in
             guard let typed = object as? T else {
-                throw StrataError(.typeMismatch, "\(object.entity.name) \(object.objectID) is a \(Swift.type(of: object)), not a \(T.self).",
+                throw StrataError(.typeMismatch, "\(object.entity.name) \(object.objectID) is \(withArticle(Swift.type(of: object))), not \(withArticle(T.self)).",
                                   context: ["entity": object.entity.name, "object": object.objectID.description])
             }
             return typed

@@ -72,7 +72,7 @@ extension PredicateEvaluator {
                 return try step(operand, name)
             default:
                 let kind = ModelValueRules.kindName(key)
-                throw StrataError(.predicateEvaluation, "a subscript needs an integer index or a string key, not a \(kind)",
+                throw StrataError(.predicateEvaluation, "a subscript needs an integer index or a string key, not \(withArticle(kind))",
                                   context: ["subscript": kind])
             }
         }
@@ -87,7 +87,7 @@ extension PredicateEvaluator {
         }
         let kind = switch operand {
         case .object: "an object"
-        case .value(let value): "a \(ModelValueRules.kindName(value))"
+        case .value(let value): "\(withArticle(ModelValueRules.kindName(value)))"
         case .collection: "a collection"
         }
         return StrataError(.predicateEvaluation, "the subscript \(written) needs a collection (a to-many key path or {…}), not \(kind)",

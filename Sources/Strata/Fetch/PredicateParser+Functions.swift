@@ -24,7 +24,7 @@ extension PredicateParser {
         let argument = arguments[nextArgument]
         nextArgument += 1
         func wrongKind(_ wanted: String) -> StrataError {
-            error("argument \(nextArgument) for '%\(letter)' must be \(wanted), not a \(argument.kindName)", at: token)
+            error("argument \(nextArgument) for '%\(letter)' must be \(wanted), not \(withArticle(argument.kindName))", at: token)
         }
         switch (letter, argument) {
         case ("@", .value(let value)):

@@ -57,13 +57,10 @@ public struct PredicateRow: PredicateSubject {
         set { values[key] = newValue }
     }
 
-    /// The value stored for `key`.
-    /// - Throws: `StrataError(.unknownKey)` if the row has no such key.
+    /// The value stored for `key`; NULL for a key the row does not have, as an
+    /// `NSDictionary` answers `value(forKey:)` with nil (docs/PREDICATES.md §3).
     public func predicateValue(forKey key: String) throws -> PredicateResolved {
-        guard let value = values[key] else {
-            throw StrataError(.unknownKey, "the row has no key '\(key)'", context: ["key": key])
-        }
-        return value
+        values[key] ?? .value(.null)
     }
 
     /// ``objectID``.

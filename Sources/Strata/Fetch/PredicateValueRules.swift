@@ -95,7 +95,7 @@ package enum PredicateValueRules {
     /// The error for comparing values of incomparable kinds.
     package static func mismatch(_ lhs: PropertyValue, _ rhs: PropertyValue, operatorName: String) -> StrataError {
         let left = ModelValueRules.kindName(lhs), right = ModelValueRules.kindName(rhs)
-        return StrataError(.predicateEvaluation, "cannot compare a \(left) with a \(right) using \(operatorName)",
+        return StrataError(.predicateEvaluation, "cannot compare \(withArticle(left)) with \(withArticle(right)) using \(operatorName)",
                            context: ["operator": operatorName, "left": left, "right": right])
     }
 
@@ -184,7 +184,7 @@ package enum PredicateValueRules {
         case .beginsWith, .endsWith, .contains, .like, .matches:
             guard case .string(let text) = lhs, case .string(let other) = rhs else {
                 throw StrataError(.predicateEvaluation,
-                                  "\(name) needs strings on both sides, not a \(ModelValueRules.kindName(lhs)) and a \(ModelValueRules.kindName(rhs))",
+                                  "\(name) needs strings on both sides, not \(withArticle(ModelValueRules.kindName(lhs))) and \(withArticle(ModelValueRules.kindName(rhs)))",
                                   context: ["operator": name, "left": ModelValueRules.kindName(lhs), "right": ModelValueRules.kindName(rhs)])
             }
             switch op {

@@ -193,7 +193,7 @@ package enum DocumentVerifier {
                         continue
                     }
                     if !target.entity.isKind(of: destination) {
-                        problems.append("\(name) points to a \(target.entity.name); it holds \(destination.name) objects.")
+                        problems.append("\(name) points to \(withArticle(target.entity.name)); it holds \(destination.name) objects.")
                     }
                     if let inverse = relationship.inverseSlot, inverse < targetValues.count,
                        !targetValues[inverse].holds(id) {

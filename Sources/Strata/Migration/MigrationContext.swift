@@ -137,7 +137,7 @@ public final class MigrationContext {
         var members: [ManagedObjectID] = []
         for other in targets {
             let otherID = try existing(other)
-            guard otherID.entity.isKind(of: target) else { throw refuse("\(otherID) is not a \(target.name)") }
+            guard otherID.entity.isKind(of: target) else { throw refuse("\(otherID) is not \(withArticle(target.name))") }
             if !members.contains(otherID) { members.append(otherID) }
         }
         if !relationship.isToMany, members.count > 1 { throw refuse("it is a to-one, given \(members.count) records") }

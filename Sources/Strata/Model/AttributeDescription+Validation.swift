@@ -21,7 +21,7 @@ extension AttributeDescription {
                 continue
             }
             guard let coerced = ModelValueRules.coerce(bound, to: type) else {
-                problems.append("\(label) \(bound) is not a \(type.rawValue)")
+                problems.append("\(label) \(bound) is not \(withArticle(type.rawValue))")
                 continue
             }
             bounds[position] = coerced

@@ -145,6 +145,11 @@ enum DerivationCheck {
         } catch {
             return problem("\(error)")
         }
+        // A date kept in a Double or Float attribute is seconds since 2001-01-01 00:00 UTC,
+        // as Core Data stores a date (docs/MODEL-FORMAT.md, "Derived attributes").
+        if case .date(let date) = value, attribute.attributeType == .double || attribute.attributeType == .float {
+            return .double(date.timeIntervalSinceReferenceDate)
+        }
         guard let coerced = ModelValueRules.coerce(value, to: attribute.attributeType) else {
             return problem("gives \(ModelValueRules.kindName(value)) \(value), which \(article(attribute.attributeType.rawValue)) attribute cannot hold")
         }
@@ -156,9 +161,11 @@ enum DerivationCheck {
         ("aeiou".contains(name.prefix(1).lowercased()) ? "an " : "a ") + name
     }
 
-    /// Whether a value of type `value` may be stored in an attribute of type `target`.
+    /// Whether a value of type `value` may be stored in an attribute of type `target`. A
+    /// date fits a Double or Float attribute as seconds since 2001 (Core Data's encoding).
     static func fits(_ value: AttributeType, _ target: AttributeType) -> Bool {
         if value == target { return true }
+        if value == .date { return target == .double || target == .float }
         if value.isInteger { return target.isNumeric }
         if value.isNumeric { return target.isNumeric && !target.isInteger }
         return false

@@ -6,6 +6,8 @@ struct ModelDeclaration {
     var configurations: [String: [String]] = [:]
     var fetchRequestTemplates: [FetchRequestTemplate] = []
     var versionIdentifier: String?
+    /// What the reader left out (``ManagedObjectModel/loadWarnings``).
+    var warnings: [String] = []
 }
 
 extension ManagedObjectModel {
@@ -15,6 +17,7 @@ extension ManagedObjectModel {
             entities: declaration.entities, configurations: declaration.configurations,
             fetchRequestTemplates: declaration.fetchRequestTemplates,
             versionIdentifier: declaration.versionIdentifier)
+        loadWarnings = declaration.warnings
     }
 
     /// Reads a model from JSON in the Strata model format (docs/MODEL-FORMAT.md), the

@@ -20,6 +20,12 @@ public final class ManagedObjectModel: @unchecked Sendable {
     public let fetchRequestTemplatesByName: [String: FetchRequestTemplate]
     /// A free-form version identifier (Xcode's `userDefinedModelVersionIdentifier`).
     public let versionIdentifier: String?
+    /// What loading the model file left out, one sentence each: elements of an Xcode model
+    /// that Strata cannot honour and that change no stored data (an empty composite, a
+    /// validation constraint it cannot read, a transient attribute of a type it does not
+    /// model). Empty for a model built in code or read from JSON. docs/MODEL-FORMAT.md,
+    /// "Lenient and strict".
+    public internal(set) var loadWarnings: [String] = []
     /// The derived attributes, resolved once the model is built (DerivedAttributeDescription.swift).
     internal private(set) var derivationPlan = DerivationPlan.empty
     /// The subclass registered for each entity name. The model owns its registrations, so

@@ -46,7 +46,7 @@ enum ModelValueCoding {
         switch (type, json) {
         case (.integer16, .number(let text)), (.integer32, .number(let text)), (.integer64, .number(let text)):
             guard let number = Int64(text) else {
-                throw ModelFileReason("expected an integer for a \(type.rawValue) attribute, found \(text)")
+                throw ModelFileReason("expected an integer for \(withArticle(type.rawValue)) attribute, found \(text)")
             }
             guard let value = ModelValueRules.coerce(.integer(number), to: type) else {
                 throw ModelFileReason("\(text) is out of the range of \(type.rawValue)")
@@ -88,7 +88,7 @@ enum ModelValueCoding {
             guard let url = URL(string: text) else { throw ModelFileReason("\"\(text)\" is not a URI") }
             return .uri(url)
         default:
-            throw ModelFileReason("expected \(expectedKind(type)) for a \(type.rawValue) attribute, found \(json.kindName)")
+            throw ModelFileReason("expected \(expectedKind(type)) for \(withArticle(type.rawValue)) attribute, found \(json.kindName)")
         }
     }
 

@@ -8,6 +8,21 @@ import Foundation
 struct XcodeModelReader {
     /// The file name used in error messages.
     let file: String
+    /// What the reader leaves out, shared by the copies of the reader.
+    let notes = Notes()
+
+    /// The warnings of one reading (docs/MODEL-FORMAT.md, "Lenient and strict").
+    final class Notes {
+        var warnings: [String] = []
+    }
+
+    /// Records that an element was left out, naming the file, line, entity and property.
+    func warn(_ element: XcodeModelElement, entity: String? = nil, property: String? = nil, _ reason: String) {
+        var place = "\(file) line \(element.line)"
+        if let entity { place += ", entity '\(entity)'" }
+        if let property { place += ", \(element.name) '\(property)'" }
+        notes.warnings.append("\(place): \(reason)")
+    }
     /// The model's `<composite>` types by name (read before the entities that use them).
     var compositeTypes: [String: XcodeModelElement] = [:]
 
@@ -81,6 +96,7 @@ struct XcodeModelReader {
                 continue  // elements (diagram layout), composite, future additions
             }
         }
+        declaration.warnings = notes.warnings
         return declaration
     }
 
@@ -95,8 +111,9 @@ struct XcodeModelReader {
         for child in element.children {
             switch child.name {
             case "attribute" where child.attributes["attributeType"] == Self.compositeTypeName:
-                composites.append(try compositeAttribute(child, entity: name))
-            case "attribute": attributes.append(try attribute(child, entity: name))
+                if let composite = try compositeAttribute(child, entity: name) { composites.append(composite) }
+            case "attribute":
+                if let attribute = try attribute(child, entity: name) { attributes.append(attribute) }
             case "relationship": relationships.append(try relationship(child, entity: name))
             case "fetchedProperty": fetchedProperties.append(try fetchedProperty(child, entity: name))
             case "uniquenessConstraints":
@@ -130,7 +147,9 @@ struct XcodeModelReader {
         return result
     }
 
-    func attribute(_ element: XcodeModelElement, entity: String) throws -> AttributeDescription {
+    /// An attribute; nil for a transient attribute of a type Strata does not model
+    /// (`Undefined`, `ObjectID`), which stores nothing and is left out with a warning.
+    func attribute(_ element: XcodeModelElement, entity: String) throws -> AttributeDescription? {
         let name = try required(element, "name", entity: entity)
         func fail(_ attribute: String?, _ reason: String) -> StrataError {
             error(element, entity: entity, property: name, attribute: attribute, reason)
@@ -139,6 +158,11 @@ struct XcodeModelReader {
             throw fail("attributeType", "the attribute has no attributeType")
         }
         guard let type = Self.attributeTypes[typeName] else {
+            if element.flag("transient") {
+                warn(element, entity: entity, property: name,
+                     "transient attribute of type '\(typeName)' left out (Strata does not model that type; a transient attribute stores nothing)")
+                return nil
+            }
             let known = Self.attributeTypes.keys.sorted().joined(separator: ", ")
             throw fail("attributeType", "attribute type '\(typeName)' is not supported (supported: \(known))")
         }
@@ -156,28 +180,41 @@ struct XcodeModelReader {
             if let text = element.attributes["defaultDateTimeInterval"] {
                 attribute.defaultValue = try Self.dateValue(text, type: type, field: "defaultDateTimeInterval")
             }
-            for (field, isMinimum) in [("minValueString", true), ("maxValueString", false)] {
-                guard let text = element.attributes[field] else { continue }
+        } catch let reason as ModelFileReason {
+            throw fail(nil, reason.text)
+        }
+        // Validation constraints change no stored data: one that cannot be read is left out
+        // with a warning (docs/MODEL-FORMAT.md, "Lenient and strict").
+        func constraint(_ field: String, _ read: () throws -> Void) {
+            do {
+                try read()
+            } catch let reason as ModelFileReason {
+                warn(element, entity: entity, property: name, "\(reason.text); the constraint is left out")
+            } catch {
+                warn(element, entity: entity, property: name, "\(field): \(error); the constraint is left out")
+            }
+        }
+        for (field, isMinimum) in [("minValueString", true), ("maxValueString", false)] {
+            guard let text = element.attributes[field] else { continue }
+            constraint(field) {
                 if type == .string || type == .binaryData {
                     guard let length = Int(text), length >= 0 else {
-                        throw ModelFileReason("\(field) of a \(typeName) attribute is a length; '\(text)' is not one")
+                        throw ModelFileReason("\(field) of \(withArticle(typeName)) attribute is a length; '\(text)' is not one")
                     }
                     if isMinimum { attribute.minLength = length } else { attribute.maxLength = length }
                 } else if type.isNumeric {
                     let value = try Self.value(text, type: type, field: field)
                     if isMinimum { attribute.minValue = value } else { attribute.maxValue = value }
                 } else {
-                    throw ModelFileReason("\(field) does not apply to a \(typeName) attribute")
+                    throw ModelFileReason("\(field) does not apply to \(withArticle(typeName)) attribute")
                 }
             }
-            if let text = element.attributes["minDateTimeInterval"] {
-                attribute.minValue = try Self.dateValue(text, type: type, field: "minDateTimeInterval")
-            }
-            if let text = element.attributes["maxDateTimeInterval"] {
-                attribute.maxValue = try Self.dateValue(text, type: type, field: "maxDateTimeInterval")
-            }
-        } catch let reason as ModelFileReason {
-            throw fail(nil, reason.text)
+        }
+        if let text = element.attributes["minDateTimeInterval"] {
+            constraint("minDateTimeInterval") { attribute.minValue = try Self.dateValue(text, type: type, field: "minDateTimeInterval") }
+        }
+        if let text = element.attributes["maxDateTimeInterval"] {
+            constraint("maxDateTimeInterval") { attribute.maxValue = try Self.dateValue(text, type: type, field: "maxDateTimeInterval") }
         }
         return attribute
     }
@@ -189,7 +226,7 @@ struct XcodeModelReader {
         case .integer16, .integer32, .integer64:
             let parsed: PropertyValue? = Int64(trimmed).map(PropertyValue.integer) ?? Double(trimmed).map(PropertyValue.double)
             guard let parsed, let value = ModelValueRules.coerce(parsed, to: type) else {
-                throw ModelFileReason("\(field) '\(text)' is not a \(type.rawValue) value")
+                throw ModelFileReason("\(field) '\(text)' is not \(withArticle(type.rawValue)) value")
             }
             return value
         case .double, .float:

@@ -42,6 +42,7 @@ extension ManagedObject {
 
     func setValue(_ value: PropertyValue, slot: Int) throws {
         let context = try requireContext()
+        try context.checkChangeCanRegisterUndo()
         try ensureLoaded()
         switch entity.slotKinds[slot] {
         case .attribute(let index):
@@ -76,6 +77,17 @@ extension ManagedObject {
                     context: ["entity": entity.name, "key": relationship.name])
             }
         }
+    }
+
+    /// The value of a key as a Swift type; an optional type gives nil for NULL.
+    ///
+    /// ```swift
+    /// let name = try employee.value(forKey: "lastName", as: String?.self)   // "Lovelace" or nil
+    /// let salary = try employee.value(forKey: "salary", as: Int64.self)     // 0 for NULL
+    /// ```
+    /// - Throws: as ``value(forKey:)``.
+    public func value<Value: PropertyValueConvertible>(forKey key: String, as type: Value.Type) throws -> Value {
+        Value(propertyValue: try value(forKey: key))
     }
 
     /// The destination of a to-one relationship, as an object (a fault until touched).
@@ -135,6 +147,11 @@ extension ManagedObject {
 
     func requireContext() throws -> ManagedObjectContext {
         guard let context, !state.isInvalid else {
+            if context == nil && state.contextReleased {
+                throw StrataError(.invalidObject,
+                                  "\(objectID)'s context is gone: it was released while the object was still in use. A context holds its objects, not the other way round; keep the context (or its container) alive as long as you use its objects.",
+                                  context: ["object": objectID.description, "reason": "contextReleased"])
+            }
             throw StrataError(.invalidObject, "\(objectID) is not registered in a context.",
                               context: ["object": objectID.description])
         }
@@ -196,18 +213,24 @@ public struct RelationshipSet {
     /// Adds a destination (`addToX`).
     public func add(_ object: ManagedObject) throws {
         try owner.ensureLoaded()
-        try owner.requireContext().addToMany(owner, relationship, object.objectID)
+        let context = try owner.requireContext()
+        try context.checkChangeCanRegisterUndo()
+        try context.addToMany(owner, relationship, object.objectID)
     }
 
     /// Removes a destination (`removeFromX`).
     public func remove(_ object: ManagedObject) throws {
         try owner.ensureLoaded()
-        try owner.requireContext().removeFromToMany(owner, relationship, object.objectID)
+        let context = try owner.requireContext()
+        try context.checkChangeCanRegisterUndo()
+        try context.removeFromToMany(owner, relationship, object.objectID)
     }
 
     /// Replaces every destination.
     public func set(_ objects: [ManagedObject]) throws {
         try owner.ensureLoaded()
-        try owner.requireContext().setToMany(owner, relationship, OrderedSet(objects.map(\.objectID)))
+        let context = try owner.requireContext()
+        try context.checkChangeCanRegisterUndo()
+        try context.setToMany(owner, relationship, OrderedSet(objects.map(\.objectID)))
     }
 }

@@ -166,6 +166,8 @@ struct ObjectState {
     var inDirtySet: Bool { get { bit(1 << 11) } set { set(1 << 11, newValue) } }
     /// Has an entry in the context's changed-since-save list, in or departed (`DirtyList`).
     var inDirtyList: Bool { get { bit(1 << 12) } set { set(1 << 12, newValue) } }
+    /// The context the object was registered in was released (its `deinit` ran).
+    var contextReleased: Bool { get { bit(1 << 13) } set { set(1 << 13, newValue) } }
 }
 
 extension ManagedObject {

@@ -60,7 +60,7 @@ public struct TypedKeyDescription: Sendable {
                     ? "an attribute key names a relationship" : "the entity has no attribute '\(name)'"
             }
             if let accepted, attribute.attributeType != .transformable, !accepted.contains(attribute.attributeType) {
-                return "the key's Swift type does not hold a \(attribute.attributeType.rawValue) attribute"
+                return "the key's Swift type does not hold \(withArticle(attribute.attributeType.rawValue)) attribute"
             }
             return nil
         case .toOne(let destination), .toMany(let destination):

@@ -22,7 +22,8 @@ extension FetchedResultsController {
     /// A flush, undo, redo, merge or conflict resolution changed these objects.
     func contextDidChange(_ ids: Set<ManagedObjectID>) {
         guard hasFetched else { return }
-        process(candidates(for: ids, loading: false), reportingUnchanged: true)
+        let (objects, changed) = candidates(for: ids, loading: false)
+        process(objects, changed: changed, reportingUnchanged: true)
     }
 
     /// A merge finished: records it inserted, or updated without an object loaded here, may
@@ -31,7 +32,8 @@ extension FetchedResultsController {
         guard hasFetched else { return }
         var ids = changes.inserted.union(changes.updated)
         for id in changes.deleted where memberByID[id] != nil { ids.insert(id) }
-        process(candidates(for: ids, loading: true), reportingUnchanged: false)
+        let (objects, changed) = candidates(for: ids, loading: true)
+        process(objects, changed: changed, reportingUnchanged: false)
     }
 
     /// A save made temporary IDs permanent: the order of records equal on every sort key
@@ -93,8 +95,11 @@ extension FetchedResultsController {
 
     /// The objects the changed IDs concern: members, registered objects of the entity (with
     /// `loading`, faults for unregistered ones), and when the request reads related objects,
-    /// the objects of the entity related to a changed object.
-    private func candidates(for ids: Set<ManagedObjectID>, loading: Bool) -> [ManagedObject] {
+    /// the objects of the entity related to a changed object. `changed` holds those the IDs
+    /// name themselves: only they can be updates (docs/SEMANTICS.md §6).
+    private func candidates(for ids: Set<ManagedObjectID>, loading: Bool)
+        -> (objects: [ManagedObject], changed: Set<ObjectIdentifier>)
+    {
         let context = managedObjectContext
         var result: [ManagedObject] = []
         func add(_ id: ManagedObjectID, loading: Bool = loading) {
@@ -109,7 +114,8 @@ extension FetchedResultsController {
             }
         }
         for id in ids { add(id) }
-        guard readsRelated else { return result }
+        let changed = Set(result.map(ObjectIdentifier.init))
+        guard readsRelated else { return (result, changed) }
         // Objects whose key paths go through a to-one to a changed object: asked of the
         // context (store and pending changes), not read from the changed object's inverse
         // to-many, which a merge may leave stale.
@@ -129,7 +135,7 @@ extension FetchedResultsController {
                 for related in object.storage[relationship.slot].objectIDs { add(related) }
             }
         }
-        return result
+        return (result, changed)
     }
 
     /// Whether the object matches now, and where it sorts. An object whose values cannot
@@ -148,9 +154,12 @@ extension FetchedResultsController {
     // MARK: Applying
 
     /// Re-places the objects and reports what changed. With `reportingUnchanged: false`,
-    /// objects whose place and ID are as before are left out.
+    /// objects whose place and ID are as before are left out. Only objects in `changed`
+    /// (all when nil) are reported as updates: the others were re-placed because a related
+    /// object changed, and when they did not move relative to the rest, nothing happened to
+    /// them (docs/SEMANTICS.md §6).
     /// - Complexity: O(k log n) comparisons for k objects, plus O(sections).
-    func process(_ candidates: [ManagedObject], reportingUnchanged: Bool) {
+    func process(_ candidates: [ManagedObject], changed: Set<ObjectIdentifier>? = nil, reportingUnchanged: Bool) {
         var seen = Set<ObjectIdentifier>()
         var touches: [Touch] = []
         var placements: [Placement?] = []
@@ -204,7 +213,7 @@ extension FetchedResultsController {
             touches[index].newSection = member.section
             touches[index].newRow = row
         }
-        report(diff(touches, oldNames: oldNames))
+        report(diff(touches, oldNames: oldNames, changed: changed))
     }
 
     /// One reported change with its object (for the delegate).
@@ -223,7 +232,7 @@ extension FetchedResultsController {
     }
 
     /// The diff from the touched objects' places before and after.
-    private func diff(_ touches: [Touch], oldNames: [String]) -> Changes {
+    private func diff(_ touches: [Touch], oldNames: [String], changed: Set<ObjectIdentifier>?) -> Changes {
         var changes = Changes()
         let oldIndex = Dictionary(uniqueKeysWithValues: oldNames.enumerated().map { ($1, $0) })
         let newNames = sectionList.map(\.name)
@@ -278,14 +287,19 @@ extension FetchedResultsController {
             }
         }
         // Objects that stay between the same untouched neighbours are updates when they keep
-        // their order among themselves; otherwise they all move.
+        // their order among themselves and changed themselves; otherwise they all move.
         for group in candidates.values {
             let byOld = group.sorted { touches[$0].oldRow < touches[$1].oldRow }
             let byNew = group.sorted { touches[$0].newRow < touches[$1].newRow }
             let inPlace = byOld == byNew
             for position in group {
                 let reported = change(touches[position], old: true, new: true)
-                if inPlace { changes.updates.append(reported) } else { changes.moves.append(reported) }
+                if !inPlace {
+                    changes.moves.append(reported)
+                } else if changed?.contains(ObjectIdentifier(touches[position].object)) ?? true
+                            || touches[position].oldID != touches[position].object.objectID {
+                    changes.updates.append(reported)
+                }
             }
         }
         // The untouched objects of sections deleted and inserted again move with them.

@@ -107,7 +107,7 @@ enum BatchUpdateValues {
             if attribute.attributeType.isInteger, case .double = value { hint = "; round it with trunc:(…), floor:(…) or ceiling:(…)" }
             throw StrataError(
                 .typeMismatch,
-                "The batch update sets '\(entity.name).\(key)' to a \(ModelValueRules.kindName(value)) value (\(value))\(origin); the attribute's type is \(attribute.attributeType.rawValue)\(hint).",
+                "The batch update sets '\(entity.name).\(key)' to \(withArticle(ModelValueRules.kindName(value))) value (\(value))\(origin); the attribute's type is \(attribute.attributeType.rawValue)\(hint).",
                 context: context)
         }
         let problems = AttributeConstraints.problems(of: coerced, for: attribute)

@@ -42,18 +42,30 @@ extension ContextUndoManager {
     }
 
     /// Re-applies the last undone group and puts it back on the undo stack. Returns the
-    /// group's metadata.
-    /// - Throws: `.undo` when called during an undo or with a nested group open.
+    /// group's metadata. With a group open (after ``undoNestedGroup()`` inside it), the
+    /// re-applied group goes into the open group, as a nested group, as `NSUndoManager`
+    /// records it; the open group stays open.
+    /// - Throws: `.undo` when called during an undo or redo; what a handler throws.
     @discardableResult
     public func redo() throws -> (any Sendable)? {
-        guard !isUndoing else { throw StrataError(.undo, "redo() was called while undoing.") }
-        try closeTopLevelGroupForUndo("redo()")
+        guard !isUndoing, !isRedoing else { throw StrataError(.undo, "redo() was called while undoing or redoing.") }
         context?.processPendingChanges()
         guard let group = redoStack.popLast() else { return nil }
         post(Self.willRedoNotification)
         isRedoing = true
         defer { isRedoing = false }
-        try replay(group, as: .redo) { undoStack.append($0); trim() }
+        try replay(group, as: .redo) { redone in
+            if let open = openGroups.last {
+                open.append(redone)
+                if open !== openGroups[0] {
+                    if redone.hasActions { openGroups[0].hasActions = true }
+                    if redone.mayHoldTemporaryIDs { openGroups[0].mayHoldTemporaryIDs = true }
+                }
+            } else {
+                undoStack.append(redone)
+                trim()
+            }
+        }
         post(Self.didRedoNotification)
         return group.metadata
     }
@@ -73,19 +85,21 @@ extension ContextUndoManager {
     /// Applies the inverse of `group` and records the flushed result (and the actions its
     /// app-level actions registered) as a new group.
     private func replay(_ group: UndoGroup, as kind: ChangeGroupKind, then store: (UndoGroup) -> Void) throws {
-        guard let context else { return }
         let result = UndoGroup(id: allocateGroupID(), kind: kind, revertsGroup: group.id, actionName: group.actionName)
         result.metadata = group.metadata
         recording = result
-        context.pendingFlushKind = kind
+        recordingBase = openGroups.count
+        context?.pendingFlushKind = kind
         defer {
-            context.pendingFlushKind = nil
+            context?.pendingFlushKind = nil
             recording = nil
+            // Groups a failing handler left open are dropped with it.
+            if openGroups.count > recordingBase { openGroups.removeLast(openGroups.count - recordingBase) }
         }
         var failure: (any Error)?
-        if group.hasActions {
+        if group.hasActions || context == nil {
             do { try replayLeaves(of: group, in: context) } catch { failure = error }
-        } else {
+        } else if let context {
             let batches = group.batches
             if context.replayInverseOfUpdates(batches, knownInverse: group.inverseOperations) {
                 result.inverseOperations = batches[0].operations
@@ -101,22 +115,25 @@ extension ContextUndoManager {
 
     /// Reverts a group holding app-level actions item by item, newest first, as
     /// `NSUndoManager` does: each run of batches is inverted and flushed, each action runs
-    /// (and registers its inverse into the group being recorded).
-    private func replayLeaves(of group: UndoGroup, in context: ManagedObjectContext) throws {
+    /// (and registers its inverse into the group being recorded). Without a context (a
+    /// manager no context owns, or whose context has gone) there are no model changes to
+    /// revert: only the actions run.
+    private func replayLeaves(of group: UndoGroup, in context: ManagedObjectContext?) throws {
         var run: [ChangeBatch] = []
         func flushRun() throws {
             guard !run.isEmpty else { return }
+            defer { run.removeAll() }
+            guard let context else { return }
             defer { context.processPendingChanges() }
             try context.applyInverse(of: Array(run.reversed()))
-            run.removeAll()
         }
         for leaf in group.leaves.reversed() {
             switch leaf {
             case .batch(let batch): run.append(batch)
             case .action(let action):
                 try flushRun()
-                action.run()
-                context.processPendingChanges()
+                try action.run()
+                context?.processPendingChanges()
             }
         }
         try flushRun()

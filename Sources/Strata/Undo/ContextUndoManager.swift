@@ -46,6 +46,9 @@ public final class ContextUndoManager {
     var openGroups: [UndoGroup] = []
     /// The group an undo or redo is recording (its inverse: the redo or undo group).
     var recording: UndoGroup?
+    /// How many groups were open when the recording began: groups a handler opens during
+    /// the undo or redo nest inside the recorded group (docs/SEMANTICS.md §4).
+    var recordingBase = 0
     var pendingAutoGroup: UndoGroup?
     private var disableCount = 0
 
@@ -77,11 +80,21 @@ public final class ContextUndoManager {
     // MARK: Grouping
 
     /// Opens a group; groups nest, and only top-level groups are undone as one unit.
-    /// Flushes the context first, so earlier changes stay out of the group (inside an
-    /// event, that flush may open the event's implicit group, and this one nests in it).
+    /// Flushes the context first, so earlier changes stay out of the group. With
+    /// ``groupsByEvent``, a group begun with none open during an event (or on a manager no
+    /// context owns) first opens the event's implicit group and nests in it, as
+    /// `NSUndoManager` does: ``groupingLevel`` is then 2. During an undo or redo (a handler
+    /// grouping its inverse) the group nests in the group being recorded.
     public func beginUndoGrouping() {
         context?.processPendingChanges()
-        let group = UndoGroup(id: openGroups.isEmpty ? allocateGroupID() : 0, kind: .user)
+        if groupsByEvent, openGroups.isEmpty, recording == nil, eventHoldsGroupOpen() {
+            let implicit = UndoGroup(id: allocateGroupID(), kind: .user)
+            implicit.isImplicit = true
+            openGroups.append(implicit)
+            post(Self.didOpenUndoGroupNotification)
+        }
+        let nested = !openGroups.isEmpty || recording != nil
+        let group = UndoGroup(id: nested ? 0 : allocateGroupID(), kind: .user)
         openGroups.append(group)
         post(Self.didOpenUndoGroupNotification)
         post(Self.checkpointNotification)
@@ -98,7 +111,10 @@ public final class ContextUndoManager {
         context?.processPendingChanges()
         let group = openGroups.removeLast()
         post(Self.checkpointNotification)
-        if let parent = openGroups.last {
+        if let recording, openGroups.count == recordingBase {
+            // A handler's own group during an undo or redo: part of the recorded group.
+            if !group.isEmpty { recording.append(group) }
+        } else if let parent = openGroups.last {
             parent.append(group)
             if parent.actionName.isEmpty { parent.actionName = group.actionName }
             if parent.metadata == nil { parent.metadata = group.metadata }
@@ -126,6 +142,8 @@ public final class ContextUndoManager {
     }
 
     /// Clears both stacks, closes open groups and re-enables registration.
+    ///
+    /// - Complexity: O(1) (the groups are released).
     public func removeAllActions() {
         undoStack.removeAll()
         redoStack.removeAll()
@@ -151,8 +169,8 @@ public final class ContextUndoManager {
 
     /// Adds a flushed batch to the current group, opening the event's group if none is open.
     func register(_ batch: ChangeBatch) {
-        if let recording {
-            recording.append(batch)
+        if let target = recordingTarget {
+            target.append(batch)
             return
         }
         redoStack.removeAll()
@@ -167,12 +185,28 @@ public final class ContextUndoManager {
         openImplicitGroup(group)
     }
 
+    /// The group a registration during an undo or redo joins: the innermost group a
+    /// handler opened, or else the group being recorded; nil outside an undo or redo.
+    var recordingTarget: UndoGroup? {
+        guard let recording else { return nil }
+        return openGroups.count > recordingBase ? openGroups.last : recording
+    }
+
+    /// Whether the event's implicit group may stay open: during a context's event, or
+    /// always for a manager no context owns, which has no events that end on their own
+    /// (as an `NSUndoManager` whose run loop does not turn: undo, redo or
+    /// ``endUndoGrouping()`` closes the group).
+    func eventHoldsGroupOpen() -> Bool {
+        guard let context else { return true }
+        return context.holdsEventOpen()
+    }
+
     /// Opens the event's group with its first registration in it: it stays open (level 1)
     /// until the event ends, or closes at once outside an event (one flush, one group).
     func openImplicitGroup(_ group: UndoGroup) {
         group.isImplicit = true
         post(Self.didOpenUndoGroupNotification)
-        if context?.holdsEventOpen() == true {
+        if eventHoldsGroupOpen() {
             openGroups.append(group)
         } else {
             push(group)

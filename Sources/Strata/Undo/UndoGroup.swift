@@ -133,9 +133,9 @@ struct UndoAction {
     /// The target's identity, for ``ContextUndoManager/removeAllActions(withTarget:)``.
     let target: ObjectIdentifier
     /// Calls the handler with the target (the closure holds the target).
-    let run: () -> Void
+    let run: () throws -> Void
 
-    init(target: AnyObject, run: @escaping () -> Void) {
+    init(target: AnyObject, run: @escaping () throws -> Void) {
         self.target = ObjectIdentifier(target)
         self.run = run
     }

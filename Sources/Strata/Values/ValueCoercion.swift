@@ -45,7 +45,7 @@ enum ModelValueRules {
     static func defaultValueProblem(_ attribute: AttributeDescription) -> String? {
         if attribute.defaultValue.isNull { return nil }
         if coerce(attribute.defaultValue, to: attribute.attributeType) == nil {
-            return "default value \(attribute.defaultValue) is not a \(attribute.attributeType.rawValue)"
+            return "default value \(attribute.defaultValue) is not \(withArticle(attribute.attributeType.rawValue))"
         }
         return nil
     }

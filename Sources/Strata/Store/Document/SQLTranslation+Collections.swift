@@ -59,7 +59,7 @@ extension SQLTranslation {
         case (.avg, .decimal):
             (select, kind) = ("\(SQLFunctions.decimalAverage)(group_concat(\(x), ','))", .double)
         case (.sum, _), (.avg, _):
-            throw StrataError(.predicateEvaluation, "@sum and @avg need numbers, not a \(value.kind.name)",
+            throw StrataError(.predicateEvaluation, "@sum and @avg need numbers, not \(withArticle(value.kind.name))",
                               context: ["operator": op.rawValue])
         case (.min, .decimal):
             (select, kind) = ("\(SQLFunctions.decimalMinimum)(group_concat(\(x), ','))", .decimal)

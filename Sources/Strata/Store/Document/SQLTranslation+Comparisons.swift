@@ -91,7 +91,7 @@ extension SQLTranslation {
         case (.in, .scalar(let part), .scalar(let text)) where text.kind == .string:
             // `'ove' IN lastName`: Foundation's substring test, CONTAINS turned around.
             if part.isNullLiteral { return "NULL" }
-            guard part.kind == .string else { throw SQLResidual(reason: "IN a string with a \(part.kind.name) on the left") }
+            guard part.kind == .string else { throw SQLResidual(reason: "IN a string with \(withArticle(part.kind.name)) on the left") }
             return "\(SQLFunctions.contains)(\(text.sql), \(part.sql), \(comparison.options.rawValue))"
         case (.in, _, _):
             if rhs.isNullLiteral { return "NULL" }

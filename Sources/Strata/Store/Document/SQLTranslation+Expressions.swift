@@ -183,9 +183,9 @@ extension SQLTranslation {
         case ("NSDecimalNumber", .integer), ("NSDecimalNumber", .boolean), ("NSDecimalNumber", .double):
             kind = .decimal
         default:
-            throw SQLResidual(reason: "CAST of a \(scalar.kind.name) to \(name)")
+            throw SQLResidual(reason: "CAST of \(withArticle(scalar.kind.name)) to \(name)")
         }
-        guard let code = SQLFunctions.kindCode(scalar.kind) else { throw SQLResidual(reason: "CAST of a \(scalar.kind.name)") }
+        guard let code = SQLFunctions.kindCode(scalar.kind) else { throw SQLResidual(reason: "CAST of \(withArticle(scalar.kind.name))") }
         let call = "\(SQLFunctions.apply)(\(bindText(FetchFunction.castObject.rawValue)), \(bindText(String(code) + "s")), \(scalar.sql), \(bindText(name)))"
         return .scalar(SQLScalar(sql: call, kind: kind))
     }
@@ -205,7 +205,7 @@ extension SQLTranslation {
         } else if first.isNullLiteral {
             kind = second.kind
         } else {
-            throw SQLResidual(reason: "TERNARY with a \(first.kind.name) and a \(second.kind.name) branch")
+            throw SQLResidual(reason: "TERNARY with \(withArticle(first.kind.name)) and \(withArticle(second.kind.name)) branch")
         }
         return .scalar(SQLScalar(sql: "(CASE WHEN \(test) THEN \(first.sql) ELSE \(second.sql) END)", kind: kind))
     }

@@ -30,12 +30,14 @@ extension SQLTranslation {
             switch current {
             case .scalar(let scalar):
                 if scalar.isNullLiteral { return current }
+                // Foundation's KVC: a plain value's `self` is the value.
+                if key == "self" { continue }
                 // Foundation's KVC: a string's `length` (UTF-16 code units).
                 if key == "length", scalar.kind == .string {
                     current = stringLength(scalar)
                     continue
                 }
-                throw StrataError(.predicateEvaluation, "cannot read key '\(key)' of a \(scalar.kind.name) value",
+                throw StrataError(.predicateEvaluation, "cannot read key '\(key)' of \(withArticle(scalar.kind.name)) value",
                                   context: ["key": key])
             case .list:
                 throw SQLResidual(reason: "a key path on a literal collection")
@@ -88,11 +90,12 @@ extension SQLTranslation {
     private mutating func stepElement(_ element: SQLOperand, _ key: String, scope: Int) throws -> SQLOperand {
         guard case .object(let object) = element else {
             if element.isNullLiteral { return element }
+            if case .scalar = element, key == "self" { return element }
             if case .scalar(let scalar) = element, key == "length", scalar.kind == .string {
                 return stringLength(scalar)
             }
             if case .scalar(let scalar) = element {
-                throw StrataError(.predicateEvaluation, "cannot read key '\(key)' of a \(scalar.kind.name) value",
+                throw StrataError(.predicateEvaluation, "cannot read key '\(key)' of \(withArticle(scalar.kind.name)) value",
                                   context: ["key": key])
             }
             throw SQLResidual(reason: "a key path on a nested collection")

@@ -50,10 +50,10 @@ extension SQLTranslation {
         let name = op.rawValue
         switch op {
         case .beginsWith, .endsWith, .contains, .like, .matches:
-            return StrataError(.predicateEvaluation, "\(name) needs strings on both sides, not a \(left) and a \(right)",
+            return StrataError(.predicateEvaluation, "\(name) needs strings on both sides, not \(withArticle(left)) and \(withArticle(right))",
                                context: ["operator": name, "left": left, "right": right])
         default:
-            return StrataError(.predicateEvaluation, "cannot compare a \(left) with a \(right) using \(name)",
+            return StrataError(.predicateEvaluation, "cannot compare \(withArticle(left)) with \(withArticle(right)) using \(name)",
                                context: ["operator": name, "left": left, "right": right])
         }
     }

@@ -26,7 +26,7 @@ enum SnapshotValueCoding {
     /// - Throws: `.corruptDocument` naming the column when the stored value does not fit.
     static func decode(_ value: SQLiteValue, as type: AttributeType, column: String) throws -> PropertyValue {
         func bad() -> StrataError {
-            StrataError(.corruptDocument, "Snapshot column '\(column)' holds \(value), not a \(type.rawValue).",
+            StrataError(.corruptDocument, "Snapshot column '\(column)' holds \(value), not \(withArticle(type.rawValue)).",
                         context: ["column": column])
         }
         if case .null = value { return .null }

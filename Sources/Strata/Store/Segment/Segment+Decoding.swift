@@ -281,7 +281,7 @@ package struct SegmentDecoder {
             let offset = reader.offset
             let member = try readObjectID()
             guard member.entity.isKind(of: destination) else {
-                throw reader.failure("a \(member.entity.name) object does not fit a relationship to \(destination.name)",
+                throw reader.failure("\(withArticle(member.entity.name)) object does not fit a relationship to \(destination.name)",
                                      at: offset)
             }
             members.append(member)

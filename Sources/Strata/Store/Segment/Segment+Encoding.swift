@@ -295,7 +295,7 @@ package struct SegmentEncoder {
                 throw invalid("\(entity.name).\(entity.slotNames[info.slot]) is not a to-many relationship", group: group, entity: entity.name)
             }
             for member in added + removed where !member.entity.isKind(of: destination) {
-                throw invalid("\(entity.name).\(entity.slotNames[info.slot]): a \(member.entity.name) object does not fit a to-many relationship to \(destination.name)",
+                throw invalid("\(entity.name).\(entity.slotNames[info.slot]): \(withArticle(member.entity.name)) object does not fit a to-many relationship to \(destination.name)",
                               group: group, entity: entity.name)
             }
             out.writeByte(SegmentFormat.OperationTag.relate.rawValue)

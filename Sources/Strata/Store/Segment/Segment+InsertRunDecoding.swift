@@ -54,7 +54,7 @@ extension SegmentDecoder {
             throw reader.failure("unknown column header 0x\(hex(header))", at: headerOffset)
         }
         guard !delta || kind.allowsDelta else {
-            throw reader.failure("delta coding on a \(kind.name) column", at: headerOffset)
+            throw reader.failure("delta coding on \(withArticle(kind.name)) column", at: headerOffset)
         }
         if presence == SegmentColumnHeader.noRow {
             for row in 0..<rows { values[row][slot] = .null }
@@ -104,7 +104,7 @@ extension SegmentDecoder {
             let offset = reader.offset
             let target = writesEntity ? plans.entities[try readEntityIndex()] : destination
             guard target.isKind(of: destination) else {
-                throw reader.failure("a \(target.name) object does not fit a to-one relationship to \(destination.name)", at: offset)
+                throw reader.failure("\(withArticle(target.name)) object does not fit a to-one relationship to \(destination.name)", at: offset)
             }
             let number = try reader.readZigzag()
             previous = delta ? previous &+ number : number
@@ -113,7 +113,7 @@ extension SegmentDecoder {
             let offset = reader.offset
             let ids = try readObjectsPayload()
             if let wrong = ids.first(where: { !$0.entity.isKind(of: destination) }) {
-                throw reader.failure("a \(wrong.entity.name) object does not fit a to-many relationship to \(destination.name)",
+                throw reader.failure("\(withArticle(wrong.entity.name)) object does not fit a to-many relationship to \(destination.name)",
                                      at: offset)
             }
             return .objects(ids)

@@ -137,7 +137,7 @@ extension SegmentEncoder {
                 for id in ids { try writeObjectID(id, to: &out, group: group) }
             default:
                 // `writeInsertRun` checked every value against its slot.
-                preconditionFailure("a \(ModelValueRules.kindName(value)) value in a \(kind.name) column")
+                preconditionFailure("\(withArticle(ModelValueRules.kindName(value))) value in \(withArticle(kind.name)) column")
             }
         }
     }

@@ -167,17 +167,17 @@ enum SegmentFormat {
             case (.uuid, .uuid), (.uri, .uri): fits = true
             default: fits = false
             }
-            return fits ? nil : "a \(ModelValueRules.kindName(value)) value does not fit the \(type.rawValue) attribute"
+            return fits ? nil : "\(withArticle(ModelValueRules.kindName(value))) value does not fit the \(type.rawValue) attribute"
         case (.toOne(let destination), .object(let id)):
             return id.entity.isKind(of: destination) ? nil
-                : "a \(id.entity.name) object does not fit a to-one relationship to \(destination.name)"
+                : "\(withArticle(id.entity.name)) object does not fit a to-one relationship to \(destination.name)"
         case (.toMany(let destination), .objects(let ids)):
             guard let wrong = ids.first(where: { !$0.entity.isKind(of: destination) }) else { return nil }
-            return "a \(wrong.entity.name) object does not fit a to-many relationship to \(destination.name)"
+            return "\(withArticle(wrong.entity.name)) object does not fit a to-many relationship to \(destination.name)"
         case (.toOne, _):
-            return "a \(ModelValueRules.kindName(value)) value does not fit a to-one relationship"
+            return "\(withArticle(ModelValueRules.kindName(value))) value does not fit a to-one relationship"
         case (.toMany, _):
-            return "a \(ModelValueRules.kindName(value)) value does not fit a to-many relationship"
+            return "\(withArticle(ModelValueRules.kindName(value))) value does not fit a to-many relationship"
         }
     }
 }
