@@ -66,11 +66,23 @@ extension FetchProperty {
     /// - Throws: as ``init(parsing:entity:)``.
     /// - Complexity: O(length of `text`) besides parsing each expression.
     public static func list(parsing text: String, entity: EntityDescription) throws -> [FetchProperty] {
-        var pieces: [String] = []
+        try items(of: text).map { try FetchProperty(parsing: $0.text, entity: entity) }
+    }
+
+    /// Splits at commas outside parentheses, braces, brackets and quotes; each piece
+    /// trimmed, with the 0-based offset of its first character (`strata fetch --select`
+    /// places its errors with it).
+    package static func items(of text: String) -> [(text: String, offset: Int)] {
+        var pieces: [(text: String, offset: Int)] = []
         var depth = 0
         var quote: Character?
         var current = ""
-        for character in text {
+        var start = 0
+        func trimmed() -> (text: String, offset: Int) {
+            let leading = current.prefix { $0 == " " || $0 == "\t" }.count
+            return (current.trimmingCharacters(in: .whitespaces), start + leading)
+        }
+        for (offset, character) in text.enumerated() {
             if let open = quote {
                 if character == open { quote = nil }
             } else if character == "'" || character == "\"" {
@@ -80,14 +92,15 @@ extension FetchProperty {
             } else if ")}]".contains(character) {
                 depth -= 1
             } else if character == ",", depth == 0 {
-                pieces.append(current)
+                pieces.append(trimmed())
                 current = ""
+                start = offset + 1
                 continue
             }
             current.append(character)
         }
-        pieces.append(current)
-        return try pieces.map { try FetchProperty(parsing: $0, entity: entity) }
+        pieces.append(trimmed())
+        return pieces
     }
 
     /// The attribute type an expression's value has, where it can be told from the model.
