@@ -33,9 +33,12 @@ enum SelectList {
             let column = (error.context["position"].flatMap { Int($0) } ?? 1) + offset
             error.context["position"] = String(column)
             error.context["option"] = option
-            // The library's "at column N of 'ITEM'." counts within the item; here, within the option.
-            let message = error.message.replacingOccurrences(of: #" at column [0-9]+ of '.*'\.$"#, with: "", options: .regularExpression)
-            error.message = "\(option): \(message) at column \(column) (in: \(FetchCommand.excerpt(whole, column: String(column))))"
+            // The library counts columns within the item; here they count within the option.
+            var message = error.message.replacingOccurrences(of: #" of '.*'\.$"#, with: "", options: .regularExpression)
+            if let first = message.range(of: "at column [0-9]+", options: .regularExpression) {
+                message.replaceSubrange(first, with: "at column \(column)")
+            }
+            error.message = "\(option): \(message) (in: \(FetchCommand.excerpt(whole, column: String(column))))"
             throw error
         }
     }
