@@ -1,6 +1,5 @@
 import Foundation
 import Strata
-import Synchronization
 
 /// The one place the tools turn a remote's location into a ``SegmentRemote``.
 ///
@@ -16,7 +15,9 @@ package enum SegmentRemotes {
     /// The schemes served by another program, and that program's name.
     static let externalTools = ["postgres": "strata-postgres", "postgresql": "strata-postgres"]
 
-    private static let openers = Mutex<[String: Opener]>([:])
+    /// Strata's one lock (`Locked`, the one ThreadSanitizer sees; docs/RELIABILITY.md,
+    /// "Sanitizers"), not a second kind.
+    private static let openers = Locked<[String: Opener]>([:])
 
     /// Serves `schemes` in this process (`strata-postgres` at start-up).
     package static func register(schemes: [String], _ opener: @escaping Opener) {
