@@ -36,45 +36,53 @@ package enum CLI {
     /// (the many-writer and contention tests need them running together).
     package static func runAll(_ tool: String, _ argumentLists: [[String]], in directory: URL? = nil,
                        environment: [String: String] = [:], input: Data? = nil) throws -> [CommandResult] {
-        let executable = binary(tool)
+        let executable = binary(tool).path
         let outputs = try TemporaryDirectory()
-        let scratch = outputs.url
-        var running: [(process: Process, out: URL, err: URL)] = []
+        var running: [(process: SpawnedProcess, out: URL, err: URL)] = []
         for (index, arguments) in argumentLists.enumerated() {
-            let outURL = scratch.appendingPathComponent("out\(index)"), errURL = scratch.appendingPathComponent("err\(index)")
-            _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-            _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = arguments
-            process.standardOutput = try FileHandle(forWritingTo: outURL)
-            process.standardError = try FileHandle(forWritingTo: errURL)
+            let outURL = outputs.url.appendingPathComponent("out\(index)"), errURL = outputs.url.appendingPathComponent("err\(index)")
+            var inPath: String?
             if let input {
-                let inURL = scratch.appendingPathComponent("in\(index)")
+                let inURL = outputs.url.appendingPathComponent("in\(index)")
                 try input.write(to: inURL)
-                process.standardInput = try FileHandle(forReadingFrom: inURL)
-            } else {
-                process.standardInput = FileHandle.nullDevice
+                inPath = inURL.path
             }
-            if let directory { process.currentDirectoryURL = directory }
-            if !environment.isEmpty {
-                process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            }
+            let process = try SpawnedProcess(executable, arguments, stdin: inPath, stdout: outURL.path, stderr: errURL.path,
+                                              environment: environment, directory: directory?.path)
             running.append((process, outURL, errURL))
         }
-        for entry in running { try entry.process.run() }
-        return try running.map { entry in
-            entry.process.waitUntilExit()
-            for handle in [entry.process.standardOutput, entry.process.standardError] { try (handle as? FileHandle)?.close() }
-            return CommandResult(
-                status: entry.process.terminationStatus,
-                stdout: String(decoding: try Data(contentsOf: entry.out), as: UTF8.self),
-                stderr: String(decoding: try Data(contentsOf: entry.err), as: UTF8.self))
+        // Every child is reaped before a deadline failure is thrown, so none is left behind.
+        let endings = running.map { $0.process.wait() }
+        return try zip(running, endings).map { entry, ending in
+            let stdout = String(decoding: (try? Data(contentsOf: entry.out)) ?? Data(), as: UTF8.self)
+            let stderr = String(decoding: (try? Data(contentsOf: entry.err)) ?? Data(), as: UTF8.self)
+            switch ending {
+            case .exited(let status):
+                return CommandResult(status: status, stdout: stdout, stderr: stderr)
+            case .signalled(let signal):   // as Foundation's Process reports it
+                return CommandResult(status: signal, stdout: stdout, stderr: stderr)
+            case .timedOut(let seconds):
+                throw ProcessDeadlineExceeded(command: ([tool] + entry.process.arguments).joined(separator: " "),
+                                              seconds: seconds, stdout: stdout, stderr: stderr)
+            }
         }
     }
 
     package static func strata(_ arguments: String...) throws -> CommandResult { try run("strata", arguments) }
     package static func strataLog(_ arguments: String...) throws -> CommandResult { try run("strata-log", arguments) }
+}
+
+/// A tool run that outlived ``SpawnedProcess/defaultDeadline`` and was killed: the test
+/// fails naming the command and showing what it printed, instead of hanging the run.
+package struct ProcessDeadlineExceeded: Error, CustomStringConvertible {
+    package let command: String
+    package let seconds: TimeInterval
+    package let stdout: String
+    package let stderr: String
+
+    package var description: String {
+        "`\(command)` ran past its \(Int(seconds)) s deadline and was killed; it printed:\n\(stdout)\n\(stderr)"
+    }
 }
 
 /// Runs the program at `path` to its end: its status and what it printed.
