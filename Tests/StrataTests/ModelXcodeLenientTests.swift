@@ -77,6 +77,11 @@ import StrataTestSupport
             """, in: directory)
         #expect(try model.entity(named: "Item").attributes.map(\.name) == ["name"])
         #expect(model.loadWarnings.count == 1 && model.loadWarnings[0].contains("'scratch'"))
+
+        // The document keeps them with its model (docs/FORMAT.md, "Model warnings").
+        let url = directory.file("items.strata")
+        try DocumentStore(creatingAt: url, model: model).close()
+        #expect(try DocumentStore.storedModel(at: url).loadWarnings == model.loadWarnings)
     }
 
     @Test func aValidationConstraintThatCannotBeReadIsLeftOutWithAWarning() throws {

@@ -13,7 +13,8 @@ struct InfoCommand: ParsableCommand {
             its indexes, uniqueness constraints, derived and composite attributes), the \
             number of objects of each entity, the log's segments (count, bytes, how far they \
             are compacted), the history retained (first retained segment, undo groups) and \
-            the file size, and the model versions the document has used. --json prints the \
+            the file size, the model versions the document has used, and what reading an \
+            Xcode model left out when the document was created or migrated. --json prints the \
             same as one JSON object for scripts.
 
             Examples:
@@ -33,7 +34,7 @@ struct InfoCommand: ParsableCommand {
             let entities = session.model.entities
             let versions = try session.store.modelVersions()
             if json {
-                CommandOutput.printJSON(Self.json(info, entities: entities, versions: versions))
+                CommandOutput.printJSON(Self.json(info, entities: entities, versions: versions, warnings: session.model.loadWarnings))
                 return
             }
             print("Document  \(info.path)")
@@ -48,6 +49,11 @@ struct InfoCommand: ParsableCommand {
             print("")
             let modelLines = ModelInfoText.lines(for: entities)
             if !modelLines.isEmpty { print(modelLines.joined(separator: "\n") + "\n") }
+            let warnings = session.model.loadWarnings
+            if !warnings.isEmpty {
+                print("Warnings  what reading the model file left out (docs/MODEL-FORMAT.md, \"Lenient and strict\"):")
+                print(warnings.map { "  - " + $0 }.joined(separator: "\n") + "\n")
+            }
             let constraintLines = Self.constraintIndexLines(try session.store.constraintIndexStatus())
             if !constraintLines.isEmpty { print(constraintLines.joined(separator: "\n") + "\n") }
             let ratio = info.segmentBytes > 0 ? String(format: "%.1f×", Double(info.segmentRawBytes) / Double(info.segmentBytes)) : "–"
@@ -72,7 +78,7 @@ struct InfoCommand: ParsableCommand {
         }
     }
 
-    static func json(_ info: DocumentInfo, entities: [EntityDescription], versions: [ModelVersionRecord]) -> JSONValue {
+    static func json(_ info: DocumentInfo, entities: [EntityDescription], versions: [ModelVersionRecord], warnings: [String]) -> JSONValue {
         let entityList: [JSONValue] = entities.map { entity in
             let fields: JSONValue = .fields([
                 "name": .string(entity.name),
@@ -92,6 +98,7 @@ struct InfoCommand: ParsableCommand {
             "modelHash": .string(info.modelHash),
             "modelVersion": info.modelVersion.map { .string($0) } ?? .null,
             "entities": .array(entityList),
+            "modelWarnings": .array(warnings.map { .string($0) }),
             "segments": .fields([
                 "count": .int(info.segmentCount),
                 "bytes": .int(info.segmentBytes),

@@ -153,6 +153,7 @@ extension DocumentState {
         let json = String(decoding: plan.destination.jsonRepresentation(), as: UTF8.self)
         try DocumentFile.writeMeta(connection, key: "model", .text(json))
         try DocumentFile.writeMeta(connection, key: "modelHash", .text(plan.destination.versionHash))
+        try ModelWarnings.write(plan.destination.loadWarnings, connection)
         try DocumentFile.writeMeta(connection, key: "compactedThrough", .integer(Int64(lastSequence)))
         try DocumentFile.writeMeta(connection, key: ModelVersionHistory.sinceKey, .integer(Int64(lastSequence + 1)))
         for (name, counter) in keyCounters { try DocumentFile.writeMeta(connection, key: "keyCounter.\(name)", .integer(counter)) }

@@ -23,8 +23,10 @@ public final class ManagedObjectModel: @unchecked Sendable {
     /// What loading the model file left out, one sentence each: elements of an Xcode model
     /// that Strata cannot honour and that change no stored data (an empty composite, a
     /// validation constraint it cannot read, a transient attribute of a type it does not
-    /// model). Empty for a model built in code or read from JSON. docs/MODEL-FORMAT.md,
-    /// "Lenient and strict".
+    /// model). Empty for a model built in code or read from JSON; the model stored in a
+    /// document (``DocumentStore/storedModel(at:configuration:)``) keeps the warnings of the
+    /// model file it was created or migrated with, so `strata info` can show them.
+    /// docs/MODEL-FORMAT.md, "Lenient and strict".
     public internal(set) var loadWarnings: [String] = []
     /// The derived attributes, resolved once the model is built (DerivedAttributeDescription.swift).
     internal private(set) var derivationPlan = DerivationPlan.empty

@@ -29,7 +29,9 @@ enum DocumentFile {
 
         func model() throws -> ManagedObjectModel {
             do {
-                return try ManagedObjectModel(jsonData: modelJSON)
+                let model = try ManagedObjectModel(jsonData: modelJSON)
+                model.loadWarnings = ModelWarnings.read(values[ModelWarnings.key])
+                return model
             } catch let error as StrataError {
                 throw StrataError(.corruptDocument, "The model stored in the document is damaged: \(error.message)")
             }
@@ -63,6 +65,7 @@ enum DocumentFile {
             ]
             values[DocumentIdentity.key] = .text(DocumentIdentity.checksum(values))
             values[DocumentIdentity.copyKey] = .text(DocumentIdentity.copy(values))
+            if let warnings = ModelWarnings.value(model.loadWarnings) { values[ModelWarnings.key] = warnings }
             for (key, value) in values.sorted(by: { $0.key < $1.key }) {
                 try meta.run([.text(key), value])
             }
