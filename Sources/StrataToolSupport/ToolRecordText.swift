@@ -89,18 +89,18 @@ package enum ToolRecordText {
         if !text.hasPrefix("x-strata:") {
             let parts = text.split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count == 2, !parts[0].isEmpty else {
-                throw StrataError(.invalidObjectID, "'\(text)' is not an object URI (x-strata://STORE/Entity/pKEY) or a reference Entity/pKEY.",
+                throw StrataError(.invalidObjectID, "\(input: text) is not an object URI (x-strata://STORE/Entity/pKEY) or a reference Entity/pKEY.",
                                   context: ["uri": text])
             }
             let names = store.model.entities.map(\.name)
             guard names.contains(String(parts[0])) else {
-                throw StrataError(.invalidObjectID, "'\(text)' names no entity of the model.\(ToolSuggestions.clause(for: String(parts[0]), among: names)) (entities: \(names.joined(separator: ", "))).",
+                throw StrataError(.invalidObjectID, "\(input: text) names no entity of the model.\(ToolSuggestions.clause(for: String(parts[0]), among: names)) (entities: \(names.joined(separator: ", "))).",
                                   context: ["uri": text, "entity": String(parts[0])])
             }
             uriText = "x-strata://\(store.identifier)/\(text)"
         }
         guard let uri = URL(string: uriText) else {
-            throw StrataError(.invalidObjectID, "'\(text)' is not an object URI.", context: ["uri": text])
+            throw StrataError(.invalidObjectID, "\(input: text) is not an object URI.", context: ["uri": text])
         }
         let id = try coordinator.managedObjectID(forURIRepresentation: uri)
         guard try store.values(for: id) != nil else {

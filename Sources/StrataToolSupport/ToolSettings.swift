@@ -50,7 +50,7 @@ package enum ToolSettings {
             return SegmentCodec.defaultMaxContentSize
         }
         guard let bytes = Int(text), bytes > 0 else {
-            throw StrataError(.invalidArgument, "STRATA_MAX_SEGMENT_SIZE='\(text)' is not a positive number of bytes.")
+            throw StrataError(.invalidArgument, "STRATA_MAX_SEGMENT_SIZE=\(input: text) is not a positive number of bytes.")
         }
         return bytes
     }

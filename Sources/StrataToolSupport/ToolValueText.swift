@@ -28,7 +28,7 @@ package enum ToolValueText {
     package static func parse(_ text: String, as type: AttributeType, key: String) throws -> PropertyValue {
         if text == "null" { return .null }
         func wrong(_ expected: String) -> StrataError {
-            StrataError(.typeMismatch, "'\(text)' is not \(expected) (\(key) is \(type.rawValue)).",
+            StrataError(.typeMismatch, "\(input: text) is not \(expected) (\(key) is \(type.rawValue)).",
                         context: ["key": key, "value": text, "type": type.rawValue])
         }
         switch type {

@@ -5,6 +5,9 @@ package struct CommandResult {
     package var status: Int32
     package var stdout: String
     package var stderr: String
+    /// The signal that ended the process, when one did (`status` is then its number, as
+    /// Foundation's `Process` reports it).
+    package var signal: Int32?
 
     /// A result as a test that runs its own process (under a deadline) collected it.
     package init(status: Int32, stdout: String, stderr: String) {
@@ -60,7 +63,9 @@ package enum CLI {
             case .exited(let status):
                 return CommandResult(status: status, stdout: stdout, stderr: stderr)
             case .signalled(let signal):   // as Foundation's Process reports it
-                return CommandResult(status: signal, stdout: stdout, stderr: stderr)
+                var result = CommandResult(status: signal, stdout: stdout, stderr: stderr)
+                result.signal = signal
+                return result
             case .timedOut(let seconds):
                 throw ProcessDeadlineExceeded(command: ([tool] + entry.process.arguments).joined(separator: " "),
                                               seconds: seconds, stdout: stdout, stderr: stderr)

@@ -41,7 +41,7 @@ struct Assignment {
             try applyRelationship(relationship, to: object, in: session)
         } else {
             let names = ToolRecordText.storedProperties(of: entity).map(\.property.name).joined(separator: ", ")
-            throw StrataError(.unknownKey, "Entity '\(entity.name)' has no property '\(key)' (properties: \(names)).",
+            throw StrataError(.unknownKey, "Entity '\(entity.name)' has no property \(input: key) (properties: \(names)).",
                               context: ["entity": entity.name, "key": key])
         }
     }

@@ -37,7 +37,7 @@ struct BatchUpdateRun {
             do {
                 values[assignment.key] = try FetchExpression(format: assignment.text)
             } catch var error as StrataError {
-                error.message = "Malformed expression for '\(assignment.key)': \(error.message) (in: \(FetchCommand.excerpt(assignment.text, column: error.context["position"])))"
+                error.message = "Malformed expression for \(input: assignment.key): \(error.message) (in: \(FetchCommand.excerpt(assignment.text, column: error.context["position"])))"
                 error.context["key"] = assignment.key
                 throw error
             }

@@ -113,7 +113,7 @@ final class DocumentSession: ImportDestination {
     func entity(named name: String) throws -> EntityDescription {
         guard let entity = model.entitiesByName[name] else {
             let names = model.entities.map(\.name)
-            throw StrataError(.unknownKey, "There is no entity '\(name)' in the model.\(ToolSuggestions.clause(for: name, among: names)) (entities: \(names.joined(separator: ", "))).",
+            throw StrataError(.unknownKey, "There is no entity \(input: name) in the model.\(ToolSuggestions.clause(for: name, among: names)) (entities: \(names.joined(separator: ", "))).",
                               context: ["entity": name, "suggested": "yes"])
         }
         return entity

@@ -81,7 +81,7 @@ extension ManagedObjectContext {
 
     func batchEntity(named name: String, role: String) throws -> EntityDescription {
         guard let entity = model.entitiesByName[name] else {
-            throw StrataError(.unknownKey, "The \(role) names the entity '\(name)', which is not in the model.",
+            throw StrataError(.unknownKey, "The \(role) names the entity \(input: name), which is not in the model.",
                               context: ["entity": name])
         }
         return entity

@@ -61,7 +61,7 @@ extension ManagedObjectContext {
         enter()
         let entity = try batchEntity(named: name, role: "reservation")
         guard !entity.isAbstract, count >= 0 else {
-            throw StrataError(.invalidArgument, "Cannot reserve \(count) IDs of entity '\(name)'\(entity.isAbstract ? ", which is abstract" : "").",
+            throw StrataError(.invalidArgument, "Cannot reserve \(count) IDs of entity \(input: name)\(entity.isAbstract ? ", which is abstract" : "").",
                               context: ["entity": name])
         }
         guard count > 0 else { return [] }

@@ -126,7 +126,7 @@ struct DerivationInput: PredicateSubject {
     func predicateValue(forKey key: String) throws -> PredicateResolved {
         let entity = id.entity
         guard let slot = entity.slot(forKey: key) else {
-            throw StrataError(.unknownKey, "\(entity.name) has no key '\(key)'.", context: ["entity": entity.name, "key": key])
+            throw StrataError(.unknownKey, "\(entity.name) has no key \(input: key).", context: ["entity": entity.name, "key": key])
         }
         let value = try values()?[slot] ?? .null
         guard case .relationship(let index) = entity.slotKinds[slot] else { return .value(value) }

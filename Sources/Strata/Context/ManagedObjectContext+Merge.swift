@@ -87,7 +87,7 @@ extension ManagedObjectContext {
                             (Self.deletedObjectsKey, \.deleted)] {
             guard let value = notification.userInfo?[key] else { continue }
             guard let ids = value as? Set<ManagedObjectID> else {
-                throw StrataError(.invalidArgument, "The DidSave user info under '\(key)' is not a set of object IDs.",
+                throw StrataError(.invalidArgument, "The DidSave user info under \(input: key) is not a set of object IDs.",
                                   context: ["key": key])
             }
             changes[keyPath: path] = ids
@@ -138,7 +138,7 @@ extension ManagedObjectContext {
             default:
                 throw StrataError(
                     .invalidArgument,
-                    "'\(key)' is not a change key; use \"\(insertedObjectsKey)\", \"\(updatedObjectsKey)\" or \"\(deletedObjectsKey)\".",
+                    "\(input: key) is not a change key; use \"\(insertedObjectsKey)\", \"\(updatedObjectsKey)\" or \"\(deletedObjectsKey)\".",
                     context: ["key": key])
             }
         }

@@ -253,7 +253,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
             throw StrataError(.unknownKey, "\(T.self) is not registered for an entity of the model.")
         }
         guard let object = try insertObject(forEntityName: name) as? T else {
-            throw StrataError(.typeMismatch, "Entity '\(name)' is registered with another class than \(T.self).")
+            throw StrataError(.typeMismatch, "Entity \(input: name) is registered with another class than \(T.self).")
         }
         return object
     }

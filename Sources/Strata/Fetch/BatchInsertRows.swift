@@ -119,7 +119,7 @@ struct BatchInsertRowChecker {
                 continue
             }
             guard let slot = entity.slot(forKey: key) else {
-                throw StrataError(.unknownKey, "Row \(number) of the batch insert sets '\(key)', which is not a property of entity '\(entity.name)'.",
+                throw StrataError(.unknownKey, "Row \(number) of the batch insert sets \(input: key), which is not a property of entity '\(entity.name)'.",
                                   context: context(number, key))
             }
             row[slot] = value
@@ -143,7 +143,7 @@ struct BatchInsertRowChecker {
     private func reservedID(_ value: PropertyValue, number: Int) throws -> ManagedObjectID {
         let key = BatchInsertRequest.objectIDKey
         guard case .object(let id) = value else {
-            throw StrataError(.typeMismatch, "Row \(number) of the batch insert gives '\(key)' \(withArticle(ModelValueRules.kindName(value))) value; it takes .object(ID) of a reserved \(entity.name) ID.",
+            throw StrataError(.typeMismatch, "Row \(number) of the batch insert gives \(input: key) \(withArticle(ModelValueRules.kindName(value))) value; it takes .object(ID) of a reserved \(entity.name) ID.",
                               context: context(number, key))
         }
         guard id.entity === entity, !id.isTemporaryID else {

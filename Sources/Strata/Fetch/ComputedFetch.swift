@@ -120,7 +120,7 @@ struct ComputedFetch {
             var ids: [ManagedObjectID] = []
             for element in elements {
                 guard case .object(let subject) = element, let id = subject.predicateObjectID else {
-                    throw StrataError(.typeMismatch, "The fetched property '\(name)' is a collection of values; a dictionary holds one value per key.",
+                    throw StrataError(.typeMismatch, "The fetched property \(input: name) is a collection of values; a dictionary holds one value per key.",
                                       context: ["key": name])
                 }
                 ids.append(id)

@@ -57,7 +57,7 @@ extension PredicateEvaluator {
             if PredicateValueRules.isNull(value) { return .value(.null) }
             if key == "self" { return operand }
             if key == "length", case .string(let text) = value { return .value(.integer(Int64(text.utf16.count))) }
-            throw StrataError(.predicateEvaluation, "cannot read key '\(key)' of \(withArticle(ModelValueRules.kindName(value))) value",
+            throw StrataError(.predicateEvaluation, "cannot read key \(input: key) of \(withArticle(ModelValueRules.kindName(value))) value",
                               context: ["key": key])
         case .collection(let elements):
             var result: [PredicateOperand] = []

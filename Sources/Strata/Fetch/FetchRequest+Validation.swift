@@ -87,13 +87,13 @@ extension FetchRequest {
             switch current.slotKinds[slot] {
             case .attribute:
                 if !isLast {
-                    throw StrataError(.invalidArgument, "The \(role) key path '\(path)' continues after the attribute '\(current.name).\(key)'.",
+                    throw StrataError(.invalidArgument, "The \(role) key path \(input: path) continues after the attribute '\(current.name).\(key)'.",
                                       context: ["entity": current.name, "key": path])
                 }
             case .relationship(let index):
                 let relationship = current.relationships[index]
                 if relationship.isToMany {
-                    throw StrataError(.invalidArgument, "The \(role) key path '\(path)' goes through the to-many '\(current.name).\(key)'; only attributes and to-ones can be used here.",
+                    throw StrataError(.invalidArgument, "The \(role) key path \(input: path) goes through the to-many '\(current.name).\(key)'; only attributes and to-ones can be used here.",
                                       context: ["entity": current.name, "key": path])
                 }
                 current = current.destination(of: relationship)
@@ -108,7 +108,7 @@ extension FetchRequest {
         for key in keys {
             guard let relationship = current.relationshipsByName[key] else {
                 if current.slot(forKey: key) != nil {
-                    throw StrataError(.invalidArgument, "The prefetching key path '\(path)' names the attribute '\(current.name).\(key)'; only relationships can be prefetched.",
+                    throw StrataError(.invalidArgument, "The prefetching key path \(input: path) names the attribute '\(current.name).\(key)'; only relationships can be prefetched.",
                                       context: ["entity": current.name, "key": path])
                 }
                 throw unknown(key, of: current, path: path, role: "prefetching key path")
@@ -119,7 +119,7 @@ extension FetchRequest {
     }
 
     private static func unknown(_ key: String, of entity: EntityDescription, path: String, role: String) -> StrataError {
-        StrataError(.unknownKey, "The \(role) '\(path)' names '\(key)', which is not a property of entity '\(entity.name)'.",
+        StrataError(.unknownKey, "The \(role) \(input: path) names \(input: key), which is not a property of entity '\(entity.name)'.",
                     context: ["entity": entity.name, "key": path])
     }
 }

@@ -16,7 +16,7 @@ extension ManagedObjectModel {
         withName name: String, substitutionVariables variables: [String: PropertyValue]
     ) throws -> FetchRequest {
         guard let template = fetchRequestTemplatesByName[name] else {
-            throw StrataError(.unknownKey, "The model has no fetch request template named '\(name)'.",
+            throw StrataError(.unknownKey, "The model has no fetch request template named \(input: name).",
                               context: ["template": name])
         }
         let predicate: FetchPredicate
@@ -24,7 +24,7 @@ extension ManagedObjectModel {
             predicate = try FetchPredicate(format: template.predicateFormat).withSubstitutionVariables(variables)
         } catch var error as StrataError {
             error.context["template"] = name
-            error.message = "Fetch request template '\(name)': \(error.message)"
+            error.message = "Fetch request template \(input: name): \(error.message)"
             throw error
         }
         return FetchRequest(entityName: template.entityName, predicate: predicate)
@@ -47,7 +47,7 @@ extension ManagedObject {
     public func fetchedProperty(_ name: String) throws -> [ManagedObject] {
         let context = try requireContext()
         guard let property = entity.fetchedProperties.first(where: { $0.name == name }) else {
-            throw StrataError(.unknownKey, "Entity '\(entity.name)' has no fetched property '\(name)'.",
+            throw StrataError(.unknownKey, "Entity '\(entity.name)' has no fetched property \(input: name).",
                               context: ["entity": entity.name, "key": name])
         }
         // The cache is keyed by object identity; the ID in the key guards against a dead

@@ -178,7 +178,7 @@ extension PredicateParser {
             : FetchFunction.allCases.filter { $0.bareName.lowercased() == lower }
         guard !candidates.isEmpty else {
             let known = FetchFunction.allCases.map { $0 == .now || $0 == .random ? $0.rawValue + "()" : $0.rawValue }
-            throw error("unknown function '\(name)' (known: \(known.joined(separator: " ")))", at: nameToken)
+            throw error("unknown function \(input: name) (known: \(known.joined(separator: " ")))", at: nameToken)
         }
         if let function = candidates.first(where: { $0.argumentCount == arguments.count }) {
             return .function(function, arguments)

@@ -37,7 +37,7 @@ public struct RowSubject: PredicateSubject {
         let entity = objectID.entity
         if let composite = CompositePredicateSubject.subject(self, entity: entity, key: key) { return try composite.resolved() }
         guard let slot = entity.slot(forKey: key) else {
-            throw StrataError(.unknownKey, "Entity '\(entity.name)' has no property '\(key)'.",
+            throw StrataError(.unknownKey, "Entity '\(entity.name)' has no property \(input: key).",
                               context: ["entity": entity.name, "key": key])
         }
         let value = slot < values.count ? values[slot] : .null
@@ -82,7 +82,7 @@ extension PredicateSubject {
             case .value(let value):
                 if isLast { return value }
                 if value.isNull { return .null }
-                throw StrataError(.invalidArgument, "The key path '\(path)' continues after the attribute '\(key)'.",
+                throw StrataError(.invalidArgument, "The key path \(input: path) continues after the attribute \(input: key).",
                                   context: ["key": path])
             case .object(let next):
                 guard let next else { return .null }
@@ -91,7 +91,7 @@ extension PredicateSubject {
                 }
                 subject = next
             case .objects:
-                throw StrataError(.invalidArgument, "The key path '\(path)' goes through the to-many '\(key)'; only to-one key paths give one value.",
+                throw StrataError(.invalidArgument, "The key path \(input: path) goes through the to-many \(input: key); only to-one key paths give one value.",
                                   context: ["key": path])
             }
         }

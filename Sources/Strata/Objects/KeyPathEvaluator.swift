@@ -40,7 +40,7 @@ enum KeyPathEvaluator {
                 next.append(contentsOf: ids.map { context.object(with: $0) })
             case .null: continue
             default:
-                throw StrataError(.unknownKey, "'\(key)' of \(object.entity.name) is an attribute; the key path cannot continue through it.",
+                throw StrataError(.unknownKey, "\(input: key) of \(object.entity.name) is an attribute; the key path cannot continue through it.",
                                   context: ["entity": object.entity.name, "key": key])
             }
         }

@@ -80,7 +80,7 @@ extension ManagedObject {
             guard ModelValueRules.coerce(elementValue, to: element.attributeType) != nil else {
                 throw StrataError(
                     .typeMismatch,
-                    "\(entity.name).\(element.name) (element '\(name)' of composite attribute '\(key)') is \(element.attributeType.rawValue); got \(ModelValueRules.kindName(elementValue)) \(elementValue).",
+                    "\(entity.name).\(element.name) (element \(input: name) of composite attribute \(input: key)) is \(element.attributeType.rawValue); got \(ModelValueRules.kindName(elementValue)) \(elementValue).",
                     context: ["entity": entity.name, "key": element.name])
             }
             checked.append((element.name, elementValue))
@@ -105,7 +105,7 @@ extension ManagedObject {
             let names = entity.composites.map(\.name)
             throw StrataError(
                 .unknownKey,
-                "Entity '\(entity.name)' has no composite attribute '\(key)'"
+                "Entity '\(entity.name)' has no composite attribute \(input: key)"
                     + (names.isEmpty ? "." : " (composites: \(names.joined(separator: ", ")))."),
                 context: ["entity": entity.name, "key": key])
         }
@@ -128,7 +128,7 @@ struct CompositePredicateSubject: PredicateSubject {
             let names = composite.elements.map(\.name) + composite.composites.map(\.name)
             throw StrataError(
                 .unknownKey,
-                "Composite attribute '\(entityName).\(composite.name)' has no element '\(key)' (elements: \(names.joined(separator: ", "))).",
+                "Composite attribute '\(entityName).\(composite.name)' has no element \(input: key) (elements: \(names.joined(separator: ", "))).",
                 context: ["entity": entityName, "key": composite.elementKey(key)])
         }
         return try base.predicateValue(forKey: composite.elementKey(key))

@@ -139,7 +139,7 @@ extension ManagedObject {
 
     func slotIndex(forKey key: String) throws -> Int {
         guard let slot = entity.slot(forKey: key) else {
-            throw StrataError(.unknownKey, "Entity '\(entity.name)' has no property '\(key)'.",
+            throw StrataError(.unknownKey, "Entity '\(entity.name)' has no property \(input: key).",
                               context: ["entity": entity.name, "key": key])
         }
         return slot

@@ -57,7 +57,7 @@ public struct TypedKeyDescription: Sendable {
         case .attribute(let accepted):
             guard let attribute = entity.attributesByName[name] else {
                 return entity.relationshipsByName[name] != nil
-                    ? "an attribute key names a relationship" : "the entity has no attribute '\(name)'"
+                    ? "an attribute key names a relationship" : "the entity has no attribute \(input: name)"
             }
             if let accepted, attribute.attributeType != .transformable, !accepted.contains(attribute.attributeType) {
                 return "the key's Swift type does not hold \(withArticle(attribute.attributeType.rawValue)) attribute"
@@ -67,7 +67,7 @@ public struct TypedKeyDescription: Sendable {
             let wantsToMany: Bool = if case .toMany = kind { true } else { false }
             guard let relationship = entity.relationshipsByName[name] else {
                 return entity.attributesByName[name] != nil
-                    ? "a relationship key names an attribute" : "the entity has no relationship '\(name)'"
+                    ? "a relationship key names an attribute" : "the entity has no relationship \(input: name)"
             }
             if relationship.isToMany != wantsToMany {
                 return relationship.isToMany ? "a to-one key names a to-many relationship" : "a to-many key names a to-one relationship"

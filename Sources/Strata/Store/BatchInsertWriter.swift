@@ -318,7 +318,7 @@ struct BatchInsertGraph {
         }
         if case .object(let current) = value, current != member {
             let key = owner.entity.slotNames[slot]
-            throw invalid(number, key, "\(owner) already has \(current) as its '\(key)', which holds one record; the row names it too",
+            throw invalid(number, key, "\(owner) already has \(current) as its \(input: key), which holds one record; the row names it too",
                           entity: entity)
         }
         value = .object(member)

@@ -16,7 +16,7 @@ enum BatchUpdateValues {
                            of entity: EntityDescription) throws -> (slot: Int, expression: FetchExpression) {
         let context = ["entity": entity.name, "key": key]
         guard let slot = entity.slot(forKey: key) else {
-            throw StrataError(.unknownKey, "The batch update sets '\(key)', which is not a property of entity '\(entity.name)'.",
+            throw StrataError(.unknownKey, "The batch update sets \(input: key), which is not a property of entity '\(entity.name)'.",
                               context: context)
         }
         guard case .attribute(let index) = entity.slotKinds[slot] else {

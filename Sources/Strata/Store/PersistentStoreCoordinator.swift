@@ -103,7 +103,7 @@ public final class PersistentStoreCoordinator: Sendable {
     /// - Throws: `.invalidObjectID` naming what does not fit (scheme, store, entity, key).
     public func managedObjectID(forURIRepresentation uri: URL) throws -> ManagedObjectID {
         func invalid(_ why: String) -> StrataError {
-            StrataError(.invalidObjectID, "'\(uri.absoluteString)' is not an object URI of this document: \(why).",
+            StrataError(.invalidObjectID, "\(input: uri.absoluteString) is not an object URI of this document: \(why).",
                         context: ["uri": uri.absoluteString])
         }
         guard uri.scheme == "x-strata" else { throw invalid("the scheme is not x-strata") }

@@ -37,7 +37,7 @@ extension SQLTranslation {
                     current = stringLength(scalar)
                     continue
                 }
-                throw StrataError(.predicateEvaluation, "cannot read key '\(key)' of \(withArticle(scalar.kind.name)) value",
+                throw StrataError(.predicateEvaluation, "cannot read key \(input: key) of \(withArticle(scalar.kind.name)) value",
                                   context: ["key": key])
             case .list:
                 throw SQLResidual(reason: "a key path on a literal collection")
@@ -95,7 +95,7 @@ extension SQLTranslation {
                 return stringLength(scalar)
             }
             if case .scalar(let scalar) = element {
-                throw StrataError(.predicateEvaluation, "cannot read key '\(key)' of \(withArticle(scalar.kind.name)) value",
+                throw StrataError(.predicateEvaluation, "cannot read key \(input: key) of \(withArticle(scalar.kind.name)) value",
                                   context: ["key": key])
             }
             throw SQLResidual(reason: "a key path on a nested collection")
@@ -154,13 +154,13 @@ extension SQLTranslation {
     func property(_ key: String, of entity: EntityDescription) throws -> SQLProperty {
         guard let slot = entity.slot(forKey: key), slot < entity.slotKinds.count else {
             if entity.fetchedProperties.contains(where: { $0.name == key }) {
-                throw SQLResidual(reason: "fetched property '\(key)'")
+                throw SQLResidual(reason: "fetched property \(input: key)")
             }
-            throw StrataError(.unknownKey, "entity \(entity.name) has no key '\(key)'",
+            throw StrataError(.unknownKey, "entity \(entity.name) has no key \(input: key)",
                               context: ["key": key, "entity": entity.name])
         }
         let storage = schema.storage(of: entity)
-        guard slot < storage.count else { throw SQLResidual(reason: "no storage for '\(key)'") }
+        guard slot < storage.count else { throw SQLResidual(reason: "no storage for \(input: key)") }
         switch (entity.slotKinds[slot], storage[slot]) {
         case (.attribute(let index), .column(let column)):
             return .column(column, SQLValueKind(entity.attributes[index].attributeType))
@@ -180,7 +180,7 @@ extension SQLTranslation {
             return .joinTable(table: join.name, near: reversed ? "destination" : "source",
                               far: reversed ? "source" : "destination", destination: destination)
         default:
-            throw SQLResidual(reason: "transient property '\(key)'")
+            throw SQLResidual(reason: "transient property \(input: key)")
         }
     }
 }
