@@ -11,6 +11,9 @@ package enum ToolRunner {
     package static func main<Command: ParsableCommand>(_ command: Command.Type, tool: String) -> Never {
         do {
             var parsed: ParsableCommand
+            if let problem = argumentCountProblem(CommandLine.arguments.dropFirst()) {
+                fail(tool: tool, problem, status: ToolExitStatus.usage)
+            }
             do {
                 parsed = try Command.parseAsRoot()
             } catch {
@@ -27,6 +30,27 @@ package enum ToolRunner {
         } catch {
             usageFailure(Command.self, tool: tool, error: error)
         }
+    }
+
+    /// The most times one option may be given, and the most arguments in all: above Strata's
+    /// own limits (1,000 sort keys or selected items, docs/LIMITS.md) and far below what
+    /// ArgumentParser's parsing, which grows with the square of an option's repeats (5,000
+    /// `--sort` took a minute), turns into a wait.
+    static let maximumRepeats = 1_000
+    static let maximumArguments = 20_000
+
+    /// Why the command line is refused before parsing, or nil.
+    static func argumentCountProblem(_ arguments: ArraySlice<String>) -> String? {
+        if arguments.count > maximumArguments {
+            return "\(arguments.count) arguments; at most \(maximumArguments) are allowed."
+        }
+        var repeats: [String: Int] = [:]
+        for argument in arguments where argument.hasPrefix("--") {
+            let name = String(argument.prefix { $0 != "=" })
+            repeats[name, default: 0] += 1
+        }
+        guard let (name, count) = repeats.max(by: { $0.value < $1.value }), count > maximumRepeats else { return nil }
+        return "\(name.prefix(40)) is given \(count) times; at most \(maximumRepeats) are allowed."
     }
 
     /// Writes `TOOL: error: MESSAGE` to standard error and exits with `status`.

@@ -12,6 +12,17 @@ struct LimitCommandTests {
         #expect(result.stderr.utf8.count < 400, "stderr: \(result.stderr.prefix(500))", sourceLocation: sourceLocation)
     }
 
+    @Test("an option repeated 5,000 times is refused before parsing, naming it; 1,000 still run")
+    func repeatedOptions() throws {
+        let sandbox = try TemporaryDirectory()
+        let document = try sandbox.employees()
+        let tooMany = try CLI.run("strata", ["fetch", document, "Employee"] + Array(repeating: ["--sort", "salary"], count: 5_000).flatMap { $0 })
+        expectFailure(tooMany, mentions: ["--sort is given 5000 times; at most 1000 are allowed"])
+        #expect(tooMany.status == 64)
+        let most = try CLI.run("strata", ["fetch", document, "Employee", "--count"] + Array(repeating: ["--sort", "salary"], count: 1_000).flatMap { $0 })
+        #expect(most.status == 0 && most.stdout == "0\n", "\(most.stderr.prefix(300))")
+    }
+
     @Test("a 5,000-term OR works; deep nesting is one clear line")
     func predicates() throws {
         let sandbox = try TemporaryDirectory()
