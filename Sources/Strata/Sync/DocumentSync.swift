@@ -258,7 +258,7 @@ public final class DocumentSync: Sendable {
         }
         guard document.modelHash == store.model.versionHash else {
             throw StrataError(.modelIncompatible,
-                              "The remote \(remote.location) holds its document with another model (hash \(document.modelHash.prefix(12)), here \(store.model.versionHash.prefix(12))); migrate both to one model first.",
+                              "The remote \(remote.location) holds its document with another model (hash \(document.modelHash.prefix(12)), here \(store.model.versionHash.prefix(12)), after a migration); a remote keeps the model it was first pushed with and cannot be migrated. To share this document, make a new one of its records (`strata new NEW --model MODEL`, then `strata export DOC | strata import NEW -`) and push that to a new remote (docs/SYNC.md, \"Limits\").",
                               context: ["remote": remote.location])
         }
     }
