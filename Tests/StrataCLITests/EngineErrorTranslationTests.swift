@@ -50,7 +50,7 @@ struct EngineErrorTranslationTests {
         expectOwnWords(parens)
 
         let sort = try CLI.run("strata", ["fetch", document, "Employee"] + Array(repeating: ["--sort", "salary"], count: 1_200).flatMap { $0 })
-        expectFailure(sort, mentions: ["sortDescriptors has 1200 entries; at most 1000"])
+        expectFailure(sort, mentions: ["--sort is given 1200 times; at most 1000 are allowed"])   // before parsing (docs/LIMITS.md §5)
         expectOwnWords(sort)
     }
 
