@@ -74,10 +74,14 @@ let package = Package(
         .systemLibrary(
             name: "CLZ4", path: "Sources/CLZ4", pkgConfig: "liblz4",
             providers: [.apt(["liblz4-dev"])]),
+        // The storage layer: SQLite, LZ4 frames, the byte codecs, StrataError and the lock.
+        // It names no model or object type, and the compiler keeps it so: it cannot see
+        // Strata, which depends on it and re-exports it (Sources/Strata/Exports.swift).
+        .target(name: "StrataStorage", dependencies: ["CSQLite", "CLZ4"]),
         .target(
             name: "Strata",
             dependencies: [
-                "CSQLite", "CLZ4",
+                "StrataStorage",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             swiftSettings: [.define("STRATA_INVARIANTS", .when(configuration: .debug))]),

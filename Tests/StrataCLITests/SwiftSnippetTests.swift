@@ -28,6 +28,9 @@ struct SwiftSnippetTests {
             let viewContext: ManagedObjectContext = given()
             let adaID: ManagedObjectID = given()
             """,
+        "StrataError.md": """
+            let context: ManagedObjectContext = given()
+            """,
         "TheDocumentFile.md": """
             let model: ManagedObjectModel = given()
             let url: URL = given()

@@ -15,7 +15,7 @@ extension PersistentContainer {
     /// - Parameters:
     ///   - sequence: the last segment to replay (``DocumentStore/segmentRecords(in:)``).
     ///   - destination: where the replayed document is written (replaced when it exists).
-    /// - Throws: ``StrataError`` `.invalidArgument` for a container without a file, a
+    /// - Throws: ``StrataStorage/StrataError`` `.invalidArgument` for a container without a file, a
     ///   segment past the last, a history dropped by retention, or a custom migration stage
     ///   the document has no record of; the errors of replaying and opening.
     public func timeTravel(toSegment sequence: UInt64, copyingTo destination: URL) throws -> PersistentContainer {

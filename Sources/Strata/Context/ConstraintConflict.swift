@@ -2,7 +2,7 @@ import Foundation
 
 /// A uniqueness constraint a save would break (Core Data's `NSConstraintConflict`):
 /// several objects being saved share one key, or an object being saved has the key of a
-/// record already in the store. Found in ``StrataError/constraintConflicts`` when a save
+/// record already in the store. Found in ``StrataStorage/StrataError/constraintConflicts`` when a save
 /// under ``MergePolicy/error`` is refused.
 ///
 /// ```swift

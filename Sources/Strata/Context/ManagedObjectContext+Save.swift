@@ -13,8 +13,8 @@ extension ManagedObjectContext {
     /// ``mergeChanges(fromContextDidSave:)-(SaveChanges)``).
     ///
     /// - Throws: `.validation` listing each object, key and reason; `.mergeConflict` under
-    ///   ``MergePolicy/error`` with ``StrataError/mergeConflicts``; `.constraintConflict`
-    ///   under ``MergePolicy/error`` with ``StrataError/constraintConflicts``; store errors.
+    ///   ``MergePolicy/error`` with ``StrataStorage/StrataError/mergeConflicts``; `.constraintConflict`
+    ///   under ``MergePolicy/error`` with ``StrataStorage/StrataError/constraintConflicts``; store errors.
     /// - Complexity: O(changes since the last save), not O(document).
     public func save() throws {
         enter()

@@ -14,7 +14,7 @@ import Foundation
 ///
 /// | policy | attribute or to-one |
 /// |---|---|
-/// | ``error`` | the save throws `.mergeConflict` (``StrataError/mergeConflicts``) and changes nothing |
+/// | ``error`` | the save throws `.mergeConflict` (``StrataStorage/StrataError/mergeConflicts``) and changes nothing |
 /// | ``mergeByPropertyStoreTrump`` | store if the store changed it, else object |
 /// | ``mergeByPropertyObjectTrump`` | object if the context changed it, else store |
 /// | ``overwrite`` | object for attributes; to-ones as object trump |
@@ -51,7 +51,7 @@ public enum MergePolicy: Sendable, Hashable, CaseIterable, CustomStringConvertib
 }
 
 /// One record a refused save would have written over changes made since the context read
-/// it (Core Data's `NSMergeConflict`). Found in ``StrataError/mergeConflicts``.
+/// it (Core Data's `NSMergeConflict`). Found in ``StrataStorage/StrataError/mergeConflicts``.
 ///
 /// Snapshots map persistent property names to values (to-many relationships as their
 /// member IDs); transient properties are left out.

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Each limit is checked before the work it guards starts — a predicate before its SQL is
 /// built, a regular expression before it is compiled — and failing one throws a
-/// ``StrataError`` whose message names the limit, the value found and the remedy.
+/// ``StrataStorage/StrataError`` whose message names the limit, the value found and the remedy.
 ///
 /// The defaults are far above what real predicates need. ``current`` is the process-wide
 /// value the predicate parser and the evaluator use; `DocumentStore.Configuration.limits`

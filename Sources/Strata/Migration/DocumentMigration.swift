@@ -51,7 +51,7 @@ extension DocumentStore {
     ///   - dryRun: compute the report without writing anything.
     ///   - configuration: how the document is opened.
     ///   - progress: called with (records done, records in all) while rows are written.
-    /// - Throws: ``StrataError`` `.modelIncompatible` naming every entity and property that
+    /// - Throws: ``StrataStorage/StrataError`` `.modelIncompatible` naming every entity and property that
     ///   blocks an inferred migration, before anything is written; the errors of opening
     ///   the document.
     @discardableResult

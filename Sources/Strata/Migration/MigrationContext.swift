@@ -47,7 +47,7 @@ public final class MigrationContext {
     }
 
     /// The records of `entity` (and of its subentities) in the source model, in key order.
-    /// - Throws: ``StrataError`` `.invalidArgument` when the source model has no such entity.
+    /// - Throws: ``StrataStorage/StrataError`` `.invalidArgument` when the source model has no such entity.
     public func records(of entity: String) throws -> [MigrationRecord] {
         let described = try Self.entity(entity, in: source, side: "source")
         return old.keys.filter { $0.entity.isKind(of: described) }.sorted().map { MigrationRecord(id: $0, values: old[$0]!) }
@@ -72,7 +72,7 @@ public final class MigrationContext {
     }
 
     /// The destination records of `entity` (and of its subentities), as they are now, in key order.
-    /// - Throws: ``StrataError`` `.invalidArgument` when the destination model has no such entity.
+    /// - Throws: ``StrataStorage/StrataError`` `.invalidArgument` when the destination model has no such entity.
     public func migratedRecords(of entity: String) throws -> [MigrationRecord] {
         let described = try Self.entity(entity, in: destination, side: "destination")
         return records.keys.filter { $0.entity.isKind(of: described) }.sorted().map { MigrationRecord(id: $0, values: records[$0]!) }
@@ -80,7 +80,7 @@ public final class MigrationContext {
 
     /// Inserts a record of `entity` in the destination model, with a new key and its
     /// attributes' default values; set its values with ``update(_:)``.
-    /// - Throws: ``StrataError`` `.invalidArgument` for an entity the destination model
+    /// - Throws: ``StrataStorage/StrataError`` `.invalidArgument` for an entity the destination model
     ///   does not have or that is abstract.
     public func insert(entity: String) throws -> MigrationRecord {
         let described = try Self.entity(entity, in: destination, side: "destination")
@@ -108,7 +108,7 @@ public final class MigrationContext {
 
     /// Writes `record`'s attribute values (set through its subscript) to the destination
     /// record; its relationships are set with ``relate(_:_:to:)``.
-    /// - Throws: ``StrataError`` `.invalidArgument` when `record` is not a destination record
+    /// - Throws: ``StrataStorage/StrataError`` `.invalidArgument` when `record` is not a destination record
     ///   of this stage (a source record, or one deleted).
     public func update(_ record: MigrationRecord) throws {
         let id = try existing(record)
@@ -122,7 +122,7 @@ public final class MigrationContext {
 
     /// Sets the relationship `name` of a destination record to `targets` (at most one for a
     /// to-one; none clears it), keeping its inverse on both the old and the new targets.
-    /// - Throws: ``StrataError`` `.invalidArgument` naming the record and the relationship
+    /// - Throws: ``StrataStorage/StrataError`` `.invalidArgument` naming the record and the relationship
     ///   when it has no such relationship, a target is not a destination record of its
     ///   destination entity, or a to-one is given several.
     public func relate(_ record: MigrationRecord, _ name: String, to targets: [MigrationRecord]) throws {
@@ -160,7 +160,7 @@ public final class MigrationContext {
     }
 
     /// Deletes a destination record; relationships to it are cleared.
-    /// - Throws: ``StrataError`` `.invalidArgument` when `record` is not a destination record.
+    /// - Throws: ``StrataStorage/StrataError`` `.invalidArgument` when `record` is not a destination record.
     public func delete(_ record: MigrationRecord) throws {
         let id = try existing(record)
         records[id] = nil

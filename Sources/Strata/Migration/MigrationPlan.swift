@@ -35,7 +35,7 @@ public struct MigrationPlan: Sendable {
     public let changes: [String]
 
     /// Infers the mapping from `source` to `destination`.
-    /// - Throws: ``StrataError`` `.modelIncompatible` listing every change that cannot be
+    /// - Throws: ``StrataStorage/StrataError`` `.modelIncompatible` listing every change that cannot be
     ///   inferred (`context["blocking"]`: the entities and properties, comma-separated).
     public init(from source: ManagedObjectModel, to destination: ManagedObjectModel) throws {
         try self.init(from: source, to: destination, custom: false)

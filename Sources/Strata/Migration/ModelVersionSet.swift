@@ -32,7 +32,7 @@ extension ManagedObjectModel {
     /// Reads every version of a versioned model file.
     /// - Parameter url: an `.xcdatamodeld` folder, or a JSON version list; any other model
     ///   file is one version named after the file.
-    /// - Throws: ``StrataError`` `.modelFile` naming the file and the version that cannot
+    /// - Throws: ``StrataStorage/StrataError`` `.modelFile` naming the file and the version that cannot
     ///   be read; `.invalidModel` when a version is inconsistent.
     public static func versions(at url: URL) throws -> ModelVersionSet {
         if url.pathExtension.lowercased() == "xcdatamodeld", _isDirectory(url) {

@@ -106,7 +106,7 @@ extension DocumentStore {
     ///   - configuration: how the document is opened for each stage.
     ///   - progress: (stage index, records done, records in all).
     /// - Returns: the report of each stage run.
-    /// - Throws: ``StrataError`` `.modelIncompatible` when the stored model is neither a
+    /// - Throws: ``StrataStorage/StrataError`` `.modelIncompatible` when the stored model is neither a
     ///   stage's model nor inferably migratable to the first stage, or a stage cannot be
     ///   inferred, or a custom stage leaves a required value empty; the error a stage's code
     ///   throws (that stage is rolled back).

@@ -22,7 +22,7 @@ extension JSONValue {
     /// - Parameters:
     ///   - maximumDepth: the deepest nesting accepted (a model file needs five levels).
     ///   - errors: the code and wording of the error.
-    /// - Throws: ``StrataError`` with `line`, `column` and `offset` in its context.
+    /// - Throws: ``StrataStorage/StrataError`` with `line`, `column` and `offset` in its context.
     /// - Complexity: O(n).
     package static func parse(_ bytes: [UInt8], maximumDepth: Int = 512, errors: ParseErrors = .input) throws -> JSONValue {
         var parser = _JSONParser(bytes: bytes, maximumDepth: maximumDepth, errors: errors)

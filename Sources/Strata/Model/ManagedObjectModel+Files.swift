@@ -13,7 +13,7 @@ extension ManagedObjectModel {
     ///   `.xccurrentversion` property list names under `_XCCurrentVersionName`; without it, the
     ///   only version, or the last by name with numbers compared numerically), a
     ///   `.xcdatamodel` folder (its `contents` file is read), or a bare `contents` XML file.
-    /// - Throws: ``StrataError`` `.modelFile` when a file is missing or unreadable, the XML is
+    /// - Throws: ``StrataStorage/StrataError`` `.modelFile` when a file is missing or unreadable, the XML is
     ///   malformed (with `line` and `column`) or uses something Strata cannot model, such as a
     ///   "Composite" attribute (naming the file, line, entity and property);
     ///   `.invalidModel` when the model it describes is inconsistent.
@@ -44,7 +44,7 @@ extension ManagedObjectModel {
     /// ```swift
     /// let model = try ManagedObjectModel(contentsOf: Bundle.main.url(forResource: "Model", withExtension: "json")!)
     /// ```
-    /// - Throws: ``StrataError`` `.modelFile` or `.invalidModel`, as
+    /// - Throws: ``StrataStorage/StrataError`` `.modelFile` or `.invalidModel`, as
     ///   ``init(jsonData:)`` and ``init(xcdatamodelAt:)`` do.
     public convenience init(contentsOf url: URL) throws {
         switch url.pathExtension.lowercased() {

@@ -27,7 +27,7 @@ extension ManagedObjectModel {
     /// let model = try ManagedObjectModel(jsonData: Data(contentsOf: url))
     /// ```
     /// - Parameter jsonData: UTF-8 JSON text.
-    /// - Throws: ``StrataError`` `.modelFile` when the text is not valid JSON (with `line` and
+    /// - Throws: ``StrataStorage/StrataError`` `.modelFile` when the text is not valid JSON (with `line` and
     ///   `column`) or does not follow the format: an unknown or misspelled field, a value of
     ///   the wrong kind, an unknown attribute type or delete rule (with `path`, `entity`,
     ///   `property` and `field`); `.invalidModel` when the model it describes is inconsistent.

@@ -12,7 +12,7 @@ extension ManagedObjectModel {
     /// ```swift
     /// let model = try ManagedObjectModel(merging: [people, inventory])
     /// ```
-    /// - Throws: ``StrataError`` `.invalidModel` naming an entity defined by two models (its
+    /// - Throws: ``StrataStorage/StrataError`` `.invalidModel` naming an entity defined by two models (its
     ///   `entity` context key) or a template defined differently twice; any other problem of
     ///   the merged model, as ``init(entities:configurations:fetchRequestTemplates:versionIdentifier:)``.
     /// - Complexity: O(total number of entities and properties).

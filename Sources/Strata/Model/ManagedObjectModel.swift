@@ -3,7 +3,7 @@ import Foundation
 /// A model: the entities of a document, their configurations and fetch request templates.
 ///
 /// Building a model resolves inheritance, storage slots and inverses, and validates the
-/// whole; every problem is reported in one ``StrataError`` with code `.invalidModel`.
+/// whole; every problem is reported in one ``StrataStorage/StrataError`` with code `.invalidModel`.
 ///
 /// ```swift
 /// let model = try ManagedObjectModel(entities: [department, employee])
@@ -46,7 +46,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
     ]
 
     /// Builds and validates a model.
-    /// - Throws: ``StrataError`` `.invalidModel` listing every problem found.
+    /// - Throws: ``StrataStorage/StrataError`` `.invalidModel` listing every problem found.
     public init(
         entities declared: [EntityDescription], configurations: [String: [String]] = [:],
         fetchRequestTemplates: [FetchRequestTemplate] = [], versionIdentifier: String? = nil
@@ -268,7 +268,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
     }
 
     /// The entity with the given name.
-    /// - Throws: ``StrataError`` `.unknownKey` naming the entity.
+    /// - Throws: ``StrataStorage/StrataError`` `.unknownKey` naming the entity.
     public func entity(named name: String) throws -> EntityDescription {
         guard let entity = entitiesByName[name] else {
             throw StrataError(.unknownKey, "There is no entity named '\(name)' in the model.",

@@ -116,7 +116,7 @@ enum ModelValueCoding {
     }
 }
 
-/// Why a part of a model file is wrong; the readers turn it into a located ``StrataError``.
+/// Why a part of a model file is wrong; the readers turn it into a located ``StrataStorage/StrataError``.
 struct ModelFileReason: Error {
     let text: String
     init(_ text: String) { self.text = text }

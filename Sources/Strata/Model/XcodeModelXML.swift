@@ -25,7 +25,7 @@ extension XcodeModelElement {
     /// Parses XML into its root element with FoundationXML's `XMLParser`.
     ///
     /// External entities are not resolved.
-    /// - Throws: ``StrataError`` `.modelFile` with the parser's message, `line` and `column`.
+    /// - Throws: ``StrataStorage/StrataError`` `.modelFile` with the parser's message, `line` and `column`.
     static func parse(_ data: Data, file: String) throws -> XcodeModelElement {
         // FoundationXML traps on invalid UTF-8 in names and attribute values, so check first.
         // Xcode writes UTF-8 only.

@@ -121,7 +121,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     open class var typedKeys: [TypedKeyDescription] { [] }
 
     /// Per-key custom validation, run after the model's constraints. Throw a
-    /// ``StrataError`` (or any error) to reject; assign `value` to coerce.
+    /// ``StrataStorage/StrataError`` (or any error) to reject; assign `value` to coerce.
     open func validateValue(_ value: inout PropertyValue, forKey key: String) throws {}
     /// Multi-key validation of an inserted object.
     open func validateForInsert() throws {}

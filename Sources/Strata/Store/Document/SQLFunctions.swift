@@ -48,7 +48,7 @@ package enum SQLFunctions {
 
     /// Installs the translation's functions on a connection. Call it once per connection
     /// before running a query from ``SQLPredicateTranslator``.
-    /// - Throws: ``StrataError`` `.sqlite` when SQLite refuses a registration.
+    /// - Throws: ``StrataStorage/StrataError`` `.sqlite` when SQLite refuses a registration.
     package static func register(on connection: SQLiteConnection) throws {
         try connection.registerFunction(name: fold, argumentCount: 2, deterministic: true) { arguments in
             guard case .text(let text) = arguments[0] else { return arguments[0] }

@@ -30,7 +30,7 @@ package struct SQLQuery: Hashable, Sendable, CustomStringConvertible {
     /// Runs the query on `connection` (through its statement cache) and returns every row.
     ///
     /// The connection must have the translation's functions: ``SQLFunctions/register(on:)``.
-    /// - Throws: ``StrataError`` `.sqlite` when SQLite fails; the error a registered function
+    /// - Throws: ``StrataStorage/StrataError`` `.sqlite` when SQLite fails; the error a registered function
     ///   threw (`.predicateEvaluation` for an integer overflow in `strata_apply`, as the
     ///   evaluator's) when that made the statement fail.
     /// - Complexity: that of the SQL; a fetch without residual reads only the rows returned.

@@ -46,7 +46,7 @@ package struct SegmentDecoder {
     ///   - storeTag: The store the decoded object IDs belong to.
     ///   - sequenceHint: The sequence the caller expects (the segment row's); used in error
     ///     messages before the body's own sequence is read, and checked against it.
-    /// - Throws: ``StrataError`` `.corruptSegment` naming the segment (`context["segment"]`)
+    /// - Throws: ``StrataStorage/StrataError`` `.corruptSegment` naming the segment (`context["segment"]`)
     ///   and byte offset (`context["offset"]`), also in the message: "Segment 7 is corrupt
     ///   at byte 41: unknown value tag 0x1F."
     /// - Complexity: O(size of the body).

@@ -105,7 +105,7 @@ package struct SegmentEncoder {
     }
 
     /// Encodes `segment` as a raw (uncompressed) body.
-    /// - Throws: ``StrataError`` `.invalidObjectID` for a temporary object ID;
+    /// - Throws: ``StrataStorage/StrataError`` `.invalidObjectID` for a temporary object ID;
     ///   `.invalidArgument` for an entity that is not in `model`, a slot out of range, a
     ///   value that does not fit its slot, a wrong number of insert/delete values, or a
     ///   timestamp out of range. The context names the segment, group, entity and slot.

@@ -28,7 +28,7 @@ package enum SegmentCodec {
     ///   - sequenceHint: The sequence the segment row claims; named in errors and checked.
     ///   - maxContentSize: The largest raw body accepted (default 256 MiB); a frame
     ///     declaring more is rejected before anything is allocated.
-    /// - Throws: ``StrataError`` `.corruptSegment` with `context["segment"]` and
+    /// - Throws: ``StrataStorage/StrataError`` `.corruptSegment` with `context["segment"]` and
     ///   `context["offset"]` (for frame errors, `context["layer"] == "lz4"` and the offset
     ///   is into the frame; otherwise it is into the raw body).
     /// - Complexity: O(size of the segment).

@@ -137,7 +137,7 @@ package final class SQLiteStatement {
     }
 
     /// Rewinds without reporting the last run's error (used when handing out a cached one).
-    func resetQuietly() { if let handle { sqlite3_reset(handle) } }
+    package func resetQuietly() { if let handle { sqlite3_reset(handle) } }
 
     /// Binds `values`, runs the statement to completion and resets it.
     package func run(_ values: [SQLiteValue] = []) throws {

@@ -82,7 +82,7 @@ package enum LZ4Frame {
 
 /// XXH32, the checksum LZ4 frames use (header checksum byte, content checksum); written
 /// from the published algorithm description.
-enum XXH32 {
+package enum XXH32 {
     private static let prime1: UInt32 = 0x9E37_79B1
     private static let prime2: UInt32 = 0x85EB_CA77
     private static let prime3: UInt32 = 0xC2B2_AE3D
@@ -90,7 +90,7 @@ enum XXH32 {
     private static let prime5: UInt32 = 0x1656_67B1
 
     /// The 32-bit hash of `bytes` with `seed`.
-    static func hash(_ bytes: [UInt8], seed: UInt32 = 0) -> UInt32 {
+    package static func hash(_ bytes: [UInt8], seed: UInt32 = 0) -> UInt32 {
         func read32(_ index: Int) -> UInt32 {
             UInt32(bytes[index]) | UInt32(bytes[index + 1]) << 8
                 | UInt32(bytes[index + 2]) << 16 | UInt32(bytes[index + 3]) << 24

@@ -7,11 +7,11 @@ import Foundation
 /// 1 GiB in the database file. The holder is read from `/proc/locks` (Linux), never by
 /// `fcntl(F_GETLK)`: that needs a descriptor of the file, and closing any descriptor of a
 /// file drops every POSIX lock this process holds on it — SQLite's own included.
-enum DocumentLockHolder {
+package enum DocumentLockHolder {
     /// The process holding a lock on `path` (writers first), or nil when the system does
     /// not say (no `/proc/locks`, or only this process holds locks and
     /// `countingThisProcess` is false).
-    static func holder(of path: String, countingThisProcess: Bool = false) -> Int32? {
+    package static func holder(of path: String, countingThisProcess: Bool = false) -> Int32? {
         guard let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return nil }
         let me = countingThisProcess ? -1 : getpid()
         func inode(_ file: String) -> UInt64? {

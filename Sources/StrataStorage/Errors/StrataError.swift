@@ -54,7 +54,8 @@ public struct StrataError: Error, Sendable, CustomStringConvertible, LocalizedEr
         public static let documentBusy = Code(rawValue: "documentBusy")
         /// A save conflicted with another save (optimistic locking).
         public static let mergeConflict = Code(rawValue: "mergeConflict")
-        /// A save would break a uniqueness constraint (see ``StrataError/constraintConflicts``).
+        /// A save would break a uniqueness constraint (Strata lists each in the error's
+        /// `constraintConflicts`).
         public static let constraintConflict = Code(rawValue: "constraintConflict")
         /// An object ID or URI is malformed or belongs to no store.
         public static let invalidObjectID = Code(rawValue: "invalidObjectID")
@@ -109,13 +110,16 @@ public struct StrataError: Error, Sendable, CustomStringConvertible, LocalizedEr
     public var problems: [Problem]
     /// Where the failure is: an entity, key, segment sequence and byte offset, file path...
     public var context: [String: String]
-    /// For `.mergeConflict` from a context's save: each record changed in the store since
-    /// the context read it (empty for other codes, and when another process's save clashed
-    /// with this one inside the store).
-    public var mergeConflicts: [MergeConflict] = []
-    /// For `.constraintConflict` from a context's save: each key objects of the save share
-    /// with each other or with a stored record (empty for other codes).
-    public var constraintConflicts: [ConstraintConflict] = []
+    /// The records behind Strata's `mergeConflicts` (StrataError+Conflicts.swift there).
+    /// A conflict names objects, which this layer does not know; so the error holds it as
+    /// a record it can only describe, and Strata hands it back as a `MergeConflict`.
+    package var mergeConflictRecords: [any ConflictRecord] = []
+    /// The records behind Strata's `constraintConflicts`, held the same way.
+    package var constraintConflictRecords: [any ConflictRecord] = []
+
+    /// What a conflict record must be for the error to carry it: sendable with the error,
+    /// and printable in its ``description``.
+    package typealias ConflictRecord = Sendable & CustomStringConvertible
 
     /// Creates an error.
     public init(_ code: Code, _ message: String, problems: [Problem] = [], context: [String: String] = [:]) {
@@ -128,8 +132,12 @@ public struct StrataError: Error, Sendable, CustomStringConvertible, LocalizedEr
     /// One line for logs and the CLI; validation errors list every problem, and merge
     /// conflicts every record, after it.
     public var description: String {
-        if !mergeConflicts.isEmpty { return message + "\n" + mergeConflicts.map { "  - \($0)" }.joined(separator: "\n") }
-        if !constraintConflicts.isEmpty { return message + "\n" + constraintConflicts.map { "  - \($0)" }.joined(separator: "\n") }
+        if !mergeConflictRecords.isEmpty {
+            return message + "\n" + mergeConflictRecords.map { "  - \($0)" }.joined(separator: "\n")
+        }
+        if !constraintConflictRecords.isEmpty {
+            return message + "\n" + constraintConflictRecords.map { "  - \($0)" }.joined(separator: "\n")
+        }
         if problems.isEmpty { return message }
         return message + "\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
     }
