@@ -111,7 +111,7 @@ extension PostgresDocumentStore {
         writer.lock()
         defer { writer.unlock() }
         guard isOpenLocked else {
-            throw StrataError(.invalidArgument, "The document '\(location.document)' on \(location.server) is closed.",
+            throw StrataError(.invalidArgument, "The document \(input: location.document) on \(location.server) is closed.",
                               context: ["server": location.server, "document": location.document])
         }
         if inWriteLocked { return try body(true) }

@@ -188,7 +188,7 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
         // Two writers creating it at once: one insert wins, the other reads the winner's row.
         _ = try session.transaction { try PostgresLog.insert(named: location.document, remote, session) }
         guard let created = try PostgresLog.document(named: location.document, session) else {
-            throw StrataError(.server, "The document '\(location.document)' vanished from \(location.server) as it was created.",
+            throw StrataError(.server, "The document \(input: location.document) vanished from \(location.server) as it was created.",
                               context: ["server": location.server, "document": location.document])
         }
         return created
@@ -258,7 +258,7 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
         writer.lock()
         defer { writer.unlock() }
         guard isOpenLocked else {
-            throw StrataError(.invalidArgument, "The document '\(location.document)' on \(location.server) is closed.",
+            throw StrataError(.invalidArgument, "The document \(input: location.document) on \(location.server) is closed.",
                               context: ["server": location.server, "document": location.document])
         }
         return try body()

@@ -32,7 +32,7 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
             throw bad("it must start with postgres://")
         }
         guard !document.isEmpty, document.utf8.count <= 200 else {
-            throw bad("the document name must be 1 to 200 bytes, not '\(document)'")
+            throw bad("the document name must be 1 to 200 bytes, not \(input: document)")
         }
         let user = components.user.flatMap { $0.removingPercentEncoding } ?? ProcessInfo.processInfo.environment["USER"] ?? "postgres"
         // A URL without a password takes libpq's PGPASSWORD, so remembered URLs (strata sync)

@@ -70,7 +70,7 @@ enum PostgresLog {
                                                            lastSequence: last),
                             keyCounters: keys, groupCounter: UInt64(max(groups, 0)))
         } catch {
-            throw StrataError(.corruptDocument, "The row of document '\(name)' on \(session.location.server) is malformed: \(error)",
+            throw StrataError(.corruptDocument, "The row of document \(input: name) on \(session.location.server) is malformed: \(error)",
                               context: ["server": session.location.server, "document": name])
         }
     }

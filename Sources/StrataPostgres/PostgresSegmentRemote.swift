@@ -57,7 +57,7 @@ public final class PostgresSegmentRemote: SegmentRemote, @unchecked Sendable {
             let name = session.location.document
             let created = try session.transaction { () -> Int64 in
                 guard let id = try PostgresLog.insert(named: name, document, session) else {
-                    throw StrataError(.invalidArgument, "The document '\(name)' already exists on \(session.location.server).",
+                    throw StrataError(.invalidArgument, "The document \(input: name) already exists on \(session.location.server).",
                                       context: ["server": session.location.server, "document": name])
                 }
                 try PostgresLog.lock(id, session)
@@ -100,7 +100,7 @@ public final class PostgresSegmentRemote: SegmentRemote, @unchecked Sendable {
     private func documentID() throws -> Int64 {
         if let id { return id }
         guard let found = try PostgresLog.document(named: session.location.document, session) else {
-            throw StrataError(.objectNotFound, "There is no document '\(session.location.document)' on \(session.location.server).",
+            throw StrataError(.objectNotFound, "There is no document \(input: session.location.document) on \(session.location.server).",
                               context: ["server": session.location.server, "document": session.location.document])
         }
         id = found.id

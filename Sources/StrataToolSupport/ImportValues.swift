@@ -121,7 +121,7 @@ package enum ImportValues {
 
     private static func unknownKey(_ key: String, _ entity: EntityDescription) -> StrataError {
         let names = ToolRecordText.storedProperties(of: entity).map(\.property.name).joined(separator: ", ")
-        return StrataError(.unknownKey, "Entity '\(entity.name)' has no property \(input: key) (properties: \(names)).",
+        return StrataError(.unknownKey, "Entity \(input: entity.name) has no property \(input: key) (properties: \(names)).",
                            context: ["entity": entity.name, "key": key])
     }
 }

@@ -76,7 +76,7 @@ package enum ToolSettings {
         for pair in text.split(separator: ",") {
             let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2, let property = properties[parts[0]] else {
-                throw StrataError(.invalidArgument, "\(variable): '\(pair)' is not one of \(properties.keys.sorted().joined(separator: ", ")) =N.")
+                throw StrataError(.invalidArgument, "\(variable): \(input: pair) is not one of \(properties.keys.sorted().joined(separator: ", ")) =N.")
             }
             guard let value = Int(parts[1]), value >= minimum else {
                 let wanted = minimum == 0 ? "a number ≥ 0" : "a positive number"

@@ -127,7 +127,7 @@ struct CompactCommand: ParsableCommand {
 
     func run() throws {
         guard let retention = DocumentStore.HistoryRetention(retain) else {
-            throw StrataError(.invalidArgument, "--retain takes all, none or a number; got '\(retain)'.")
+            throw StrataError(.invalidArgument, "--retain takes all, none or a number; got \(input: retain).")
         }
         let bar = ToolProgressBar()
         let report: CompactionReport

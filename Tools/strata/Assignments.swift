@@ -13,14 +13,14 @@ struct Assignment {
     /// - Throws: `.invalidArgument` when there is no `=` or no key.
     init(_ argument: String) throws {
         guard let equals = argument.firstIndex(of: "=") else {
-            throw StrataError(.invalidArgument, "'\(argument)' is not key=value.", context: ["argument": argument])
+            throw StrataError(.invalidArgument, "\(input: argument) is not key=value.", context: ["argument": argument])
         }
         var key = String(argument[..<equals])
         operation = .set
         if key.hasSuffix("+") { operation = .add; key.removeLast() }
         else if key.hasSuffix("-") { operation = .remove; key.removeLast() }
         guard !key.isEmpty else {
-            throw StrataError(.invalidArgument, "'\(argument)' has no key before '='.", context: ["argument": argument])
+            throw StrataError(.invalidArgument, "\(input: argument) has no key before '='.", context: ["argument": argument])
         }
         self.key = key
         text = String(argument[argument.index(after: equals)...])
@@ -41,7 +41,7 @@ struct Assignment {
             try applyRelationship(relationship, to: object, in: session)
         } else {
             let names = ToolRecordText.storedProperties(of: entity).map(\.property.name).joined(separator: ", ")
-            throw StrataError(.unknownKey, "Entity '\(entity.name)' has no property \(input: key) (properties: \(names)).",
+            throw StrataError(.unknownKey, "Entity \(input: entity.name) has no property \(input: key) (properties: \(names)).",
                               context: ["entity": entity.name, "key": key])
         }
     }
@@ -79,7 +79,7 @@ struct Assignment {
         return try trimmed.split(separator: ",").map { item in
             let reference = item.trimmingCharacters(in: .whitespaces)
             guard reference.hasPrefix("@"), reference.count > 1 else {
-                throw StrataError(.typeMismatch, "'\(reference)' is not a reference for relationship \(key): write @URI (or @Entity/pKEY).",
+                throw StrataError(.typeMismatch, "\(input: reference) is not a reference for relationship \(key): write @URI (or @Entity/pKEY).",
                                   context: ["key": key, "value": reference])
             }
             return try session.objectID(String(reference.dropFirst()))

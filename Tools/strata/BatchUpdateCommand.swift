@@ -28,11 +28,11 @@ struct BatchUpdateRun {
         for argument in assignments {
             let assignment = try Assignment(argument)
             guard assignment.operation == .set else {
-                throw StrataError(.invalidArgument, "'\(argument)': a batch update (--where) sets attributes with key=EXPR; += and -= change one object's to-many.",
+                throw StrataError(.invalidArgument, "\(input: argument): a batch update (--where) sets attributes with key=EXPR; += and -= change one object's to-many.",
                                   context: ["argument": argument, "key": assignment.key])
             }
             guard values[assignment.key] == nil else {
-                throw StrataError(.invalidArgument, "'\(assignment.key)' is set twice.", context: ["key": assignment.key])
+                throw StrataError(.invalidArgument, "\(input: assignment.key) is set twice.", context: ["key": assignment.key])
             }
             do {
                 values[assignment.key] = try FetchExpression(format: assignment.text)

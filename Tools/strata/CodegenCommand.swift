@@ -45,10 +45,10 @@ struct CodegenCommand: ParsableCommand {
             throw ValidationError("Give either a MODEL file or --example employees.")
         }
         if let example, example != "employees" {
-            throw ValidationError("Unknown example '\(example)'; the examples are: employees.")
+            throw ValidationError("Unknown example \(input: example); the examples are: employees.")
         }
         guard ClassGenerator.Mode(rawValue: mode) != nil else {
-            throw ValidationError("Unknown mode '\(mode)'; the modes are: class, extension.")
+            throw ValidationError("Unknown mode \(input: mode); the modes are: class, extension.")
         }
     }
 

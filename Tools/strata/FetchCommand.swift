@@ -149,7 +149,7 @@ struct FetchCommand: ParsableCommand {
             case "desc", "descending": descriptor.ascending = false
             case "asc", "ascending": descriptor.ascending = true
             case "c", "i": descriptor.comparison = .caseInsensitive
-            default: throw ValidationError("--sort \(text): '\(part)' is not asc, desc or c.")
+            default: throw ValidationError("--sort \(input: text): \(input: part) is not asc, desc or c.")
             }
         }
         return descriptor

@@ -37,7 +37,7 @@ struct NewCommand: ParsableCommand {
             throw ValidationError("Give either --model MODEL or --example employees.")
         }
         if let example, example != "employees" {
-            throw ValidationError("Unknown example '\(example)'; the examples are: employees.")
+            throw ValidationError("Unknown example \(input: example); the examples are: employees.")
         }
         guard document != ToolStandardStreams.dash else { throw ValidationError(ToolStandardStreams.message(role: "The document")) }
     }

@@ -130,7 +130,7 @@ struct HistoryCommand: ParsableCommand {
 
     func validate() throws {
         if let since, PersistentHistoryToken(since) == nil {
-            throw ValidationError("--since takes a history token, a segment number such as 12 (the token field of --json); got '\(since)'.")
+            throw ValidationError("--since takes a history token, a segment number such as 12 (the token field of --json); got \(input: since).")
         }
     }
 

@@ -134,7 +134,7 @@ struct ComputedFetch {
     static func convert(_ value: PropertyValue, of property: FetchProperty) throws -> PropertyValue {
         guard case .expression(let description) = property, !value.isNull else { return value }
         func mismatch() -> StrataError {
-            StrataError(.typeMismatch, "The fetched expression '\(description.name)' gives \(ModelValueRules.kindName(value)) \(value), not \(withArticle(description.resultType.rawValue)): declare the type it computes (the description's resultType; `AS name:type` in `strata fetch --select`).",
+            StrataError(.typeMismatch, "The fetched expression \(input: description.name) gives \(ModelValueRules.kindName(value)) \(value), not \(withArticle(description.resultType.rawValue)): declare the type it computes (the description's resultType; `AS name:type` in `strata fetch --select`).",
                         context: ["key": description.name])
         }
         switch description.resultType {

@@ -21,7 +21,7 @@ extension FetchRequest {
         let fetched = propertiesToFetch ?? []
         var names: Set<String> = []
         for property in fetched where !names.insert(property.name).inserted {
-            throw fail("The fetch request fetches two properties named '\(property.name)'; each needs its own name.", property.name)
+            throw fail("The fetch request fetches two properties named \(input: property.name); each needs its own name.", property.name)
         }
         if let property = fetched.first(where: { $0.name.isEmpty }) {
             throw fail("The fetch request fetches \(property) with an empty name.", property.name)
@@ -38,7 +38,7 @@ extension FetchRequest {
             case .key(let path): try Self.checkValuePath(path, from: entity, usedIn: "propertiesToGroupBy")
             case .expression(let description):
                 if description.expression.containsAggregate(of: entity) {
-                    throw fail("The group-by property '\(description.name)' applies an aggregate; groups are formed by record values.", description.name)
+                    throw fail("The group-by property \(input: description.name) applies an aggregate; groups are formed by record values.", description.name)
                 }
             }
         }
@@ -48,8 +48,8 @@ extension FetchRequest {
             let grouped = groups.contains { $0 == property || $0.name == property.name || $0.expression == property.expression }
             if grouped { continue }
             throw fail(groups.isEmpty
-                ? "The fetch request fetches '\(property.name)' beside aggregates; add it to propertiesToGroupBy or aggregate it."
-                : "The fetch request fetches '\(property.name)', which is neither an aggregate nor in propertiesToGroupBy.", property.name)
+                ? "The fetch request fetches \(input: property.name) beside aggregates; add it to propertiesToGroupBy or aggregate it."
+                : "The fetch request fetches \(input: property.name), which is neither an aggregate nor in propertiesToGroupBy.", property.name)
         }
     }
 }

@@ -44,7 +44,7 @@ package struct MergePolicyOption: ParsableArguments {
         default:
             // The value is the user's: quoted only in part.
             let shown = name.count > 40 ? String(name.prefix(40)) + "…" : name
-            throw ValidationError("--merge-policy must be error, storeTrump, objectTrump, rollback or overwrite, not '\(shown)'.")
+            throw ValidationError("--merge-policy must be error, storeTrump, objectTrump, rollback or overwrite, not \(input: shown).")
         }
     }
 }
