@@ -51,4 +51,27 @@ import StrataTestSupport
         let afterJSON = try #require(try CLI.strata("info", document, "--json").json() as? [String: Any])
         #expect((afterJSON["modelWarnings"] as? [String]) == [])
     }
+
+    /// Every real Xcode model of the fixtures, and the two shapes Xcode writes that Strata
+    /// once refused, make a document `strata info` reads; the empty nested composite is a
+    /// warning there, the derived `Double` of `now()` loads whole.
+    @Test(arguments: CodegenCommand.fixtures)
+    func infoReadsADocumentOfEveryFixtureModel(_ fixture: String) throws {
+        let sandbox = try TemporaryDirectory()
+        let folder = URL(fileURLWithPath: sandbox.path("Model.xcdatamodel"))
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: fixture, toPath: folder.appendingPathComponent("contents").path)
+        let document = sandbox.path("fixture.strata")
+        let created = try CLI.strata("new", document, "--model", folder.path)
+        #expect(created.status == 0, "\(fixture): \(created.stderr)")
+        let info = try CLI.strata("info", document, "--json")
+        #expect(info.status == 0, "\(fixture): \(info.stderr)")
+        let json = try #require(try info.json() as? [String: Any])
+        let warnings = json["modelWarnings"] as? [String] ?? []
+        if fixture.hasSuffix("Strata__EmptyNestedComposite.xml") {
+            #expect(warnings.count == 1 && warnings[0].contains("has no elements"), "\(warnings)")
+        } else if fixture.hasSuffix("Strata__DerivedDoubleNow.xml") {
+            #expect(warnings.isEmpty, "\(warnings)")
+        }
+    }
 }
