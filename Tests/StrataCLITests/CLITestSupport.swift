@@ -43,6 +43,15 @@ extension TemporaryDirectory {
     }
 }
 
+/// What no message a tool prints may hold: the words of SQLite, of the PostgreSQL driver
+/// or of the Swift runtime, or SQL text (docs/RELIABILITY.md, "Bad input").
+let engineFragments = [
+    "SQLite error", "SQL:", "SELECT", "CREATE TABLE", "sqlite3_", "no such column", "no such table",
+    "unrecognized token", "\": syntax error", "too many columns", "too many terms", "string or blob too big",
+    "SingleConnectionFailure", "authMechanismRequiresPassword", "NIOConnectionError",
+    "Fatal error", "Swift runtime failure", "Stack dump", "Illegal instruction", "Segmentation fault",
+]
+
 /// Expects a failure: a non-zero status, exactly one `PREFIX: error: ` line first on
 /// standard error containing every fragment, nothing that looks like a stack trace.
 func expectFailure(_ result: CommandResult, tool: String = "strata", mentions fragments: [String],
