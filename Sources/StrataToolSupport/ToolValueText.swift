@@ -31,14 +31,10 @@ package enum ToolValueText {
             StrataError(.typeMismatch, "\(input: text) is not \(expected) (\(key) is \(type.rawValue)).",
                         context: ["key": key, "value": text, "type": type.rawValue])
         }
-        switch type {
-        case .integer16, .integer32, .integer64:
+        switch type.valueKind {
+        case .integer:
             guard let value = Int64(trimmedOfWhitespace(text)) else { throw wrong("an integer") }
-            let range: ClosedRange<Int64> = switch type {
-            case .integer16: Int64(Int16.min)...Int64(Int16.max)
-            case .integer32: Int64(Int32.min)...Int64(Int32.max)
-            default: Int64.min...Int64.max
-            }
+            let range = type.integerRange ?? Int64.min...Int64.max
             guard range.contains(value) else { throw wrong("an integer between \(range.lowerBound) and \(range.upperBound)") }
             return .integer(value)
         case .decimal:
@@ -46,9 +42,9 @@ package enum ToolValueText {
                 throw wrong("a decimal number")
             }
             return .decimal(value)
-        case .double, .float:
+        case .double:
             guard let value = Double(trimmedOfWhitespace(text)) else { throw wrong("a number") }
-            return .double(type == .float ? Double(Float(value)) : value)
+            return .double(type.isSinglePrecision ? Double(Float(value)) : value)
         case .boolean:
             // The common spellings first, without lowercasing (a copy per cell).
             switch text {
@@ -72,7 +68,7 @@ package enum ToolValueText {
             return .uri(url)
         case .string:
             return .string(text)
-        case .binaryData, .transformable:
+        case .data:
             guard let data = Data(base64Encoded: text) else { throw wrong("base64 data") }
             return .data(data)
         }
@@ -195,10 +191,7 @@ package enum ToolValueText {
             if type == .string { return .string(text) }
             return try parse(text, as: type, key: key)
         case .number(let text):
-            switch type {
-            case .integer16, .integer32, .integer64, .decimal, .double, .float: return try parse(text, as: type, key: key)
-            default: break
-            }
+            if type.isNumeric { return try parse(text, as: type, key: key) }
         case .bool(let flag):
             if type == .boolean { return .boolean(flag) }
         default: break

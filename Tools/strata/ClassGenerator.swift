@@ -143,7 +143,7 @@ struct ClassGenerator {
     func properties(of entity: EntityDescription, types: GeneratedTypeNames?) throws -> [Key] {
         var keys: [Key] = []
         for attribute in entity.declaredAttributes {
-            let swiftType = Self.swiftType(attribute.attributeType)
+            let swiftType = attribute.attributeType.swiftTypeName
             let type = (types?[swiftType] ?? swiftType) + (attribute.isOptional ? "?" : "")
             keys.append(try key(attribute.name, kind: attribute.isTransient ? "transient attribute" : "attribute",
                                 keyType: "\(types?["AttributeKey"] ?? "AttributeKey")<\(type)>", valueType: type, entity: entity))
@@ -167,23 +167,6 @@ struct ClassGenerator {
         let keyName = Self.takenStatics.contains(name) ? name + "Key" : escaped
         let propertyName = Self.takenMembers.contains(name) ? name + "Value" : escaped
         return Key(property: name, kind: kind, keyName: keyName, propertyName: propertyName, keyType: keyType, valueType: valueType)
-    }
-
-    static func swiftType(_ type: AttributeType) -> String {
-        switch type {
-        case .integer16: "Int16"
-        case .integer32: "Int32"
-        case .integer64: "Int64"
-        case .decimal: "Decimal"
-        case .double: "Double"
-        case .float: "Float"
-        case .string: "String"
-        case .boolean: "Bool"
-        case .date: "Date"
-        case .binaryData, .transformable: "Data"
-        case .uuid: "UUID"
-        case .uri: "URL"
-        }
     }
 
     static func isIdentifier(_ name: String) -> Bool {

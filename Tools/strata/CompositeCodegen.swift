@@ -42,7 +42,7 @@ struct CompositeCodegen {
         var fields: [(name: String, type: String, optional: Bool, read: String, write: String)] = []
         for element in composite.elements {
             try check(element.name, in: composite)
-            let type = types[ClassGenerator.swiftType(element.attributeType)]
+            let type = types[element.attributeType.swiftTypeName]
             let key = types["AttributeKey"]
             let field = fieldName(element.name)
             fields.append((field, type, element.isOptional,

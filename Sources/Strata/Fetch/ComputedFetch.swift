@@ -137,8 +137,8 @@ struct ComputedFetch {
             StrataError(.typeMismatch, "The fetched expression \(input: description.name) gives \(ModelValueRules.kindName(value)) \(value), not \(withArticle(description.resultType.rawValue)): declare the type it computes (the description's resultType; `AS name:type` in `strata fetch --select`).",
                         context: ["key": description.name])
         }
-        switch description.resultType {
-        case .integer16, .integer32, .integer64:
+        switch description.resultType.valueKind {
+        case .integer:
             switch value {
             case .integer: return value
             case .boolean(let flag): return .integer(flag ? 1 : 0)
@@ -147,7 +147,7 @@ struct ComputedFetch {
                 return .integer(whole)
             default: throw mismatch()
             }
-        case .double, .float:
+        case .double:
             guard let number = value.numericValue else { throw mismatch() }
             return .double(number)
         case .decimal:
@@ -164,12 +164,13 @@ struct ComputedFetch {
             case .integer(let whole): return .boolean(whole != 0)
             default: throw mismatch()
             }
-        case .string, .date, .binaryData, .uuid, .uri, .transformable:
-            switch (description.resultType, value) {
-            case (.string, .string), (.date, .date), (.binaryData, .data), (.transformable, .data), (.uuid, .uuid), (.uri, .uri),
-                 (_, .object), (_, .objects):
+        case .string, .date, .data, .uuid, .uri:
+            // Relationship values pass through (a key path's destination).
+            switch value {
+            case .object, .objects: return value
+            default:
+                guard value.valueKind == description.resultType.valueKind else { throw mismatch() }
                 return value
-            default: throw mismatch()
             }
         }
     }

@@ -145,7 +145,7 @@ extension FetchProperty {
             case .add, .subtract, .multiply, .modulus:
                 let types = [argument(arguments, 0), argument(arguments, 1)]
                 if types.contains(.date) { return function == .subtract && types == [.date, .date] ? .double : .date }
-                if types.contains(.double) || types.contains(.float) { return .double }
+                if types.contains(where: { $0?.valueKind == .double }) { return .double }
                 if types.contains(.decimal) { return .decimal }
                 return types.allSatisfy { $0?.isInteger == true || $0 == .boolean } ? .integer64 : nil
             case .castObject:

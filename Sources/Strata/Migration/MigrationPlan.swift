@@ -206,12 +206,17 @@ public struct MigrationPlan: Sendable {
 
     /// Whether every value of `old` is a value of `new` without loss.
     static func widens(_ old: AttributeType, to new: AttributeType) -> Bool {
-        let order: [AttributeType] = [.integer16, .integer32, .integer64]
-        if let a = order.firstIndex(of: old), let b = order.firstIndex(of: new) { return a <= b }
-        switch (old, new) {
-        case (.float, .double), (.integer16, .double), (.integer32, .double): return true
-        case (.integer16, .decimal), (.integer32, .decimal), (.integer64, .decimal): return true
-        case (.binaryData, .transformable), (.transformable, .binaryData): return true
+        switch (old.valueKind, new.valueKind) {
+        case (.integer, .integer):
+            guard let from = old.integerRange, let to = new.integerRange else { return false }
+            return to.lowerBound <= from.lowerBound && from.upperBound <= to.upperBound
+        case (.integer, .double):
+            // A double holds every integer up to 2^53 exactly; a float only up to 2^24.
+            guard let from = old.integerRange, !new.isSinglePrecision else { return false }
+            return from.lowerBound >= -(1 << 53) && from.upperBound <= 1 << 53
+        case (.double, .double): return old.isSinglePrecision && !new.isSinglePrecision
+        case (.integer, .decimal): return true
+        case (.data, .data): return old != new
         default: return false
         }
     }

@@ -40,7 +40,7 @@ extension AttributeDescription {
 
         // Length bounds: strings and data.
         if minLength != nil || maxLength != nil {
-            if type == .string || type == .binaryData {
+            if type.hasLength {
                 if let low = minLength, let high = maxLength, low > high {
                     problems.append("minLength \(low) is larger than maxLength \(high)")
                 }

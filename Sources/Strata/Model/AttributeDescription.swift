@@ -1,22 +1,5 @@
 import Foundation
 
-/// The storage type of an attribute, as in Core Data's model editor.
-public enum AttributeType: String, Sendable, Hashable, Codable, CaseIterable {
-    case integer16, integer32, integer64, decimal, double, float, string, boolean, date
-    case binaryData, uuid, uri, transformable
-
-    /// Whether values of this type are numbers (min/max value constraints apply).
-    public var isNumeric: Bool {
-        switch self {
-        case .integer16, .integer32, .integer64, .decimal, .double, .float: return true
-        default: return false
-        }
-    }
-
-    /// Whether the type is one of the integer types.
-    public var isInteger: Bool { self == .integer16 || self == .integer32 || self == .integer64 }
-}
-
 /// One attribute of an entity: a typed value with optionality, a default, transience and
 /// validation constraints.
 ///

@@ -147,7 +147,7 @@ enum DerivationCheck {
         }
         // A date kept in a Double or Float attribute is seconds since 2001-01-01 00:00 UTC,
         // as Core Data stores a date (docs/MODEL-FORMAT.md, "Derived attributes").
-        if case .date(let date) = value, attribute.attributeType == .double || attribute.attributeType == .float {
+        if case .date(let date) = value, attribute.attributeType.valueKind == .double {
             return .double(date.timeIntervalSinceReferenceDate)
         }
         guard let coerced = ModelValueRules.coerce(value, to: attribute.attributeType) else {
@@ -165,7 +165,7 @@ enum DerivationCheck {
     /// date fits a Double or Float attribute as seconds since 2001 (Core Data's encoding).
     static func fits(_ value: AttributeType, _ target: AttributeType) -> Bool {
         if value == target { return true }
-        if value == .date { return target == .double || target == .float }
+        if value == .date { return target.valueKind == .double }
         if value.isInteger { return target.isNumeric }
         if value.isNumeric { return target.isNumeric && !target.isInteger }
         return false

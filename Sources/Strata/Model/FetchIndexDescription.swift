@@ -120,5 +120,5 @@ extension ManagedObjectModel {
     static let rTreeSuffixes = ["_node", "_rowid", "_parent", "_insert", "_update", "_delete"]
 
     /// The attribute types an R-tree element can index (stored as SQLite numbers).
-    static let rTreeTypes: Set<AttributeType> = [.integer16, .integer32, .integer64, .double, .float, .date]
+    static let rTreeTypes = Set(AttributeType.allCases.filter { [.integer, .double, .date].contains($0.valueKind) })
 }

@@ -24,7 +24,7 @@ enum ModelValueCoding {
         case .double(let number):
             if number.isNaN { return .string("NaN") }
             if number.isInfinite { return .string(number < 0 ? "-Infinity" : "Infinity") }
-            if type == .float { return .number(Float(number).description) }
+            if type.isSinglePrecision { return .number(Float(number).description) }
             return .number(number.description)
         case .decimal(let number): return .string(number.description)
         case .string(let text): return .string(text)
@@ -43,8 +43,8 @@ enum ModelValueCoding {
     /// - Throws: ``ModelFileReason`` saying what was expected.
     static func value(from json: JSONValue, type: AttributeType) throws -> PropertyValue {
         if case .null = json { return .null }
-        switch (type, json) {
-        case (.integer16, .number(let text)), (.integer32, .number(let text)), (.integer64, .number(let text)):
+        switch (type.valueKind, json) {
+        case (.integer, .number(let text)):
             guard let number = Int64(text) else {
                 throw ModelFileReason("expected an integer for \(withArticle(type.rawValue)) attribute, found \(text)")
             }
@@ -53,10 +53,8 @@ enum ModelValueCoding {
             }
             return value
         case (.double, .number(let text)):
-            return .double(Double(text) ?? .nan)
-        case (.float, .number(let text)):
-            return .double(Double(Float(text) ?? .nan))
-        case (.double, .string(let text)), (.float, .string(let text)):
+            return .double(type.isSinglePrecision ? Double(Float(text) ?? .nan) : Double(text) ?? .nan)
+        case (.double, .string(let text)):
             switch text {
             case "Infinity": return .double(.infinity)
             case "-Infinity": return .double(-.infinity)
@@ -78,7 +76,7 @@ enum ModelValueCoding {
         case (.date, .number(let text)):
             guard let seconds = Double(text), seconds.isFinite else { throw ModelFileReason("the date \(text) is out of range") }
             return .date(Date(timeIntervalSinceReferenceDate: seconds))
-        case (.binaryData, .string(let text)), (.transformable, .string(let text)):
+        case (.data, .string(let text)):
             guard let data = Data(base64Encoded: text) else { throw ModelFileReason("expected base64 data") }
             return .data(data)
         case (.uuid, .string(let text)):
@@ -102,14 +100,14 @@ enum ModelValueCoding {
     }
 
     private static func expectedKind(_ type: AttributeType) -> String {
-        switch type {
-        case .integer16, .integer32, .integer64: return "an integer"
-        case .double, .float: return "a number"
+        switch type.valueKind {
+        case .integer: return "an integer"
+        case .double: return "a number"
         case .decimal: return "a decimal string"
         case .string: return "a string"
         case .boolean: return "a boolean"
         case .date: return "an ISO-8601 date string"
-        case .binaryData, .transformable: return "a base64 string"
+        case .data: return "a base64 string"
         case .uuid: return "a UUID string"
         case .uri: return "a URI string"
         }

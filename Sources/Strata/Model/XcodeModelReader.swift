@@ -27,11 +27,7 @@ struct XcodeModelReader {
     var compositeTypes: [String: XcodeModelElement] = [:]
 
     /// The Xcode names of attribute types Strata supports.
-    static let attributeTypes: [String: AttributeType] = [
-        "Integer 16": .integer16, "Integer 32": .integer32, "Integer 64": .integer64, "Decimal": .decimal,
-        "Double": .double, "Float": .float, "String": .string, "Boolean": .boolean, "Date": .date,
-        "Binary": .binaryData, "Transformable": .transformable, "UUID": .uuid, "URI": .uri,
-    ]
+    static let attributeTypes = Dictionary(uniqueKeysWithValues: AttributeType.allCases.map { ($0.xcodeName, $0) })
 
     /// The Xcode names of delete rules.
     static let deleteRules: [String: DeleteRule] = [
@@ -197,7 +193,7 @@ struct XcodeModelReader {
         for (field, isMinimum) in [("minValueString", true), ("maxValueString", false)] {
             guard let text = element.attributes[field] else { continue }
             constraint(field) {
-                if type == .string || type == .binaryData {
+                if type.hasLength {
                     guard let length = Int(text), length >= 0 else {
                         throw ModelFileReason("\(field) of \(withArticle(typeName)) attribute is a length; '\(text)' is not one")
                     }
@@ -222,14 +218,14 @@ struct XcodeModelReader {
     /// A value written as text in the file (defaultValueString, minValueString...).
     static func value(_ text: String, type: AttributeType, field: String) throws -> PropertyValue {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        switch type {
-        case .integer16, .integer32, .integer64:
+        switch type.valueKind {
+        case .integer:
             let parsed: PropertyValue? = Int64(trimmed).map(PropertyValue.integer) ?? Double(trimmed).map(PropertyValue.double)
             guard let parsed, let value = ModelValueRules.coerce(parsed, to: type) else {
                 throw ModelFileReason("\(field) '\(text)' is not \(withArticle(type.rawValue)) value")
             }
             return value
-        case .double, .float:
+        case .double:
             guard let number = Double(trimmed) else { throw ModelFileReason("\(field) '\(text)' is not a number") }
             return ModelValueRules.coerce(.double(number), to: type) ?? .double(number)
         case .decimal:
@@ -253,7 +249,7 @@ struct XcodeModelReader {
             return .uri(url)
         case .date:
             return try dateValue(text, type: type, field: field)
-        case .binaryData, .transformable:
+        case .data:
             throw ModelFileReason("\(field) is not supported for \(type.rawValue) attributes")
         }
     }

@@ -87,16 +87,18 @@ public struct TypedKeyDescription: Sendable {
     /// The attribute types a Swift type reads and writes without loss of meaning; nil for
     /// types the check does not know (custom ``PropertyValueConvertible`` types).
     static func attributeTypes(accepting type: Any.Type) -> Set<AttributeType>? {
-        let integers: Set<AttributeType> = [.integer16, .integer32, .integer64]
+        func types(_ kinds: ValueKind...) -> Set<AttributeType> {
+            Set(AttributeType.allCases.filter { kinds.contains($0.valueKind) })
+        }
         switch type {
-        case is Int64.Type, is Int.Type, is Int32.Type, is Int16.Type: return integers
-        case is Double.Type, is Float.Type, is Decimal.Type: return integers.union([.double, .float, .decimal])
-        case is String.Type: return [.string]
-        case is Bool.Type: return [.boolean]
-        case is Date.Type: return [.date]
-        case is Data.Type: return [.binaryData]
-        case is UUID.Type: return [.uuid]
-        case is URL.Type: return [.uri]
+        case is Int64.Type, is Int.Type, is Int32.Type, is Int16.Type: return types(.integer)
+        case is Double.Type, is Float.Type, is Decimal.Type: return types(.integer, .double, .decimal)
+        case is String.Type: return types(.string)
+        case is Bool.Type: return types(.boolean)
+        case is Date.Type: return types(.date)
+        case is Data.Type: return types(.data)
+        case is UUID.Type: return types(.uuid)
+        case is URL.Type: return types(.uri)
         case let optional as any OptionalKey.Type: return attributeTypes(accepting: optional.wrappedType)
         default: return nil
         }

@@ -8,23 +8,21 @@ enum ModelValueRules {
     /// never numbers (comparing a string with a number is an error, not a silent false).
     static func coerce(_ value: PropertyValue, to type: AttributeType) -> PropertyValue? {
         if case .null = value { return .null }
-        switch (type, value) {
+        switch (type.valueKind, value) {
         // Not `fits ? value : nil`: PropertyValue is ExpressibleByNilLiteral, so that `nil`
         // would be `.null` and an out-of-range number would silently become NULL.
-        case (.integer16, .integer(let v)): return Int16(exactly: v).map { _ in value }
-        case (.integer32, .integer(let v)): return Int32(exactly: v).map { _ in value }
-        case (.integer64, .integer): return value
-        case (.integer16, .boolean(let b)), (.integer32, .boolean(let b)), (.integer64, .boolean(let b)):
-            return .integer(b ? 1 : 0)
-        case (_, .double(let d)) where type.isInteger:
+        case (.integer, .integer(let v)):
+            guard let range = type.integerRange, range.contains(v) else { return nil }
+            return value
+        case (.integer, .boolean(let b)): return .integer(b ? 1 : 0)
+        case (.integer, .double(let d)):
             guard d.rounded() == d, let exact = Int64(exactly: d) else { return nil }
             return coerce(.integer(exact), to: type)
-        case (.double, .integer(let v)): return .double(Double(v))
-        case (.double, .double): return value
-        case (.double, .decimal(let d)): return .double(NSDecimalNumber(decimal: d).doubleValue)
-        case (.float, .integer(let v)): return .double(Double(Float(v)))
-        case (.float, .double(let d)): return .double(Double(Float(d)))
-        case (.float, .decimal(let d)): return .double(Double(Float(NSDecimalNumber(decimal: d).doubleValue)))
+        case (.double, .integer(let v)): return .double(type.isSinglePrecision ? Double(Float(v)) : Double(v))
+        case (.double, .double(let d)): return type.isSinglePrecision ? .double(Double(Float(d))) : value
+        case (.double, .decimal(let d)):
+            let number = NSDecimalNumber(decimal: d).doubleValue
+            return .double(type.isSinglePrecision ? Double(Float(number)) : number)
         case (.decimal, .decimal): return value
         case (.decimal, .integer(let v)): return .decimal(Decimal(v))
         case (.decimal, .double(let d)): return .decimal(Decimal(d))
@@ -32,7 +30,7 @@ enum ModelValueRules {
         case (.boolean, .boolean): return value
         case (.boolean, .integer(let v)) where v == 0 || v == 1: return .boolean(v == 1)
         case (.date, .date): return value
-        case (.binaryData, .data), (.transformable, .data): return value
+        case (.data, .data): return value
         case (.uuid, .uuid): return value
         case (.uuid, .string(let s)): return UUID(uuidString: s).map(PropertyValue.uuid)
         case (.uri, .uri): return value
@@ -52,19 +50,11 @@ enum ModelValueRules {
 
     /// A name for the kind of value, for error messages.
     static func kindName(_ value: PropertyValue) -> String {
+        if let kind = value.valueKind { return kind.name }
         switch value {
-        case .null: return "null"
-        case .integer: return "integer"
-        case .double: return "double"
-        case .decimal: return "decimal"
-        case .string: return "string"
-        case .boolean: return "boolean"
-        case .date: return "date"
-        case .data: return "data"
-        case .uuid: return "UUID"
-        case .uri: return "URI"
         case .object: return "object"
         case .objects: return "objects"
+        default: return "null"
         }
     }
 }

@@ -32,14 +32,14 @@ enum SQLValueKind: Hashable {
 
     /// How an attribute of `type` is stored and compared.
     init(_ type: AttributeType) {
-        switch type {
-        case .integer16, .integer32, .integer64: self = .integer
+        switch type.valueKind {
+        case .integer: self = .integer
         case .boolean: self = .boolean
-        case .double, .float: self = .double
+        case .double: self = .double
         case .decimal: self = .decimal
         case .string: self = .string
         case .date: self = .date
-        case .binaryData, .transformable: self = .data
+        case .data: self = .data
         case .uuid: self = .uuid
         case .uri: self = .uri
         }

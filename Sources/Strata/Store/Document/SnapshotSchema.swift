@@ -250,11 +250,11 @@ struct SnapshotSchema {
     }
 
     static func sqlType(_ type: AttributeType) -> String {
-        switch type {
-        case .integer16, .integer32, .integer64, .boolean: return "INTEGER"
-        case .double, .float, .date: return "REAL"
+        switch type.valueKind {
+        case .integer, .boolean: return "INTEGER"
+        case .double, .date: return "REAL"
         case .decimal, .string, .uuid, .uri: return "TEXT"
-        case .binaryData, .transformable: return "BLOB"
+        case .data: return "BLOB"
         }
     }
 }

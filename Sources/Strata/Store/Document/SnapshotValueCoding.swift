@@ -30,10 +30,10 @@ enum SnapshotValueCoding {
                         context: ["column": column])
         }
         if case .null = value { return .null }
-        switch (type, value) {
-        case (.integer16, .integer(let v)), (.integer32, .integer(let v)), (.integer64, .integer(let v)): return .integer(v)
-        case (.double, .real(let v)), (.float, .real(let v)): return .double(v)
-        case (.double, .integer(let v)), (.float, .integer(let v)): return .double(Double(v))
+        switch (type.valueKind, value) {
+        case (.integer, .integer(let v)): return .integer(v)
+        case (.double, .real(let v)): return .double(v)
+        case (.double, .integer(let v)): return .double(Double(v))
         case (.decimal, .text(let text)):
             guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { throw bad() }
             return .decimal(decimal)
@@ -43,7 +43,7 @@ enum SnapshotValueCoding {
         case (.boolean, .integer(let v)): return .boolean(v != 0)
         case (.date, .real(let v)): return .date(Date(timeIntervalSinceReferenceDate: v))
         case (.date, .integer(let v)): return .date(Date(timeIntervalSinceReferenceDate: Double(v)))
-        case (.binaryData, .blob(let bytes)), (.transformable, .blob(let bytes)): return .data(Data(bytes))
+        case (.data, .blob(let bytes)): return .data(Data(bytes))
         case (.uuid, .text(let text)):
             guard let uuid = UUID(uuidString: text) else { throw bad() }
             return .uuid(uuid)

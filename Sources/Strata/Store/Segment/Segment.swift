@@ -158,16 +158,7 @@ enum SegmentFormat {
         switch (shape, value) {
         case (_, .null): return nil
         case (.attribute(let type), _):
-            let fits: Bool
-            switch (type, value) {
-            case (.integer16, .integer), (.integer32, .integer), (.integer64, .integer): fits = true
-            case (.decimal, .decimal), (.double, .double), (.float, .double): fits = true
-            case (.string, .string), (.boolean, .boolean), (.date, .date): fits = true
-            case (.binaryData, .data), (.transformable, .data): fits = true
-            case (.uuid, .uuid), (.uri, .uri): fits = true
-            default: fits = false
-            }
-            return fits ? nil : "\(withArticle(ModelValueRules.kindName(value))) value does not fit the \(type.rawValue) attribute"
+            return value.valueKind == type.valueKind ? nil : "\(withArticle(ModelValueRules.kindName(value))) value does not fit the \(type.rawValue) attribute"
         case (.toOne(let destination), .object(let id)):
             return id.entity.isKind(of: destination) ? nil
                 : "\(withArticle(id.entity.name)) object does not fit a to-one relationship to \(destination.name)"

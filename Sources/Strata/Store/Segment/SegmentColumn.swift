@@ -14,14 +14,14 @@ enum SegmentColumnKind {
     init(_ shape: SegmentFormat.SlotShape) {
         switch shape {
         case .attribute(let type):
-            switch type {
-            case .integer16, .integer32, .integer64: self = .integer
-            case .double, .float: self = .double
+            switch type.valueKind {
+            case .integer: self = .integer
+            case .double: self = .double
             case .date: self = .date
             case .decimal: self = .decimal
             case .string: self = .string
             case .boolean: self = .boolean
-            case .binaryData, .transformable: self = .data
+            case .data: self = .data
             case .uuid: self = .uuid
             case .uri: self = .uri
             }
