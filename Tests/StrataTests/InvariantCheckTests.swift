@@ -42,7 +42,7 @@ import Testing
         registry[employees[1].objectID] = nil
         #expect(registry._invariantViolations().isEmpty)
         registry._corruptForTesting()
-        #expect(registry._invariantViolations() == ["the dense count is 3, the tables hold 2"])
+        #expect(registry._invariantViolations() == ["the dense count is 3, the runs hold 2"])
     }
 
     @Test func removingAnAbsentObjectAllocatesNoSlot() throws {
@@ -59,13 +59,13 @@ import Testing
         #expect(registry[employees[1].objectID] != nil && registry.count == 1)
     }
 
-    @Test func aMiscountedRowTableLaneIsCaught() throws {
+    @Test func aMiscountedRowTableIsCaught() throws {
         let (id, row) = try record("Department")
         var rows = RowTable()
         try rows.applyAtomically([.insert(id, values: row)], model: sharedExampleModel)
         #expect(rows._invariantViolations().isEmpty)
         rows._corruptForTesting()
-        #expect(rows._invariantViolations() == ["lane Department/\(id.storeTag) counts 2 rows but holds 1"])
+        #expect(rows._invariantViolations() == ["the dense count is 2, the runs hold 1"])
     }
 
     @Test func aRecordBothPresentAndDeletedInTheOverlayIsCaught() throws {

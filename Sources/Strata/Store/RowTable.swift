@@ -1,35 +1,27 @@
 import Foundation
 import OrderedCollections
 
-/// Records by object ID with their persistent values: the in-memory store's rows.
-/// Applying an operation is the one way rows change.
+/// Records by object ID with their persistent values: the in-memory store's rows, and the
+/// copies a conflict check works on. Applying an operation is the one way rows change.
 ///
-/// Permanent IDs with small positive keys live in dense arrays indexed by primary key, one
-/// "lane" per entity and store: replaying a log looks a row up per operation, and indexing
-/// an array is several times cheaper than hashing the ID. Other IDs (temporary ones, and
-/// keys too far beyond the ones already there) use a dictionary. An ID is in at most one
-/// of the two.
+/// The rows are an ``ObjectIDTable`` (dense per-entity arrays beside a dictionary):
+/// replaying a log looks a row up per operation. Each row carries the number of the batch
+/// that last saved it for a rollback, so a batch saves a row once however often it changes
+/// it, without a set of the rows it touched.
 struct RowTable: Sendable {
-    private struct Lane: Sendable {
-        let entity: EntityDescription
-        let storeTag: UInt32
-        /// Whether each slot of the entity is transient (such changes are not stored).
-        let isTransient: [Bool]
-        var rows: ContiguousArray<[PropertyValue]?> = []
-        /// The batch that last saved each row for a rollback (see `applyAtomically`).
-        var stamps: ContiguousArray<UInt32> = []
-        var count = 0
+    /// A record's values and the batch that last saved them in the journal.
+    private struct StoredRow: Sendable {
+        var values: [PropertyValue]
+        var batch: UInt32
     }
 
     /// What a batch changed, to be put back if it fails.
     private enum Saved {
-        case dense(lane: Int, key: Int, row: [PropertyValue]?)
-        case sparse(ManagedObjectID, row: [PropertyValue]?)
+        case row(ManagedObjectID, StoredRow?)
         case deleted(ManagedObjectID, wasDeleted: Bool)
     }
 
-    private var lanes: [Lane] = []
-    private var sparse: [ManagedObjectID: [PropertyValue]] = [:]
+    private var rows = ObjectIDTable<StoredRow>()
     /// Records deleted by the operations applied.
     private(set) var deleted: Set<ManagedObjectID> = []
     /// The current batch's number; rows stamped with it are already saved in `journal`.
@@ -41,28 +33,14 @@ struct RowTable: Sendable {
     #endif
 
     /// The number of records.
-    var count: Int { lanes.reduce(sparse.count) { $0 + $1.count } }
+    var count: Int { rows.count }
 
     /// The record's values, or nil when there is no such record.
-    func values(for id: ManagedObjectID) -> [PropertyValue]? {
-        if let (lane, key) = denseSlot(id), let row = lanes[lane].rows[key] { return row }
-        return sparse.isEmpty ? nil : sparse[id]
-    }
+    func values(for id: ManagedObjectID) -> [PropertyValue]? { rows[id]?.values }
 
     /// The records of an entity (and its subentities), in ID order.
     func objectIDs(for entity: EntityDescription, includingSubentities: Bool) -> [ManagedObjectID] {
-        func matches(_ candidate: EntityDescription) -> Bool {
-            includingSubentities ? candidate.isKind(of: entity) : candidate === entity
-        }
-        var result = sparse.keys.filter { matches($0.entity) }
-        for lane in lanes where matches(lane.entity) {
-            result.reserveCapacity(result.count + lane.count)
-            let scope = ObjectIDScope.of(lane.entity, storeTag: lane.storeTag, isTemporary: false)
-            for (key, row) in lane.rows.enumerated() where row != nil {
-                result.append(ManagedObjectID(scope: scope, primaryKey: Int64(key)))
-            }
-        }
-        return result.sorted()
+        rows.keys(of: entity, includingSubentities: includingSubentities).sorted()
     }
 
     /// Applies one operation, dropping transient slots.
@@ -126,9 +104,7 @@ struct RowTable: Sendable {
         batch &+= 1
         if batch == 0 {
             // After 2^32 batches the stamps could be mistaken for the new batch's.
-            for index in lanes.indices {
-                lanes[index].stamps = ContiguousArray(repeating: 0, count: lanes[index].stamps.count)
-            }
+            rows.updateEach { $0.batch = 0 }
             batch = 1
         }
         journal.removeAll(keepingCapacity: true)
@@ -150,10 +126,8 @@ struct RowTable: Sendable {
         isRecording = false
         for saved in journal.reversed() {
             switch saved {
-            case .dense(let lane, let key, let row):
-                setDense(lane, key, row)
-            case .sparse(let id, let row):
-                sparse[id] = row
+            case .row(let id, let row):
+                rows[id] = row
             case .deleted(let id, let wasDeleted):
                 if wasDeleted { deleted.insert(id) } else { deleted.remove(id) }
             }
@@ -165,75 +139,18 @@ struct RowTable: Sendable {
         journal.removeAll(keepingCapacity: true)
     }
 
+    /// Saves a row about to change for a rollback, once a batch, and stamps it.
     @inline(__always)
-    private mutating func saveDense(_ lane: Int, _ key: Int) {
-        guard isRecording, lanes[lane].stamps[key] != batch else { return }
-        lanes[lane].stamps[key] = batch
-        journal.append(.dense(lane: lane, key: key, row: lanes[lane].rows[key]))
-    }
-
-    private mutating func saveSparse(_ id: ManagedObjectID) {
-        if isRecording { journal.append(.sparse(id, row: sparse[id])) }
+    private static func save(_ id: ManagedObjectID, _ row: inout StoredRow, batch: UInt32, into journal: inout [Saved]) {
+        guard row.batch != batch else { return }
+        journal.append(.row(id, row))
+        row.batch = batch
     }
 
     private mutating func setDeleted(_ id: ManagedObjectID, _ isDeleted: Bool) {
         guard deleted.contains(id) != isDeleted else { return }
         if isRecording { journal.append(.deleted(id, wasDeleted: !isDeleted)) }
         if isDeleted { deleted.insert(id) } else { deleted.remove(id) }
-    }
-
-    // MARK: Locating rows
-
-    @inline(__always)
-    private func laneIndex(of id: ManagedObjectID) -> Int? {
-        guard !id.isTemporaryID else { return nil }
-        for index in lanes.indices where lanes[index].entity === id.entity && lanes[index].storeTag == id.storeTag {
-            return index
-        }
-        return nil
-    }
-
-    /// Where the ID's row is (or would be) in a lane, when its key is inside the lane.
-    @inline(__always)
-    private func denseSlot(_ id: ManagedObjectID) -> (lane: Int, key: Int)? {
-        guard let lane = laneIndex(of: id), id.primaryKey > 0, id.primaryKey < Int64(lanes[lane].rows.count) else {
-            return nil
-        }
-        return (lane, Int(id.primaryKey))
-    }
-
-    /// The lane slot for a new row, creating the lane or growing it when the key is not far
-    /// beyond the keys already there; nil when the row belongs in the dictionary.
-    private mutating func denseSlotForInsert(_ id: ManagedObjectID) -> (lane: Int, key: Int)? {
-        guard !id.isTemporaryID, id.primaryKey > 0, id.primaryKey < Int64(Int32.max) else { return nil }
-        let key = Int(id.primaryKey)
-        let lane: Int
-        if let found = laneIndex(of: id) {
-            lane = found
-        } else {
-            guard key < Self.minimumReach else { return nil }
-            let entity = id.entity
-            lanes.append(Lane(entity: entity, storeTag: id.storeTag,
-                              isTransient: (0..<entity.slotCount).map { Self.isTransient($0, of: entity) }))
-            lane = lanes.count - 1
-        }
-        let size = lanes[lane].rows.count
-        guard key < max(size * 2, Self.minimumReach) else { return nil }
-        if key >= size {
-            let grown = max(key + 1, size * 2, 64)
-            lanes[lane].rows.append(contentsOf: repeatElement(nil, count: grown - size))
-            lanes[lane].stamps.append(contentsOf: repeatElement(0, count: grown - size))
-        }
-        return (lane, key)
-    }
-
-    /// Keys below this always fit a lane, so a new lane never starts huge.
-    private static let minimumReach = 4096
-
-    private mutating func setDense(_ lane: Int, _ key: Int, _ row: [PropertyValue]?) {
-        let had = lanes[lane].rows[key] != nil
-        lanes[lane].rows[key] = row
-        lanes[lane].count += (row != nil ? 1 : 0) - (had ? 1 : 0)
     }
 
     // MARK: Operations
@@ -244,19 +161,9 @@ struct RowTable: Sendable {
         #endif
         // An insert of a record that exists (with no delete between) means two writers were
         // given one key: refused, never a silent replacement of the first record.
-        if self.values(for: id) != nil { throw OverlayPatch.duplicate(id) }
-        let row = Self.persistent(values, of: id.entity)
-        if let (lane, key) = denseSlotForInsert(id) {
-            saveDense(lane, key)
-            setDense(lane, key, row)
-            if !sparse.isEmpty, sparse[id] != nil {
-                saveSparse(id)
-                sparse[id] = nil
-            }
-        } else {
-            saveSparse(id)
-            sparse[id] = row
-        }
+        if rows[id] != nil { throw OverlayPatch.duplicate(id) }
+        if isRecording { journal.append(.row(id, nil)) }
+        rows[id] = StoredRow(values: Self.persistent(values, of: id.entity), batch: isRecording ? batch : 0)
         if !deleted.isEmpty { setDeleted(id, false) }
     }
 
@@ -267,16 +174,11 @@ struct RowTable: Sendable {
         #if STRATA_INVARIANTS
         defer { _checkInvariants(touching: id) }
         #endif
-        if let (lane, key) = denseSlot(id), lanes[lane].rows[key] != nil {
-            saveDense(lane, key)
-            setDense(lane, key, nil)
-        } else if !sparse.isEmpty, sparse[id] != nil {
-            saveSparse(id)
-            sparse[id] = nil
-        } else {
+        guard let row = rows.removeValue(forKey: id) else {
             throw StrataError(.corruptDocument, "An operation deletes \(id), which does not exist\(deleted.contains(id) ? " (it was deleted before)" : "").",
                               context: ["object": id.description])
         }
+        if isRecording, row.batch != batch { journal.append(.row(id, row)) }
         setDeleted(id, true)
     }
 
@@ -313,18 +215,7 @@ struct RowTable: Sendable {
     /// Applies an update of one slot (the streaming replay's common case, without an array
     /// of changes).
     mutating func update(_ id: ManagedObjectID, slot: Int, to value: PropertyValue) throws {
-        #if STRATA_INVARIANTS
-        defer { _checkInvariants(touching: id) }
-        #endif
-        if let (lane, key) = denseSlot(id), lanes[lane].rows[key] != nil {
-            saveDense(lane, key)
-            guard slot >= 0, slot < lanes[lane].isTransient.count, !lanes[lane].isTransient[slot] else { return }
-            var row = lanes[lane].rows[key].take()!
-            if slot < row.count { row[slot] = value }
-            lanes[lane].rows[key] = row
-            return
-        }
-        try update(id, [SlotChange(slot: slot, old: .null, new: value)])
+        try update(id, CollectionOfOne(SlotChange(slot: slot, old: .null, new: value)))
     }
 
     /// Applies an update's changes (see ``apply(_:model:)``).
@@ -332,52 +223,36 @@ struct RowTable: Sendable {
         #if STRATA_INVARIANTS
         defer { _checkInvariants(touching: id) }
         #endif
-        if let (lane, key) = denseSlot(id), lanes[lane].rows[key] != nil {
-            saveDense(lane, key)
-            // Taken out so that each change checks one buffer for sharing, not three.
-            var row = lanes[lane].rows[key].take()!
+        let (batch, isRecording) = (batch, isRecording)
+        var saved: [Saved] = []
+        let found: Void? = rows.withValue(id) { row in
+            if isRecording { Self.save(id, &row, batch: batch, into: &saved) }
             for change in changes {
                 let slot = change.slot
-                guard slot >= 0, slot < row.count, !lanes[lane].isTransient[slot] else { continue }
-                row[slot] = change.new
+                guard slot >= 0, slot < row.values.count, !Self.isTransient(slot, of: id.entity) else { continue }
+                row.values[slot] = change.new
             }
-            lanes[lane].rows[key] = row
-            return
         }
-        guard !sparse.isEmpty, sparse[id] != nil else { throw Self.missing(id) }
-        saveSparse(id)
-        guard var values = sparse.removeValue(forKey: id) else { throw Self.missing(id) }
-        for change in changes where change.slot >= 0 && change.slot < values.count && !Self.isTransient(change.slot, of: id.entity) {
-            values[change.slot] = change.new
-        }
-        sparse[id] = values
+        guard found != nil else { throw Self.missing(id) }
+        journal.append(contentsOf: saved)
     }
 
     private mutating func relate(_ id: ManagedObjectID, slot: Int, added: [ManagedObjectID], removed: [ManagedObjectID]) throws {
         #if STRATA_INVARIANTS
         defer { _checkInvariants(touching: id) }
         #endif
-        /// Changes the members in place; the slot is known to hold `.objects`.
-        func change(_ values: inout [PropertyValue]) {
-            guard case .objects(var members) = values[slot] else { return }
-            values[slot] = .null  // so that `members` is not shared
+        let (batch, isRecording) = (batch, isRecording)
+        var saved: [Saved] = []
+        let related: Bool? = rows.withValue(id) { row in
+            guard slot >= 0, slot < row.values.count, case .objects(var members) = row.values[slot] else { return false }
+            if isRecording { Self.save(id, &row, batch: batch, into: &saved) }
+            row.values[slot] = .null  // so that `members` is not shared
             members.relate(adding: added, removing: removed)
-            values[slot] = .objects(members)
+            row.values[slot] = .objects(members)
+            return true
         }
-        if let (lane, key) = denseSlot(id), var values = lanes[lane].rows[key] {
-            guard slot >= 0, slot < values.count, case .objects = values[slot] else { throw Self.missing(id) }
-            saveDense(lane, key)
-            lanes[lane].rows[key] = nil  // so that `values` is not shared
-            change(&values)
-            lanes[lane].rows[key] = values
-            return
-        }
-        guard !sparse.isEmpty, var values = sparse[id] else { throw Self.missing(id) }
-        guard slot >= 0, slot < values.count, case .objects = values[slot] else { throw Self.missing(id) }
-        saveSparse(id)
-        sparse[id] = nil
-        change(&values)
-        sparse[id] = values
+        guard related == true else { throw Self.missing(id) }
+        journal.append(contentsOf: saved)
     }
 
     private static func missing(_ id: ManagedObjectID) -> StrataError {
@@ -411,46 +286,21 @@ struct RowTable: Sendable {
 
 #if STRATA_INVARIANTS
 extension RowTable {
-    /// Every broken invariant of the whole table: each lane has one stamp per row and
-    /// counts its rows, no two lanes share an entity and store, a record is in a lane or
-    /// the dictionary (not both) and never both present and deleted, and outside a batch
-    /// nothing is kept for a rollback. O(rows).
+    /// Every broken invariant of the whole table: the row table's own
+    /// (``ObjectIDTable``), no record both present and deleted, and outside a batch nothing
+    /// kept for a rollback. O(rows).
     func _invariantViolations() -> [String] {
-        var problems: [String] = []
-        var seen = Set<String>()
-        for lane in lanes {
-            problems += Self.violations(of: lane)
-            let held = lane.rows.lazy.filter { $0 != nil }.count
-            if held != lane.count { problems.append("lane \(lane.entity.name)/\(lane.storeTag) counts \(lane.count) rows but holds \(held)") }
-            if !seen.insert("\(ObjectIdentifier(lane.entity))/\(lane.storeTag)").inserted {
-                problems.append("two lanes for \(lane.entity.name)/\(lane.storeTag)")
-            }
-        }
-        for id in sparse.keys { problems += violations(touching: id) }
-        for id in deleted where values(for: id) != nil { problems.append("\(id) is both present and deleted") }
+        var problems = rows._invariantViolations()
+        for id in deleted where rows[id] != nil { problems.append("\(id) is both present and deleted") }
         if !isRecording, !journal.isEmpty { problems.append("\(journal.count) rollback entries outside a batch") }
         return problems
     }
 
-    /// The invariants a change of `id`'s record could break. O(1).
-    private func violations(touching id: ManagedObjectID) -> [String] {
-        var problems: [String] = []
-        if let lane = laneIndex(of: id) { problems += Self.violations(of: lanes[lane]) }
-        if let (lane, key) = denseSlot(id), lanes[lane].rows[key] != nil, !sparse.isEmpty, sparse[id] != nil {
-            problems.append("\(id) is both in a lane and in the dictionary")
-        }
-        if !deleted.isEmpty, deleted.contains(id), values(for: id) != nil { problems.append("\(id) is both present and deleted") }
-        return problems
-    }
-
-    private static func violations(of lane: Lane) -> [String] {
-        guard lane.stamps.count != lane.rows.count || lane.count < 0 || lane.count > lane.rows.count else { return [] }
-        return ["lane \(lane.entity.name)/\(lane.storeTag) has \(lane.rows.count) rows, \(lane.stamps.count) stamps, count \(lane.count)"]
-    }
-
-    /// Stops the process when a change of `id`'s record broke an invariant.
+    /// Stops the process when a change of `id`'s record broke an invariant. O(1).
     private func _checkInvariants(touching id: ManagedObjectID) {
-        checkInvariants(of: "RowTable", violations(touching: id))
+        var problems = rows._violations(touching: id)
+        if !deleted.isEmpty, deleted.contains(id), rows[id] != nil { problems.append("\(id) is both present and deleted") }
+        checkInvariants(of: "RowTable", problems)
     }
 
     /// After a batch (applied or rolled back): now and then (amortized O(1) per change)
@@ -459,9 +309,7 @@ extension RowTable {
         if sampler.isFullCheckDue(after: changes, size: count + deleted.count) { checkInvariants(of: "RowTable", _invariantViolations()) }
     }
 
-    /// Miscounts the rows of the first lane, for the test that shows the check catches it.
-    mutating func _corruptForTesting() {
-        if !lanes.isEmpty { lanes[0].count += 1 }
-    }
+    /// Miscounts the rows, for the test that shows the check catches it.
+    mutating func _corruptForTesting() { rows._corruptForTesting() }
 }
 #endif

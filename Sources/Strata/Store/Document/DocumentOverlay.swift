@@ -151,7 +151,7 @@ struct OverlayPatch {
         case .relate(_, let slot, let added, let removed):
             // In place: a save adding 100,000 employees one flush at a time relates the
             // department 100,000 times, and copying its members each time was quadratic.
-            let inPlace = try rows.withRow(id) { row in
+            let inPlace = try rows.withValue(id) { row in
                 try Self.relate(&row, id, slot: slot, added: added, removed: removed, sortedSlots: &sortedSlots)
             }
             if inPlace == nil {

@@ -2,9 +2,10 @@ import Foundation
 import Testing
 @testable import Strata
 
-/// The overlay's row table: dense runs of consecutive keys beside a dictionary, behaving as
-/// one dictionary whichever part holds a row.
-@Suite struct RecordRowsTests {
+/// The one table by object ID under the registry, the row tables and the overlay: dense
+/// runs of consecutive keys beside a dictionary, behaving as one dictionary whichever part
+/// holds a value.
+@Suite struct ObjectIDTableTests {
     let model: ManagedObjectModel
     let item: EntityDescription
     let tag: EntityDescription
@@ -38,9 +39,9 @@ import Testing
         }
         #expect(rows.updateValue(row("again"), forKey: ids[10]) == row("v10"))
         expected[ids[10]] = row("again")
-        #expect(rows.withRow(ids[20]) { $0[0] = .string("in place") } != nil)
+        #expect(rows.withValue(ids[20]) { $0[0] = .string("in place") } != nil)
         expected[ids[20]] = row("in place")
-        #expect(rows.withRow(id(item, 9_999_999)) { _ in } == nil)
+        #expect(rows.withValue(id(item, 9_999_999)) { _ in } == nil)
         for removed in [ids[0], ids[3_000], ids[3_003]] {
             #expect(rows.removeValue(forKey: removed) == expected[removed])
             expected[removed] = nil
@@ -56,12 +57,14 @@ import Testing
     @Test func aKeyInTheDictionaryIsNotDoubledWhenTheRunGrowsOverIt() {
         var rows = RecordRows()
         rows[id(item, 1)] = row("first")
-        rows[id(item, 2_000)] = row("far")          // beyond the run's slack: the dictionary
-        for key in 2...1_999 { rows[id(item, Int64(key))] = row("k\(key)") }   // the run grows over 2,000
-        rows[id(item, 2_000)] = row("far, changed")
-        #expect(rows.count == 2_000)
-        #expect(rows[id(item, 2_000)] == row("far, changed"))
-        #expect(rows.filter { $0.key == id(item, 2_000) }.count == 1)
+        rows[id(item, 10_000)] = row("far")          // beyond the run's reach: the dictionary
+        #expect(rows.denseCount == 1)
+        for key in 2...9_999 { rows[id(item, Int64(key))] = row("k\(key)") }   // the run grows over 10,000
+        #expect(rows.denseCount == 9_999)
+        rows[id(item, 10_000)] = row("far, changed")
+        #expect(rows.count == 10_000)
+        #expect(rows[id(item, 10_000)] == row("far, changed"))
+        #expect(rows.filter { $0.key == id(item, 10_000) }.count == 1)
     }
 
     /// `forEachInIDOrder` visits every row once in `ManagedObjectID`'s order (entity name,
@@ -81,5 +84,34 @@ import Testing
         #expect(visited == rows.map(\.key).sorted())
         #expect(visited.count == keys.count * 2)
         #expect(visited.first?.entity === item)
+    }
+
+    /// A context's objects: temporary IDs until their save, permanent after it. Both kinds
+    /// get a run, an emptied run is freed, and a third scope of one entity still works (in
+    /// the dictionary).
+    @Test func temporaryAndPermanentIDsOfOneEntityAreBothDense() {
+        var table = ObjectIDTable<Int>()
+        let temporary = (0..<100).map { _ in ManagedObjectID.temporary(for: item) }
+        for (number, id) in temporary.enumerated() { table[id] = number }
+        for key in 1...100 { table[id(item, Int64(key))] = key }
+        #expect(table.denseCount == 200)
+        table[id(item, 5, store: 9)] = -5          // a second store's ID: its entity has two runs already
+        #expect(table.denseCount == 200 && table.count == 201)
+        #expect(table[id(item, 5, store: 9)] == -5 && table[id(item, 5)] == 5)
+        for id in temporary { table[id] = nil }     // saved: the temporary run empties and goes
+        #expect(table.count == 101 && table.denseCount == 100)
+        table[id(item, 6, store: 9)] = -6          // now there is room for the second store's run
+        #expect(table.denseCount == 101)
+        #expect(Set(table.keys(of: item, includingSubentities: false)).count == 102)
+        #expect(table.keys(of: tag, includingSubentities: false).isEmpty)
+    }
+
+    /// Far-apart keys go to the dictionary instead of allocating an array to reach them.
+    @Test func scatteredKeysStayOutOfTheRuns() {
+        var table = ObjectIDTable<Int>()
+        for step in 0..<50 { table[id(item, 1 + Int64(step) * 1_000_000)] = step }
+        #expect(table.count == 50)
+        #expect(table.denseCount == 1)
+        for step in 0..<50 { #expect(table[id(item, 1 + Int64(step) * 1_000_000)] == step) }
     }
 }
