@@ -1,0 +1,115 @@
+import Foundation
+
+extension TextSequence {
+    /// Applies an operation made by this or another replica (docs/TEXT.md, "Merging").
+    ///
+    /// Operations must arrive in causal order: a peer's insertions in the order it made
+    /// them, and an operation after those of the characters it names (the log's order
+    /// gives both). An operation already applied changes nothing.
+    /// - Throws: `.corruptSegment`-style ``StrataStorage/StrataError`` `.corruptDocument`
+    ///   when it names a character the text does not hold.
+    package mutating func apply(_ operation: TextOperation) throws {
+        switch operation {
+        case .insert(let id, let originLeft, let originRight, let scalars):
+            guard !scalars.isEmpty else { return }
+            let known = nextCounter[id.peer] ?? 0
+            if id.counter &+ UInt32(scalars.count) <= known { return }   // applied already
+            guard id.counter == known else { throw Self.outOfOrder("inserts \(id)", expected: TextElementID(peer: id.peer, counter: known)) }
+            for origin in [originLeft, originRight].compactMap({ $0 }) where !contains(origin) {
+                throw Self.outOfOrder("inserts \(id) next to \(origin)", expected: nil)
+            }
+            integrate(TextRun(id: id, length: scalars.count, originLeft: originLeft, originRight: originRight,
+                              scalars: ContiguousArray(scalars), isDeleted: false))
+        case .delete(let start, let count):
+            guard count > 0 else { return }
+            guard contains(start), contains(start.advanced(by: count - 1)) else {
+                throw Self.outOfOrder("deletes \(start) and \(count - 1) after it", expected: nil)
+            }
+            var next = start
+            var remaining = count
+            while remaining > 0 {
+                // The characters may lie in several runs (split since, or inserted apart).
+                let (chunk, run, offset) = location(of: next)
+                let taken = min(remaining, chunks[chunk].runs[run].length - offset)
+                deleteRange(from: next, count: taken)
+                next = next.advanced(by: taken)
+                remaining -= taken
+            }
+        }
+    }
+
+    /// Places a run inserted elsewhere among the runs inserted concurrently at the same
+    /// place (FugueMax, as the Fugue paper gives it, equal to Yjs with its right-origin
+    /// rule): after its left origin, before its right origin, and among concurrent runs
+    /// with the same origins in the order of their peers, so that runs typed at one place
+    /// at once never interleave.
+    private mutating func integrate(_ new: TextRun) {
+        // Runs start at both origins, so every comparison below is of whole runs.
+        if let left = new.originLeft, let after = nextID(after: left) { splitBefore(after) }
+        if let right = new.originRight { splitBefore(right) }
+        let total = chunks.reduce(0) { $0 + $1.total }
+        let left = new.originLeft.map(globalIndex(of:)) ?? -1
+        let right = new.originRight.map(globalIndex(of:)) ?? total
+        var destination = left + 1
+        var scanning = false
+        var index = left + 1
+        var position = index < total ? runLocation(atGlobal: index) : nil
+        while index < right, let (chunk, run) = position {
+            let other = chunks[chunk].runs[run]
+            let otherLeft = other.originLeft.map(globalIndex(of:)) ?? -1
+            if otherLeft < left { break }
+            if otherLeft == left {
+                let otherRight = other.originRight.map(globalIndex(of:)) ?? total
+                if otherRight < right {
+                    scanning = true
+                } else if otherRight == right {
+                    if new.id.peer < other.id.peer { break }
+                    scanning = false
+                } else {
+                    scanning = false
+                }
+            }
+            index += other.length
+            if !scanning { destination = index }
+            position = self.run(after: chunk, run)
+        }
+        if destination >= total {
+            let last = max(chunks.count - 1, 0)
+            insert(new, chunk: last, run: chunks.isEmpty ? 0 : chunks[last].runs.count)
+        } else {
+            var (chunk, run) = runLocation(atGlobal: destination)!
+            // At a chunk's start, the end of the chunk before: a continued run merges there.
+            if run == 0, chunk > 0 { (chunk, run) = (chunk - 1, chunks[chunk - 1].runs.count) }
+            insert(new, chunk: chunk, run: run)
+        }
+    }
+
+    /// The character after `id` in its peer's count, when the run holding `id` holds it
+    /// too (where a run must be split so that one ends at `id`).
+    private func nextID(after id: TextElementID) -> TextElementID? {
+        let (chunk, run, offset) = location(of: id)
+        return offset + 1 < chunks[chunk].runs[run].length ? id.advanced(by: 1) : nil
+    }
+
+    /// The run that starts at the global index `index` (runs start there: see `integrate`).
+    private func runLocation(atGlobal index: Int) -> (chunk: Int, run: Int)? {
+        var remaining = index
+        for (chunk, candidate) in chunks.enumerated() {
+            if remaining >= candidate.total {
+                remaining -= candidate.total
+                continue
+            }
+            for (run, item) in candidate.runs.enumerated() {
+                if remaining == 0 { return (chunk, run) }
+                remaining -= item.length
+                precondition(remaining >= 0, "global index \(index) falls inside a run")
+            }
+        }
+        return nil
+    }
+
+    private static func outOfOrder(_ what: String, expected: TextElementID?) -> StrataError {
+        let expectation = expected.map { " (the next character of its peer is \($0))" } ?? ""
+        return StrataError(.corruptDocument, "A text operation \(what), which the text does not hold yet\(expectation): operations arrived out of causal order.")
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+
+/// A text as a sequence CRDT: every character ever inserted, in document order, with its
+/// identity, deleted ones kept as tombstones, so that replicas applying the same
+/// operations in any causal order hold the same text (docs/TEXT.md).
+///
+/// The runs live in chunks of at most ``chunkCapacity``, each knowing how many characters it
+/// holds and shows, so a position is found by skipping whole chunks; an index by peer finds
+/// the chunk of an identity. Typing at the end of one's own run extends it in place.
+///
+/// Positions are in Unicode scalars (the unit Loro and Automerge count in); `String`'s
+/// other views are converted at the API's edge.
+package struct TextSequence: Sendable {
+    /// A stretch of runs with its counts.
+    struct Chunk: Sendable {
+        /// Stable for the chunk's life: the peer index names chunks by it.
+        let key: Int
+        var runs: [TextRun] = []
+        /// Characters shown.
+        var visible = 0
+        /// Characters held, tombstones included.
+        var total = 0
+    }
+
+    /// Where a run starts, for the peer index: the run's first counter and its chunk's key.
+    struct RunStart: Sendable {
+        var counter: UInt32
+        var chunk: Int
+    }
+
+    /// A chunk splits in two past this many runs.
+    static let chunkCapacity = 64
+
+    private(set) var chunks: [Chunk] = []
+    /// Per peer, where each of its runs starts, by first counter.
+    var starts: [UInt64: [RunStart]] = [:]
+    /// Per peer, the counter its next character gets (every lower one is in the text).
+    private(set) var nextCounter: [UInt64: UInt32] = [:]
+    private var nextChunkKey = 0
+
+    /// The characters shown.
+    package private(set) var count = 0
+
+    package init() {}
+
+    /// The text.
+    package var string: String {
+        var text = String.UnicodeScalarView()
+        for chunk in chunks {
+            for run in chunk.runs where !run.isDeleted { text.append(contentsOf: run.scalars) }
+        }
+        return String(text)
+    }
+
+    /// The identities of the shown characters, in order.
+    package func shownIdentities() -> [TextElementID] {
+        var result: [TextElementID] = []
+        result.reserveCapacity(count)
+        for chunk in chunks {
+            for run in chunk.runs where !run.isDeleted { result += (0..<run.length).map { run.id.advanced(by: $0) } }
+        }
+        return result
+    }
+
+    /// The number of runs held, tombstones included (what the text costs in memory, beside
+    /// its characters).
+    package var runCount: Int { chunks.reduce(0) { $0 + $1.runs.count } }
+
+    /// Whether the peer's character `id` has been applied.
+    package func contains(_ id: TextElementID) -> Bool { id.counter < nextCounter[id.peer] ?? 0 }
+
+    // MARK: Finding runs
+
+    /// The chunk index of a chunk key.
+    @inline(__always)
+    func chunkIndex(ofKey key: Int) -> Int {
+        chunks.firstIndex { $0.key == key }!
+    }
+
+    /// The chunk, run and offset of character `id`, which the text holds.
+    func location(of id: TextElementID) -> (chunk: Int, run: Int, offset: Int) {
+        let peerStarts = starts[id.peer]!
+        // The last run start at or before the counter.
+        var low = 0, high = peerStarts.count
+        while high - low > 1 {
+            let middle = (low + high) / 2
+            if peerStarts[middle].counter <= id.counter { low = middle } else { high = middle }
+        }
+        let chunk = chunkIndex(ofKey: peerStarts[low].chunk)
+        let run = chunks[chunk].runs.firstIndex { $0.contains(id) }!
+        return (chunk, run, chunks[chunk].runs[run].offset(of: id))
+    }
+
+    /// The position of character `id` among all characters, tombstones included.
+    func globalIndex(of id: TextElementID) -> Int {
+        let (chunk, run, offset) = location(of: id)
+        return globalIndex(chunk: chunk, run: run) + offset
+    }
+
+    /// The position of a run's first character among all characters.
+    func globalIndex(chunk: Int, run: Int) -> Int {
+        var index = 0
+        for earlier in chunks[..<chunk] { index += earlier.total }
+        for earlier in chunks[chunk].runs[..<run] { index += earlier.length }
+        return index
+    }
+
+    /// The run after (`chunk`, `run`), if any.
+    func run(after chunk: Int, _ run: Int) -> (chunk: Int, run: Int)? {
+        if run + 1 < chunks[chunk].runs.count { return (chunk, run + 1) }
+        var next = chunk + 1
+        while next < chunks.count {
+            if !chunks[next].runs.isEmpty { return (next, 0) }
+            next += 1
+        }
+        return nil
+    }
+
+    // MARK: Changing runs
+
+    /// Splits the run holding `id` so that a run starts at `id`; returns the location of
+    /// that run.
+    @discardableResult
+    mutating func splitBefore(_ id: TextElementID) -> (chunk: Int, run: Int) {
+        let (chunk, run, offset) = location(of: id)
+        guard offset > 0 else { return (chunk, run) }
+        split(chunk: chunk, run: run, at: offset)
+        return normalized(chunk: chunk, run: run + 1)
+    }
+
+    /// Splits a run before its character at `offset` (0 < offset < length), in place.
+    mutating func split(chunk: Int, run: Int, at offset: Int) {
+        let rest = chunks[chunk].runs[run].split(at: offset)
+        chunks[chunk].runs.insert(rest, at: run + 1)
+        insertStart(of: rest, chunk: chunks[chunk].key)
+        splitChunkIfFull(chunk)
+    }
+
+    /// A (chunk, run) position after a chunk split may have moved it into the next chunk.
+    func normalized(chunk: Int, run: Int) -> (chunk: Int, run: Int) {
+        var (chunk, run) = (chunk, run)
+        while chunk < chunks.count, run >= chunks[chunk].runs.count, chunk + 1 < chunks.count {
+            run -= chunks[chunk].runs.count
+            chunk += 1
+        }
+        return (chunk, run)
+    }
+
+    /// Inserts a run before the run at (`chunk`, `run`) (or at the chunk's end), merging it
+    /// into the run before when it continues that one.
+    mutating func insert(_ new: TextRun, chunk: Int, run: Int) {
+        if chunks.isEmpty {
+            chunks.append(Chunk(key: takeChunkKey()))
+        }
+        if run > 0, chunks[chunk].runs[run - 1].isContinued(by: new) {
+            chunks[chunk].runs[run - 1].append(new)
+        } else {
+            chunks[chunk].runs.insert(new, at: run)
+            insertStart(of: new, chunk: chunks[chunk].key)
+        }
+        chunks[chunk].total += new.length
+        chunks[chunk].visible += new.visibleLength
+        count += new.visibleLength
+        noteApplied(new.id, count: new.length)
+        splitChunkIfFull(chunk)
+    }
+
+    /// Marks the run at (`chunk`, `run`) deleted (it is not).
+    mutating func markDeleted(chunk: Int, run: Int) {
+        let length = chunks[chunk].runs[run].length
+        chunks[chunk].runs[run].isDeleted = true
+        chunks[chunk].runs[run].scalars = []
+        chunks[chunk].visible -= length
+        count -= length
+    }
+
+    /// Records that the peer's characters up to `id + count` are in the text.
+    mutating func noteApplied(_ id: TextElementID, count: Int) {
+        let next = id.counter &+ UInt32(count)
+        if next > nextCounter[id.peer] ?? 0 { nextCounter[id.peer] = next }
+    }
+
+    private mutating func takeChunkKey() -> Int {
+        defer { nextChunkKey += 1 }
+        return nextChunkKey
+    }
+
+    /// Adds a run's start to its peer's index.
+    private mutating func insertStart(of run: TextRun, chunk key: Int) {
+        let start = RunStart(counter: run.id.counter, chunk: key)
+        var list = starts.removeValue(forKey: run.id.peer) ?? []
+        if let last = list.last, last.counter >= run.id.counter {
+            var low = 0, high = list.count
+            while low < high {
+                let middle = (low + high) / 2
+                if list[middle].counter < run.id.counter { low = middle + 1 } else { high = middle }
+            }
+            list.insert(start, at: low)
+        } else {
+            list.append(start)
+        }
+        starts[run.id.peer] = list
+    }
+
+    /// Moves the second half of a chunk past ``chunkCapacity`` runs into a new chunk after it.
+    private mutating func splitChunkIfFull(_ chunk: Int) {
+        guard chunks[chunk].runs.count > Self.chunkCapacity else { return }
+        let half = chunks[chunk].runs.count / 2
+        var moved = Chunk(key: takeChunkKey())
+        moved.runs = Array(chunks[chunk].runs[half...])
+        chunks[chunk].runs.removeSubrange(half...)
+        for run in moved.runs {
+            moved.total += run.length
+            moved.visible += run.visibleLength
+            repoint(run.id, to: moved.key)
+        }
+        chunks[chunk].total -= moved.total
+        chunks[chunk].visible -= moved.visible
+        chunks.insert(moved, at: chunk + 1)
+    }
+
+    /// Points the index entry of the run starting at `id` to another chunk.
+    private mutating func repoint(_ id: TextElementID, to key: Int) {
+        var low = 0, high = starts[id.peer]!.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if starts[id.peer]![middle].counter <= id.counter { low = middle } else { high = middle - 1 }
+        }
+        starts[id.peer]![low].chunk = key
+    }
+}
