@@ -138,7 +138,7 @@ extension DocumentState {
             context: ["objects": clashes.map(\.description).joined(separator: " ")])
     }
 
-    /// Runs `write` in the write transaction a context's save holds (``DocumentStore/performWrite(_:)``),
+    /// Runs `write` in the write transaction a context's save holds (`DocumentStore.performWrite`),
     /// else in a transaction of its own.
     static func inWriteTransaction(_ connection: SQLiteConnection, held: Bool, _ write: () throws -> Void) throws {
         if held {

@@ -36,13 +36,13 @@ struct DocumentState: @unchecked Sendable {
     /// the counters. Nil: every key counts. Read with the counters.
     var replicaKeys: Range<Int64>?
     /// Records other connections changed, found by catch-ups since a write last handed
-    /// them to its body (``DocumentStore/performWrite(_:)``).
+    /// them to its body (`DocumentStore.performWrite`).
     var externalChanges: Set<ManagedObjectID> = []
     /// What catch-ups found other connections inserted, updated and deleted, until the
     /// store hands it to its coordinator (``DocumentStore/catchUp()``).
     var pendingRemoteChanges = PendingRemoteChanges()
     /// The write transaction a context's save holds from its catch-up to its write
-    /// (``DocumentStore/performWrite(_:)``), with what to apply once it commits.
+    /// (`DocumentStore.performWrite`), with what to apply once it commits.
     var heldWrite: HeldWrite?
     /// How many catch-ups read the log since the store opened (tests count them).
     var catchUps = 0

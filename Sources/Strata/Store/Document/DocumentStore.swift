@@ -180,9 +180,10 @@ public final class DocumentStore: PersistentStore {
     let schema: SnapshotSchema
     let state: Locked<DocumentState>
     /// Held by whatever writes through this store — a context's whole save
-    /// (``performWrite(_:)``), a direct save, a compaction, a batch request, closing — so
-    /// that no thread's write lands inside another's transaction. Recursive: a save inside
-    /// ``performWrite(_:)`` takes it again on the same thread.
+    /// (`performWrite`), a direct save, a compaction, a batch request, closing — so
+    /// that no thread's write lands inside another's transaction. Recursive: a direct save,
+    /// batch request or nested `performWrite` inside `performWrite` takes it again on the
+    /// same thread (a context's save does not: ``HeldWriteSaving``).
     let writer = NSRecursiveLock()
     /// How often the locks were taken (tests count them).
     package let activity = DocumentActivity()
