@@ -2,21 +2,22 @@ import Foundation
 import PostgresNIO
 import Strata
 
-extension PostgresDocumentStore {
+extension PostgresDocumentStore: HeldWriteSaving {
     /// Runs `body` — a context's whole save, or a batch request — inside one server
     /// transaction holding the document's advisory lock: other writers' segments are
-    /// taken in first (the save's catch-up finds them, conflicts and all), then what
-    /// `body` saves is inserted on the server and committed there before it is committed
-    /// in the replica.
+    /// written into the replica first, and the replica's write catches up with them once
+    /// as it begins and passes `body` the records they changed (a save finds its conflicts
+    /// with them); then what `body` saves is inserted on the server and committed there
+    /// before it is committed in the replica.
     ///
     /// A save that did not commit on the server did not happen: nothing of it is applied
     /// locally, and the error says so (`.server` with `context["kind"] == "notCommitted"`).
     /// - Throws: `body`'s error; `.server` naming the server.
-    public func performWrite<T>(_ body: () throws -> T) throws -> T {
+    public func performWrite<T>(_ body: (_ changedElsewhere: Set<ManagedObjectID>) throws -> T) throws -> T {
         var saved: Int64?
         defer { if let saved { compactOnServerIfDue(savedThrough: saved) } }
         return try withWriteLock { nested in
-            if nested { return try body() }
+            if nested { return try replica.performWrite(body) }
             var finished = false
             defer { if !finished { _ = try? session.query("ROLLBACK") } }
             try notCommittedOnFailure {
@@ -24,9 +25,9 @@ extension PostgresDocumentStore {
                 try PostgresLog.lock(documentID, session)
                 try pullFromServerLocked()
             }
-            return try replica.performWrite {
+            return try replica.performWrite { (changedElsewhere: Set<ManagedObjectID>) in
                 let start = try replica.lastStoredSequence()
-                let result = try body()
+                let result = try body(changedElsewhere)
                 let mine = try replica.storedSegments(after: start)
                 try notCommittedOnFailure {
                     if !mine.isEmpty {
@@ -43,13 +44,13 @@ extension PostgresDocumentStore {
         }
     }
 
-    /// Saves through ``performWrite(_:)`` (a direct save gets its own server transaction).
+    /// Saves through `performWrite` (a direct save gets its own server transaction).
     @discardableResult
     public func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
         try performWrite { try replica.save(request) }
     }
 
-    /// Runs a batch request as a save: in the replica, inside ``performWrite(_:)``.
+    /// Runs a batch request as a save: in the replica, inside `performWrite`.
     public func executeBatch(_ request: StoreBatchRequest) throws -> StoreBatchOutcome {
         try performWrite { try replica.executeBatch(request) }
     }
@@ -70,11 +71,10 @@ extension PostgresDocumentStore {
         }
     }
 
-    /// Takes in what other writers appended since the replica last read (their segments
-    /// are written into it by the next save's catch-up or ``catchUp()``) and hands over
-    /// the records they changed, as a document store does for another process's saves.
-    public func catchUpWithOtherProcesses() throws -> Set<ManagedObjectID> {
-        try replica.catchUpWithOtherProcesses()
+    /// Writes a context's save into the replica, inside the write the calling thread holds
+    /// through `performWrite` (whose server transaction sends it): no lock taken again.
+    package func saveInHeldWrite(_ request: StoreSaveRequest) throws -> StoreSaveResult {
+        try replica.saveInHeldWrite(request)
     }
 
     // MARK: Reads: the replica

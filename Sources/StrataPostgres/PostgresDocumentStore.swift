@@ -75,9 +75,9 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
     /// The connection saves and catch-ups use (under ``writer``).
     let session: PostgresSession
     /// Held by a save (its whole server transaction) and by a catch-up from the server.
-    /// Recursive: a save inside ``performWrite(_:)`` takes it again on the same thread.
+    /// Recursive: a direct save inside `performWrite` takes it again on the same thread.
     let writer = NSRecursiveLock()
-    /// Whether the thread holding ``writer`` is inside ``performWrite(_:)`` (only read
+    /// Whether the thread holding ``writer`` is inside `performWrite` (only read
     /// and written by that thread).
     var inWriteLocked = false
     /// The LISTEN connection, while the store listens.
@@ -162,8 +162,7 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
         do {
             segmentsReplayedOnOpen = try pullFromServerLocked()
             // What the document held when it opened is not news to anyone.
-            _ = try replica.catchUp()
-            _ = try replica.catchUpWithOtherProcesses()
+            try replica.catchUpWithoutReporting()
             if configuration.listensForRemoteChanges {
                 listener = try PostgresChangeListener(location: location, channel: PostgresLog.channel(documentID)) { [weak self] in
                     self?.serverChanged()
@@ -224,19 +223,6 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
 
     // MARK: Taking in other writers' saves
 
-    /// Takes in what other writers appended since this store last read the server,
-    /// without saving, and hands it to the coordinators the store was added to (their
-    /// automatically merging contexts merge it; they post
-    /// ``Strata/PersistentStoreCoordinator/storeRemoteChangeNotification``). Returns it;
-    /// nil when nothing changed. The listener calls it whenever a writer appends.
-    /// - Throws: `.server` naming the server; `.corruptSegment` naming a damaged segment.
-    @discardableResult
-    public func catchUp() throws -> StoreRemoteChange? {
-        _ = try withWriter { try pullFromServerLocked() }
-        // Outside the write lock: the coordinators' contexts may be waiting for it.
-        return try replica.catchUp()
-    }
-
     /// Writes the server's segments after the replica's last into it, with the counters;
     /// returns how many. Called holding ``writer`` (or while opening).
     @discardableResult
@@ -246,12 +232,6 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
         let segments = head.last > last ? try PostgresLog.segments(documentID, after: last, session) : []
         try replica.ingest(segments, keyCounters: head.keys, groupCounter: head.groups)
         return segments.count
-    }
-
-    /// A NOTIFY arrived (on the listener's queue): catch up. A failure is left for the
-    /// next save or catch-up, which reads the server again and reports it.
-    private func serverChanged() {
-        _ = try? catchUp()
     }
 
     func withWriter<T>(_ body: () throws -> T) throws -> T {

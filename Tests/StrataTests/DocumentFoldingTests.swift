@@ -138,7 +138,7 @@ private func onlyThresholds(operations: Int = 0, decodedBytes: Int = 0) -> Docum
         let writer = try DocumentStack.create(url, configuration: manualCompaction())
         let reader = try DocumentStore(openingAt: url, model: sharedExampleModel, configuration: onlyThresholds(operations: 50))
         try saveProjects(60, in: writer)
-        _ = try reader.catchUpWithOtherProcesses()
+        _ = try reader.catchUp()
         let counted = try uncompacted(reader)
         #expect(counted.operations >= 60 && counted.decodedBytes > 0)
         #expect(counted.decodedBytes == (try writer.store.segmentRecords().reduce(0) { $0 + $1.rawSize }))

@@ -129,7 +129,7 @@ struct RemoteChangeTests {
         try other.object(uris["Hopper"]!).setObject(try other.object(uris["Engineering"]!), forKey: "department")
         other.context.delete(try other.object(uris["Babbage"]!))
         try other.context.save()
-        _ = try one.coordinator.catchUpWithOtherWriters()
+        _ = try one.coordinator.catchUp()
         _ = try one.context.count(for: listRequest())   // the confinement context takes the merge in
         #expect(names(list) == "Engineering: Dijkstra,Hopper,Lovelace | Research: Turing")
         // The merge's refresh and its new records may come as two batches (as for a merged
@@ -148,7 +148,7 @@ struct RemoteChangeTests {
         // A second save: a rename of a department re-sorts its section.
         try other.object(uris["Research"]!).setValue("Applied Research", forKey: "name")
         try other.context.save()
-        _ = try one.coordinator.catchUpWithOtherWriters()
+        _ = try one.coordinator.catchUp()
         _ = try one.context.count(for: listRequest())
         #expect(names(list) == "Applied Research: Turing | Engineering: Dijkstra,Hopper,Lovelace")
         _ = try checkController(list, delegate: delegate, previous: snapshot, step: "a rename")

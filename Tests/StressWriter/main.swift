@@ -248,7 +248,6 @@ func sharedUndoStep(_ store: DocumentStore, name: String, roll: UInt64) throws -
     }
     let redo = roll >= 75
     return try store.performWrite {
-        _ = try store.catchUpWithOtherProcesses()
         try context.restoreUndoHistory()
         guard let undo = context.undoManager, redo ? undo.canRedo : undo.canUndo else { return redo ? "nothing to redo" : "nothing to undo" }
         let action = redo ? undo.redoActionName : undo.undoActionName

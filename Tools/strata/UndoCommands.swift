@@ -74,7 +74,6 @@ enum UndoRedo {
 
     /// Rebuilds the stacks from the history as it is now, reverts `steps` groups and saves.
     private static func undoOrRedo(_ session: DocumentSession, steps: Int, redo: Bool, verb: String) throws -> [String] {
-        _ = try session.store.catchUpWithOtherProcesses()
         try session.restoreUndoHistory()
         guard let undoManager = session.context.undoManager else { return [] }
         let available = redo ? undoManager.redoCount : undoManager.undoCount

@@ -12,7 +12,7 @@ import OrderedCollections
 /// chunks of ``chunkSize`` rows, each chunk one segment whose only group carries the
 /// request's group id (the first save gives it its permanent id, later chunks reuse it;
 /// history and ``ContextUndoManager/restoreHistory(_:)`` merge consecutive groups with one
-/// id). Inside a context's batch the store's write is held (``PersistentStore/performWrite(_:)``),
+/// id). Inside a context's batch the store's write is held (`PersistentStore.performWrite`),
 /// so the chunks commit together or not at all, and `values` reads what earlier chunks
 /// wrote. What stays in memory across chunks: the inserted IDs the result asks for
 /// (``StoreBatchInsert/listing``: none for `.statusOnly`, a set for merging, and the list

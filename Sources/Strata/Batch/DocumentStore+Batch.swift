@@ -41,7 +41,7 @@ extension DocumentStore: BatchExecutingStore {
             let outcome = try StoreBatchPlanner(values: { try snapshot.currentValues($0) })
                 .plan(request, matched: matched)
             guard let group = outcome.group else { return outcome }
-            let saved = try state.save(StoreSaveRequest(groups: [group], timestamp: request.timestamp)).result()
+            let saved = try state.save(StoreSaveRequest(groups: [group], timestamp: request.timestamp))
             compactIfDue(&state)
             var result = outcome
             result.savedGroupID = saved.groupIDs[group.id] ?? group.id

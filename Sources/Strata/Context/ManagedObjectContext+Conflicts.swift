@@ -16,17 +16,15 @@ struct StoreConflict {
 extension ManagedObjectContext {
     // MARK: Finding conflicts (under the coordinator's save lock)
 
-    /// Takes in other processes' saves, then returns every object this save writes whose
-    /// record changed in the store after the object's values were read, with the
-    /// generation the comparison saw.
+    /// Returns every object this save writes whose record changed in the store after the
+    /// object's values were read, with the generation the comparison saw. Other writers'
+    /// changes count: the stores' writes caught up with them as they began, and the
+    /// coordinator noted them changed (`PersistentStoreCoordinator.withSaveLock`).
     ///
     /// Only records changed since an object's ``ManagedObject/loadGeneration`` are read
     /// back; among those, a record is in conflict when a persistent value differs from the
     /// context's committed one (a record changed and changed back is not).
     func findConflicts() throws -> (conflicts: [StoreConflict], generation: UInt64) {
-        var external: Set<ManagedObjectID> = []
-        for store in coordinator.persistentStores { external.formUnion(try store.catchUpWithOtherProcesses()) }
-        if !external.isEmpty { coordinator.noteChanged(external) }
         let generation = coordinator.generation
         var seen: Set<ManagedObjectID> = []
         var conflicts: [StoreConflict] = []

@@ -48,51 +48,36 @@ extension ManagedObjectContext {
             return
         }
         try crossStoreCheck()
+        // A bulk save's new objects get their keys first, reserved durably, and are renamed
+        // in place (docs/ARCHITECTURE.md, "When new objects get their keys"); the others get
+        // theirs from the stores inside the write, after its catch-up.
         try assignPermanentIDsBeforeWrite()
 
         // Conflicts are found, resolved and the log written under one hold of the save
-        // lock and of every store's write lock, so no other save — of another context or
-        // another process — comes between them and every save makes progress. Resolving
-        // flushes changes, whose ObjectsDidChange waits until the lock is released (an
-        // observer may save). New objects get their permanent IDs from the stores inside
-        // the write, never before it: two writers can never be given one key.
-        for attempt in 1...Self.saveAttempts {
-            deferredChangeNotices = []
-            let outcome: Result<SaveAttempt, any Error> = Result {
-                try coordinator.withSaveLock { try attemptSave(isLastAttempt: attempt == Self.saveAttempts, derives: derives, derivedNow: derivedNow) }
-            }
-            let notices = deferredChangeNotices ?? []
-            deferredChangeNotices = nil
-            for notice in notices { postObjectsDidChange(notice) }
-            switch try outcome.get() {
-            case .saved(let changes, let generation, let assigned):
-                // A pinned context sees its own save (as Core Data's): the newest generation
-                // holds it. Moved before the objects are settled, which may read.
-                advancePinnedGeneration()
-                let changes = finishSave(assigned: assigned, changes: changes, generation: generation, collectingInsertions: true)
-                coordinator.announce(changes, from: self)
-                announceToChildren(changes, from: nil)
-                return
-            case .raced:
-                continue
-            }
-        }
-        throw StrataError(.mergeConflict, "Other processes kept changing the records this save changes; tried \(Self.saveAttempts) times.")
-    }
-
-    /// How often a save tries again after another process's save came between its
-    /// catch-up and its write: only with a store that cannot hold its write lock for the
-    /// whole save (``PersistentStore/performWrite(_:)``'s default); a document never races.
-    static let saveAttempts = 8
-
-    private enum SaveAttempt {
-        case saved(SaveChanges, generation: UInt64, assigned: StoreSaveResult)
-        case raced
+        // lock and of every store's write lock, which caught up with other writers as it
+        // began (`PersistentStoreCoordinator.withSaveLock`): no other save — of another
+        // context or another process — comes between them, so the save never races and
+        // every save makes progress. Resolving flushes changes, whose ObjectsDidChange
+        // waits until the lock is released (an observer may save).
+        deferredChangeNotices = []
+        let outcome = Result { try coordinator.withSaveLock { try saveHoldingTheWrite(derives: derives, derivedNow: derivedNow) } }
+        let notices = deferredChangeNotices ?? []
+        deferredChangeNotices = nil
+        for notice in notices { postObjectsDidChange(notice) }
+        let (changes, generation, assigned) = try outcome.get()
+        // A pinned context sees its own save (as Core Data's): the newest generation holds
+        // it. Moved before the objects are settled, which may read.
+        advancePinnedGeneration()
+        let settled = finishSave(assigned: assigned, changes: changes, generation: generation, collectingInsertions: true)
+        coordinator.announce(settled, from: self)
+        announceToChildren(settled, from: nil)
     }
 
     /// Under the save lock: finds conflicts, resolves them by ``mergePolicy`` (or throws),
-    /// and writes.
-    private func attemptSave(isLastAttempt: Bool, derives: Bool, derivedNow: Date) throws -> SaveAttempt {
+    /// enforces uniqueness and writes.
+    private func saveHoldingTheWrite(derives: Bool, derivedNow: Date)
+        throws -> (changes: SaveChanges, generation: UInt64, assigned: StoreSaveResult)
+    {
         var (conflicts, generation) = try findConflicts()
         if derives {
             conflicts = try settleDerivedValues(conflicts, generation: generation, now: derivedNow)
@@ -107,33 +92,30 @@ extension ManagedObjectContext {
             try validateForSave()
         }
         var assigned = StoreSaveResult()
-        var wroteAny = false
-        do {
-            try writeUnsavedGroups(into: &assigned, wroteAny: &wroteAny)
-        } catch let error as StrataError where error.code == .mergeConflict && !wroteAny && !isLastAttempt {
-            // Another process saved the same records after the catch-up: the next attempt
-            // catches up again and sees them as conflicts.
-            return .raced
-        }
+        try writeUnsavedGroups(into: &assigned)
         // The inserted IDs are collected once the whole save has committed and the log and
         // the changed-object set let go of theirs (`finishSave`): a bulk save's logged
         // inserts and the set of its inserted IDs were the two largest things alive at W1's
         // peak (docs/ARCHITECTURE.md, "Save"). The log stays until then: the save lock's
         // transaction commits after this returns, and a failed commit retries with it.
         let changes = savedUpdatesAndDeletions(assigned.permanentIDs, updatedWithoutObject: recordsChangedWithoutChangedObject())
-        return .saved(changes, generation: coordinator.noteChanged(changes.updated.union(changes.deleted)), assigned: assigned)
+        return (changes, coordinator.noteChanged(changes.updated.union(changes.deleted)), assigned)
     }
 
-    /// Hands the log's unsaved groups to their stores, one request each; the groups are
-    /// released when it returns.
-    private func writeUnsavedGroups(into assigned: inout StoreSaveResult, wroteAny: inout Bool) throws {
+    /// Hands the log's unsaved groups to their stores, one request each, inside the write
+    /// the save holds (a store that can write there without taking its lock again does:
+    /// ``HeldWriteSaving``); the groups are released when it returns.
+    private func writeUnsavedGroups(into assigned: inout StoreSaveResult) throws {
         let timestamp = Date()
         for (store, storeGroups) in try routeByStore(log.unsavedGroups()) {
             // A group saved into an earlier store keeps the id that store gave it.
             let request = StoreSaveRequest(groups: storeGroups.map { assigned.renamingGroups(in: $0) }, timestamp: timestamp,
                                            author: transactionAuthor, contextName: name)
-            assigned.merge(try store.save(request))
-            wroteAny = true
+            if let held = store as? any HeldWriteSaving {
+                assigned.merge(try held.saveInHeldWrite(request))
+            } else {
+                assigned.merge(try store.save(request))
+            }
         }
     }
 

@@ -67,25 +67,29 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// The number of records matching the request (limit and offset applied).
     func countObjects(_ request: StoreFetchRequest) throws -> Int
 
-    /// Takes in what other connections to the same file (other processes) saved since the
-    /// store last read it, and returns the records they changed or deleted since the last
-    /// call. A context's save calls it first, to find conflicts. Stores no one else writes
-    /// return an empty set (the default).
-    func catchUpWithOtherProcesses() throws -> Set<ManagedObjectID>
-
     /// Runs `body` — a context's whole save or a batch request — holding the store's write
-    /// lock, so no other writer (connection, process) writes between the catch-up at its
-    /// start and the write at its end; what `body` saves commits when it returns and is
-    /// rolled back when it throws. Stores no one else writes just run `body` (the default).
-    func performWrite<T>(_ body: () throws -> T) throws -> T
+    /// lock, so no other writer (connection, process) writes while it runs; what `body`
+    /// saves commits when it returns and is rolled back when it throws.
+    ///
+    /// A store that other writers change catches up with them once, at the start and
+    /// inside the lock, and passes `body` the records they changed or deleted since it last
+    /// reported them: a save finds its conflicts with them, and since nothing can land
+    /// between that catch-up and the save's write, a save never races another writer's.
+    /// A call nested in the same thread's write passes what the outer one caught up with.
+    /// Stores no one else writes just run `body` with no changes (the default).
+    func performWrite<T>(_ body: (_ changedElsewhere: Set<ManagedObjectID>) throws -> T) throws -> T
 }
 
 extension PersistentStore {
-    /// No other process writes this store: nothing to take in.
-    public func catchUpWithOtherProcesses() throws -> Set<ManagedObjectID> { [] }
+    /// No other writer: runs `body`; nothing changed elsewhere.
+    public func performWrite<T>(_ body: (_ changedElsewhere: Set<ManagedObjectID>) throws -> T) throws -> T { try body([]) }
 
-    /// No other writer: runs `body`.
-    public func performWrite<T>(_ body: () throws -> T) throws -> T { try body() }
+    /// Runs `body` holding the store's write lock, as the `performWrite` that passes what
+    /// its catch-up found does, for a body that does not look at it (a context's save
+    /// inside `body` still does).
+    public func performWrite<T>(_ body: () throws -> T) throws -> T {
+        try performWrite { (_: Set<ManagedObjectID>) in try body() }
+    }
 }
 
 extension PersistentStore {

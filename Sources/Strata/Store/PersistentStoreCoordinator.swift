@@ -186,19 +186,29 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     /// Runs `body` while no other save of this coordinator runs, holding every store's
-    /// write lock (``PersistentStore/performWrite(_:)``, in identifier order so that two
-    /// coordinators over the same stores never wait for each other), so that no other
+    /// write lock (`PersistentStore.performWrite`, in identifier order so that
+    /// two coordinators over the same stores never wait for each other), so that no other
     /// writer comes between a save's catch-up and its write.
+    ///
+    /// Each store catches up once, as its write begins; the records other writers changed
+    /// are noted changed here, before `body` finds its conflicts with them.
     func withSaveLock<T>(_ body: () throws -> T) throws -> T {
         let stores = persistentStores.sorted { $0.identifier < $1.identifier }
+        var changedElsewhere: Set<ManagedObjectID> = []
         func holding(_ remaining: ArraySlice<any PersistentStore>) throws -> T {
-            guard let first = remaining.first else { return try body() }
-            return try first.performWrite { try holding(remaining.dropFirst()) }
+            guard let first = remaining.first else {
+                if !changedElsewhere.isEmpty { noteChanged(changedElsewhere) }
+                return try body()
+            }
+            return try first.performWrite { (changed: Set<ManagedObjectID>) in
+                changedElsewhere.formUnion(changed)
+                return try holding(remaining.dropFirst())
+            }
         }
         var outcome: Result<T, any Error>?
         saveLock.withLock { outcome = Result { try holding(stores[...]) } }
-        // What the save's catch-up read of other processes' saves reaches contexts now that
-        // no lock is held (an observer of the notification may save).
+        // What the writes' catch-ups read of other processes' saves reaches contexts now
+        // that no lock is held (an observer of the notification may save).
         deliverRemoteChanges()
         return try outcome!.get()
     }

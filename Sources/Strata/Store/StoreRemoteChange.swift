@@ -58,13 +58,20 @@ extension PersistentStoreCoordinator {
     /// where something changed. Returns those changes.
     ///
     /// ```swift
-    /// let changes = try coordinator.catchUpWithOtherWriters()
+    /// let changes = try coordinator.catchUp()
     /// ```
     /// - Throws: the document stores' errors (`.corruptSegment` naming the segment).
     /// - Complexity: O(bytes of the segments other connections appended).
     @discardableResult
-    public func catchUpWithOtherWriters() throws -> [StoreRemoteChange] {
+    public func catchUp() throws -> [StoreRemoteChange] {
         try persistentStores.compactMap { try ($0 as? any RemoteChangeAnnouncing)?.catchUp() }
+    }
+
+    /// The former name of ``catchUp()``.
+    @available(*, deprecated, renamed: "catchUp()")
+    @discardableResult
+    public func catchUpWithOtherWriters() throws -> [StoreRemoteChange] {
+        try catchUp()
     }
 
     /// Hands what a document store caught up to the automatically merging contexts, then

@@ -92,3 +92,16 @@ extension DocumentStore {
         }
     }
 }
+
+extension DocumentStore {
+    /// Catches up with the file without reporting anything: what a replica held when its
+    /// store opened is not news to anyone (no remote change, no change elsewhere for the
+    /// next write).
+    package func catchUpWithoutReporting() throws {
+        try withOpenState { state in
+            try state.catchUp()
+            state.pendingRemoteChanges = PendingRemoteChanges()
+            state.externalChanges.removeAll()
+        }
+    }
+}

@@ -1,37 +1,17 @@
 import Foundation
 
 extension DocumentState {
-    /// What a save came to.
-    enum SaveOutcome {
-        /// The segment was appended.
-        case saved(StoreSaveResult)
-        /// Nothing was written: another process changed these records after this store
-        /// last read the log. Only a save outside a held write
-        /// (``DocumentStore/performWrite(_:)``) can race; its caller catches up and tries again.
-        case raced([ManagedObjectID])
-
-        /// The result, or — at the store's edge, where ``PersistentStore`` saves report a
-        /// race so — `.mergeConflict` naming the records.
-        func result() throws -> StoreSaveResult {
-            switch self {
-            case .saved(let result): return result
-            case .raced(let clashes):
-                throw StrataError(
-                    .mergeConflict,
-                    "Another process changed \(clashes.count) of the records this save changes: \(clashes.prefix(5).map(\.description).joined(separator: ", ")).",
-                    context: ["objects": clashes.map(\.description).joined(separator: " ")])
-            }
-        }
-    }
-
-    /// Appends one segment for the request in one transaction, after taking in other
-    /// processes' saves and giving its temporary IDs and group ids permanent ones; the
-    /// overlay changes only once the transaction committed.
-    /// - Returns: `.raced` when another process changed the same records since this store
-    ///   last read the log (nothing is written then).
-    /// - Throws: `.corruptDocument` when it inserts a record that exists; `.documentBusy`;
+    /// Appends one segment for the request in one transaction, giving its temporary IDs and
+    /// group ids permanent ones; the overlay changes only once the transaction committed.
+    ///
+    /// Inside a held write (a context's save) the write's catch-up at its start already took
+    /// in every other writer's saves. A save of its own (a direct ``DocumentStore/save(_:)``,
+    /// a batch request outside a held write) catches up inside its transaction first.
+    /// - Throws: `.mergeConflict` when a save of its own finds that another connection changed
+    ///   records it changes since the caller read them (the caller's answer: catch up and save
+    ///   again); `.corruptDocument` when it inserts a record that exists; `.documentBusy`;
     ///   SQLite errors. Nothing is written then.
-    mutating func save(_ request: StoreSaveRequest) throws -> SaveOutcome {
+    mutating func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
         var request = request
         var result = StoreSaveResult()
         var patch = OverlayPatch()
@@ -42,14 +22,8 @@ extension DocumentState {
         var segmentCount = 0
         var counters = keyCounters
         var largestGroup = largestGroupID
-        var raced: [ManagedObjectID] = []
         func write() throws {
-            let foreign = try catchUp()
-            if !foreign.isEmpty {
-                let mine = Set(request.groups.flatMap { $0.operations.map(\.objectID) })
-                raced = mine.intersection(foreign).sorted()
-                if !raced.isEmpty { return }   // the transaction ends having written nothing
-            }
+            if heldWrite == nil { try refuseForeignChanges(to: request) }
             // Keys and group ids are handed out here, inside the write transaction and after
             // the catch-up: every other writer's saves and reservations are visible, and no
             // other writer can hand out anything until this transaction ends.
@@ -115,7 +89,6 @@ extension DocumentState {
             if heldWrite?.fold != nil { try fold(rows: patch.rows, deleted: patch.deleted) }
         }
         try Self.inWriteTransaction(connection, held: heldWrite != nil, write)
-        if !raced.isEmpty { return .raced(raced) }
         // The overlay's rows, shared (not copied) with the saving context's objects.
         result.savedRows = patch.rows
         let spent = patch.usedReservations
@@ -147,10 +120,25 @@ extension DocumentState {
             overlay.merge(patch)
             committed(&self)
         }
-        return .saved(result)
+        return result
     }
 
-    /// Runs `write` in the write transaction a context's save holds (``DocumentStore/performWrite(_:)``),
+    /// A save of its own catches up inside its transaction; a record it changes that
+    /// another connection changed since this one last read the log is refused.
+    /// - Throws: `.mergeConflict` naming those records.
+    private mutating func refuseForeignChanges(to request: StoreSaveRequest) throws {
+        let foreign = try catchUp()
+        guard !foreign.isEmpty else { return }
+        let mine = Set(request.groups.flatMap { $0.operations.map(\.objectID) })
+        let clashes = mine.intersection(foreign).sorted()
+        guard !clashes.isEmpty else { return }
+        throw StrataError(
+            .mergeConflict,
+            "Another process changed \(clashes.count) of the records this save changes: \(clashes.prefix(5).map(\.description).joined(separator: ", ")).",
+            context: ["objects": clashes.map(\.description).joined(separator: " ")])
+    }
+
+    /// Runs `write` in the write transaction a context's save holds (`DocumentStore.performWrite`),
     /// else in a transaction of its own.
     static func inWriteTransaction(_ connection: SQLiteConnection, held: Bool, _ write: () throws -> Void) throws {
         if held {

@@ -35,23 +35,26 @@ struct DocumentState: @unchecked Sendable {
     /// (``SyncRecords``): other replicas' keys, taken in with their segments, never move
     /// the counters. Nil: every key counts. Read with the counters.
     var replicaKeys: Range<Int64>?
-    /// Records other connections changed, found by catch-ups since contexts last asked
-    /// (``DocumentStore/catchUpWithOtherProcesses()``).
+    /// Records other connections changed, found by catch-ups since a write last handed
+    /// them to its body (`DocumentStore.performWrite`).
     var externalChanges: Set<ManagedObjectID> = []
     /// What catch-ups found other connections inserted, updated and deleted, until the
     /// store hands it to its coordinator (``DocumentStore/catchUp()``).
     var pendingRemoteChanges = PendingRemoteChanges()
     /// The write transaction a context's save holds from its catch-up to its write
-    /// (``DocumentStore/performWrite(_:)``), with what to apply once it commits.
+    /// (`DocumentStore.performWrite`), with what to apply once it commits.
     var heldWrite: HeldWrite?
+    /// How many catch-ups read the log since the store opened (tests count them).
+    var catchUps = 0
 
     struct HeldWrite {
+        /// What the write's catch-up found other connections changed (with what earlier
+        /// catch-ups found), handed to its body and to nested writes.
+        var changedElsewhere: Set<ManagedObjectID> = []
         /// The overlay and counter updates of the writes made in it, applied after COMMIT.
         var afterCommit: [(inout DocumentState) -> Void] = []
         /// `lastSequence` before this transaction appended its own segment.
         var sequenceBeforeOwnWrite: UInt64?
-        /// Whether a catch-up ran inside it (later ones would find nothing).
-        var hasCaughtUp = false
         /// The overlay patches of the writes made in it, oldest first: a later write in
         /// the same transaction (the next chunk of a batch insert) builds on them. Merged
         /// into the overlay after COMMIT; empty once a batch insert folds (``fold``).
@@ -91,11 +94,11 @@ struct DocumentState: @unchecked Sendable {
 
     private mutating func catchUpInTransaction(from sequence: UInt64?, through last: UInt64) throws -> Set<ManagedObjectID> {
         if keyCounters.isEmpty { try loadCounters() }
-        // Holding the write lock, no one else can have committed since the first catch-up
-        // in it: a save catches up once.
-        if sequence == nil, heldWrite?.hasCaughtUp == true { return [] }
+        // A held write caught up as it began, and no one else can have committed since:
+        // a save catches up once (docs/ARCHITECTURE.md, "Save").
+        if sequence == nil, heldWrite != nil { return [] }
         if sequence == nil { try checkNotMigratedElsewhere() }
-        defer { if heldWrite != nil { heldWrite?.hasCaughtUp = true } }
+        catchUps += 1
         var touched: Set<ManagedObjectID> = []
         // Only catch-ups after open report changes (`sequence` is given only at open).
         let reports = sequence == nil

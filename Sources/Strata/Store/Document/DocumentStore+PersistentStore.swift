@@ -24,7 +24,7 @@ extension DocumentStore {
     public func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
         try writing {
             try withOpenState { state in
-                let result = try state.save(request).result()
+                let result = try state.save(request)
                 compactIfDue(&state)
                 return result
             }
@@ -36,19 +36,9 @@ extension DocumentStore {
     func writing<T>(_ body: () throws -> T) throws -> T {
         try requireWritable()
         writer.lock()
+        activity.tookWriter()
         defer { writer.unlock() }
         return try body()
-    }
-
-    /// Reads the segments other connections appended since this one last read the log
-    /// into the overlay, and hands over the records every such catch-up (here, in a save,
-    /// a compaction or a history read) found changed since the last call.
-    public func catchUpWithOtherProcesses() throws -> Set<ManagedObjectID> {
-        try withOpenState { state in
-            try state.catchUp()
-            defer { state.externalChanges.removeAll() }
-            return state.externalChanges
-        }
     }
 
     /// Compacts when a configured threshold is passed (segments, compressed bytes,

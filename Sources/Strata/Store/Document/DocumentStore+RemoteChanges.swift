@@ -25,6 +25,7 @@ extension DocumentStore {
     @discardableResult
     package func deliverRemoteChanges() -> StoreRemoteChange? {
         let pending = state.withLock { state -> PendingRemoteChanges? in
+            activity.tookState()
             guard !state.pendingRemoteChanges.isEmpty else { return nil }
             defer { state.pendingRemoteChanges = PendingRemoteChanges() }
             return state.pendingRemoteChanges
@@ -60,6 +61,7 @@ extension DocumentStore {
     private func pollForRemoteChanges(_ watch: RemoteChangeWatch) {
         // A write in progress catches up itself; the next tick looks again.
         guard writer.try() else { return }
+        activity.tookWriter()
         let changed: Bool
         do {
             changed = try withOpenState { state in

@@ -180,10 +180,13 @@ public final class DocumentStore: PersistentStore {
     let schema: SnapshotSchema
     let state: Locked<DocumentState>
     /// Held by whatever writes through this store — a context's whole save
-    /// (``performWrite(_:)``), a direct save, a compaction, a batch request, closing — so
-    /// that no thread's write lands inside another's transaction. Recursive: a save inside
-    /// ``performWrite(_:)`` takes it again on the same thread.
+    /// (`performWrite`), a direct save, a compaction, a batch request, closing — so
+    /// that no thread's write lands inside another's transaction. Recursive: a direct save,
+    /// batch request or nested `performWrite` inside `performWrite` takes it again on the
+    /// same thread (a context's save does not: ``HeldWriteSaving``).
     let writer = NSRecursiveLock()
+    /// How often the locks were taken (tests count them).
+    package let activity = DocumentActivity()
     /// The log position and compaction mark at open: a close after either moved writes
     /// the identity checksum into a document that predates it.
     let openedAt: (sequence: UInt64, compactedThrough: UInt64)
@@ -402,6 +405,7 @@ public final class DocumentStore: PersistentStore {
     func withOpenState<T>(_ body: (inout DocumentState) throws -> T) throws -> T {
         while true {
             let outcome: Result<T, any Error>? = state.withLock { state in
+                activity.tookState()
                 guard state.isOpen else {
                     return .failure(StrataError(.invalidArgument, "The document \(url.path) is closed.", context: ["path": url.path]))
                 }

@@ -1,0 +1,13 @@
+import Foundation
+
+/// A store whose `performWrite` holds a write lock, and which can write a context's save
+/// inside that write without taking the lock again: the document store and the PostgreSQL
+/// store (StrataPostgres). A context's save, run by ``PersistentStoreCoordinator`` inside
+/// every store's `performWrite`, writes through it, so it takes each store's writer lock
+/// once (docs/ARCHITECTURE.md, "Save"). Package-only.
+package protocol HeldWriteSaving: PersistentStore {
+    /// Writes `request` inside the write the calling thread holds through this store's
+    /// `performWrite` (its precondition), as ``PersistentStore/save(_:)`` does.
+    /// - Throws: the save's errors; `.invalidArgument` when no write is held.
+    func saveInHeldWrite(_ request: StoreSaveRequest) throws -> StoreSaveResult
+}
