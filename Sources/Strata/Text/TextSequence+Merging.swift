@@ -6,7 +6,7 @@ extension TextSequence {
     /// Operations must arrive in causal order: a peer's insertions in the order it made
     /// them, and an operation after those of the characters it names (the log's order
     /// gives both). An operation already applied changes nothing.
-    /// - Throws: `.corruptSegment`-style ``StrataStorage/StrataError`` `.corruptDocument`
+    /// - Throws: ``StrataStorage/StrataError`` `.corruptDocument`
     ///   when it names a character the text does not hold.
     package mutating func apply(_ operation: TextOperation) throws {
         switch operation {
