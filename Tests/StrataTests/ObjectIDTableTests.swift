@@ -114,4 +114,16 @@ import Testing
         #expect(table.denseCount == 1)
         for step in 0..<50 { #expect(table[id(item, 1 + Int64(step) * 1_000_000)] == step) }
     }
+
+    /// Keys met in descending order (objects fetched sorted by key, descending) stay dense,
+    /// and the run grows below by doubling rather than once per key.
+    @Test func descendingKeysStayDense() {
+        var table = ObjectIDTable<Int>()
+        for key in stride(from: 50_000, through: 1, by: -1) { table[id(item, Int64(key))] = key }
+        #expect(table.denseCount == 50_000)
+        #expect(table.count == 50_000)
+        #expect(table[id(item, 1)] == 1 && table[id(item, 50_000)] == 50_000 && table[id(item, 50_001)] == nil)
+        #expect(table.map(\.key.primaryKey) == Array(1...50_000))
+        #expect(table.map(\.value) == Array(1...50_000))
+    }
 }

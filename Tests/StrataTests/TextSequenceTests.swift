@@ -178,4 +178,29 @@ import StrataTestSupport
         #expect(throws: StrataError.self) { try text.apply(.delete(start: TextElementID(peer: 9, counter: 0), count: 2)) }
         #expect(text.count == 0)
     }
+
+    /// The chunks' running sums against adding them up, with empty chunks among them.
+    @Test func chunkCountsFindWhatAddingUpFinds() {
+        var random = SeededGenerator(seed: testSeed("TextSequence.counts"))
+        var counts = (0..<300).map { _ in Int.random(in: 0...5, using: &random) }
+        var sums = ChunkCounts(counts)
+        for _ in 0..<500 {
+            let chunk = Int.random(in: 0..<counts.count, using: &random)
+            let delta = Int.random(in: -counts[chunk]...4, using: &random)
+            counts[chunk] += delta
+            sums.add(delta, at: chunk)
+            let probe = Int.random(in: 0...counts.count, using: &random)
+            #expect(sums.sum(before: probe) == counts[..<probe].reduce(0, +))
+            let total = counts.reduce(0, +)
+            let index = Int.random(in: 0...total, using: &random)
+            var remaining = index
+            var expected: (chunk: Int, offset: Int)?
+            for (position, count) in counts.enumerated() {
+                if remaining < count { expected = (position, remaining); break }
+                remaining -= count
+            }
+            let found = sums.chunk(containing: index)
+            #expect(found?.chunk == expected?.chunk && found?.offset == expected?.offset, "index \(index)")
+        }
+    }
 }

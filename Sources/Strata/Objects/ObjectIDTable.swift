@@ -178,8 +178,12 @@ struct ObjectIDTable<Value>: Sequence {
         guard high - low + 1 <= Self.maximumSpan(count: run.count) else { return nil }
         runs[entity][index].slots = []  // so that `run` is the only reference to its slots
         if key < run.base {
-            run.slots.insert(contentsOf: repeatElement(nil, count: Int(run.base - key)), at: 0)
-            run.base = key
+            // Keys met in descending order (a fetch sorted so) would shift the run once per
+            // key: room below is made by doubling, as appending makes it above.
+            var base = Swift.max(1, run.base - Swift.max(run.base - key, Int64(run.slots.count)))
+            if high - base + 1 > Self.maximumSpan(count: run.count) { base = key }
+            run.slots.insert(contentsOf: repeatElement(nil, count: Int(run.base - base)), at: 0)
+            run.base = base
         } else {
             run.slots.append(contentsOf: repeatElement(nil, count: Int(key - run.base) + 1 - run.slots.count))
         }

@@ -4,12 +4,10 @@ extension TextSequence {
     /// The chunk, run and offset of the shown character at `index` (0-based).
     /// - Precondition: `0 <= index < count`.
     func shown(_ index: Int) -> (chunk: Int, run: Int, offset: Int) {
-        var remaining = index
-        var chunk = 0
-        while remaining >= chunks[chunk].visible {
-            remaining -= chunks[chunk].visible
-            chunk += 1
+        guard let (chunk, offset) = visibleCounts.chunk(containing: index) else {
+            preconditionFailure("shown character \(index) is past the text's \(count)")
         }
+        var remaining = offset
         for (run, candidate) in chunks[chunk].runs.enumerated() where !candidate.isDeleted {
             if remaining < candidate.length { return (chunk, run, remaining) }
             remaining -= candidate.length
@@ -44,8 +42,12 @@ extension TextSequence {
             let (chunk, run, offset) = shown(position - 1)
             let left = chunks[chunk].runs[run].id.advanced(by: offset)
             originLeft = left
-            if offset + 1 < chunks[chunk].runs[run].length { split(chunk: chunk, run: run, at: offset + 1) }
-            let (leftChunk, leftRun, _) = location(of: left)
+            var (leftChunk, leftRun) = (chunk, run)
+            if offset + 1 < chunks[chunk].runs[run].length {
+                // Inside a run: split it after `left` (which may move runs to a new chunk).
+                split(chunk: chunk, run: run, at: offset + 1)
+                (leftChunk, leftRun, _) = location(of: left)
+            }
             place = (leftChunk, leftRun + 1)
             originRight = self.run(after: leftChunk, leftRun).map { chunks[$0.chunk].runs[$0.run].id }
         }

@@ -47,7 +47,7 @@ extension TextSequence {
         // Runs start at both origins, so every comparison below is of whole runs.
         if let left = new.originLeft, let after = nextID(after: left) { splitBefore(after) }
         if let right = new.originRight { splitBefore(right) }
-        let total = chunks.reduce(0) { $0 + $1.total }
+        let total = totalCount
         let left = new.originLeft.map(globalIndex(of:)) ?? -1
         let right = new.originRight.map(globalIndex(of:)) ?? total
         var destination = left + 1
@@ -93,17 +93,12 @@ extension TextSequence {
 
     /// The run that starts at the global index `index` (runs start there: see `integrate`).
     private func runLocation(atGlobal index: Int) -> (chunk: Int, run: Int)? {
-        var remaining = index
-        for (chunk, candidate) in chunks.enumerated() {
-            if remaining >= candidate.total {
-                remaining -= candidate.total
-                continue
-            }
-            for (run, item) in candidate.runs.enumerated() {
-                if remaining == 0 { return (chunk, run) }
-                remaining -= item.length
-                precondition(remaining >= 0, "global index \(index) falls inside a run")
-            }
+        guard let (chunk, offset) = totalCounts.chunk(containing: index) else { return nil }
+        var remaining = offset
+        for (run, item) in chunks[chunk].runs.enumerated() {
+            if remaining == 0 { return (chunk, run) }
+            remaining -= item.length
+            precondition(remaining >= 0, "global index \(index) falls inside a run")
         }
         return nil
     }

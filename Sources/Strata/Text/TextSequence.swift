@@ -32,6 +32,11 @@ package struct TextSequence: Sendable {
     static let chunkCapacity = 64
 
     private(set) var chunks: [Chunk] = []
+    /// Running sums of the chunks' shown and held characters.
+    private(set) var visibleCounts = ChunkCounts([])
+    private(set) var totalCounts = ChunkCounts([])
+    /// Each chunk's index by its key.
+    private var chunkIndexByKey: [Int: Int] = [:]
     /// Per peer, where each of its runs starts, by first counter.
     var starts: [UInt64: [RunStart]] = [:]
     /// Per peer, the counter its next character gets (every lower one is in the text).
@@ -73,9 +78,10 @@ package struct TextSequence: Sendable {
 
     /// The chunk index of a chunk key.
     @inline(__always)
-    func chunkIndex(ofKey key: Int) -> Int {
-        chunks.firstIndex { $0.key == key }!
-    }
+    func chunkIndex(ofKey key: Int) -> Int { chunkIndexByKey[key]! }
+
+    /// The characters held, tombstones included.
+    var totalCount: Int { totalCounts.sum(before: chunks.count) }
 
     /// The chunk, run and offset of character `id`, which the text holds.
     func location(of id: TextElementID) -> (chunk: Int, run: Int, offset: Int) {
@@ -99,8 +105,7 @@ package struct TextSequence: Sendable {
 
     /// The position of a run's first character among all characters.
     func globalIndex(chunk: Int, run: Int) -> Int {
-        var index = 0
-        for earlier in chunks[..<chunk] { index += earlier.total }
+        var index = totalCounts.sum(before: chunk)
         for earlier in chunks[chunk].runs[..<run] { index += earlier.length }
         return index
     }
@@ -151,6 +156,7 @@ package struct TextSequence: Sendable {
     mutating func insert(_ new: TextRun, chunk: Int, run: Int) {
         if chunks.isEmpty {
             chunks.append(Chunk(key: takeChunkKey()))
+            rebuildCounts()
         }
         if run > 0, chunks[chunk].runs[run - 1].isContinued(by: new) {
             chunks[chunk].runs[run - 1].append(new)
@@ -160,6 +166,8 @@ package struct TextSequence: Sendable {
         }
         chunks[chunk].total += new.length
         chunks[chunk].visible += new.visibleLength
+        totalCounts.add(new.length, at: chunk)
+        visibleCounts.add(new.visibleLength, at: chunk)
         count += new.visibleLength
         noteApplied(new.id, count: new.length)
         splitChunkIfFull(chunk)
@@ -171,6 +179,7 @@ package struct TextSequence: Sendable {
         chunks[chunk].runs[run].isDeleted = true
         chunks[chunk].runs[run].scalars = []
         chunks[chunk].visible -= length
+        visibleCounts.add(-length, at: chunk)
         count -= length
     }
 
@@ -217,6 +226,16 @@ package struct TextSequence: Sendable {
         chunks[chunk].total -= moved.total
         chunks[chunk].visible -= moved.visible
         chunks.insert(moved, at: chunk + 1)
+        rebuildCounts()
+    }
+
+    /// Recomputes the running sums and key index after the chunk list changed (a split:
+    /// once every few dozen runs).
+    private mutating func rebuildCounts() {
+        visibleCounts = ChunkCounts(chunks.map(\.visible))
+        totalCounts = ChunkCounts(chunks.map(\.total))
+        chunkIndexByKey.removeAll(keepingCapacity: true)
+        for (index, chunk) in chunks.enumerated() { chunkIndexByKey[chunk.key] = index }
     }
 
     /// Points the index entry of the run starting at `id` to another chunk.
