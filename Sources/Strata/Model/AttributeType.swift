@@ -3,7 +3,7 @@ import Foundation
 /// The storage type of an attribute, as in Core Data's model editor.
 ///
 /// Everything Strata needs to know about a type is said here, once: the kind of value it
-/// holds (``ValueKind``, which fixes how the log, the snapshot, SQL and the tools store and
+/// holds (`ValueKind`, which fixes how the log, the snapshot, SQL and the tools store and
 /// compare it), an integer type's range, a float's single precision, its Xcode and Swift
 /// names. docs/ARCHITECTURE.md, "Adding an attribute type", lists what else a new type
 /// touches.
