@@ -45,7 +45,10 @@ extension TextSequence {
     /// at once never interleave.
     private mutating func integrate(_ new: TextRun) {
         // Runs start at both origins, so every comparison below is of whole runs.
-        if let left = new.originLeft, let after = nextID(after: left) { splitBefore(after) }
+        if let left = new.originLeft {
+            let (chunk, run, offset) = location(of: left)
+            if offset + 1 < chunks[chunk].runs[run].length { split(chunk: chunk, run: run, at: offset + 1) }
+        }
         if let right = new.originRight { splitBefore(right) }
         let total = totalCount
         let left = new.originLeft.map(globalIndex(of:)) ?? -1
@@ -82,13 +85,6 @@ extension TextSequence {
             if run == 0, chunk > 0 { (chunk, run) = (chunk - 1, chunks[chunk - 1].runs.count) }
             insert(new, chunk: chunk, run: run)
         }
-    }
-
-    /// The character after `id` in its peer's count, when the run holding `id` holds it
-    /// too (where a run must be split so that one ends at `id`).
-    private func nextID(after id: TextElementID) -> TextElementID? {
-        let (chunk, run, offset) = location(of: id)
-        return offset + 1 < chunks[chunk].runs[run].length ? id.advanced(by: 1) : nil
     }
 
     /// The run that starts at the global index `index` (runs start there: see `integrate`).

@@ -15,20 +15,7 @@ enum SQLValueKind: Hashable {
     }
 
     /// The evaluator's name for the kind (`ModelValueRules.kindName`).
-    var name: String {
-        switch self {
-        case .integer: return "integer"
-        case .boolean: return "boolean"
-        case .double: return "double"
-        case .decimal: return "decimal"
-        case .string: return "string"
-        case .date: return "date"
-        case .data: return "data"
-        case .uuid: return "UUID"
-        case .uri: return "URI"
-        case .null: return "null"
-        }
-    }
+    var name: String { self == .null ? "null" : attributeType.valueKind.name }
 
     /// How an attribute of `type` is stored and compared.
     init(_ type: AttributeType) {
