@@ -275,7 +275,7 @@ struct RowTable: Sendable {
             sparse[id] = nil
         } else {
             throw StrataError(.corruptDocument, "An operation deletes \(id), which does not exist\(deleted.contains(id) ? " (it was deleted before)" : "").",
-                              context: ["object": id.description])
+                              context: .init { $0.object = id.description })
         }
         setDeleted(id, true)
     }
@@ -381,7 +381,7 @@ struct RowTable: Sendable {
     }
 
     private static func missing(_ id: ManagedObjectID) -> StrataError {
-        StrataError(.corruptDocument, "An operation changes \(id), which does not exist.", context: ["object": id.description])
+        StrataError(.corruptDocument, "An operation changes \(id), which does not exist.", context: .init { $0.object = id.description })
     }
 
     static func isTransient(_ slot: Int, of entity: EntityDescription) -> Bool {

@@ -5,9 +5,9 @@ import Foundation
 /// words ("disk I/O error", "unable to open database file") name a symptom, and the
 /// operating system's `errno` (`sqlite3_system_errno`) or the primary code name the cause.
 ///
-/// Errors carry it as `context["cause"]` (the raw value), so callers can tell a full disk
-/// from a damaged file without parsing messages.
-package enum SQLiteFailureCause: String, Sendable {
+/// Errors carry it as ``StrataError/Context/cause`` (a file's own `errno` too), so callers
+/// can tell a full disk from a damaged file without parsing messages.
+public enum SQLiteFailureCause: String, Sendable, Hashable, CaseIterable {
     /// No space left on the device (`SQLITE_FULL`, or an I/O error with `ENOSPC`/`EDQUOT`).
     case diskFull
     /// The file or its directory may not be read or written (`EACCES`, `EPERM`,
@@ -51,6 +51,6 @@ package enum SQLiteFailureCause: String, Sendable {
 
     /// The cause an error carries, if any.
     package static func of(_ error: any Error) -> SQLiteFailureCause? {
-        (error as? StrataError)?.context["cause"].flatMap(SQLiteFailureCause.init(rawValue:))
+        (error as? StrataError)?.context.cause
     }
 }
