@@ -27,7 +27,7 @@ extension StrataError.Context: CustomStringConvertible {
         default:
             if let kind = value as? Kind { return kind.rawValue }
             if let layer = value as? Layer { return layer.rawValue }
-            if let cause = value as? SQLiteFailureCause { return cause.rawValue }
+            if let cause = value as? Cause { return cause.rawValue }
             return "\(value)"
         }
     }

@@ -49,7 +49,7 @@ extension StrataError.Context {
         var sqliteExtendedCode: Int32? = nil
         var sqliteMessage: String? = nil
         var errno: Int32? = nil
-        var cause: SQLiteFailureCause? = nil
+        var cause: Cause? = nil
         var processID: Int32? = nil
         var table: String? = nil
         var columnName: String? = nil

@@ -281,7 +281,7 @@ extension StrataError {
             set { uniqueStorage().fields.errno = newValue }
         }
         /// The cause behind a storage failure: a full disk, a permission, damage.
-        public var cause: SQLiteFailureCause? {
+        public var cause: Cause? {
             get { storage.fields.cause }
             set { uniqueStorage().fields.cause = newValue }
         }
