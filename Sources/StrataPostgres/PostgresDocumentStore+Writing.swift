@@ -11,7 +11,7 @@ extension PostgresDocumentStore: HeldWriteSaving {
     /// before it is committed in the replica.
     ///
     /// A save that did not commit on the server did not happen: nothing of it is applied
-    /// locally, and the error says so (`.server` with `context["kind"] == "notCommitted"`).
+    /// locally, and the error says so (`.server` with `context.kind == .notCommitted`).
     /// - Throws: `body`'s error; `.server` naming the server.
     public func performWrite<T>(_ body: (_ changedElsewhere: Set<ManagedObjectID>) throws -> T) throws -> T {
         var saved: Int64?
@@ -112,7 +112,7 @@ extension PostgresDocumentStore: HeldWriteSaving {
         defer { writer.unlock() }
         guard isOpenLocked else {
             throw StrataError(.invalidArgument, "The document \(input: location.document) on \(location.server) is closed.",
-                              context: ["server": location.server, "document": location.document])
+                              context: .init { $0.server = location.server; $0.document = location.document })
         }
         if inWriteLocked { return try body(true) }
         inWriteLocked = true
@@ -124,10 +124,10 @@ extension PostgresDocumentStore: HeldWriteSaving {
     private func notCommittedOnFailure(_ body: () throws -> Void) throws {
         do {
             try body()
-        } catch let error as StrataError where error.code == .server && error.context["kind"] != "notCommitted" {
+        } catch let error as StrataError where error.code == .server && error.context.kind != .notCommitted {
             throw StrataError(.server,
                               "The save was not committed to \(location.server), so it did not happen (nothing was applied locally): \(error.message)",
-                              context: error.context.merging(["server": location.server, "kind": "notCommitted"]) { _, new in new })
+                              context: error.context.with { $0.server = location.server; $0.kind = .notCommitted })
         }
     }
 }

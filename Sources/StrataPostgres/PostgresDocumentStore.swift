@@ -128,7 +128,7 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
         guard document.remote.modelHash == model.versionHash else {
             throw StrataError(.modelIncompatible,
                               "The document '\(location.document)' on \(location.server) was created with another model (hash \(document.remote.modelHash), this one \(model.versionHash)).",
-                              context: ["server": location.server, "document": location.document])
+                              context: .init { $0.server = location.server; $0.document = location.document })
         }
         documentID = document.id
         identifier = document.remote.storeIdentifier
@@ -181,14 +181,14 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
         guard create else {
             throw StrataError(.objectNotFound,
                               "There is no document '\(location.document)' on \(location.server) (open it with createIfMissing to create it).",
-                              context: ["server": location.server, "document": location.document])
+                              context: .init { $0.server = location.server; $0.document = location.document })
         }
         let remote = RemoteDocument(storeIdentifier: UUID().uuidString, modelJSON: model.jsonRepresentation(), modelHash: model.versionHash)
         // Two writers creating it at once: one insert wins, the other reads the winner's row.
         _ = try session.transaction { try PostgresLog.insert(named: location.document, remote, session) }
         guard let created = try PostgresLog.document(named: location.document, session) else {
             throw StrataError(.server, "The document \(input: location.document) vanished from \(location.server) as it was created.",
-                              context: ["server": location.server, "document": location.document])
+                              context: .init { $0.server = location.server; $0.document = location.document })
         }
         return created
     }
@@ -239,7 +239,7 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
         defer { writer.unlock() }
         guard isOpenLocked else {
             throw StrataError(.invalidArgument, "The document \(input: location.document) on \(location.server) is closed.",
-                              context: ["server": location.server, "document": location.document])
+                              context: .init { $0.server = location.server; $0.document = location.document })
         }
         return try body()
     }

@@ -25,7 +25,7 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
     public init(_ url: String, document: String) throws {
         func bad(_ why: String) -> StrataError {
             StrataError(.invalidArgument, "Bad PostgreSQL URL '\(Self.redacted(url))': \(why).",
-                        context: ["url": Self.redacted(url)])
+                        context: .init { $0.remote = Self.redacted(url) })
         }
         guard let components = URLComponents(string: url) else { throw bad("it is not a URL") }
         guard let scheme = components.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {
@@ -80,13 +80,13 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
     public init(documentURL url: String) throws {
         guard let components = URLComponents(string: url) else {
             throw StrataError(.invalidArgument, "Bad PostgreSQL URL '\(Self.redacted(url))': it is not a URL.",
-                              context: ["url": Self.redacted(url)])
+                              context: .init { $0.remote = Self.redacted(url) })
         }
         let parts = components.percentEncodedPath.split(separator: "/", omittingEmptySubsequences: true)
         guard parts.count == 2 else {
             throw StrataError(.invalidArgument,
                               "Bad PostgreSQL document URL '\(Self.redacted(url))': it must be postgres://USER@HOST:PORT/DATABASE/DOCUMENT.",
-                              context: ["url": Self.redacted(url)])
+                              context: .init { $0.remote = Self.redacted(url) })
         }
         var database = components
         database.percentEncodedPath = "/\(parts[0])"

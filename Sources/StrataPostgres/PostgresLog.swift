@@ -71,7 +71,7 @@ enum PostgresLog {
                             keyCounters: keys, groupCounter: UInt64(max(groups, 0)))
         } catch {
             throw StrataError(.corruptDocument, "The row of document \(input: name) on \(session.location.server) is malformed: \(error)",
-                              context: ["server": session.location.server, "document": name])
+                              context: .init { $0.server = session.location.server; $0.document = name })
         }
     }
 
@@ -99,7 +99,7 @@ enum PostgresLog {
         let rows = try session.query("SELECT last_sequence, key_counters::text, group_counter FROM strata_documents WHERE id = \(id)")
         guard let row = rows.first else {
             throw StrataError(.objectNotFound, "The document was deleted from \(session.location.server).",
-                              context: ["server": session.location.server])
+                              context: .init { $0.server = session.location.server })
         }
         let (last, counters, groups) = try row.decode((Int64, String, Int64).self)
         let keys = (try? JSONDecoder().decode([String: Int64].self, from: Data(counters.utf8))) ?? [:]
@@ -157,7 +157,7 @@ enum PostgresLog {
         let rows = try session.query("UPDATE strata_documents SET next_replica = next_replica + 1 WHERE id = \(id) RETURNING next_replica - 1")
         guard let replica = try rows.first?.decode(Int64.self) else {
             throw StrataError(.objectNotFound, "The document was deleted from \(session.location.server).",
-                              context: ["server": session.location.server])
+                              context: .init { $0.server = session.location.server })
         }
         return Int(replica)
     }

@@ -58,7 +58,7 @@ public final class PostgresSegmentRemote: SegmentRemote, @unchecked Sendable {
             let created = try session.transaction { () -> Int64 in
                 guard let id = try PostgresLog.insert(named: name, document, session) else {
                     throw StrataError(.invalidArgument, "The document \(input: name) already exists on \(session.location.server).",
-                                      context: ["server": session.location.server, "document": name])
+                                      context: .init { $0.server = session.location.server; $0.document = name })
                 }
                 try PostgresLog.lock(id, session)
                 try PostgresLog.append(segments, to: id, keys: [:], groups: 0, session)
@@ -83,7 +83,7 @@ public final class PostgresSegmentRemote: SegmentRemote, @unchecked Sendable {
                 guard try PostgresLog.head(id, session).last == expectedLast else { return false }
                 for (offset, segment) in segments.enumerated() where segment.sequence != expectedLast + 1 + Int64(offset) {
                     throw StrataError(.invalidArgument, "Segment \(segment.sequence) does not follow \(expectedLast + Int64(offset)).",
-                                      context: ["segment": String(segment.sequence)])
+                                      context: .init { $0.segment = UInt64(exactly: segment.sequence) })
                 }
                 try PostgresLog.append(segments, to: id, keys: [:], groups: 0, session)
                 DocumentSync.fault("push-committing")
@@ -101,7 +101,7 @@ public final class PostgresSegmentRemote: SegmentRemote, @unchecked Sendable {
         if let id { return id }
         guard let found = try PostgresLog.document(named: session.location.document, session) else {
             throw StrataError(.objectNotFound, "There is no document \(input: session.location.document) on \(session.location.server).",
-                              context: ["server": session.location.server, "document": session.location.document])
+                              context: .init { $0.server = session.location.server; $0.document = session.location.document })
         }
         id = found.id
         return found.id

@@ -4,7 +4,7 @@ import Strata
 
 extension StrataError.Code {
     /// A PostgreSQL server could not be reached, refused the login, went away or reported
-    /// an error (StrataPostgres). The message names the server; `context["server"]` holds it.
+    /// an error (StrataPostgres). The message names the server; `context.server` holds it.
     public static let server = StrataError.Code(rawValue: "server")
 }
 
@@ -62,7 +62,7 @@ package final class PostgresSession: @unchecked Sendable {
             if ends { inTransaction = false }
             if statement == "ROLLBACK" { return [] }
             throw StrataError(.server, "The connection to the PostgreSQL server \(location.server) was lost inside a transaction, so the transaction did not happen.",
-                              context: ["server": location.server])
+                              context: .init { $0.server = location.server })
         }
         let connection = try open()
         // A COMMIT or ROLLBACK ends the transaction even when it fails.
@@ -78,7 +78,7 @@ package final class PostgresSession: @unchecked Sendable {
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
-    /// - Throws: `body`'s error; `.server` with `context["kind"] == "notCommitted"` when
+    /// - Throws: `body`'s error; `.server` with `context.kind == .notCommitted` when
     ///   COMMIT failed (the transaction did not happen).
     func transaction<T>(_ body: () throws -> T) throws -> T {
         try query("BEGIN")
@@ -93,7 +93,7 @@ package final class PostgresSession: @unchecked Sendable {
             try query("COMMIT")
         } catch let error as StrataError {
             throw StrataError(.server, "The transaction on \(location.server) did not commit, so it did not happen: \(error.message)",
-                              context: ["server": location.server, "kind": "notCommitted"])
+                              context: .init { $0.kind = .notCommitted; $0.server = location.server })
         }
         return result
     }
@@ -123,17 +123,17 @@ package final class PostgresSession: @unchecked Sendable {
 
     /// A PostgresNIO error as a StrataError naming the server, in words a user can act on
     /// (authentication failed, the server closed the connection, could not connect to
-    /// HOST:PORT); the driver's own description stays in `context["driverDetail"]`, which
+    /// HOST:PORT); the driver's own description stays in `context.driverDetail`, which
     /// the tools print with `STRATA_VERBOSE=1`.
     static func failure(_ error: any Error, server: String, doing: String) -> StrataError {
         if let error = error as? StrataError { return error }
-        var context = ["server": server, "driverDetail": String(describing: error)]
+        var context = StrataError.Context { $0.server = server; $0.driverDetail = String(describing: error) }
         let reason: String
         if let error = error as? PSQLError {
             if let message = error.serverInfo?[.message] {
                 // The server's own words ("password authentication failed for user …").
                 let state = error.serverInfo?[.sqlState]
-                if let state { context["sqlState"] = state }
+                context.sqlState = state
                 reason = state?.hasPrefix("28") == true ? "authentication failed: \(message)" : message
             } else {
                 reason = Self.reason(code: error.code.description, server: server)

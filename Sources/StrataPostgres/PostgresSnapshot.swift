@@ -101,12 +101,12 @@ enum PostgresSnapshot {
                 guard let type = found["\(table.name)\u{0}\(column.name)"] else {
                     throw StrataError(.corruptDocument,
                                       "The snapshot table '\(table.name)' in schema \(schema) on \(server) has no column '\(column.name)'.",
-                                      context: ["server": server, "table": table.name, "column": column.name])
+                                      context: .init { $0.table = table.name; $0.columnName = column.name; $0.server = server })
                 }
                 guard type.lowercased() == Self.type(column.type).lowercased() else {
                     throw StrataError(.corruptDocument,
                                       "Column '\(column.name)' of the snapshot table '\(table.name)' in schema \(schema) on \(server) is \(type), not \(Self.type(column.type).lowercased()).",
-                                      context: ["server": server, "table": table.name, "column": column.name])
+                                      context: .init { $0.table = table.name; $0.columnName = column.name; $0.server = server })
                 }
             }
         }
@@ -128,7 +128,7 @@ enum PostgresSnapshot {
             for name in [table.name] + table.columns.map(\.name) where name.utf8.count > longestName {
                 throw StrataError(.invalidArgument,
                                   "The snapshot table or column '\(name)' is longer than PostgreSQL's \(longestName)-byte names; the document cannot have a snapshot on \(server).",
-                                  context: ["server": server, "table": table.name])
+                                  context: .init { $0.table = table.name; $0.server = server })
             }
         }
         return try session.transaction {
@@ -214,7 +214,7 @@ enum PostgresSnapshot {
         default:
             throw StrataError(.corruptDocument,
                               "Column '\(column.name)' of snapshot table '\(table)' holds \(value), which is not of its type (\(column.type.rawValue)).",
-                              context: ["table": table, "column": column.name])
+                              context: .init { $0.table = table; $0.columnName = column.name })
         }
     }
 
@@ -229,7 +229,7 @@ enum PostgresSnapshot {
         } catch {
             throw StrataError(.corruptDocument,
                               "Column '\(column.name)' of the snapshot table '\(table)' on \(server) does not hold \(column.type.rawValue) values: \(error)",
-                              context: ["server": server, "table": table, "column": column.name])
+                              context: .init { $0.table = table; $0.columnName = column.name; $0.server = server })
         }
     }
 

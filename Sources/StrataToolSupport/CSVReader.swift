@@ -27,8 +27,8 @@ package struct CSVReader {
     /// the last record; it does not start an empty one). An empty line is one empty field.
     /// - Throws: `.invalidArgument` when the text ends inside a quoted field (naming the
     ///   line the field starts on); ``fieldProblem(_:field:line:limit:)`` errors for a
-    ///   field that is not UTF-8 or passes a limit (`context["field"]`, from 0, and
-    ///   `["reason"]`: ``ImportRowReader`` names the row and the column).
+    ///   field that is not UTF-8 or passes a limit (`context.fieldIndex`, from 0, and
+    ///   `context.reason`: ``ImportRowReader`` names the row and the column).
     package mutating func nextRecord() throws -> [String]? {
         let startLine = line
         var fields: [String] = []
@@ -106,7 +106,7 @@ package struct CSVReader {
         }
         guard !inQuotes else {
             throw StrataError(.invalidArgument, "The CSV file ends inside a quoted field (opened on line \(quoteLine)).",
-                              context: ["line": String(quoteLine)])
+                              context: .init { $0.line = quoteLine })
         }
         guard sawAnything, !field.isEmpty || !fields.isEmpty else { return nil }
         try endField()
@@ -132,14 +132,9 @@ package struct CSVReader {
     /// The error for field `field` (from 0) of the record starting on `line`: `reason` is
     /// what is wrong, `limit` the limit passed (its name in `STRATA_LIMITS` and value).
     static func fieldProblem(_ reason: String, field: Int, line: Int, limit: (name: String, value: Int)?) -> StrataError {
-        var context = ["line": String(line), "field": String(field)]
         var reason = reason
-        if let limit {
-            context["limit"] = limit.name
-            context["maximum"] = String(limit.value)
-            reason += " (limit \(limit.name)); raise it with STRATA_LIMITS=\(limit.name)=N"
-        }
-        context["reason"] = reason
-        return StrataError(.invalidArgument, "CSV line \(line), field \(field + 1): \(reason).", context: context)
+        if let limit { reason += " (limit \(limit.name)); raise it with STRATA_LIMITS=\(limit.name)=N" }
+        return StrataError(.invalidArgument, "CSV line \(line), field \(field + 1): \(reason).",
+                           context: .init { $0.line = line; $0.fieldIndex = field; $0.limit = limit?.name; $0.maximum = limit?.value; $0.reason = reason })
     }
 }

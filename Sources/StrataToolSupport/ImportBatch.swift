@@ -159,9 +159,9 @@ package enum ImportBatch {
         let result: BatchResult
         do {
             result = try session.context.executeBatch(request)
-        } catch var error as StrataError where error.context["row"] == String(count) && !error.message.hasPrefix("Import row") {
+        } catch var error as StrataError where error.context.row == count && !error.message.hasPrefix("Import row") {
             // The request checks a row right after the handler filled it: the last row read.
-            if let row = lastRow { error.message = "Import row \(row): " + error.message; error.context["row"] = String(row) }
+            if let row = lastRow { error.message = "Import row \(row): " + error.message; error.context.row = row }
             throw error
         }
         // The rows the request did not insert merged into records holding their keys.

@@ -27,15 +27,14 @@ package final class ImportByteSource {
         if case .other(let what) = FileKind(of: path) {
             throw StrataError(.invalidArgument,
                               "Cannot import \(path): it is \(what), not a regular file (an import reads its file more than once; save a stream to a file first).",
-                              context: ["path": path, "kind": "notRegularFile"])
+                              context: .init { $0.path = path; $0.kind = .notRegularFile })
         }
         do {
             handle = try FileHandle(forReadingFrom: url)
         } catch {
             // The errno of a missing file, so the tools exit EX_NOINPUT (ToolExitStatus).
-            var context = ["path": path]
-            if !FileManager.default.fileExists(atPath: path) { context["errno"] = String(ENOENT) }
-            throw StrataError(.io, "Cannot read \(path): \(error.localizedDescription)", context: context)
+            let missing = !FileManager.default.fileExists(atPath: path)
+            throw StrataError(.io, "Cannot read \(path): \(error.localizedDescription)", context: .init { $0.path = path; $0.errno = missing ? ENOENT : nil })
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
         totalBytes = size ?? 0

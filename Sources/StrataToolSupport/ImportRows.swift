@@ -71,7 +71,7 @@ package struct ImportRowReader {
         guard let item = try json?.nextItem() else { return nil }
         number += 1
         guard case .object(let members) = item else {
-            throw StrataError(.invalidArgument, "Item \(number) of the import file is not an object.", context: ["row": String(number)])
+            throw StrataError(.invalidArgument, "Item \(number) of the import file is not an object.", context: .init { $0.row = number })
         }
         var row = ImportRow(number: number, entity: nil, uri: nil, values: [])
         for member in members {
@@ -109,7 +109,7 @@ package struct ImportRowReader {
             if fields.count == 1, fields[0].isEmpty { continue }
             guard fields.count == header.count else {
                 throw StrataError(.invalidArgument, "CSV row \(number) has \(fields.count) fields; the header has \(header.count).",
-                                  context: ["row": String(number)])
+                                  context: .init { $0.row = number })
             }
             var row = ImportRow(number: number, entity: nil, uri: nil, values: [])
             row.values.reserveCapacity(fields.count)
@@ -133,7 +133,7 @@ package struct ImportRowReader {
             if let earlier = first[name] {
                 throw StrataError(.invalidArgument,
                                   "The CSV header names the column \(quoted(name)) twice (columns \(earlier + 1) and \(index + 1)); name each column once.",
-                                  context: ["column": String(name.prefix(200)), "row": "header"])
+                                  context: .init { $0.row = 0; $0.columnName = String(name.prefix(200)) })
             }
             first[name] = index
         }
@@ -145,12 +145,12 @@ package struct ImportRowReader {
         do {
             return try body()
         } catch var error as StrataError {
-            guard let reason = error.context["reason"], let field = error.context["field"].flatMap(Int.init) else { throw error }
+            guard let reason = error.context.reason, let field = error.context.fieldIndex else { throw error }
             let place = row.map { "CSV row \($0)" } ?? "The CSV header"
             let column = header.flatMap { field < $0.count ? $0[field] : nil }.map { "column \(Self.quoted($0))" } ?? "column \(field + 1)"
-            error.message = "\(place), \(column) (line \(error.context["line"] ?? "?")): \(reason)."
-            error.context["row"] = row.map(String.init) ?? "header"
-            if let name = header.flatMap({ field < $0.count ? $0[field] : nil }) { error.context["column"] = String(name.prefix(200)) }
+            error.message = "\(place), \(column) (line \(error.context.line.map(String.init) ?? "?")): \(reason)."
+            error.context.row = row ?? 0
+            if let name = header.flatMap({ field < $0.count ? $0[field] : nil }) { error.context.columnName = String(name.prefix(200)) }
             throw error
         }
     }
@@ -251,7 +251,7 @@ package enum ImportRows {
             try body()
         } catch var error as StrataError {
             error.message = "Import row \(row.number)\(row.uri.map { " (\($0))" } ?? ""): \(error.message)"
-            error.context["row"] = String(row.number)
+            error.context.row = row.number
             throw error
         }
     }

@@ -11,7 +11,7 @@ package enum ImportValues {
         if let name = row.entity {
             let entity = try session.entity(named: name)
             if let fallback, !entity.isKind(of: fallback) {
-                throw StrataError(.invalidArgument, "_entity \(name) is not \(fallback.name) (--entity).", context: ["entity": name])
+                throw StrataError(.invalidArgument, "_entity \(name) is not \(fallback.name) (--entity).", context: .init { $0.entity = name })
             }
             return entity
         }
@@ -67,7 +67,7 @@ package enum ImportValues {
             }
             guard !attribute.isTransient else {
                 throw StrataError(.invalidArgument, "Row \(row) of the batch insert sets the transient attribute '\(entity.name).\(key)', which the store does not hold.",
-                                  context: ["entity": entity.name, "row": String(row), "key": key])
+                                  context: .init { $0.entity = entity.name; $0.key = key; $0.row = row })
             }
             self.slot = slot
             type = attribute.attributeType
@@ -85,12 +85,12 @@ package enum ImportValues {
         case .json(.array(let items)):
             references = try items.map { item in
                 guard let text = item.stringValue else {
-                    throw StrataError(.typeMismatch, "\(key) must list URI strings.", context: ["key": key])
+                    throw StrataError(.typeMismatch, "\(key) must list URI strings.", context: .init { $0.key = key })
                 }
                 return text
             }
         case .json(let other):
-            throw StrataError(.typeMismatch, "\(key) is a relationship; \(other.rendered(pretty: false)) is not a URI.", context: ["key": key])
+            throw StrataError(.typeMismatch, "\(key) is a relationship; \(other.rendered(pretty: false)) is not a URI.", context: .init { $0.key = key })
         case .text(let text):
             references = text.split(whereSeparator: { $0 == " " || $0 == "," }).map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: "@")) }
         }
@@ -104,7 +104,7 @@ package enum ImportValues {
             return try session.objectID(reference)
         } catch {
             throw StrataError(.objectNotFound, "\(key) refers to \(reference), which is neither in the file nor in the document.",
-                              context: ["key": key, "uri": reference])
+                              context: .init { $0.key = key; $0.object = reference })
         }
     }
 
@@ -114,7 +114,7 @@ package enum ImportValues {
         if relationship.isToMany { return ids.isEmpty ? .null : .objects(.init(ids)) }
         guard ids.count <= 1 else {
             throw StrataError(.typeMismatch, "\(relationship.name) is a to-one relationship; got \(ids.count) references.",
-                              context: ["key": relationship.name])
+                              context: .init { $0.key = relationship.name })
         }
         return ids.first.map { .object($0) } ?? .null
     }
@@ -122,6 +122,6 @@ package enum ImportValues {
     private static func unknownKey(_ key: String, _ entity: EntityDescription) -> StrataError {
         let names = ToolRecordText.storedProperties(of: entity).map(\.property.name).joined(separator: ", ")
         return StrataError(.unknownKey, "Entity \(input: entity.name) has no property \(input: key) (properties: \(names)).",
-                           context: ["entity": entity.name, "key": key])
+                           context: .init { $0.entity = entity.name; $0.key = key })
     }
 }

@@ -122,14 +122,14 @@ package struct JSONArrayReader {
             return try JSONValue.parse(bytes)
         } catch var error as StrataError {
             // The parser counts from the item's start; report the file's line and column.
-            if let itemLine = error.context["line"].flatMap(Int.init), let itemColumn = error.context["column"].flatMap(Int.init),
+            if let itemLine = error.context.line, let itemColumn = error.context.column,
                let range = error.message.range(of: ": ") {
                 let fileLine = startLine + itemLine - 1
                 let fileColumn = itemLine == 1 ? startColumn + itemColumn - 1 : itemColumn
                 error.message = "Malformed JSON at line \(fileLine), column \(fileColumn)" + error.message[range.lowerBound...]
-                error.context["line"] = String(fileLine)
-                error.context["column"] = String(fileColumn)
-                error.context["offset"] = nil
+                error.context.line = fileLine
+                error.context.column = fileColumn
+                error.context.offset = nil
             }
             throw error
         }
@@ -160,11 +160,11 @@ package struct JSONArrayReader {
     private func tooBig(_ reason: String, limit: String, maximum: Int, line: Int, column: Int) -> StrataError {
         StrataError(.invalidArgument,
                     "JSON item \(count) (line \(line), column \(column)): \(reason) (limit \(limit)); raise it with STRATA_LIMITS=\(limit)=N.",
-                    context: ["row": String(count), "line": String(line), "column": String(column), "limit": limit, "maximum": String(maximum)])
+                    context: .init { $0.line = line; $0.column = column; $0.row = count; $0.limit = limit; $0.maximum = maximum })
     }
 
     private func malformed(_ reason: String) -> StrataError {
         StrataError(.invalidArgument, "Malformed JSON at line \(line), column \(column): \(reason).",
-                    context: ["line": String(line), "column": String(column)])
+                    context: .init { $0.line = line; $0.column = column })
     }
 }

@@ -10,9 +10,9 @@ package enum ToolErrorText {
     /// permission, damage, input/output), else an unexpected storage failure with its code.
     package static func line(for error: StrataError) -> String {
         guard error.code == .sqlite else { return error.description }
-        let code = error.context["resultCode"].map { " (SQLite result code \($0))" } ?? ""
-        let document = error.context["path"] ?? "DOC"
-        let file = error.context["path"].map { " \($0)" } ?? ""
+        let code = error.context.sqliteResultCode.map { " (SQLite result code \($0))" } ?? ""
+        let document = error.context.path ?? "DOC"
+        let file = error.context.path.map { " \($0)" } ?? ""
         switch SQLiteFailureCause.of(error) {
         case .diskFull?:
             return "The disk is full (writing\(file)): nothing was changed. Free some space and run the command again."
@@ -31,8 +31,10 @@ package enum ToolErrorText {
     /// that failed and a driver's own description, each cut at 4,000 characters.
     package static func verboseLines(for error: StrataError, tool: String) -> [String] {
         guard ProcessInfo.processInfo.environment["STRATA_VERBOSE"] == "1" else { return [] }
-        return ["sqliteMessage", "sql", "driverDetail"].compactMap { key in
-            error.context[key].map { "\(tool): detail: \(key): \($0.count > 4000 ? $0.prefix(4000) + "…" : $0)" }
+        let details = [("sqliteMessage", error.context.sqliteMessage), ("sql", error.context.sql),
+                       ("driverDetail", error.context.driverDetail)]
+        return details.compactMap { name, text in
+            text.map { "\(tool): detail: \(name): \($0.count > 4000 ? $0.prefix(4000) + "…" : $0)" }
         }
     }
 }

@@ -21,17 +21,17 @@ package enum ToolExitStatus {
 
     /// The status for a Strata error, by its code and the cause its context names.
     package static func status(for error: StrataError) -> Int32 {
-        let kind = error.context["kind"]
-        if kind == "notRegularFile" { return noInput }
-        if kind == "busy" { return tryAgain }
+        let kind = error.context.kind
+        if kind == .notRegularFile { return noInput }
+        if kind == .busy { return tryAgain }
         switch error.code {
         case .documentBusy, .mergeConflict:
             return tryAgain
         case .corruptDocument, .corruptSegment:
             return dataError
         case .io:
-            if let code = error.context["errno"].flatMap(Int32.init), code == ENOENT || code == ENOTDIR { return noInput }
-            if kind == "exists" { return failure }
+            if let code = error.context.errno, code == ENOENT || code == ENOTDIR { return noInput }
+            if kind == .exists { return failure }
             return ioError
         case .sqlite:
             switch SQLiteFailureCause.of(error) {
@@ -42,7 +42,7 @@ package enum ToolExitStatus {
             }
         case .modelFile:
             // A model file that is not there; one that does not parse is a plain failure.
-            guard let file = error.context["file"], !FileManager.default.fileExists(atPath: file) else { return failure }
+            guard let file = error.context.path, !FileManager.default.fileExists(atPath: file) else { return failure }
             return noInput
         default:
             return failure

@@ -90,24 +90,24 @@ package enum ToolRecordText {
             let parts = text.split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count == 2, !parts[0].isEmpty else {
                 throw StrataError(.invalidObjectID, "\(input: text) is not an object URI (x-strata://STORE/Entity/pKEY) or a reference Entity/pKEY.",
-                                  context: ["uri": text])
+                                  context: .init { $0.object = text })
             }
             let names = store.model.entities.map(\.name)
             guard names.contains(String(parts[0])) else {
                 throw StrataError(.invalidObjectID, "\(input: text) names no entity of the model.\(ToolSuggestions.clause(for: String(parts[0]), among: names)) (entities: \(names.joined(separator: ", "))).",
-                                  context: ["uri": text, "entity": String(parts[0])])
+                                  context: .init { $0.entity = String(parts[0]); $0.object = text })
             }
             uriText = "x-strata://\(store.identifier)/\(text)"
         }
         guard let uri = URL(string: uriText) else {
-            throw StrataError(.invalidObjectID, "\(input: text) is not an object URI.", context: ["uri": text])
+            throw StrataError(.invalidObjectID, "\(input: text) is not an object URI.", context: .init { $0.object = text })
         }
         let id = try coordinator.managedObjectID(forURIRepresentation: uri)
         guard try store.values(for: id) != nil else {
             let nearby = ToolSuggestions.nearbyKeys(to: id.primaryKey, of: id.entity, in: store)
             let offer = nearby.isEmpty ? " (\(id.entity.name) has no records)."
                 : ". Did you mean \(nearby.map { "\(id.entity.name)/p\($0)" }.joined(separator: ", "))?"
-            throw StrataError(.objectNotFound, "There is no object \(text) in the document\(offer)", context: ["uri": text])
+            throw StrataError(.objectNotFound, "There is no object \(text) in the document\(offer)", context: .init { $0.object = text })
         }
         return id
     }

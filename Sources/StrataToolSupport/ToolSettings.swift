@@ -105,7 +105,7 @@ package enum ToolSettings {
     /// The warning for an error `DocumentStore.close()` threw after saves committed (a
     /// checkpoint a full disk stopped), or nil when the error means something else.
     package static func closeWarning(_ error: any Error) -> String? {
-        guard let error = error as? StrataError, error.context["kind"] == "checkpointIncomplete" else { return nil }
+        guard let error = error as? StrataError, error.context.kind == .checkpointIncomplete else { return nil }
         return error.message
     }
 }

@@ -36,7 +36,7 @@ package enum ToolStandardStreams {
             } catch {
                 try? FileManager.default.removeItem(at: directory)
                 throw StrataError(.io, "Cannot read standard input into a temporary file: \(error.localizedDescription)",
-                                  context: ["path": path])
+                                  context: .init { $0.path = path })
             }
         }
 
@@ -66,7 +66,7 @@ package enum ToolStandardStreams {
     /// - Throws: `.invalidArgument` saying why a document cannot be a stream.
     package static func requireDocumentPath(_ path: String, role: String = "The document") throws {
         guard path == dash else { return }
-        throw StrataError(.invalidArgument, message(role: role), context: ["path": path])
+        throw StrataError(.invalidArgument, message(role: role), context: .init { $0.path = path })
     }
 
     /// Why a document cannot be `-`.

@@ -53,13 +53,13 @@ package enum ToolSuggestions {
 
 extension ToolSuggestions {
     /// `error` with "Did you mean …?" added when it names an entity or a property the
-    /// model lacks (`.unknownKey` with `context["entity"]` and perhaps `context["key"]`)
+    /// model lacks (`.unknownKey` with `context.entity` and perhaps `context.key`)
     /// and a name of the model is near it.
     package static func suggestingNames(_ error: StrataError, in model: ManagedObjectModel) -> StrataError {
-        guard error.code == .unknownKey, error.context["suggested"] == nil, let entityName = error.context["entity"] else { return error }
+        guard error.code == .unknownKey, !error.context.hasSuggestion, let entityName = error.context.entity else { return error }
         let clause: String
         if let entity = model.entitiesByName[entityName] {
-            guard let key = error.context["key"] else { return error }
+            guard let key = error.context.key else { return error }
             clause = self.clause(for: key, among: propertyNames(of: entity))
         } else {
             clause = self.clause(for: entityName, among: model.entities.map(\.name))
@@ -68,7 +68,7 @@ extension ToolSuggestions {
         var suggested = error
         if let last = suggested.message.last, !".?!)".contains(last) { suggested.message += "." }
         suggested.message += clause
-        suggested.context["suggested"] = "yes"
+        suggested.context.hasSuggestion = true
         return suggested
     }
 

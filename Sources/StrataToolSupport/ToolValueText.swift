@@ -29,7 +29,7 @@ package enum ToolValueText {
         if text == "null" { return .null }
         func wrong(_ expected: String) -> StrataError {
             StrataError(.typeMismatch, "\(input: text) is not \(expected) (\(key) is \(type.rawValue)).",
-                        context: ["key": key, "value": text, "type": type.rawValue])
+                        context: .init { $0.key = key; $0.expectedType = type.rawValue; $0.value = text })
         }
         switch type.valueKind {
         case .integer:
@@ -197,6 +197,6 @@ package enum ToolValueText {
         default: break
         }
         throw StrataError(.typeMismatch, "\(json.rendered(pretty: false)) is not a \(type.rawValue) value for \(key).",
-                          context: ["key": key, "type": type.rawValue])
+                          context: .init { $0.key = key; $0.expectedType = type.rawValue })
     }
 }

@@ -62,7 +62,7 @@ struct QueryGenerationProcessTests {
         #expect(try lastNames(pinned) == ["Byron", "Hopper", "Turing"])
         #expect(try department.objects(forKey: "employees").count == 3)
         let error = try #require(throws: StrataError.self) { try pinned.setQueryGenerationFrom(token) }
-        #expect(error.context["kind"] == "generationCompacted" && error.context["token"] == token.historyToken.map { String($0.sequence) })
+        #expect(error.context.kind == .generationCompacted && error.context.token == token.historyToken.map { String($0.sequence) })
         try pinned.setQueryGenerationFrom(nil)
         try store.close()
     }

@@ -235,6 +235,6 @@ struct PostgresCompactionTests {
         let error = try #require(throws: StrataError.self) { try manualStack(name, create: false) }
         #expect(error.code == .corruptDocument)
         #expect(error.message.contains("'budget'") && error.message.contains("'Department'"))
-        #expect(error.context["table"] == "Department")
+        #expect(error.context.table == "Department")
     }
 }

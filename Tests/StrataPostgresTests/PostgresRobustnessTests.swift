@@ -82,7 +82,7 @@ struct PostgresRobustnessTests {
         let error = try #require(throws: StrataError.self) { try stack.context.save() }
         #expect(ended.withLock { $0 } == ["true"])
         #expect(error.code == .server)
-        #expect(error.context["kind"] == "notCommitted")
+        #expect(error.context.kind == .notCommitted)
         #expect(error.message.contains("did not happen"))
         #expect(error.message.contains("127.0.0.1"))
         // Nothing happened: no new segment on the server, nothing in the replica.
@@ -113,7 +113,7 @@ struct PostgresRobustnessTests {
         #expect(error.message.contains("strata_password@127.0.0.1"), "\(error.message)")
         #expect(error.message.contains("password authentication failed"), "\(error.message)")
         #expect(!error.message.contains("not-the-password"), "the password is never shown")
-        #expect(error.context["server"]?.contains("not-the-password") == false)
+        #expect(error.context.server?.contains("not-the-password") == false)
 
         let right = url.replacingOccurrences(of: "://strata@", with: "://strata_password:strata-password@")
         let stack = try PostgresStack(name, url: right, listens: false)

@@ -174,7 +174,7 @@ struct PostgresErrorTests {
         #expect(error.code == .server)
         #expect(error.message.contains("did not happen"))
         #expect(error.message.contains("127.0.0.1"))
-        #expect(error.context["kind"] == "notCommitted")
+        #expect(error.context.kind == .notCommitted)
         // Nothing local: the store's replica has only the first save; the context keeps its change.
         #expect(stack.context.hasChanges)
         #expect(hopper.objectID.isTemporaryID)

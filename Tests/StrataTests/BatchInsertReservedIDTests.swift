@@ -71,21 +71,21 @@ import Testing
         let graph = try BatchGraph(in: fixture.context)
         let ids = try fixture.context.reserveObjectIDs(forEntityName: "Employee", count: 3)
         let before = try fixture.fresh().count(for: FetchRequest(entityName: "Employee"))
-        let cases: [(rows: [[String: PropertyValue]], row: String, key: String)] = [
-            ([idRow(ids[0], "A"), idRow(ids[0], "B")], "2", BatchInsertRequest.objectIDKey),
-            ([idRow(graph.employee("Ada"), "A")], "1", BatchInsertRequest.objectIDKey),
-            ([idRow(graph.departments["R&D"]!, "A")], "1", BatchInsertRequest.objectIDKey),
-            ([employeeRow("A", [BatchInsertRequest.objectIDKey: "p1"])], "1", BatchInsertRequest.objectIDKey),
-            ([employeeRow("A"), employeeRow("B", ["manager": .object(ids[2])])], "2", "manager"),   // no row took it
+        let cases: [(rows: [[String: PropertyValue]], row: Int, key: String)] = [
+            ([idRow(ids[0], "A"), idRow(ids[0], "B")], 2, BatchInsertRequest.objectIDKey),
+            ([idRow(graph.employee("Ada"), "A")], 1, BatchInsertRequest.objectIDKey),
+            ([idRow(graph.departments["R&D"]!, "A")], 1, BatchInsertRequest.objectIDKey),
+            ([employeeRow("A", [BatchInsertRequest.objectIDKey: "p1"])], 1, BatchInsertRequest.objectIDKey),
+            ([employeeRow("A"), employeeRow("B", ["manager": .object(ids[2])])], 2, "manager"),   // no row took it
             // A to-one of a row of the request holds one record: row 1 makes A B's manager.
             ([idRow(ids[0], "A", ["directReports": .objects([ids[1]])]), idRow(ids[1], "B", ["manager": .object(ids[2])]),
-              idRow(ids[2], "C")], "1", "manager"),
+              idRow(ids[2], "C")], 1, "manager"),
         ]
         for (rows, row, key) in cases {
             let error = strataError { _ = try fixture.context.executeBatch(BatchInsertRequest(entityName: "Employee", objects: rows)) }
             #expect(error != nil, "\(rows)")
-            #expect(error?.context["row"] == row, "\(error?.message ?? "no error")")
-            #expect(error?.context["key"] == key, "\(error?.message ?? "no error")")
+            #expect(error?.context.row == row, "\(error?.message ?? "no error")")
+            #expect(error?.context.key == key, "\(error?.message ?? "no error")")
         }
         #expect(try fixture.fresh().count(for: FetchRequest(entityName: "Employee")) == before)
         #expect(strataError { _ = try fixture.context.reserveObjectIDs(forEntityName: "Person", count: 1) }?.code == .invalidArgument)

@@ -152,8 +152,8 @@ func employeeIDs(named first: String, in context: ManagedObjectContext) throws -
             if value == nil { rows[2][key] = nil }
             let error = strataError { _ = try fixture.context.executeBatch(BatchInsertRequest(entityName: "Employee", objects: rows)) }
             #expect(error?.code == code, "\(key) = \(String(describing: value))")
-            #expect(error?.context["row"] == "3", "\(key): \(error?.message ?? "no error")")
-            #expect(error?.context["key"] == named)
+            #expect(error?.context.row == 3, "\(key): \(error?.message ?? "no error")")
+            #expect(error?.context.key == named)
             #expect(error?.message.contains("Row 3") == true)
         }
         // A handler's bad row after a full chunk (a document writes 10,000 rows per segment).
@@ -165,7 +165,7 @@ func employeeIDs(named first: String, in context: ManagedObjectContext) throws -
         }
         let error = strataError { _ = try fixture.context.executeBatch(late) }
         #expect(error?.code == .validation)
-        #expect(error?.context["row"] == "12345")
+        #expect(error?.context.row == 12345)
         #expect(try fixture.fresh().count(for: FetchRequest(entityName: "Employee")) == before)
         #expect(try (fixture.store as? DocumentStore)?.segmentRecords().count == segments)
         #expect(strataError { _ = try fixture.context.executeBatch(BatchInsertRequest(entityName: "Person", objects: [[:]])) }?.code == .invalidArgument)
@@ -206,7 +206,7 @@ func employeeIDs(named first: String, in context: ManagedObjectContext) throws -
             ]))
         }
         #expect(clash?.code == .validation)
-        #expect(clash?.context["row"] == "2")
+        #expect(clash?.context.row == 2)
         #expect(try storedValue(graph.employee("Grace"), "manager", in: store) == .object(graph.employee("Ada")))
     }
 

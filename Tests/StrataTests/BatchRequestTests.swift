@@ -71,7 +71,7 @@ struct BatchFixture {
             strataError { _ = try context.executeBatch(BatchUpdateRequest(entityName: entity, propertiesToUpdate: values)) }
         }
         #expect(failure(["wage": 1])?.code == .unknownKey)
-        #expect(failure(["wage": 1])?.context["key"] == "wage")
+        #expect(failure(["wage": 1])?.context.key == "wage")
         #expect(failure(["salary": "lots"])?.code == .typeMismatch)
         #expect(failure(["salary": "lots"])?.message.contains("salary") == true)
         #expect(failure(["salary": 1.5])?.code == .typeMismatch)
@@ -179,8 +179,8 @@ struct BatchFixture {
         try context.save()
         let error = strataError { _ = try fixture.fresh().executeBatch(BatchDeleteRequest(entityName: "Owner")) }
         #expect(error?.code == .validation)
-        #expect(error?.context["object"] == owner.objectID.description)
-        #expect(error?.context["key"] == "pets")
+        #expect(error?.context.object == owner.objectID.description)
+        #expect(error?.context.key == "pets")
         #expect(try fixture.fresh().count(for: FetchRequest(entityName: "Owner")) == 2)
         // Without the pet, or deleting only the owner without pets, it goes through.
         let result = try fixture.fresh().executeBatch(BatchDeleteRequest(entityName: "Owner", predicate: try FetchPredicate(format: "name == 'Lone'")))

@@ -20,8 +20,8 @@ import StrataTestSupport
                     entityName: "Employee", predicate: try FetchPredicate(format: "firstName == 'Alan'"), propertiesToUpdate: ["rating": value]))
             }
             #expect(error?.code == .predicateEvaluation, "\(value.predicateFormat)")
-            #expect(error?.context["kind"] == "divisionByZero")
-            #expect(error?.context["object"] == graph.employee("Alan").description)
+            #expect(error?.context.kind == .divisionByZero)
+            #expect(error?.context.object == graph.employee("Alan").description)
             #expect(error?.message.contains("division by zero in") == true, "\(error?.message ?? "")")
             #expect(try storePicture(fixture.store) == before)
         }

@@ -82,7 +82,7 @@ func storePicture(_ store: any PersistentStore) throws -> [String: String] {
                                                                     propertiesToUpdate: ["salary": raise]))
         }
         #expect(error?.code == .typeMismatch)
-        #expect(error?.context["object"] == graph.employee("Alan").description)
+        #expect(error?.context.object == graph.employee("Alan").description)
         #expect(error?.message.contains("trunc:") == true)
         #expect(try storedValue(graph.employee("Alan"), "salary", in: fixture.store) == .integer(90_000))
         _ = try fixture.fresh().executeBatch(BatchUpdateRequest(entityName: "Employee", predicate: try FetchPredicate(format: "firstName == 'Alan'"),
@@ -111,8 +111,8 @@ func storePicture(_ store: any PersistentStore) throws -> [String: String] {
             _ = try fixture.fresh().executeBatch(BatchUpdateRequest(entityName: "Employee", propertiesToUpdate: ["lastName": .keyPath("department.name")]))
         }
         #expect(required?.code == .validation)
-        #expect(required?.context["key"] == "lastName")
-        #expect(required?.context["object"] == graph.employee("Barbara").description)
+        #expect(required?.context.key == "lastName")
+        #expect(required?.context.object == graph.employee("Barbara").description)
         #expect(required?.problems.first?.object == graph.employee("Barbara").description)
         #expect(required?.message.contains("department.name") == true)
         // A string into an integer attribute.
@@ -120,9 +120,9 @@ func storePicture(_ store: any PersistentStore) throws -> [String: String] {
             _ = try fixture.fresh().executeBatch(BatchUpdateRequest(entityName: "Employee", propertiesToUpdate: ["salary": .keyPath("firstName")]))
         }
         #expect(mismatch?.code == .typeMismatch)
-        #expect(mismatch?.context["key"] == "salary")
-        #expect(mismatch?.context["expression"] == "firstName")
-        #expect(mismatch?.context["object"] != nil)
+        #expect(mismatch?.context.key == "salary")
+        #expect(mismatch?.context.expression == "firstName")
+        #expect(mismatch?.context.object != nil)
         // A to-many gives a collection, which no attribute holds.
         let collection = strataError {
             _ = try fixture.fresh().executeBatch(BatchUpdateRequest(entityName: "Employee", propertiesToUpdate: ["notes": .keyPath("projects.name")]))
@@ -148,14 +148,14 @@ func storePicture(_ store: any PersistentStore) throws -> [String: String] {
                 propertiesToUpdate: ["salary": .keyPath("wage"), "rating": .keyPath("salary")]))
         }
         #expect(error?.code == .unknownKey)
-        #expect(error?.context["key"] == "salary")
+        #expect(error?.context.key == "salary")
         #expect(error?.message.contains("'wage'") == true)
         let variable = strataError {
             _ = try fixture.fresh().executeBatch(BatchUpdateRequest(entityName: "Employee", predicate: .constant(false),
                                                                     propertiesToUpdate: ["salary": .function(.add, [.keyPath("salary"), .variable("RAISE")])]))
         }
         #expect(variable?.code == .invalidArgument)
-        #expect(variable?.context["variable"] == "RAISE")
+        #expect(variable?.context.variable == "RAISE")
     }
 
     @Test(arguments: BatchStoreKind.allCases)

@@ -89,7 +89,7 @@ import Testing
             """)
         #expect(missing.code == .modelFile)
         #expect(missing.message.contains("composite 'Adress' is not declared in the model (declared: Address)"))
-        #expect(missing.context["entity"] == "A" && missing.context["property"] == "home" && missing.context["line"] == "3")
+        #expect(missing.context.entity == "A" && missing.context.key == "home" && missing.context.line == 3)
         let nested = try xcode("""
             <entity name="A"><attribute name="home" attributeType="Composite" composite="Address"/></entity>
             <composite name="Address"><attribute name="geo" attributeType="Composite" composite="Geo"/></composite>
@@ -151,7 +151,7 @@ import Testing
         #expect(unknown?.message.contains("Composite attribute 'Person.address' has no element 'town' (elements: city, zip, floor)") == true)
         let mistyped = #expect(throws: StrataError.self) { try ada.setCompositeValue(["city": "Rome", "floor": "high"], forKey: "address") }
         #expect(mistyped?.code == .typeMismatch)
-        #expect(mistyped?.context["key"] == "address.floor")
+        #expect(mistyped?.context.key == "address.floor")
         #expect(mistyped?.message.contains("element 'floor' of composite attribute 'address'") == true)
         let noComposite = #expect(throws: StrataError.self) { try ada.compositeValue(forKey: "adress") }
         #expect(noComposite?.message.contains("no composite attribute 'adress' (composites: address)") == true)

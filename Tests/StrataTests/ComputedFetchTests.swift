@@ -211,7 +211,7 @@ let departmentTotalsSQL = """
         #expect {
             try fixture.context.fetchDictionaries(request)
         } throws: { error in
-            (error as? StrataError)?.code == .typeMismatch && (error as? StrataError)?.context["key"] == "total"
+            (error as? StrataError)?.code == .typeMismatch && (error as? StrataError)?.context.key == "total"
         }
     }
 
@@ -241,7 +241,7 @@ let departmentTotalsSQL = """
             _ = try fixture.context.execute(request)
         } throws: { error in
             guard let error = error as? StrataError else { return false }
-            return error.message.contains(message) && (error.context["key"] == key || error.context["key"] == "nope")
+            return error.message.contains(message) && (error.context.key == key || error.context.key == "nope")
         }
     }
 

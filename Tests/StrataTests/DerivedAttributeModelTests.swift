@@ -101,7 +101,7 @@ import StrataTestSupport
         let missing = load(#"<attribute name="key" optional="YES" attributeType="String" derived="YES"/>"#)
         #expect(missing?.code == .modelFile)
         #expect(missing?.message.contains("line 4") == true, "\(String(describing: missing))")
-        #expect(missing?.message.contains("Team.key") == true || missing?.context["property"] == "key", "\(String(describing: missing))")
+        #expect(missing?.message.contains("Team.key") == true || missing?.context.key == "key", "\(String(describing: missing))")
         #expect(missing?.message.contains("a derived attribute needs a derivationExpression") == true)
         let unparsable = load(#"<attribute name="key" optional="YES" attributeType="String" derived="YES" derivationExpression="canonical:(name"/>"#)
         #expect(unparsable?.code == .modelFile)

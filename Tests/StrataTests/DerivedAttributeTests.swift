@@ -82,7 +82,7 @@ import StrataTestSupport
         let error = strataError { try research.setValue(.integer(7), forKey: "headcount") }
         #expect(error?.code == .invalidArgument)
         #expect(error?.message == "Department.headcount is derived from 'employees.@count' and computed when the context saves; it cannot be set.")
-        #expect(error?.context["key"] == "headcount")
+        #expect(error?.context.key == "headcount")
         #expect(try research.value(forKey: "headcount") == .null)
     }
 

@@ -46,8 +46,8 @@ private func fileBytes(_ url: URL) throws -> Data { try Data(contentsOf: url) }
         try replaceSegmentBody(url, 2, with: body)
         let error = try #require(strataError { _ = try DocumentStore(openingAt: url, model: sharedExampleModel) })
         #expect(error.code == .corruptSegment)
-        #expect(error.context["segment"] == "2")
-        #expect(error.context["offset"].flatMap(Int.init) != nil, "\(error.context)")
+        #expect(error.context.segment == 2)
+        #expect(error.context.offset != nil, "\(error.context)")
         #expect(error.message.contains("Segment 2"))
     }
 
@@ -59,8 +59,8 @@ private func fileBytes(_ url: URL) throws -> Data { try Data(contentsOf: url) }
             try replaceSegmentBody(url, 3, with: Array(body.prefix(length)))
             let error = try #require(strataError { _ = try DocumentStore(openingAt: url, model: sharedExampleModel) })
             #expect(error.code == .corruptSegment, "length \(length): \(error)")
-            #expect(error.context["segment"] == "3", "length \(length)")
-            #expect(error.context["offset"] != nil, "length \(length)")
+            #expect(error.context.segment == 3, "length \(length)")
+            #expect(error.context.offset != nil, "length \(length)")
         }
     }
 
@@ -72,9 +72,9 @@ private func fileBytes(_ url: URL) throws -> Data { try Data(contentsOf: url) }
         try replaceSegmentBody(url, 2, with: LZ4Frame.compress(Array(raw.dropLast(2))))
         let error = try #require(strataError { _ = try DocumentStore(openingAt: url, model: sharedExampleModel) })
         #expect(error.code == .corruptSegment)
-        #expect(error.context["segment"] == "2")
-        #expect(error.context["layer"] == nil, "the frame is fine; the body is not")
-        let offset = try #require(error.context["offset"].flatMap(Int.init))
+        #expect(error.context.segment == 2)
+        #expect(error.context.layer == .segmentBody, "the frame is fine; the body is not")
+        let offset = try #require(error.context.offset)
         #expect(offset <= raw.count - 2)
         // A wrong magic is caught at byte 0.
         var wrongMagic = raw
@@ -82,7 +82,7 @@ private func fileBytes(_ url: URL) throws -> Data { try Data(contentsOf: url) }
         try replaceSegmentBody(url, 2, with: LZ4Frame.compress(wrongMagic))
         let magicError = try #require(strataError { _ = try DocumentStore(openingAt: url, model: sharedExampleModel) })
         #expect(magicError.code == .corruptSegment)
-        #expect(magicError.context["offset"] == "0")
+        #expect(magicError.context.offset == 0)
     }
 
     @Test func seededRandomDamageToSegmentsNeverCrashesTheOpen() throws {
@@ -109,7 +109,7 @@ private func fileBytes(_ url: URL) throws -> Data { try Data(contentsOf: url) }
                 Issue.record("seed \(seed) round \(round): damaged segment opened")
             } catch let error as StrataError {
                 #expect(error.code == .corruptSegment, "seed \(seed) round \(round): \(error)")
-                #expect(error.context["segment"] == "3", "seed \(seed) round \(round)")
+                #expect(error.context.segment == 3, "seed \(seed) round \(round)")
             }
         }
         try replaceSegmentBody(url, 3, with: original)
@@ -139,7 +139,7 @@ private func fileBytes(_ url: URL) throws -> Data { try Data(contentsOf: url) }
         let error = try #require(strataError { _ = try DocumentStore(openingAt: url, model: sharedExampleModel) })
         #expect(error.code == .corruptDocument, "\(error)")
         #expect(error.message.contains("not a Strata document"), "\(error.message)")
-        #expect(error.context["path"] == url.path)
+        #expect(error.context.path == url.path)
         #expect(strataError { _ = try DocumentStore.storedModel(at: url) }?.code == .corruptDocument)
         if kind != "directory" { #expect(try fileBytes(url) == before, "a refused open must not change the file") }
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
@@ -151,7 +151,7 @@ private func fileBytes(_ url: URL) throws -> Data { try Data(contentsOf: url) }
         let url = directory.file("missing.strata")
         let error = try #require(strataError { _ = try DocumentStore(openingAt: url, model: sharedExampleModel) })
         #expect(error.code == .io)
-        #expect(error.context["path"] == url.path)
+        #expect(error.context.path == url.path)
         #expect(!FileManager.default.fileExists(atPath: url.path))
     }
 }

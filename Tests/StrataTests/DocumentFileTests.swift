@@ -158,7 +158,7 @@ private func newEmployee(_ first: String, in context: ManagedObjectContext) thro
         let segments = try sqlRows(url, "SELECT seq FROM strata_segment")
         let error = strataError { try second.context.save() }
         #expect(error?.code == .mergeConflict, "\(String(describing: error))")
-        #expect(error?.context["objects"]?.contains(adaSecond.objectID.description) == true)
+        #expect(error?.context.objects.contains(adaSecond.objectID.description) == true)
         #expect(try sqlRows(url, "SELECT seq FROM strata_segment") == segments, "the refused save wrote nothing")
         #expect(adaSecond.hasChanges, "the context keeps its change for the application to resolve")
         // A store that saves a different record does not conflict.

@@ -155,7 +155,7 @@ private func gadgetModel(extraAttribute: Bool = false, extraEntity: Bool = false
         let error = try #require(strataError { _ = try DocumentStore(openingAt: url, model: model) })
         #expect(error.code == .modelIncompatible)
         #expect(error.message.lowercased().contains("model incompatible with the one used to create the store"))
-        #expect(error.context["path"] == url.path)
+        #expect(error.context.path == url.path)
         // The refused open changed nothing: the original model still opens it.
         let stack = try DocumentStack.open(url, model: gadgetModel())
         #expect(try stack.store.info().objectCounts["Gadget"] == 1)

@@ -66,7 +66,7 @@ import Testing
                 continue
             }
             #expect(error.code == .predicateSyntax, "\(text)")
-            #expect(error.context["position"] == String(column), "\(text): \(error.message)")
+            #expect(error.context.column == column, "\(text): \(error.message)")
             #expect(error.message.contains(message), "\(text): \(error.message)")
         }
     }
@@ -85,9 +85,9 @@ import Testing
         ]
         for text in hostile {
             let error = failure(text, expression: true)
-            #expect(error?.context["limit"] == "maxPredicateDepth", "\(text.prefix(20))…: \(error?.message ?? "parsed")")
+            #expect(error?.context.limit == "maxPredicateDepth", "\(text.prefix(20))…: \(error?.message ?? "parsed")")
             let predicateError = failure(text + " == 1", expression: false)
-            #expect(predicateError?.context["limit"] == "maxPredicateDepth", "\(text.prefix(20))… == 1")
+            #expect(predicateError?.context.limit == "maxPredicateDepth", "\(text.prefix(20))… == 1")
         }
         // Within the limit, a long sum is fine.
         #expect(throws: Never.self) { try FetchExpression(format: "a" + String(repeating: " + a", count: 50)) }

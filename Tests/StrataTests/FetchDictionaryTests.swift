@@ -61,7 +61,7 @@ import Testing
         #expect {
             try fixture.context.fetchDictionaries(request)
         } throws: { error in
-            (error as? StrataError)?.code == .invalidArgument && (error as? StrataError)?.context["key"] == "employees"
+            (error as? StrataError)?.code == .invalidArgument && (error as? StrataError)?.context.key == "employees"
         }
     }
 

@@ -72,7 +72,7 @@ import Testing
             try fixture.context.fetch(FetchRequest(entityName: "Department"), as: Other.self)
         } throws: { error in
             let error = error as? StrataError
-            return error?.code == .typeMismatch && error?.context["entity"] == "Department"
+            return error?.code == .typeMismatch && error?.context.entity == "Department"
         }
     }
 
@@ -99,7 +99,7 @@ import Testing
             try fixture.context.fetch(FetchRequest(entityName: "Employe"))
         } throws: { error in
             let error = error as? StrataError
-            return error?.code == .unknownKey && error?.context["entity"] == "Employe" && error?.message.contains("Employe") == true
+            return error?.code == .unknownKey && error?.context.entity == "Employe" && error?.message.contains("Employe") == true
         }
     }
 
@@ -110,7 +110,7 @@ import Testing
                 try fixture.context.fetch(try employeesRequest(sortedBy: [FetchSortDescriptor(path)]))
             } throws: { error in
                 let error = error as? StrataError
-                return error?.code == .unknownKey && error?.context["key"] == path && error?.message.contains("sort") == true
+                return error?.code == .unknownKey && error?.context.key == path && error?.message.contains("sort") == true
             }
         }
     }
@@ -121,7 +121,7 @@ import Testing
             #expect {
                 try fixture.context.fetch(try employeesRequest(sortedBy: [FetchSortDescriptor(path)]))
             } throws: { error in
-                (error as? StrataError)?.code == .invalidArgument && (error as? StrataError)?.context["key"] == path
+                (error as? StrataError)?.code == .invalidArgument && (error as? StrataError)?.context.key == path
             }
         }
     }
@@ -134,7 +134,7 @@ import Testing
             try fixture.context.fetchDictionaries(request)
         } throws: { error in
             let error = error as? StrataError
-            return error?.code == .unknownKey && error?.context["key"] == "department.title" && error?.context["entity"] == "Department"
+            return error?.code == .unknownKey && error?.context.key == "department.title" && error?.context.entity == "Department"
         }
     }
 
@@ -148,7 +148,7 @@ import Testing
         #expect {
             try fixture.context.fetch(request)
         } throws: { error in
-            (error as? StrataError)?.code == .invalidArgument && (error as? StrataError)?.context["key"] == "salary"
+            (error as? StrataError)?.code == .invalidArgument && (error as? StrataError)?.context.key == "salary"
         }
         request.relationshipKeyPathsForPrefetching = ["departmnt"]
         #expect { try fixture.context.fetch(request) } throws: { ($0 as? StrataError)?.code == .unknownKey }

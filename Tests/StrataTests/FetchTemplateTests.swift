@@ -20,8 +20,8 @@ import Testing
             try sharedExampleModel.fetchRequestFromTemplate(withName: "EmployeesEarningMoreThan", substitutionVariables: ["SALRY": 1])
         } throws: { error in
             let error = error as? StrataError
-            return error?.code == .predicateEvaluation && error?.context["variable"] == "SALARY"
-                && error?.context["template"] == "EmployeesEarningMoreThan" && error?.message.contains("SALARY") == true
+            return error?.code == .predicateEvaluation && error?.context.variable == "SALARY"
+                && error?.context.template == "EmployeesEarningMoreThan" && error?.message.contains("SALARY") == true
         }
     }
 
@@ -30,7 +30,7 @@ import Testing
             try sharedExampleModel.fetchRequestFromTemplate(withName: "Nope", substitutionVariables: [:])
         } throws: { error in
             let error = error as? StrataError
-            return error?.code == .unknownKey && error?.context["template"] == "Nope"
+            return error?.code == .unknownKey && error?.context.template == "Nope"
         }
     }
 
@@ -66,7 +66,7 @@ import Testing
             try fixture.department("R&D").fetchedProperty("lowEarners")
         } throws: { error in
             let error = error as? StrataError
-            return error?.code == .unknownKey && error?.context["key"] == "lowEarners" && error?.context["entity"] == "Department"
+            return error?.code == .unknownKey && error?.context.key == "lowEarners" && error?.context.entity == "Department"
         }
     }
 
@@ -91,7 +91,7 @@ import Testing
             try notes[0].fetchedProperty("broken")
         } throws: { error in
             let error = error as? StrataError
-            return error?.code == .predicateEvaluation && error?.context["variable"] == "MISSING" && error?.context["key"] == "broken"
+            return error?.code == .predicateEvaluation && error?.context.variable == "MISSING" && error?.context.key == "broken"
         }
     }
 }

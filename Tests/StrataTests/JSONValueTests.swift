@@ -39,7 +39,7 @@ import Testing
         let error = try #require(strataError { _ = try JSONValue.parse(Array(text.utf8)) })
         #expect(error.code == .invalidArgument)
         #expect(error.message == "Malformed JSON at line \(line), column \(column): \(reason).", "\(error.message)")
-        #expect(error.context["line"] == String(line) && error.context["column"] == String(column))
+        #expect(error.context.line == line && error.context.column == column)
     }
 
     @Test func nestingIsBounded() throws {

@@ -38,8 +38,8 @@ import Testing
         let employee = try stack.employee()
         let read = strataError { _ = try employee.value(forKey: "wage") }
         #expect(read?.code == .unknownKey)
-        #expect(read?.context["key"] == "wage")
-        #expect(read?.context["entity"] == "Employee")
+        #expect(read?.context.key == "wage")
+        #expect(read?.context.entity == "Employee")
         #expect(strataError { try employee.setValue(.integer(1), forKey: "wage") }?.code == .unknownKey)
         // A nil link ends the path before the unknown key is reached, as messaging nil does.
         #expect(try employee.value(forKeyPath: "department.wage") == .single(.null))
@@ -53,7 +53,7 @@ import Testing
         let employee = try stack.employee(salary: 10)
         let error = strataError { try employee.setValue(.string("lots"), forKey: "salary") }
         #expect(error?.code == .typeMismatch)
-        #expect(error?.context["key"] == "salary")
+        #expect(error?.context.key == "salary")
         #expect(error?.message.contains("integer64") == true)
         #expect(strataError { try employee.setValue(.double(1.5), forKey: "salary") }?.code == .typeMismatch)
         #expect(strataError { try employee.setValue(.integer(1 << 40), forKey: "employeeID") }?.code == .typeMismatch)

@@ -24,8 +24,8 @@ import Testing
         } throws: { error in
             guard let error = error as? StrataError, error.code == .corruptSegment,
                   error.message.hasPrefix("LZ4 frame: "), error.message.contains(reason) else { return false }
-            guard let offset else { return error.context["offset"] != nil }
-            return error.context["offset"] == String(offset)
+            guard let offset else { return error.context.offset != nil }
+            return error.context.offset == offset
         }
     }
 

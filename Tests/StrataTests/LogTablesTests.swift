@@ -30,7 +30,7 @@ import Testing
 
         let log = try DocumentLogFile(url)
         let error = try #require(strataError { _ = try log.segmentRecords() })
-        #expect(error.code == .corruptSegment && error.context["segment"] == "2", "\(error)")
+        #expect(error.code == .corruptSegment && error.context.segment == 2, "\(error)")
         #expect(error.message == "The log row of segment 2 is malformed.")
         #expect(try log.segmentRecords(in: 3...3).map(\.sequence) == [3])
         log.close()
@@ -51,7 +51,7 @@ import Testing
         let reopened = try DocumentStore(openingAt: url, model: sharedExampleModel)
         defer { try? reopened.close() }
         let error = try #require(strataError { _ = try reopened.groupRecords() })
-        #expect(error.code == .corruptSegment && error.context["segment"] == "3", "\(error)")
+        #expect(error.code == .corruptSegment && error.context.segment == 3, "\(error)")
         #expect(error.message.contains("group row of segment 3 is malformed"), "\(error.message)")
     }
 }

@@ -120,7 +120,7 @@ import Testing
             try ManagedObjectContext.mergeChanges(fromRemoteContextSave: ["changed": [barbara.objectID]], into: [context])
         }
         #expect(error?.code == .invalidArgument)
-        #expect(error?.context["key"] == "changed")
+        #expect(error?.context.key == "changed")
         let badURI = strataError {
             try ManagedObjectContext.mergeChanges(
                 fromRemoteContextSave: [ManagedObjectContext.deletedObjectsKey: [URL(string: "x-strata://nowhere/Employee/p1")!]], into: [context])

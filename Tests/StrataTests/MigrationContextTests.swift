@@ -198,7 +198,7 @@ private typealias F = MigrationFixtures
 
         let incomplete: MigrationStage = .mapping(to: v2) { _ in }
         let missing = try #require(throws: StrataError.self) { try DocumentStore.migrate(at: url, stages: [incomplete]) }
-        #expect(missing.code == .modelIncompatible && missing.context["blocking"] == "Employee.first", "\(missing.message)")
+        #expect(missing.code == .modelIncompatible && missing.context.blocking == ["Employee.first"], "\(missing.message)")
         #expect(try DocumentStore.storedModel(at: url).versionHash == v1.versionHash)
 
         // An inferred stage still refuses what only code can do.

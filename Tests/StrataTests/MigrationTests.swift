@@ -159,7 +159,7 @@ private typealias F = MigrationFixtures
         #expect(error.code == .modelIncompatible)
         for name in ["Author.books", "Book.title", "Book.isbn"] {
             #expect(error.message.contains(name), "\(error.message)")
-            #expect(error.context["blocking"]?.contains(name) == true)
+            #expect(error.context.blocking.contains(name))
         }
         #expect(try Data(contentsOf: url) == bytes)
 

@@ -105,10 +105,10 @@ import Testing
         let json = #"{"format": "strata-model", "formatVersion": 1, "entities": [{"name": "Employee", "attributes": [{"name": "salary", "type": "integer64", "optinal": false}]}]}"#
         let error = try #require(ModelFixtures.jsonError(json))
         #expect(error.code == .modelFile)
-        #expect(error.context["path"] == "entities[0].attributes[0].optinal")
-        #expect(error.context["entity"] == "Employee")
-        #expect(error.context["property"] == "salary")
-        #expect(error.context["field"] == "optinal")
+        #expect(error.context.jsonPath == "entities[0].attributes[0].optinal")
+        #expect(error.context.entity == "Employee")
+        #expect(error.context.key == "salary")
+        #expect(error.context.field == "optinal")
         #expect(error.message.contains("unknown field 'optinal'"))
     }
 
@@ -116,32 +116,32 @@ import Testing
         let json = #"{"format": "strata-model", "formatVersion": 1, "entities": [{"name": "Employee", "attributes": [{"name": "salary", "type": "integer16", "default": "ten"}]}]}"#
         let error = try #require(ModelFixtures.jsonError(json))
         #expect(error.code == .modelFile)
-        #expect(error.context["path"] == "entities[0].attributes[0].default")
+        #expect(error.context.jsonPath == "entities[0].attributes[0].default")
         #expect(error.message.contains("expected an integer"))
         let outOfRange = json.replacingOccurrences(of: #""ten""#, with: "40000")
         #expect(ModelFixtures.jsonError(outOfRange)?.message.contains("out of the range of integer16") == true)
         let fraction = json.replacingOccurrences(of: #""ten""#, with: "1.5")
         #expect(ModelFixtures.jsonError(fraction)?.code == .modelFile)
         let flag = #"{"format": "strata-model", "formatVersion": 1, "entities": [{"name": "E", "abstract": "yes"}]}"#
-        #expect(ModelFixtures.jsonError(flag)?.context["path"] == "entities[0].abstract")
+        #expect(ModelFixtures.jsonError(flag)?.context.jsonPath == "entities[0].abstract")
     }
 
     @Test func anUnknownAttributeTypeOrDeleteRuleIsRejected() throws {
         let type = #"{"format": "strata-model", "formatVersion": 1, "entities": [{"name": "E", "attributes": [{"name": "a", "type": "Integer 16"}]}]}"#
         let typeError = try #require(ModelFixtures.jsonError(type))
-        #expect(typeError.context["field"] == "type")
+        #expect(typeError.context.field == "type")
         #expect(typeError.message.contains("unknown attribute type 'Integer 16'"))
         let rule = #"{"format": "strata-model", "formatVersion": 1, "entities": [{"name": "E", "relationships": [{"name": "r", "destination": "E", "deleteRule": "No Action"}]}]}"#
         let ruleError = try #require(ModelFixtures.jsonError(rule))
-        #expect(ruleError.context["path"] == "entities[0].relationships[0].deleteRule")
-        #expect(ruleError.context["property"] == "r")
+        #expect(ruleError.context.jsonPath == "entities[0].relationships[0].deleteRule")
+        #expect(ruleError.context.key == "r")
     }
 
     @Test func theFormatHeaderIsRequired() throws {
-        #expect(ModelFixtures.jsonError(#"{"entities": []}"#)?.context["field"] == "format")
+        #expect(ModelFixtures.jsonError(#"{"entities": []}"#)?.context.field == "format")
         #expect(ModelFixtures.jsonError(#"{"format": "strata-model", "formatVersion": 2, "entities": []}"#)?
             .message.contains("version 2 is not supported") == true)
-        #expect(ModelFixtures.jsonError(#"{"format": "strata-model", "formatVersion": 1}"#)?.context["field"] == "entities")
+        #expect(ModelFixtures.jsonError(#"{"format": "strata-model", "formatVersion": 1}"#)?.context.field == "entities")
         #expect(ModelFixtures.jsonError(#"[]"#)?.message.contains("expected an object") == true)
     }
 
@@ -149,8 +149,8 @@ import Testing
         let text = "{\n  \"format\": \"strata-model\",\n  \"formatVersion\": 1,\n  \"entities\": [,]\n}"
         let error = try #require(ModelFixtures.jsonError(text))
         #expect(error.code == .modelFile)
-        #expect(error.context["line"] == "4")
-        #expect(error.context["column"] == "16")
+        #expect(error.context.line == 4)
+        #expect(error.context.column == 16)
         for bad in ["", "{", "{\"a\": 1,}", "{\"a\": 01}", "{\"a\": \"\\x\"}", "{\"a\": 1} x", "{\"a\": 1, \"a\": 2}",
                     "{\"a\": \"\u{01}\"}", "{\"a\": \"\\ud800\"}", "nul", String(repeating: "[", count: 10_000)] {
             #expect(ModelFixtures.jsonError(bad)?.code == .modelFile, "\(bad.prefix(20))")

@@ -43,7 +43,7 @@ import Testing
         let people = try Self.people()
         let error = try #require(throws: StrataError.self) { try ManagedObjectModel(merging: [people, people]) }
         #expect(error.code == .invalidModel)
-        #expect(error.context["entity"] == "Person")
+        #expect(error.context.entity == "Person")
         #expect(error.message.contains("entity 'Person' is defined twice"))
         #expect(error.problems.map(\.entityName) == ["Person", "Item"])
     }

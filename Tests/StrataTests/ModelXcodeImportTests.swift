@@ -162,7 +162,7 @@ import Testing
         try PropertyListSerialization.data(fromPropertyList: missing, format: .xml, options: 0)
             .write(to: bundle.appendingPathComponent(".xccurrentversion"))
         let error = try #require(throws: StrataError.self) { try ManagedObjectModel(xcdatamodelAt: bundle) }
-        #expect(error.code == .modelFile && error.context["version"] == "Gone.xcdatamodel")
+        #expect(error.code == .modelFile && error.context.model == "Gone.xcdatamodel")
     }
 
     @Test func contentsOfDispatchesByExtensionAndContent() throws {
@@ -184,7 +184,7 @@ import Testing
         let absent = try #require(throws: StrataError.self) {
             try ManagedObjectModel(contentsOf: directory.appendingPathComponent("absent.json"))
         }
-        #expect(absent.code == .modelFile && absent.context["file"]?.hasSuffix("absent.json") == true)
+        #expect(absent.code == .modelFile && absent.context.path?.hasSuffix("absent.json") == true)
     }
 
     @Test func unsupportedAttributeTypesNameTheEntityAndAttribute() throws {
@@ -200,9 +200,9 @@ import Testing
             """
             let error = try #require(throws: StrataError.self) { try Self.load(xml) }
             #expect(error.code == .modelFile)
-            #expect(error.context["entity"] == "Shape")
-            #expect(error.context["property"] == "size")
-            #expect(error.context["line"] == "4")
+            #expect(error.context.entity == "Shape")
+            #expect(error.context.key == "size")
+            #expect(error.context.line == 4)
             #expect(error.message.contains("'\(type)' is not supported"))
         }
     }
@@ -217,12 +217,12 @@ import Testing
         </model>
         """
         let error = try #require(throws: StrataError.self) { try Self.load(xml) }
-        #expect(error.code == .modelFile && error.context["property"] == "count")
+        #expect(error.code == .modelFile && error.context.key == "count")
         #expect(error.message.contains("defaultValueString 'many'"))
         let rule = xml.replacingOccurrences(
             of: #"<attribute name="count" attributeType="Integer 16" defaultValueString="many"/>"#,
             with: #"<relationship name="next" destinationEntity="Thing" deletionRule="Explode"/>"#)
-        #expect(try #require(throws: StrataError.self) { try Self.load(rule) }.context["attribute"] == "deletionRule")
+        #expect(try #require(throws: StrataError.self) { try Self.load(rule) }.context.xmlAttribute == "deletionRule")
         let wrongRoot = "<?xml version=\"1.0\"?><document/>"
         #expect(try #require(throws: StrataError.self) { try Self.load(wrongRoot) }.message.contains("expected <model>"))
     }
@@ -231,7 +231,7 @@ import Testing
         let xml = "<?xml version=\"1.0\"?>\n<model>\n  <entity name=\"A\">\n  </model>\n"
         let error = try #require(throws: StrataError.self) { try Self.load(xml) }
         #expect(error.code == .modelFile)
-        #expect(error.context["line"] != nil)
+        #expect(error.context.line != nil)
         #expect(error.message.contains(":4:") && error.message.contains("XML syntax error"))
         #expect(!error.message.contains("NSXMLParserErrorDomain"))
         #expect(throws: StrataError.self) { try Self.load("") }
@@ -241,12 +241,12 @@ import Testing
         let file = directory.appendingPathComponent("contents")
         try Data("<model>\n<entity name=\"na".utf8 + [0xC3, 0x65] + "\"/></model>".utf8).write(to: file)
         let utf8 = try #require(throws: StrataError.self) { try ManagedObjectModel(xcdatamodelAt: file) }
-        #expect(utf8.code == .modelFile && utf8.context["line"] == "2" && utf8.context["offset"] == "24")
+        #expect(utf8.code == .modelFile && utf8.context.line == 2 && utf8.context.offset == 24)
         // Found by the fuzzer: FoundationXML dereferences the NULL data of `<?xml?>`.
         for empty in ["<?xml version=\"1.0\"?>\n<model>\n<?xml?>\n</model>", "<model><entity name=\"A\"/>\n\n<?pi?></model>"] {
             let instruction = try #require(throws: StrataError.self) { try Self.load(empty) }
             #expect(instruction.code == .modelFile && instruction.message.contains("processing instruction without data"))
-            #expect(instruction.context["line"] == "3")
+            #expect(instruction.context.line == 3)
         }
         #expect(try Self.load("<?xml version=\"1.0\"?><model><?pi data?><entity name=\"A\"/></model>").entities.count == 1)
         let deep = "<model>" + String(repeating: "<a>", count: 100) + String(repeating: "</a>", count: 100) + "</model>"
@@ -262,7 +262,7 @@ import Testing
         let error = try #require(throws: StrataError.self) { try Self.load(xml) }
         #expect(error.code == .invalidModel)
         #expect(error.problems.map(\.key) == ["b"])
-        #expect(error.context["file"] != nil)
+        #expect(error.context.path != nil)
     }
 
     /// Loads XML text through a temporary contents file.

@@ -109,7 +109,7 @@ import StrataTestSupport
         #expect(unknown.message.contains("no element 'geo.alt' (elements: city, zip, geo.lat, geo.lon)"), "\(unknown.message)")
         let mistyped = try #require(throws: StrataError.self) { try oslo.setCompositeValue(["city": "Oslo", "geo.lat": "north"], forKey: "address") }
         #expect(mistyped.code == .typeMismatch)
-        #expect(mistyped.context["key"] == "address.geo.lat")
+        #expect(mistyped.context.key == "address.geo.lat")
     }
 
     @Test func fetchAndSortThroughTheNestedCompositeInMemory() throws {

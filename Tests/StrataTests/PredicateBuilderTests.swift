@@ -66,7 +66,7 @@ import Testing
         } catch let error as StrataError {
             #expect(error.code == .predicateEvaluation)
             #expect(error.message.contains("$MISSING"))
-            #expect(error.context["variable"] == "MISSING")
+            #expect(error.context.variable == "MISSING")
         }
     }
 

@@ -45,8 +45,8 @@ import Testing
                 continue
             }
             #expect(error.code == .predicateSyntax, "\(format)")
-            #expect(error.context["position"] == String(column), "\(format): \(error.message)")
-            #expect(error.context["predicate"] == format)
+            #expect(error.context.column == column, "\(format): \(error.message)")
+            #expect(error.context.predicate == format)
             #expect(error.message.contains(message), "\(format): \(error.message)")
             #expect(error.message.contains("column \(column)"), "\(format): \(error.message)")
         }
@@ -54,7 +54,7 @@ import Testing
 
     @Test func argumentCountAndKindsAreChecked() {
         #expect(syntaxError("a == %@")?.message.contains("'%@' has no argument") == true)
-        #expect(syntaxError("a == %@ AND b == %@", 1)?.context["position"] == "18")
+        #expect(syntaxError("a == %@ AND b == %@", 1)?.context.column == 18)
         #expect(syntaxError("a == 1", 1)?.message.contains("1 arguments were given") == true)
         #expect(syntaxError("a == %d", "x")?.message.contains("must be an integer, not a string") == true)
         #expect(syntaxError("a == %f", "x")?.message.contains("must be a number") == true)

@@ -148,7 +148,7 @@ func evaluationError(_ format: String, _ subject: any PredicateSubject, _ argume
         let error = evaluationError("name <= 2", f.quinn)
         #expect(error?.code == .predicateEvaluation)
         #expect(error?.message.contains("cannot compare a string with an integer using <=") == true)
-        #expect(error?.context["comparison"] == "name <= 2")
+        #expect(error?.context.predicate == "name <= 2")
         #expect(evaluationError("name == 2", f.quinn)?.code == .predicateEvaluation)
         #expect(evaluationError("salary BEGINSWITH '5'", f.quinn)?.code == .predicateEvaluation)
         #expect(evaluationError("hired > 5", f.quinn)?.code == .predicateEvaluation)
@@ -161,7 +161,7 @@ func evaluationError(_ format: String, _ subject: any PredicateSubject, _ argume
         #expect(try matches("nope == nil", f.quinn))
         let error = evaluationError("salary == $MISSING", f.quinn)
         #expect(error?.code == .predicateEvaluation)
-        #expect(error?.context["variable"] == "MISSING")
+        #expect(error?.context.variable == "MISSING")
         #expect(evaluationError("name.first == 1", f.quinn)?.message.contains("cannot read key 'first' of a string") == true)
     }
 

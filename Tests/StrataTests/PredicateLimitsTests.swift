@@ -68,7 +68,7 @@ import Testing
         #expect(error.code == .predicateSyntax)
         #expect(error.message.hasPrefix("predicate syntax error at column "))
         #expect(error.message.contains("nested more than 64 levels deep (limit 64)"))
-        #expect(error.context["limit"] == "maxPredicateDepth")
+        #expect(error.context.limit == "maxPredicateDepth")
         #expect(!error.description.contains("\n"))
         #expect(!error.message.contains("SELECT"))
     }
@@ -106,11 +106,11 @@ import Testing
         let error = try #require(syntaxError(format))
         #expect(error.message.contains("predicate syntax error at column 65: predicate nested more than 64 levels deep"))
         let unclosed = try #require(syntaxError(String(repeating: "(", count: 100_000)))
-        #expect(unclosed.context["limit"] == "maxPredicateDepth")
+        #expect(unclosed.context.limit == "maxPredicateDepth")
         let braces = try #require(syntaxError("salary IN " + String(repeating: "{", count: 100_000)))
-        #expect(braces.context["limit"] == "maxPredicateDepth")
+        #expect(braces.context.limit == "maxPredicateDepth")
         let subqueries = try #require(syntaxError(String(repeating: "SUBQUERY(projects, $p, ", count: 50_000)))
-        #expect(subqueries.context["limit"] == "maxPredicateDepth")
+        #expect(subqueries.context.limit == "maxPredicateDepth")
     }
 
     // MARK: Each limit is configurable
@@ -121,7 +121,7 @@ import Testing
         let format = (0..<200).map { "salary == \($0)" }.joined(separator: " OR ")
         let error = try #require(syntaxError(format, limits: limits))
         #expect(error.message == "predicate too complex: 201 terms (limit 100) — split the query")
-        #expect(error.context["limit"] == "maxPredicateTerms" && error.context["value"] == "201")
+        #expect(error.context.limit == "maxPredicateTerms" && error.context.amount == 201)
         // A predicate built in code meets the same check in the translator.
         let built = FetchPredicate.or((0..<30_000).map { _ in try! FetchPredicate(format: "salary == 1") })
         let stored = try #require(throws: StrataError.self) { try translator.plan(for: request(built)) }
@@ -171,7 +171,7 @@ import Testing
         #expect(pattern.message == "MATCHES pattern of 1001 characters is too long (limit 1000)")
         limits.maxRegexSubjectLength = 10
         let subject = try #require(throws: StrataError.self) { try PredicateText.checkRegexLimits(String(repeating: "b", count: 11), "b*", limits) }
-        #expect(subject.context["limit"] == "maxRegexSubjectLength")
+        #expect(subject.context.limit == "maxRegexSubjectLength")
         try PredicateText.checkRegexLimits(String(repeating: "b", count: 10), "b*", limits)
         // The process-wide limits reach the evaluator.
         #expect(throws: StrataError.self) {
@@ -185,7 +185,7 @@ import Testing
         let forty = String(repeating: "a", count: 40)
         let error = try #require(throws: StrataError.self) { try PredicateText.matches(forty, "(a+)+b") }
         #expect(error.message == "MATCHES needs more than 1000 units of backtracking on a string of 40 characters (limit 1000) — simplify the pattern")
-        #expect(error.code == .predicateEvaluation && error.context["limit"] == "maxRegexWork" && error.context["pattern"] == "(a+)+b")
+        #expect(error.code == .predicateEvaluation && error.context.limit == "maxRegexWork" && error.context.pattern == "(a+)+b")
         #expect(throws: StrataError.self) {
             try FetchPredicate(format: "name MATCHES '(a+)+b'").evaluate(with: PredicateRow(["name": .string(forty)]))
         }
@@ -274,7 +274,7 @@ import Testing
         let error = try #require(throws: StrataError.self) { try dataset.connection.execute(sql) }
         #expect(error.code == .sqlite)
         #expect(error.message.count < 400, "\(error.message)")
-        #expect(error.context["sql"] == sql)
+        #expect(error.context.sql == sql)
     }
 
     @Test func theDefaultsAreTheDocumentedOnes() {

@@ -232,7 +232,7 @@ private func memberNames(_ department: ManagedObject) throws -> [String] {
         // A save the document does not have yet is refused, naming the token.
         let future = QueryGenerationToken(PersistentHistoryToken(sequence: 99))
         let error = try #require(throws: StrataError.self) { try pinned.setQueryGenerationFrom(future) }
-        #expect(error.code == .invalidArgument && error.message.contains("99") && error.context["token"] == "99")
+        #expect(error.code == .invalidArgument && error.message.contains("99") && error.context.token == "99")
         #expect(pinned.queryGenerationToken?.historyToken?.sequence == 0)   // the context stays as it was
         // Unpinned, it reads what the store has taken in (as before pinning).
         try pinned.setQueryGenerationFrom(nil)
@@ -274,8 +274,8 @@ private func memberNames(_ department: ManagedObject) throws -> [String] {
         try pinned.setQueryGenerationFrom(nil)
         let error = try #require(throws: StrataError.self) { try pinned.setQueryGenerationFrom(token) }
         #expect(error.code == .invalidArgument)
-        #expect(error.context["token"] == String(token.historyToken!.sequence))
-        #expect(error.context["kind"] == "generationCompacted")
+        #expect(error.context.token == String(token.historyToken!.sequence))
+        #expect(error.context.kind == .generationCompacted)
         #expect(error.message.contains("compaction"), "\(error.message)")
         try pinned.setQueryGenerationFrom(.current)
         #expect(try lastNames(pinned) == ["Byron", "Hopper", "Wirth"])
@@ -342,14 +342,14 @@ private func memberNames(_ department: ManagedObject) throws -> [String] {
         try memory.addStore(InMemoryStore(model: sharedExampleModel))
         let context = ManagedObjectContext(coordinator: memory)
         let error = try #require(throws: StrataError.self) { try context.setQueryGenerationFrom(.current) }
-        #expect(error.code == .invalidArgument && error.context["kind"] == "noDocumentStore")
+        #expect(error.code == .invalidArgument && error.context.kind == .noDocumentStore)
         #expect(context.queryGenerationToken == nil)
 
         let fixture = try PinnedFixture()
         let parent = ManagedObjectContext(coordinator: fixture.coordinator)
         let child = ManagedObjectContext(parent: parent)
         let childError = try #require(throws: StrataError.self) { try child.setQueryGenerationFrom(.current) }
-        #expect(childError.context["kind"] == "childContext")
+        #expect(childError.context.kind == .childContext)
         // A child of a pinned context reads through the parent's generation.
         try parent.setQueryGenerationFrom(.current)
         _ = try fixture.editElsewhere()

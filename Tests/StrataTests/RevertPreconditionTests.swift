@@ -33,7 +33,7 @@ import Testing
         #expect(error?.code == .undo)
         #expect(error?.message.contains("Cannot undo “Insert b” (group 2)") == true, "\(error?.message ?? "")")
         #expect(error?.message.contains("already undid it") == true)
-        #expect(error?.context["segment"] == String(segmentsAfterFirst))
+        #expect(error?.context.segment == UInt64(segmentsAfterFirst))
         other.context.rollback()
 
         _ = try other.store.refreshFromLog()

@@ -266,7 +266,7 @@ struct GraphSubject: PredicateSubject {
             return .value(.string("\(first) \(last)"))
         default:
             guard let value = record.values[name] else {
-                throw StrataError(.unknownKey, "\(record.entity.name) has no key '\(name)'", context: ["key": name])
+                throw StrataError(.unknownKey, "\(record.entity.name) has no key '\(name)'", context: .init { $0.key = name })
             }
             return .value(value)
         }

@@ -65,9 +65,9 @@ import Testing
     @Test func comparingAStringAttributeWithANumberIsAnEvaluationError() throws {
         let error = #expect(throws: StrataError.self) { try translator.plan(for: request("lastName <= 2")) }
         #expect(error?.code == .predicateEvaluation)
-        #expect(error?.context["comparison"] == "lastName <= 2")
-        #expect(error?.context["left"] == "string")
-        #expect(error?.context["right"] == "integer")
+        #expect(error?.context.predicate == "lastName <= 2")
+        #expect(error?.context.leftType == "string")
+        #expect(error?.context.rightType == "integer")
         // Even when no row would reach the comparison in memory: the model's types decide.
         #expect(throws: StrataError.self) { try translator.plan(for: request("FALSEPREDICATE AND startDate > 5")) }
         #expect(throws: StrataError.self) { try translator.plan(for: request("salary BEGINSWITH 'a'")) }

@@ -190,7 +190,7 @@ final class SQLiteScratch {
         } throws: { error in
             let error = error as? StrataError
             return error?.code == .sqlite && error?.message.contains("fail: no such variable $X") == true
-                && error?.context["sql"] == "SELECT fail()"
+                && error?.context.sql == "SELECT fail()"
         }
         // Replacing a function releases the old closure; closing releases the rest.
         try connection.registerFunction(name: "shout", argumentCount: 1, deterministic: true) { _ in .text("quiet") }
@@ -202,8 +202,8 @@ final class SQLiteScratch {
             try connection.execute("SELEKT 1")
         } throws: { error in
             let error = error as? StrataError
-            return error?.code == .sqlite && error?.context["sql"] == "SELEKT 1"
-                && error?.context["resultCode"] == "1" && error?.message.contains("syntax error") == true
+            return error?.code == .sqlite && error?.context.sql == "SELEKT 1"
+                && error?.context.sqliteResultCode == 1 && error?.message.contains("syntax error") == true
         }
         #expect {
             try connection.prepare("SELECT * FROM missing")
@@ -218,8 +218,8 @@ final class SQLiteScratch {
         } throws: { error in
             let error = error as? StrataError
             // SQLITE_CONSTRAINT (19), extended SQLITE_CONSTRAINT_UNIQUE (2067).
-            return error?.context["resultCode"] == "19" && error?.context["extendedCode"] == "2067"
-                && error?.context["sql"] == "INSERT INTO unique_name VALUES (?)"
+            return error?.context.sqliteResultCode == 19 && error?.context.sqliteExtendedCode == 2067
+                && error?.context.sql == "INSERT INTO unique_name VALUES (?)"
         }
         #expect(throws: StrataError.self) { try insert.bind(.integer(1), at: 5) }
     }
@@ -233,7 +233,7 @@ final class SQLiteScratch {
         } throws: { error in
             let error = error as? StrataError
             return error?.code == .documentBusy && error?.message.contains("is busy") == true
-                && error?.context["resultCode"] == "5"
+                && error?.context.sqliteResultCode == 5
         }
         #expect(other.isAutocommit)
     }
@@ -256,14 +256,14 @@ final class SQLiteScratch {
         #expect {
             try reader.execute("INSERT INTO item(name) VALUES ('x')")
         } throws: { error in
-            (error as? StrataError)?.context["resultCode"] == "8"   // SQLITE_READONLY
+            (error as? StrataError)?.context.sqliteResultCode == 8   // SQLITE_READONLY
         }
         let missing = scratch.directory.appendingPathComponent("nope/none.sqlite").path
         #expect {
             try SQLiteConnection(path: missing, flags: [.readWrite])
         } throws: { error in
             let error = error as? StrataError
-            return error?.code == .sqlite && error?.context["path"] == missing
+            return error?.code == .sqlite && error?.context.path == missing
         }
     }
 }

@@ -68,22 +68,22 @@ import Testing
             }
         }
         let overlong = failure([0xAA] + [UInt8](repeating: 0x80, count: 10) + [0x00], skip: 1) { _ = try $0.readVarint() }
-        #expect(overlong?.context["offset"] == "1")
+        #expect(overlong?.context.offset == 1)
         #expect(overlong?.message.contains("longer than 10 bytes") == true)
         let overflow = failure([UInt8](repeating: 0xFF, count: 9) + [0x7F]) { _ = try $0.readVarint() }
         #expect(overflow?.message.contains("overflows 64 bits") == true)
         let padded = failure([0, 0x80, 0x80, 0x00], skip: 1) { _ = try $0.readVarint() }
-        #expect(padded?.context["offset"] == "1")
+        #expect(padded?.context.offset == 1)
         #expect(padded?.message.contains("shortest form") == true)
         let badUTF8 = failure([0, 0, 2, 0xFF, 0xFE], skip: 2) { _ = try $0.readString() }
-        #expect(badUTF8?.context["offset"] == "2")
+        #expect(badUTF8?.context.offset == 2)
         #expect(badUTF8?.code == .corruptSegment)
         let longBytes = failure([0, 5, 1, 2], skip: 1) { _ = try $0.readBytes() }
-        #expect(longBytes?.context["offset"] == "1")
+        #expect(longBytes?.context.offset == 1)
         let count = failure([0x64, 0, 0, 0]) { _ = try $0.readCount(minimumItemSize: 2, what: "item count") }
         #expect(count?.message.contains("item count 100 is larger than the 3 remaining bytes can hold") == true)
         let trailing = failure([1, 2]) { reader in _ = try reader.readByte(); try reader.expectEnd() }
-        #expect(trailing?.context["offset"] == "1")
+        #expect(trailing?.context.offset == 1)
         #expect(failure([]) { _ = try $0.readByte() }?.message.contains("unexpected end of data") == true)
     }
 }

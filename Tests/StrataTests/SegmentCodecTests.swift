@@ -155,7 +155,7 @@ import Testing
                 try SegmentEncoder.encode(segment([operation], sequence: 12), model: model)
             } throws: { error in
                 let error = error as? StrataError
-                return error?.code == .invalidObjectID && error?.context["segment"] == "12"
+                return error?.code == .invalidObjectID && error?.context.segment == 12
                     && error?.message.contains("temporary") == true
             }
         }
@@ -204,8 +204,8 @@ import Testing
             try SegmentCodec.decodeCompressed(stored, model: model, storeTag: SegmentFixture.storeTag, sequenceHint: 3)
         } throws: { error in
             let error = error as? StrataError
-            return error?.code == .corruptSegment && error?.context["segment"] == "3"
-                && error?.context["layer"] == "lz4" && error?.message.contains("Segment 3") == true
+            return error?.code == .corruptSegment && error?.context.segment == 3
+                && error?.context.layer == .lz4Frame && error?.message.contains("Segment 3") == true
         }
         #expect {
             try SegmentCodec.decodeCompressed(try SegmentCodec.compressedBody(original, model: model), model: model,

@@ -104,7 +104,8 @@ import Testing
                 _ = try SegmentEncoder.encode(segment, model: model)
             } catch let error as StrataError {
                 #expect(error.code == .corruptSegment, "seed \(seed) iteration \(iteration): \(error)")
-                #expect(error.context["offset"] != nil && error.context["segment"] != nil)
+                // Located in the body; the segment is named once its sequence was read ("?" before).
+                #expect(error.context.offset != nil && error.context.layer == .segmentBody && error.message.hasPrefix("Segment "))
                 rejected += 1
             }
         }

@@ -72,6 +72,6 @@ import Testing
                                               sequenceHint: 4, maxContentSize: 4_999)
         }
         #expect(error.code == .corruptSegment)
-        #expect(error.context["layer"] == "lz4" && error.context["segment"] == "4")
+        #expect(error.context.layer == .lz4Frame && error.context.segment == 4)
     }
 }

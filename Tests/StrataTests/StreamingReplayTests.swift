@@ -94,7 +94,7 @@ import Testing
             Issue.record("a truncated segment was accepted")
         } catch let error as StrataError {
             #expect(error.code == .corruptSegment)
-            #expect(error.context["segment"] == String(records[1].sequence))
+            #expect(error.context.segment == records[1].sequence)
             #expect(throws: StrataError.self) { try stack.store.decode(corrupt) }
         }
         #expect(try contents(target) == before)

@@ -181,7 +181,7 @@ struct ReplayCommand: ParsableCommand {
         let source = URL(fileURLWithPath: document)
         let destination = URL(fileURLWithPath: out)
         if FileManager.default.fileExists(atPath: destination.path), !force {
-            throw StrataError(.io, "\(destination.path) already exists; pass --force to replace it.", context: ["path": destination.path, "kind": "exists"])
+            throw StrataError(.io, "\(destination.path) already exists; pass --force to replace it.", context: .init { $0.path = destination.path; $0.kind = .exists })
         }
         let sequence: UInt64
         if let to {
@@ -247,7 +247,7 @@ struct ExportCommand: ParsableCommand {
         } catch let error as StrataError {
             throw error
         } catch {
-            throw StrataError(.io, "Cannot write into \(folder.path): \(error.localizedDescription)", context: ["path": folder.path])
+            throw StrataError(.io, "Cannot write into \(folder.path): \(error.localizedDescription)", context: .init { $0.path = folder.path })
         }
     }
 }

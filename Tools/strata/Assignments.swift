@@ -13,14 +13,14 @@ struct Assignment {
     /// - Throws: `.invalidArgument` when there is no `=` or no key.
     init(_ argument: String) throws {
         guard let equals = argument.firstIndex(of: "=") else {
-            throw StrataError(.invalidArgument, "\(input: argument) is not key=value.", context: ["argument": argument])
+            throw StrataError(.invalidArgument, "\(input: argument) is not key=value.", context: .init { $0.value = argument })
         }
         var key = String(argument[..<equals])
         operation = .set
         if key.hasSuffix("+") { operation = .add; key.removeLast() }
         else if key.hasSuffix("-") { operation = .remove; key.removeLast() }
         guard !key.isEmpty else {
-            throw StrataError(.invalidArgument, "\(input: argument) has no key before '='.", context: ["argument": argument])
+            throw StrataError(.invalidArgument, "\(input: argument) has no key before '='.", context: .init { $0.value = argument })
         }
         self.key = key
         text = String(argument[argument.index(after: equals)...])
@@ -34,7 +34,7 @@ struct Assignment {
         if let attribute = entity.attributesByName[key] {
             guard operation == .set else {
                 throw StrataError(.typeMismatch, "\(entity.name).\(key) is an attribute; += and -= work on to-many relationships.",
-                                  context: ["entity": entity.name, "key": key])
+                                  context: .init { $0.entity = entity.name; $0.key = key })
             }
             try object.setValue(try ToolValueText.parse(text, as: attribute.attributeType, key: key), forKey: key)
         } else if let relationship = entity.relationshipsByName[key] {
@@ -42,7 +42,7 @@ struct Assignment {
         } else {
             let names = ToolRecordText.storedProperties(of: entity).map(\.property.name).joined(separator: ", ")
             throw StrataError(.unknownKey, "Entity \(input: entity.name) has no property \(input: key) (properties: \(names)).",
-                              context: ["entity": entity.name, "key": key])
+                              context: .init { $0.entity = entity.name; $0.key = key })
         }
     }
 
@@ -53,18 +53,18 @@ struct Assignment {
         case (false, .set):
             guard references.count <= 1 else {
                 throw StrataError(.typeMismatch, "\(entity.name).\(key) is a to-one relationship; give one @URI or null.",
-                                  context: ["entity": entity.name, "key": key])
+                                  context: .init { $0.entity = entity.name; $0.key = key })
             }
             try object.setValue(references.first.map { .object($0) } ?? .null, forKey: key)
         case (false, _):
             throw StrataError(.typeMismatch, "\(entity.name).\(key) is a to-one relationship; += and -= work on to-many relationships.",
-                              context: ["entity": entity.name, "key": key])
+                              context: .init { $0.entity = entity.name; $0.key = key })
         case (true, .set):
             try object.setValue(.objects(.init(references)), forKey: key)
         case (true, .add), (true, .remove):
             guard references.count == 1 else {
                 throw StrataError(.invalidArgument, "\(key)\(operation == .add ? "+=" : "-=") takes exactly one @URI.",
-                                  context: ["entity": entity.name, "key": key])
+                                  context: .init { $0.entity = entity.name; $0.key = key })
             }
             let members = try object.mutableSetValue(forKey: key)
             let member = session.context.object(with: references[0])
@@ -80,7 +80,7 @@ struct Assignment {
             let reference = item.trimmingCharacters(in: .whitespaces)
             guard reference.hasPrefix("@"), reference.count > 1 else {
                 throw StrataError(.typeMismatch, "\(input: reference) is not a reference for relationship \(key): write @URI (or @Entity/pKEY).",
-                                  context: ["key": key, "value": reference])
+                                  context: .init { $0.key = key; $0.value = reference })
             }
             return try session.objectID(String(reference.dropFirst()))
         }

@@ -21,7 +21,7 @@ struct BatchUpdateRun {
         do {
             filter = try FetchPredicate(format: predicate)
         } catch var error as StrataError {
-            error.message = "Malformed predicate: \(error.message) (in: \(FetchCommand.excerpt(predicate, column: error.context["position"])))"
+            error.message = "Malformed predicate: \(error.message) (in: \(FetchCommand.excerpt(predicate, column: error.context.column)))"
             throw error
         }
         var values: [String: FetchExpression] = [:]
@@ -29,16 +29,16 @@ struct BatchUpdateRun {
             let assignment = try Assignment(argument)
             guard assignment.operation == .set else {
                 throw StrataError(.invalidArgument, "\(input: argument): a batch update (--where) sets attributes with key=EXPR; += and -= change one object's to-many.",
-                                  context: ["argument": argument, "key": assignment.key])
+                                  context: .init { $0.key = assignment.key; $0.value = argument })
             }
             guard values[assignment.key] == nil else {
-                throw StrataError(.invalidArgument, "\(input: assignment.key) is set twice.", context: ["key": assignment.key])
+                throw StrataError(.invalidArgument, "\(input: assignment.key) is set twice.", context: .init { $0.key = assignment.key })
             }
             do {
                 values[assignment.key] = try FetchExpression(format: assignment.text)
             } catch var error as StrataError {
-                error.message = "Malformed expression for \(input: assignment.key): \(error.message) (in: \(FetchCommand.excerpt(assignment.text, column: error.context["position"])))"
-                error.context["key"] = assignment.key
+                error.message = "Malformed expression for \(input: assignment.key): \(error.message) (in: \(FetchCommand.excerpt(assignment.text, column: error.context.column)))"
+                error.context.key = assignment.key
                 throw error
             }
         }
@@ -47,7 +47,7 @@ struct BatchUpdateRun {
             request.registersUndo = true
             do {
                 return try session.context.executeBatch(request)
-            } catch var error as StrataError where error.code == .unknownKey && error.context["expression"] != nil {
+            } catch var error as StrataError where error.code == .unknownKey && error.context.expression != nil {
                 // `name=Ada` reads the key path Ada: strings in expressions are quoted.
                 error.message += " (Strings in expressions are quoted: name='Ada'.)"
                 throw error

@@ -48,7 +48,7 @@ struct ClassGenerator {
             let name = try className(entity)
             guard classNames.insert(name).inserted else {
                 throw StrataError(.invalidArgument, "Two entities would generate the class \(name) (entity \(entity.name)); give one a different representedClassName.",
-                                  context: ["entity": entity.name])
+                                  context: .init { $0.entity = entity.name })
             }
         }
         return try model.entities.map { entity in
@@ -63,7 +63,7 @@ struct ClassGenerator {
         let name = represented.flatMap { $0 == "NSManagedObject" ? nil : $0 } ?? entity.name
         guard Self.isIdentifier(name), name != "ManagedObject" else {
             throw StrataError(.invalidArgument, "Entity \(entity.name) would generate the class '\(String(name.prefix(60)))', which is not a Swift type name.",
-                              context: ["entity": entity.name])
+                              context: .init { $0.entity = entity.name })
         }
         // A keyword cannot name a class usable everywhere (`Self`, `Type` after a dot), and
         // a module's name would hide the module the generated code qualifies types with.
@@ -161,7 +161,7 @@ struct ClassGenerator {
     private func key(_ name: String, kind: String, keyType: String, valueType: String, entity: EntityDescription) throws -> Key {
         guard Self.isIdentifier(name) else {
             throw StrataError(.invalidArgument, "Property \(entity.name).\(name) is not a Swift identifier; codegen cannot name it.",
-                              context: ["entity": entity.name, "property": name])
+                              context: .init { $0.entity = entity.name; $0.key = name })
         }
         let escaped = Self.keywords.contains(name) ? "`\(name)`" : name
         let keyName = Self.takenStatics.contains(name) ? name + "Key" : escaped

@@ -78,7 +78,7 @@ struct CodegenCommand: ParsableCommand {
             }
         } catch {
             throw StrataError(.io, "Cannot write the generated classes to \(directory.path): \(error.localizedDescription)",
-                              context: ["path": directory.path])
+                              context: .init { $0.path = directory.path })
         }
         print("Wrote \(files.count) file\(files.count == 1 ? "" : "s") to \(directory.path): \(files.map(\.name).joined(separator: ", ")).")
     }

@@ -110,7 +110,7 @@ struct CompositeCodegen {
             return candidate
         }
         throw StrataError(.invalidArgument, "Composite \(entity.name).\(name) cannot be given a struct name: \(capitalized), \(capitalized)Value and \(capitalized)Struct are all taken.",
-                          context: ["entity": entity.name, "property": name])
+                          context: .init { $0.entity = entity.name; $0.key = name })
     }
 
     private func escaped(_ name: String) -> String { ClassGenerator.keywords.contains(name) ? "`\(name)`" : name }
@@ -124,7 +124,7 @@ struct CompositeCodegen {
     private func check(_ name: String, in composite: CompositeAttributeDescription) throws {
         guard ClassGenerator.isIdentifier(name) else {
             throw StrataError(.invalidArgument, "Element \(entity.name).\(composite.name).\(name) is not a Swift identifier; codegen cannot name it.",
-                              context: ["entity": entity.name, "property": composite.name + "." + name])
+                              context: .init { $0.entity = entity.name; $0.key = composite.name + "." + name })
         }
     }
 }

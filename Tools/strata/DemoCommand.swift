@@ -33,7 +33,7 @@ struct DemoCommand: ParsableCommand {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
-            throw StrataError(.io, "Cannot create \(folder.path): \(error.localizedDescription)", context: ["path": folder.path])
+            throw StrataError(.io, "Cannot create \(folder.path): \(error.localizedDescription)", context: .init { $0.path = folder.path })
         }
         try DemoTour(url: folder.appendingPathComponent("employees.strata")).run()
     }

@@ -114,7 +114,7 @@ final class DocumentSession: ImportDestination {
         guard let entity = model.entitiesByName[name] else {
             let names = model.entities.map(\.name)
             throw StrataError(.unknownKey, "There is no entity \(input: name) in the model.\(ToolSuggestions.clause(for: name, among: names)) (entities: \(names.joined(separator: ", "))).",
-                              context: ["entity": name, "suggested": "yes"])
+                              context: .init { $0.entity = name }.with { $0.hasSuggestion = true })
         }
         return entity
     }

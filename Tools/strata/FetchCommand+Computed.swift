@@ -20,7 +20,7 @@ extension FetchCommand {
                 do {
                     request.havingPredicate = try FetchPredicate(format: having)
                 } catch var error as StrataError {
-                    error.message = "Malformed --having predicate: \(error.message) (in: \(Self.excerpt(having, column: error.context["position"])))"
+                    error.message = "Malformed --having predicate: \(error.message) (in: \(Self.excerpt(having, column: error.context.column)))"
                     throw error
                 }
             }

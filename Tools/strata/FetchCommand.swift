@@ -97,10 +97,10 @@ struct FetchCommand: ParsableCommand {
 
     /// The predicate as echoed in an error: whole when short, else the 60 characters
     /// around the error's column, so a hostile 100 KB predicate prints one short line.
-    static func excerpt(_ text: String, column: String?) -> String {
+    static func excerpt(_ text: String, column: Int?) -> String {
         let scalars = Array(text.unicodeScalars)
         guard scalars.count > 120 else { return text }
-        let at = max(0, min(scalars.count, (column.flatMap { Int($0) } ?? 1) - 1))
+        let at = max(0, min(scalars.count, (column ?? 1) - 1))
         let start = max(0, at - 30), end = min(scalars.count, at + 30)
         var view = String.UnicodeScalarView()
         view.append(contentsOf: scalars[start..<end])
@@ -112,7 +112,7 @@ struct FetchCommand: ParsableCommand {
             do {
                 return try FetchPredicate(format: text)
             } catch var error as StrataError {
-                error.message = "Malformed predicate: \(error.message) (in: \(Self.excerpt(text, column: error.context["position"])))"
+                error.message = "Malformed predicate: \(error.message) (in: \(Self.excerpt(text, column: error.context.column)))"
                 throw error
             }
         }

@@ -45,12 +45,12 @@ struct ModelCommand: ParsableCommand {
         }
         let url = URL(fileURLWithPath: out)
         guard !FileManager.default.fileExists(atPath: url.path) else {
-            throw StrataError(.invalidArgument, "\(out) already exists: name a new file.", context: ["path": out])
+            throw StrataError(.invalidArgument, "\(out) already exists: name a new file.", context: .init { $0.path = out })
         }
         do {
             try Data((text.hasSuffix("\n") ? text : text + "\n").utf8).write(to: url, options: .withoutOverwriting)
         } catch {
-            throw StrataError(.invalidArgument, "Could not write \(out): \(error.localizedDescription)", context: ["path": out])
+            throw StrataError(.invalidArgument, "Could not write \(out): \(error.localizedDescription)", context: .init { $0.path = out })
         }
         FileHandle.standardError.write(Data("Wrote the model of \(document) (\(model.entities.count) entities) to \(out).\n".utf8))
     }

@@ -45,7 +45,7 @@ struct NewCommand: ParsableCommand {
     func run() throws {
         let url = URL(fileURLWithPath: document)
         if FileManager.default.fileExists(atPath: url.path), !force {
-            throw StrataError(.io, "\(url.path) already exists; pass --force to replace it.", context: ["path": url.path, "kind": "exists"])
+            throw StrataError(.io, "\(url.path) already exists; pass --force to replace it.", context: .init { $0.path = url.path; $0.kind = .exists })
         }
         let objectModel: ManagedObjectModel
         if let model {

@@ -24,21 +24,21 @@ enum SelectList {
     /// option and the column in the whole option value.
     private static func property(_ item: String, offset: Int, option: String, whole: String, entity: EntityDescription) throws -> FetchProperty {
         guard !item.isEmpty else {
-            throw StrataError(.predicateSyntax, "\(option): an empty item at column \(offset + 1) (in: \(FetchCommand.excerpt(whole, column: String(offset + 1))))",
-                              context: ["position": String(offset + 1), "option": option])
+            throw StrataError(.predicateSyntax, "\(option): an empty item at column \(offset + 1) (in: \(FetchCommand.excerpt(whole, column: offset + 1)))",
+                              context: .init { $0.column = offset + 1; $0.option = option })
         }
         do {
             return try FetchProperty(parsing: item, entity: entity)
         } catch var error as StrataError {
-            let column = (error.context["position"].flatMap { Int($0) } ?? 1) + offset
-            error.context["position"] = String(column)
-            error.context["option"] = option
+            let column = (error.context.column ?? 1) + offset
+            error.context.column = column
+            error.context.option = option
             // The library counts columns within the item; here they count within the option.
             var message = error.message.replacingOccurrences(of: #" of '.*'\.$"#, with: "", options: .regularExpression)
             if let first = message.range(of: "at column [0-9]+", options: .regularExpression) {
                 message.replaceSubrange(first, with: "at column \(column)")
             }
-            error.message = "\(option): \(message) (in: \(FetchCommand.excerpt(whole, column: String(column))))"
+            error.message = "\(option): \(message) (in: \(FetchCommand.excerpt(whole, column: column)))"
             throw error
         }
     }

@@ -101,7 +101,7 @@ public final class OutlineEditor {
         let roots = FetchRequest(entityName: "Item", predicate: try FetchPredicate(format: "parent == nil"),
                                  sortDescriptors: [FetchSortDescriptor("created")])
         guard let root = try context.fetch(roots).first else {
-            throw StrataError(.invalidArgument, "\(url.path) is not an outline: it has no root item.", context: ["path": url.path])
+            throw StrataError(.invalidArgument, "\(url.path) is not an outline: it has no root item.", context: .init { $0.path = url.path })
         }
         self.root = root
         controller = try Self.makeController(context, predicate: try Self.topLevel(root), watcher: watcher)

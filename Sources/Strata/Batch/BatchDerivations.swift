@@ -102,7 +102,7 @@ final class BatchDerivations {
         if !problems.isEmpty {
             let first = problems[0]
             throw StrataError(.validation, "The batch changes an input of \(first.entityName).\(first.key ?? "") of \(first.object ?? ""), whose derived value could not be computed (\(problems.count) problem\(problems.count == 1 ? "" : "s")).",
-                              problems: problems, context: ["entity": first.entityName, "key": first.key ?? "", "object": first.object ?? ""])
+                              problems: problems, context: .init { $0.entity = first.entityName; $0.key = first.key; $0.object = first.object })
         }
         return (result, updated)
     }

@@ -133,7 +133,7 @@ struct BatchInsertRowChecker {
         var row = row
         guard row.values.count == template.count else {
             throw StrataError(.invalidArgument, "Row \(number) of the batch insert has \(row.values.count) values; entity '\(entity.name)' has \(template.count) slots.",
-                              context: ["entity": entity.name, "row": String(number)])
+                              context: .init { $0.entity = entity.name; $0.row = number })
         }
         if let id = row.objectID { row.objectID = try reservedID(.object(id), number: number) }
         try check(&row.values, number: number)
@@ -244,8 +244,8 @@ struct BatchInsertRowChecker {
         }
     }
 
-    private func context(_ number: Int, _ key: String) -> [String: String] {
-        ["entity": entity.name, "row": String(number), "key": key]
+    private func context(_ number: Int, _ key: String) -> StrataError.Context {
+        .init { $0.entity = entity.name; $0.key = key; $0.row = number }
     }
 
     func invalid(_ number: Int, _ key: String, _ reason: String) -> StrataError {

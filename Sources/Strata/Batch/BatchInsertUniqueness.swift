@@ -254,13 +254,12 @@ struct BatchInsertUniqueness {
         return StrataError(
             .constraintConflict,
             "The batch insert of \(entity.name) would break the uniqueness constraint\(labels.count == 1 ? "" : "s") \(labels.joined(separator: ", ")): \(list). Nothing was written; remove the duplicate rows or set a merge policy (the trump policies update the records holding the keys).",
-            context: ["entity": entity.name, "constraint": conflicts[0].constraint.names.joined(separator: ","),
-                      "rows": conflicts.map { String($0.number) }.joined(separator: ",")])
+            context: .init { $0.entity = entity.name; $0.rows = conflicts.map(\.number); $0.constraint = conflicts[0].constraint.names.joined(separator: ",") })
     }
 
     private func refusal(_ number: Int, _ reason: String) -> StrataError {
         StrataError(.constraintConflict, "Row \(number) of the batch insert of \(entity.name) cannot merge under the \(policy) merge policy: \(reason). Nothing was written.",
-                    context: ["entity": entity.name, "rows": String(number)])
+                    context: .init { $0.entity = entity.name; $0.rows = [number] })
     }
 
     /// `code = "a"`, each value cut to ``quotedCharacters``.

@@ -362,7 +362,7 @@ struct BatchInsertGraph {
             .validation, "Row \(pending.number) of the batch insert sets '\(entity.name).\(pending.key)' to \(id), which is neither a record in the store nor a row of the request.",
             problems: [StrataError.Problem(entityName: entity.name, object: "row \(pending.number)", key: pending.key,
                                            reason: "\(id) is not a record in the store")],
-            context: ["entity": entity.name, "row": String(pending.number), "key": pending.key, "object": id.description])
+            context: .init { $0.entity = entity.name; $0.key = pending.key; $0.object = id.description; $0.row = pending.number })
     }
 
     /// The operations taking the records the chunk touched from their old values to their
@@ -412,7 +412,7 @@ struct BatchInsertGraph {
         return StrataError(
             .validation, "Row \(number) of the batch insert sets '\(entity.name).\(relationship.name)' to \(destination), which is not a record in the store.",
             problems: [StrataError.Problem(entityName: entity.name, object: "row \(number)", key: relationship.name, reason: reason)],
-            context: ["entity": entity.name, "row": String(number), "key": relationship.name, "object": destination.description])
+            context: .init { $0.entity = entity.name; $0.key = relationship.name; $0.object = destination.description; $0.row = number })
     }
 
     private func invalid(_ number: Int, _ key: String, _ reason: String) -> StrataError {
@@ -422,6 +422,6 @@ struct BatchInsertGraph {
     private static func invalid(_ number: Int, _ key: String, _ reason: String, entity: EntityDescription) -> StrataError {
         StrataError(.validation, "Row \(number) of the batch insert has an invalid '\(entity.name).\(key)': \(reason).",
                     problems: [StrataError.Problem(entityName: entity.name, object: "row \(number)", key: key, reason: reason)],
-                    context: ["entity": entity.name, "row": String(number), "key": key])
+                    context: .init { $0.entity = entity.name; $0.key = key; $0.row = number })
     }
 }

@@ -14,7 +14,7 @@ enum BatchUpdateValues {
     ///   `.validation` for a constant that does not fit the attribute.
     static func assignment(_ expression: FetchExpression, forKey key: String,
                            of entity: EntityDescription) throws -> (slot: Int, expression: FetchExpression) {
-        let context = ["entity": entity.name, "key": key]
+        let context = StrataError.Context { $0.entity = entity.name; $0.key = key }
         guard let slot = entity.slot(forKey: key) else {
             throw StrataError(.unknownKey, "The batch update sets \(input: key), which is not a property of entity '\(entity.name)'.",
                               context: context)
@@ -30,7 +30,7 @@ enum BatchUpdateValues {
         }
         if let derivation = attribute.derivation {
             throw StrataError(.invalidArgument, "The batch update sets '\(entity.name).\(key)', which is derived from '\(derivation.predicateFormat)'; the batch computes it when it changes an input.",
-                              context: context.merging(["derivation": derivation.predicateFormat]) { $1 })
+                              context: context.with { $0.expression = derivation.predicateFormat })
         }
         if case .constant(let value) = expression {
             return (slot, .constant(try checked(value, for: attribute, of: entity, object: nil, source: nil)))
@@ -39,20 +39,20 @@ enum BatchUpdateValues {
         expression.collectVariables(into: &variables, bound: [])
         if let variable = variables.sorted().first {
             throw StrataError(.invalidArgument, "The batch update sets '\(entity.name).\(key)' to \(expression.predicateFormat), which uses $\(variable); substitute variables before the request.",
-                              context: context.merging(["variable": variable]) { $1 })
+                              context: context.with { $0.variable = variable })
         }
         for root in expression.rootKeys.sorted() where entity.slot(forKey: root) == nil {
             throw StrataError(.unknownKey, "The batch update sets '\(entity.name).\(key)' to \(expression.predicateFormat), which reads '\(root)', not a property of entity '\(entity.name)'.",
-                              context: context.merging(["expression": expression.predicateFormat]) { $1 })
+                              context: context.with { $0.expression = expression.predicateFormat })
         }
         return (slot, expression)
     }
 
     /// The new values of one record's assigned slots, each computed from its old `row`
     /// (so `a = b, b = a` swaps); constants are taken as they are.
-    /// - Throws: evaluation errors (a division by zero among them: `context["kind"] ==
-    ///   "divisionByZero"`), `.typeMismatch` and `.validation`, each naming the record
-    ///   (context `object`) and the key.
+    /// - Throws: evaluation errors (a division by zero among them: `context.kind ==
+    ///   .divisionByZero`), `.typeMismatch` and `.validation`, each naming the record
+    ///   (`context.object`) and the key.
     static func values(_ assignments: [(slot: Int, expression: FetchExpression)], for id: ManagedObjectID, row: [PropertyValue],
                        rowSource: @escaping (ManagedObjectID) throws -> [PropertyValue]?) throws -> [PropertyValue] {
         let entity = id.entity
@@ -63,7 +63,7 @@ enum BatchUpdateValues {
         return try assignments.map { slot, expression in
             if case .constant(let value) = expression { return value }
             let key = entity.slotNames[slot]
-            let context = ["entity": entity.name, "key": key, "object": id.description, "expression": expression.predicateFormat]
+            let context = StrataError.Context { $0.entity = entity.name; $0.key = key; $0.object = id.description; $0.expression = expression.predicateFormat }
             guard case .attribute(let index) = entity.slotKinds[slot] else {
                 throw StrataError(.invalidArgument, "The batch update sets the relationship '\(entity.name).\(key)'; only attributes can be set.",
                                   context: context)
@@ -73,7 +73,10 @@ enum BatchUpdateValues {
                 result = try evaluator.value(expression)
             } catch var error as StrataError {
                 error.message = "The batch update's \(entity.name).\(key) = \(expression.predicateFormat) fails for \(id): \(error.message)"
-                error.context.merge(context) { old, _ in old }
+                error.context.entity = error.context.entity ?? context.entity
+                error.context.key = error.context.key ?? context.key
+                error.context.object = error.context.object ?? context.object
+                error.context.expression = error.context.expression ?? context.expression
                 throw error
             }
             let value: PropertyValue
@@ -94,12 +97,12 @@ enum BatchUpdateValues {
     private static func checked(_ value: PropertyValue, for attribute: AttributeDescription, of entity: EntityDescription,
                                 object: ManagedObjectID?, source: FetchExpression?) throws -> PropertyValue {
         let key = attribute.name
-        var context = ["entity": entity.name, "key": key]
+        var context = StrataError.Context { $0.entity = entity.name; $0.key = key }
         // Where the value came from, for a computed one: the expression and the record.
         var origin = ""
         if let object, let source {
-            context["object"] = object.description
-            context["expression"] = source.predicateFormat
+            context.object = object.description
+            context.expression = source.predicateFormat
             origin = " (\(source.predicateFormat) for \(object))"
         }
         guard let coerced = ModelValueRules.coerce(value, to: attribute.attributeType) else {

@@ -34,7 +34,7 @@ extension ManagedObjectContext {
         let entity = try batchEntity(named: request.entityName, role: "batch update")
         guard !request.propertiesToUpdate.isEmpty else {
             throw StrataError(.invalidArgument, "The batch update of '\(entity.name)' sets no property.",
-                              context: ["entity": entity.name])
+                              context: .init { $0.entity = entity.name })
         }
         var assignments: [Int: FetchExpression] = [:]
         for (key, value) in request.propertiesToUpdate.sorted(by: { $0.key < $1.key }) {
@@ -68,7 +68,7 @@ extension ManagedObjectContext {
         let entity = try batchEntity(named: request.entityName, role: "batch delete")
         for (name, value) in [("fetchLimit", request.fetchLimit), ("fetchOffset", request.fetchOffset)] where value < 0 {
             throw StrataError(.invalidArgument, "The batch delete's \(name) is \(value); it must not be negative.",
-                              context: ["entity": entity.name, "key": name])
+                              context: .init { $0.entity = entity.name; $0.key = name })
         }
         let fetch = StoreFetchRequest(entity: entity, includesSubentities: request.includesSubentities,
                                       predicate: request.predicate, sortDescriptors: request.sortDescriptors,
@@ -82,7 +82,7 @@ extension ManagedObjectContext {
     func batchEntity(named name: String, role: String) throws -> EntityDescription {
         guard let entity = model.entitiesByName[name] else {
             throw StrataError(.unknownKey, "The \(role) names the entity \(input: name), which is not in the model.",
-                              context: ["entity": name])
+                              context: .init { $0.entity = name })
         }
         return entity
     }
@@ -102,7 +102,7 @@ extension ManagedObjectContext {
         }
         guard !stores.isEmpty else {
             throw StrataError(.noStore, "No store holds records of entity '\(fetch.entity.name)'.",
-                              context: ["entity": fetch.entity.name])
+                              context: .init { $0.entity = fetch.entity.name })
         }
         let request = StoreBatchRequest(fetch: fetch, action: action, groupID: coordinator.allocateGroupID(), actionName: actionName,
                                         timestamp: timestamp, kind: registersUndo ? .user : .batch)
@@ -139,7 +139,7 @@ extension ManagedObjectContext {
                 undoManager?.registerBatchRequest(id: id, operations: [], stored: { [weak logged] in
                     guard let logged else {
                         throw StrataError(.undo, "The document that saved group \(id) is closed, so the group cannot be undone.",
-                                          context: ["group": String(id)])
+                                          context: .init { $0.group = id })
                     }
                     return try logged.loggedOperations(ofGroup: id)
                 }, actionName: actionName)

@@ -36,7 +36,7 @@ extension ManagedObjectContext {
         let entity = try batchEntity(named: request.entityName, role: "batch insert")
         guard !entity.isAbstract else {
             throw StrataError(.invalidArgument, "The batch insert names the abstract entity '\(entity.name)'; records of it cannot be inserted.",
-                              context: ["entity": entity.name])
+                              context: .init { $0.entity = entity.name })
         }
         let rows = try batchInsertRows(request, entity: entity)
         rows.mergePolicy = mergePolicy
@@ -62,7 +62,7 @@ extension ManagedObjectContext {
         let entity = try batchEntity(named: name, role: "reservation")
         guard !entity.isAbstract, count >= 0 else {
             throw StrataError(.invalidArgument, "Cannot reserve \(count) IDs of entity \(input: name)\(entity.isAbstract ? ", which is abstract" : "").",
-                              context: ["entity": name])
+                              context: .init { $0.entity = name })
         }
         guard count > 0 else { return [] }
         let store = try coordinator.store(for: entity)
@@ -132,6 +132,6 @@ extension ManagedObjectContext {
             }
         }
         throw StrataError(.invalidArgument, "The batch insert of '\(entity.name)' has no rows: set objectsToInsert, dictionaryHandler or managedObjectHandler.",
-                          context: ["entity": entity.name])
+                          context: .init { $0.entity = entity.name })
     }
 }

@@ -207,7 +207,7 @@ struct StoreBatchPlanner {
             let first = problems[0]
             throw StrataError(
                 .validation, "The batch delete is denied: \(first.entityName) \(first.object ?? "") still has destinations in '\(first.key ?? "")'.",
-                problems: problems, context: ["entity": first.entityName, "object": first.object ?? "", "key": first.key ?? ""])
+                problems: problems, context: .init { $0.entity = first.entityName; $0.key = first.key; $0.object = first.object })
         }
 
         // 3. Nullify rules: surviving destinations lose the deleted records from their inverse.

@@ -112,7 +112,7 @@ public final class PersistentContainer: @unchecked Sendable {
         let candidates = ["json", "xcdatamodeld", "xcdatamodel"].map { modelDirectory.appendingPathComponent("\(name).\($0)") }
         guard let modelURL = candidates.first(where: { FileManager.default.fileExists(atPath: $0.path) }) else {
             throw StrataError(.modelFile, "No model named '\(name)' (.json, .xcdatamodeld or .xcdatamodel) in \(modelDirectory.path).",
-                              context: ["name": name, "path": modelDirectory.path])
+                              context: .init { $0.path = modelDirectory.path; $0.model = name })
         }
         try self.init(name: name, modelURL: modelURL, url: url, options: options)
     }

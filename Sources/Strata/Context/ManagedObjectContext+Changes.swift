@@ -48,7 +48,7 @@ extension ManagedObjectContext {
         guard object.state.isFault else { return }
         guard let (values, generation) = try sourceRow(for: object.objectID) else {
             throw StrataError(.objectNotFound, "The record \(object.objectID) does not exist in its store.",
-                              context: ["object": object.objectID.description])
+                              context: .init { $0.object = object.objectID.description })
         }
         object.storage = Self.withTransientDefaults(values, of: object.entity)
         object.loadGeneration = generation
@@ -91,7 +91,7 @@ extension ManagedObjectContext {
     func materialize(_ object: ManagedObject) throws {
         if object.state.isInvalid {
             throw StrataError(.invalidObject, "\(object.objectID) is no longer valid in its context.",
-                              context: ["object": object.objectID.description])
+                              context: .init { $0.object = object.objectID.description })
         }
         if object.state.isFault { try fireFault(object) }
     }

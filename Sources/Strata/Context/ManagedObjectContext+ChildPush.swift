@@ -133,7 +133,7 @@ extension ManagedObjectContext {
         var error = StrataError(
             .mergeConflict,
             "The child context's save would overwrite changes its parent made since the child read \(count): \(described.joined(separator: "; "))\(reports.count > 3 ? "; …" : ""). Nothing was pushed; refresh the child's objects or set a merge policy.",
-            context: ["objects": reports.map(\.objectID.description).joined(separator: " "), "parent": "true"])
+            context: .init { $0.kind = .parentChanged; $0.objects = reports.map(\.objectID.description) })
         error.mergeConflicts = reports
         return error
     }

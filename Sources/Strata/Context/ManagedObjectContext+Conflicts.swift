@@ -93,7 +93,7 @@ extension ManagedObjectContext {
         var error = StrataError(
             .mergeConflict,
             "The save would overwrite changes made in the store since this context read \(count): \(reports.prefix(3).map(\.description).joined(separator: "; "))\(ids.count > 3 ? "; …" : ""). Nothing was written; merge the other save or set a merge policy.",
-            context: ["objects": ids.map(\.description).joined(separator: " ")])
+            context: .init { $0.objects = ids.map(\.description) })
         error.mergeConflicts = reports
         return error
     }

@@ -126,7 +126,7 @@ struct DerivationInput: PredicateSubject {
     func predicateValue(forKey key: String) throws -> PredicateResolved {
         let entity = id.entity
         guard let slot = entity.slot(forKey: key) else {
-            throw StrataError(.unknownKey, "\(entity.name) has no key \(input: key).", context: ["entity": entity.name, "key": key])
+            throw StrataError(.unknownKey, "\(entity.name) has no key \(input: key).", context: .init { $0.entity = entity.name; $0.key = key })
         }
         let value = try values()?[slot] ?? .null
         guard case .relationship(let index) = entity.slotKinds[slot] else { return .value(value) }
@@ -164,6 +164,6 @@ extension ManagedObject {
         return StrataError(
             .invalidArgument,
             "\(entity.name).\(attribute.name) is derived from '\(derivation)' and computed when the context saves; it cannot be set.",
-            context: ["entity": entity.name, "key": attribute.name, "derivation": derivation])
+            context: .init { $0.entity = entity.name; $0.key = attribute.name; $0.expression = derivation })
     }
 }

@@ -80,7 +80,7 @@ extension ManagedObjectContext {
     public func mergeChanges(fromContextDidSave notification: Notification) throws {
         guard notification.name == Self.didSaveNotification else {
             throw StrataError(.invalidArgument, "\(notification.name.rawValue) is not a DidSave notification.",
-                              context: ["notification": notification.name.rawValue])
+                              context: .init { $0.value = notification.name.rawValue })
         }
         var changes = SaveChanges()
         for (key, path) in [(Self.insertedObjectsKey, \SaveChanges.inserted), (Self.updatedObjectsKey, \.updated),
@@ -88,7 +88,7 @@ extension ManagedObjectContext {
             guard let value = notification.userInfo?[key] else { continue }
             guard let ids = value as? Set<ManagedObjectID> else {
                 throw StrataError(.invalidArgument, "The DidSave user info under \(input: key) is not a set of object IDs.",
-                                  context: ["key": key])
+                                  context: .init { $0.key = key })
             }
             changes[keyPath: path] = ids
         }
@@ -139,7 +139,7 @@ extension ManagedObjectContext {
                 throw StrataError(
                     .invalidArgument,
                     "\(input: key) is not a change key; use \"\(insertedObjectsKey)\", \"\(updatedObjectsKey)\" or \"\(deletedObjectsKey)\".",
-                    context: ["key": key])
+                    context: .init { $0.key = key })
             }
         }
         return saved

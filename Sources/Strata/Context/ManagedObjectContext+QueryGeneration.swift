@@ -23,18 +23,18 @@ struct PinnedQueryGeneration {
             throw StrataError(
                 .invalidArgument,
                 "Query generations need a document store: the coordinator's stores are in memory only, and an in-memory store keeps no past generations (as Core Data supports generations only for SQLite stores).",
-                context: ["token": token.description, "kind": "noDocumentStore"])
+                context: .init { $0.kind = .noDocumentStore; $0.token = token.description })
         }
         if token.sequence != nil, token.storeIdentifier == nil, documents.count > 1 {
             throw StrataError(
                 .invalidArgument,
                 "The query generation \(token) came from a history token, and the coordinator has \(documents.count) document stores: which one's save it is cannot be told. Pin to .current, or to a token a context of this coordinator reported.",
-                context: ["token": token.description, "kind": "ambiguousToken"])
+                context: .init { $0.kind = .ambiguousToken; $0.token = token.description })
         }
         if let owner = token.storeIdentifier, !documents.contains(where: { $0.identifier == owner }) {
             throw StrataError(
                 .invalidArgument, "The query generation \(token) is a save of another document (store \(owner)), not of this coordinator's.",
-                context: ["token": token.description, "kind": "otherDocument"])
+                context: .init { $0.kind = .otherDocument; $0.token = token.description })
         }
         generation = coordinator.generation
         var readers: [ObjectIdentifier: DocumentGeneration] = [:]
@@ -102,7 +102,7 @@ extension ManagedObjectContext {
             throw StrataError(
                 .invalidArgument,
                 "A child context reads through its parent and cannot be pinned to a query generation of its own (\(token)): pin the parent.",
-                context: ["token": token.description, "kind": "childContext"])
+                context: .init { $0.kind = .childContext; $0.token = token.description })
         }
         pinnedGeneration = try PinnedQueryGeneration(coordinator: coordinator, token: token)
     }

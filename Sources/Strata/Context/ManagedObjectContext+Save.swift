@@ -291,7 +291,7 @@ extension ManagedObjectContext {
                     throw StrataError(
                         .crossStoreRelationship,
                         "\(object.entity.name) \(object.objectID) is related to \(target.entity.name) \(target) in another store; relationships must not cross stores.",
-                        context: ["object": object.objectID.description, "key": relationship.name])
+                        context: .init { $0.key = relationship.name; $0.object = object.objectID.description })
                 }
             }
         }

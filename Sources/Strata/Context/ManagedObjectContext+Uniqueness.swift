@@ -122,7 +122,7 @@ extension ManagedObjectContext {
         var error = StrataError(
             .constraintConflict,
             "The save would break \(count): \(conflicts.prefix(3).map(\.description).joined(separator: "; "))\(conflicts.count > 3 ? "; …" : ""). Nothing was written; change the keys or set a merge policy (which merges the new objects into the records holding their keys).",
-            context: ["entity": conflicts[0].entityName, "constraint": conflicts[0].constraint.joined(separator: ",")])
+            context: .init { $0.entity = conflicts[0].entityName; $0.constraint = conflicts[0].constraint.joined(separator: ",") })
         error.constraintConflicts = conflicts
         return error
     }

@@ -236,7 +236,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         enter()
         guard !entity.isAbstract else {
             throw StrataError(.abstractEntity, "Entity '\(entity.name)' is abstract and cannot be inserted.",
-                              context: ["entity": entity.name])
+                              context: .init { $0.entity = entity.name })
         }
         try checkChangeCanRegisterUndo()
         let type = model.objectClass(forEntity: entity)

@@ -121,7 +121,7 @@ struct ComputedFetch {
             for element in elements {
                 guard case .object(let subject) = element, let id = subject.predicateObjectID else {
                     throw StrataError(.typeMismatch, "The fetched property \(input: name) is a collection of values; a dictionary holds one value per key.",
-                                      context: ["key": name])
+                                      context: .init { $0.key = name })
                 }
                 ids.append(id)
             }
@@ -135,7 +135,7 @@ struct ComputedFetch {
         guard case .expression(let description) = property, !value.isNull else { return value }
         func mismatch() -> StrataError {
             StrataError(.typeMismatch, "The fetched expression \(input: description.name) gives \(ModelValueRules.kindName(value)) \(value), not \(withArticle(description.resultType.rawValue)): declare the type it computes (the description's resultType; `AS name:type` in `strata fetch --select`).",
-                        context: ["key": description.name])
+                        context: .init { $0.key = description.name })
         }
         switch description.resultType.valueKind {
         case .integer:

@@ -81,7 +81,7 @@ package enum ExpressionArithmetic {
         let left = ModelValueRules.kindName(lhs), right = ModelValueRules.kindName(rhs)
         let dates = function == .add || function == .subtract ? " (or a date and a number of seconds)" : ""
         throw StrataError(.predicateEvaluation, "\(symbol(function)) needs numbers\(dates), not \(withArticle(left)) and \(withArticle(right))",
-                          context: ["function": function.rawValue, "left": left, "right": right])
+                          context: .init { $0.function = function.rawValue; $0.leftType = left; $0.rightType = right })
     }
 
     /// How errors name a function: its operator where it has one.
@@ -105,7 +105,7 @@ package enum ExpressionArithmetic {
                 }
                 if overflow {
                     throw StrataError(.predicateEvaluation, "integer overflow in \(x) \(symbol(function)) \(y)",
-                                      context: ["function": function.rawValue])
+                                      context: .init { $0.function = function.rawValue })
                 }
                 return .integer(result)
             }
@@ -165,7 +165,7 @@ package enum ExpressionArithmetic {
 
     private static func checked(_ value: Decimal, _ function: FetchFunction) throws -> PropertyValue {
         guard !value.isNaN else {
-            throw StrataError(.predicateEvaluation, "decimal overflow in \(symbol(function))", context: ["function": function.rawValue])
+            throw StrataError(.predicateEvaluation, "decimal overflow in \(symbol(function))", context: .init { $0.function = function.rawValue })
         }
         return .decimal(value)
     }
@@ -186,7 +186,7 @@ package enum ExpressionArithmetic {
         guard let n = number(value) else {
             let kind = ModelValueRules.kindName(value)
             throw StrataError(.predicateEvaluation, "\(function.rawValue) needs a number, not \(withArticle(kind))",
-                              context: ["function": function.rawValue, "argument": kind])
+                              context: .init { $0.function = function.rawValue; $0.valueType = kind })
         }
         let x = n.double
         switch function {
@@ -198,7 +198,7 @@ package enum ExpressionArithmetic {
             switch n {
             case .integer(let i):
                 guard i != .min else {
-                    throw StrataError(.predicateEvaluation, "integer overflow in abs:(\(i))", context: ["function": function.rawValue])
+                    throw StrataError(.predicateEvaluation, "integer overflow in abs:(\(i))", context: .init { $0.function = function.rawValue })
                 }
                 return .integer(Swift.abs(i))
             case .decimal(let d): return .decimal(d.magnitude)
@@ -233,7 +233,7 @@ package enum ExpressionArithmetic {
             default:
                 let kind = ModelValueRules.kindName(argument)
                 throw StrataError(.predicateEvaluation, "\(function.rawValue) needs integers, not \(withArticle(kind))",
-                                  context: ["function": function.rawValue, "argument": kind])
+                                  context: .init { $0.function = function.rawValue; $0.valueType = kind })
             }
         }
         switch function {

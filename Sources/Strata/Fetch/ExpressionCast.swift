@@ -22,18 +22,18 @@ package enum ExpressionCast {
     package static func cast(_ value: PropertyValue, to type: PropertyValue) throws -> PropertyValue {
         guard case .string(let name) = type else {
             throw StrataError(.predicateEvaluation, "CAST needs a type name string such as 'NSNumber', not \(withArticle(ModelValueRules.kindName(type)))",
-                              context: ["function": FetchFunction.castObject.rawValue])
+                              context: .init { $0.function = FetchFunction.castObject.rawValue })
         }
         guard typeNames.contains(name) else {
             throw StrataError(.predicateEvaluation,
                               "unknown CAST type \(name.debugDescription) (expected \(typeNames.dropLast().joined(separator: ", ")) or NSData)",
-                              context: ["function": FetchFunction.castObject.rawValue, "type": name])
+                              context: .init { $0.function = FetchFunction.castObject.rawValue; $0.expectedType = name })
         }
         if PredicateValueRules.isNull(value) { return .null }
         if let converted = convert(value, to: name) { return converted }
         let shown = if case .string(let text) = value { text.debugDescription } else { "\(withArticle(ModelValueRules.kindName(value))) value" }
         throw StrataError(.predicateEvaluation, "cannot CAST \(shown) to \(name)",
-                          context: ["function": FetchFunction.castObject.rawValue, "type": name, "value": ModelValueRules.kindName(value)])
+                          context: .init { $0.function = FetchFunction.castObject.rawValue; $0.valueType = ModelValueRules.kindName(value); $0.expectedType = name })
     }
 
     private static func convert(_ value: PropertyValue, to name: String) -> PropertyValue? {

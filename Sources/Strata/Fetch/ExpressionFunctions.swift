@@ -37,7 +37,7 @@ package enum ExpressionFunctions {
         guard count == function.argumentCount else {
             let expected = function.argumentCount == 1 ? "1 argument" : "\(function.argumentCount) arguments"
             throw StrataError(.predicateEvaluation, "\(function.rawValue) takes \(expected), found \(count)",
-                              context: ["function": function.rawValue])
+                              context: .init { $0.function = function.rawValue })
         }
     }
 
@@ -48,7 +48,7 @@ package enum ExpressionFunctions {
         guard case .string(let string) = value else {
             let kind = ModelValueRules.kindName(value)
             throw StrataError(.predicateEvaluation, "\(function.rawValue) needs a string, not \(withArticle(kind))",
-                              context: ["function": function.rawValue, "argument": kind])
+                              context: .init { $0.function = function.rawValue; $0.valueType = kind })
         }
         switch function {
         case .uppercase: return .string(string.uppercased())
@@ -62,7 +62,7 @@ package enum ExpressionFunctions {
         if PredicateValueRules.isNull(bound) { return .null }
         guard case .integer(let limit) = bound, limit > 0 else {
             throw StrataError(.predicateEvaluation, "random:(n) needs a positive integer, not \(bound)",
-                              context: ["function": FetchFunction.randomBelow.rawValue])
+                              context: .init { $0.function = FetchFunction.randomBelow.rawValue })
         }
         return .integer(Int64.random(in: 0..<limit))
     }
@@ -81,7 +81,7 @@ package enum ExpressionFunctions {
         for value in present {
             if case .object = value {
                 throw StrataError(.predicateEvaluation, "\(function.rawValue) needs values, not objects; name a key path of the objects",
-                                  context: ["function": function.rawValue])
+                                  context: .init { $0.function = function.rawValue })
             }
         }
         switch function {
@@ -136,7 +136,7 @@ package enum ExpressionFunctions {
         try values.map { value in
             guard let number = ExpressionArithmetic.number(value) else {
                 throw StrataError(.predicateEvaluation, "\(name) needs numbers, not \(withArticle(ModelValueRules.kindName(value)))",
-                                  context: ["function": name])
+                                  context: .init { $0.function = name })
             }
             return number.double
         }
@@ -156,13 +156,13 @@ package enum ExpressionFunctions {
                 let number: Int64
                 if case .integer(let n) = value { number = n } else { number = value.numericValue == 1 ? 1 : 0 }
                 let (result, overflow) = integer.addingReportingOverflow(number)
-                if overflow { throw StrataError(.predicateEvaluation, "integer overflow in \(name)", context: ["function": name]) }
+                if overflow { throw StrataError(.predicateEvaluation, "integer overflow in \(name)", context: .init { $0.function = name }) }
                 integer = result
             case .decimal(let d): decimal += d; kind = Swift.max(kind, 1)
             case .double(let d): double += d; kind = 2
             default:
                 throw StrataError(.predicateEvaluation, "\(needs ?? name + " needs") numbers, not \(withArticle(ModelValueRules.kindName(value)))",
-                                  context: ["function": name])
+                                  context: .init { $0.function = name })
             }
         }
         switch kind {

@@ -10,7 +10,7 @@ extension PredicateEvaluator {
         case .variable(let name):
             if let bound = bindings[name] { return bound }
             guard let value = variables[name] else {
-                throw StrataError(.predicateEvaluation, "variable $\(name) has no value", context: ["variable": name])
+                throw StrataError(.predicateEvaluation, "variable $\(name) has no value", context: .init { $0.variable = name })
             }
             return PredicateOperand(value)
         case .keyPath(let path, let base):
@@ -58,7 +58,7 @@ extension PredicateEvaluator {
             if key == "self" { return operand }
             if key == "length", case .string(let text) = value { return .value(.integer(Int64(text.utf16.count))) }
             throw StrataError(.predicateEvaluation, "cannot read key \(input: key) of \(withArticle(ModelValueRules.kindName(value))) value",
-                              context: ["key": key])
+                              context: .init { $0.key = key })
         case .collection(let elements):
             var result: [PredicateOperand] = []
             for element in elements {
@@ -77,7 +77,7 @@ extension PredicateEvaluator {
         case .collection(let elements): return elements
         case .value(let value) where PredicateValueRules.isNull(value): return []
         case .object, .value:
-            throw StrataError(.predicateEvaluation, "\(what) needs a collection (a to-many key path or {…})", context: ["operator": what])
+            throw StrataError(.predicateEvaluation, "\(what) needs a collection (a to-many key path or {…})", context: .init { $0.function = what })
         }
     }
 
@@ -96,7 +96,7 @@ extension PredicateEvaluator {
         let values = try items.compactMap { item -> PropertyValue? in
             guard case .value(let value) = item else {
                 throw StrataError(.predicateEvaluation, "\(op.rawValue) needs values, not objects; name a key: \(op.rawValue).key",
-                                  context: ["operator": op.rawValue])
+                                  context: .init { $0.function = op.rawValue })
             }
             // Not `? nil :` — PropertyValue is ExpressibleByNilLiteral, so that nil would be .null.
             if PredicateValueRules.isNull(value) { return Optional<PropertyValue>.none }

@@ -36,7 +36,7 @@ extension FetchExpression {
                 default:
                     throw StrataError(.predicateEvaluation,
                                       "the value of \(predicateFormat) is a collection of values; read it with values(with:variables:)",
-                                      context: ["expression": predicateFormat])
+                                      context: .init { $0.expression = predicateFormat })
                 }
             }
             return .objects(OrderedSet(ids))
@@ -57,7 +57,7 @@ extension FetchExpression {
             case .object(let object): return .object(try Self.objectID(object))
             case .collection:
                 throw StrataError(.predicateEvaluation, "the value of \(predicateFormat) is a collection of collections",
-                                  context: ["expression": predicateFormat])
+                                  context: .init { $0.expression = predicateFormat })
             }
         }
         switch try evaluate(with: subject, variables: variables) {
@@ -71,8 +71,8 @@ extension FetchExpression {
         let evaluator = PredicateEvaluator(subject: subject.map { .object($0) } ?? .value(.null), variables: variables)
         do {
             return try evaluator.value(self)
-        } catch var error as StrataError where error.context["expression"] == nil {
-            error.context["expression"] = predicateFormat
+        } catch var error as StrataError where error.context.expression == nil {
+            error.context.expression = predicateFormat
             throw error
         }
     }

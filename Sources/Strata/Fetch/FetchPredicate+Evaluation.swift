@@ -87,8 +87,8 @@ struct PredicateEvaluator {
         case .comparison(let comparison):
             do {
                 return try truth(comparison)
-            } catch var error as StrataError where error.context["comparison"] == nil {
-                error.context["comparison"] = comparison.predicateFormat
+            } catch var error as StrataError where error.context.predicate == nil {
+                error.context.predicate = comparison.predicateFormat
                 throw error
             }
         }
@@ -138,7 +138,7 @@ struct PredicateEvaluator {
             guard case .string(let needle) = part else {
                 let kind = ModelValueRules.kindName(part)
                 throw StrataError(.predicateEvaluation, "IN with a string on its right side finds a substring and needs a string on its left, not \(withArticle(kind))",
-                                  context: ["operator": op.rawValue, "left": kind])
+                                  context: .init { $0.function = op.rawValue; $0.leftType = kind })
             }
             return PredicateTruth(PredicateText.contains(text, needle, options: comparison.options))
         case (.in, _, _):
@@ -171,7 +171,7 @@ struct PredicateEvaluator {
     private func toManyError(_ op: FetchComparison.Operator) -> StrataError {
         StrataError(.predicateEvaluation,
                     "\(op.rawValue) cannot compare a collection (a to-many key path) directly; use ANY, ALL or NONE, IN or CONTAINS",
-                    context: ["operator": op.rawValue])
+                    context: .init { $0.function = op.rawValue })
     }
 
     /// A single value: objects become their IDs. In a test against nil (`nullTest`) an

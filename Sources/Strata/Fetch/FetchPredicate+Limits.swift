@@ -100,7 +100,7 @@ struct PredicateMeasure: Equatable {
     }
 
     /// Throws the first limit exceeded, with Strata's own message (docs/LIMITS.md).
-    func check(against limits: StrataLimits, code: StrataError.Code, context: [String: String] = [:]) throws {
+    func check(against limits: StrataLimits, code: StrataError.Code, context: StrataError.Context = .init()) throws {
         if depth > limits.effectivePredicateDepth {
             throw StrataLimits.exceeded(
                 code, "predicate nested \(depth) levels deep (limit \(limits.effectivePredicateDepth)) — simplify the predicate",
@@ -129,7 +129,8 @@ extension FetchPredicate {
     /// try p.checkLimits()   // throws: predicate nested 102 levels deep (limit 64) — simplify the predicate
     /// ```
     /// - Throws: `StrataError(.predicateEvaluation)` naming the limit, with
-    ///   `context["limit"]` (the ``StrataLimits`` property), `["value"]` and `["maximum"]`.
+    ///   `context.limit` (the ``StrataLimits`` property), `context.amount` (the predicate's
+    ///   figure) and `context.maximum`.
     /// - Complexity: O(size of the predicate).
     public func checkLimits(_ limits: StrataLimits = .current) throws {
         try PredicateMeasure(self).check(against: limits, code: .predicateEvaluation)

@@ -8,7 +8,7 @@ extension FetchPredicate {
     /// // lastName == "Quinn" AND salary > 5000
     /// ```
     /// - Throws: `StrataError(.predicateEvaluation)` naming the first variable that has no
-    ///   value (context `["variable": name]`).
+    ///   value (`context.variable`).
     public func withSubstitutionVariables(_ variables: [String: PropertyValue]) throws -> FetchPredicate {
         try substituting(variables, bound: [])
     }
@@ -53,7 +53,7 @@ extension FetchExpression {
         case .variable(let name):
             if bound.contains(name) { return self }
             guard let value = variables[name] else {
-                throw StrataError(.predicateEvaluation, "no value for variable $\(name)", context: ["variable": name])
+                throw StrataError(.predicateEvaluation, "no value for variable $\(name)", context: .init { $0.variable = name })
             }
             return .constant(value)
         case .collection(let elements): return .collection(try elements.map { try $0.substituting(variables, bound: bound) })

@@ -33,14 +33,14 @@ extension FetchProperty {
             let column = item.distance(from: item.startIndex, to: range.upperBound) + 1
             guard let given = parts.first, !given.isEmpty, given.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
                 throw StrataError(.predicateSyntax, "'AS' needs a name of letters, digits and _ at column \(column) of '\(item)'.",
-                                  context: ["position": String(column)])
+                                  context: .init { $0.column = column })
             }
             name = given
             if parts.count == 2 {
                 guard let named = AttributeType(rawValue: parts[1]) else {
                     throw StrataError(.predicateSyntax,
                                       "'\(parts[1])' is not a type (\(AttributeType.allCases.map(\.rawValue).joined(separator: ", "))) at column \(column + given.count + 1) of '\(item)'.",
-                                      context: ["position": String(column + given.count + 1)])
+                                      context: .init { $0.column = column + given.count + 1 })
                 }
                 type = named
             }

@@ -16,7 +16,7 @@ extension FetchRequest {
     func checkGrouping(of entity: EntityDescription) throws {
         guard isComputedFetch else { return }
         func fail(_ message: String, _ key: String) -> StrataError {
-            StrataError(.invalidArgument, message, context: ["entity": entity.name, "key": key])
+            StrataError(.invalidArgument, message, context: .init { $0.entity = entity.name; $0.key = key })
         }
         let fetched = propertiesToFetch ?? []
         var names: Set<String> = []

@@ -30,18 +30,18 @@ extension FetchRequest {
     func resolve(in model: ManagedObjectModel) throws -> ResolvedFetchRequest {
         guard let entity = model.entitiesByName[entityName] else {
             throw StrataError(.unknownKey, "The fetch request names the entity '\(entityName)', which is not in the model.",
-                              context: ["entity": entityName])
+                              context: .init { $0.entity = entityName })
         }
         for (name, value) in [("fetchLimit", fetchLimit), ("fetchOffset", fetchOffset), ("fetchBatchSize", fetchBatchSize)] where value < 0 {
             throw StrataError(.invalidArgument, "The fetch request's \(name) is \(value); it must not be negative.",
-                              context: ["entity": entityName, "key": name])
+                              context: .init { $0.entity = entityName; $0.key = name })
         }
         // SQLite holds at most 2,000 columns in a result set and terms in an ORDER BY or
         // GROUP BY; a request beyond is refused here, naming the list, not by the engine.
         for (list, count) in [("sortDescriptors", sortDescriptors.count), ("propertiesToFetch", propertiesToFetch?.count ?? 0),
                               ("propertiesToGroupBy", propertiesToGroupBy?.count ?? 0)] where count > Self.maxListLength {
             throw StrataError(.invalidArgument, "The fetch request's \(list) has \(count) entries; at most \(Self.maxListLength) are allowed.",
-                              context: ["entity": entityName, "key": list])
+                              context: .init { $0.entity = entityName; $0.key = list })
         }
         // A computed fetch may sort by the name of what it fetches (`total`).
         let fetchedNames = isComputedFetch ? Set((propertiesToFetch ?? []).map(\.name)) : []
@@ -88,13 +88,13 @@ extension FetchRequest {
             case .attribute:
                 if !isLast {
                     throw StrataError(.invalidArgument, "The \(role) key path \(input: path) continues after the attribute '\(current.name).\(key)'.",
-                                      context: ["entity": current.name, "key": path])
+                                      context: .init { $0.entity = current.name; $0.key = path })
                 }
             case .relationship(let index):
                 let relationship = current.relationships[index]
                 if relationship.isToMany {
                     throw StrataError(.invalidArgument, "The \(role) key path \(input: path) goes through the to-many '\(current.name).\(key)'; only attributes and to-ones can be used here.",
-                                      context: ["entity": current.name, "key": path])
+                                      context: .init { $0.entity = current.name; $0.key = path })
                 }
                 current = current.destination(of: relationship)
             }
@@ -109,7 +109,7 @@ extension FetchRequest {
             guard let relationship = current.relationshipsByName[key] else {
                 if current.slot(forKey: key) != nil {
                     throw StrataError(.invalidArgument, "The prefetching key path \(input: path) names the attribute '\(current.name).\(key)'; only relationships can be prefetched.",
-                                      context: ["entity": current.name, "key": path])
+                                      context: .init { $0.entity = current.name; $0.key = path })
                 }
                 throw unknown(key, of: current, path: path, role: "prefetching key path")
             }
@@ -120,7 +120,7 @@ extension FetchRequest {
 
     private static func unknown(_ key: String, of entity: EntityDescription, path: String, role: String) -> StrataError {
         StrataError(.unknownKey, "The \(role) \(input: path) names \(input: key), which is not a property of entity '\(entity.name)'.",
-                    context: ["entity": entity.name, "key": path])
+                    context: .init { $0.entity = entity.name; $0.key = path })
     }
 }
 

@@ -37,7 +37,7 @@ extension ManagedObjectContext {
         try fetch(request).map { object in
             guard let typed = object as? T else {
                 throw StrataError(.typeMismatch, "\(object.entity.name) \(object.objectID) is \(withArticle(Swift.type(of: object))), not \(withArticle(T.self)).",
-                                  context: ["entity": object.entity.name, "object": object.objectID.description])
+                                  context: .init { $0.entity = object.entity.name; $0.object = object.objectID.description })
             }
             return typed
         }
@@ -157,7 +157,7 @@ extension ManagedObjectContext {
         }
         guard !result.isEmpty else {
             throw StrataError(.noStore, "No store holds records of entity '\(resolved.entity.name)'.",
-                              context: ["entity": resolved.entity.name])
+                              context: .init { $0.entity = resolved.entity.name })
         }
         return result
     }

@@ -9,21 +9,21 @@ extension ManagedObjectModel {
     ///     withName: "EmployeesEarningMoreThan", substitutionVariables: ["SALARY": 100_000])
     /// let rich = try context.fetch(request)
     /// ```
-    /// - Throws: `.unknownKey` naming an unknown template (`context["template"]`);
+    /// - Throws: `.unknownKey` naming an unknown template (`context.template`);
     ///   `.predicateSyntax` when its predicate does not parse; `.predicateEvaluation` naming
-    ///   a variable that has no value (`context["variable"]`).
+    ///   a variable that has no value (`context.variable`).
     public func fetchRequestFromTemplate(
         withName name: String, substitutionVariables variables: [String: PropertyValue]
     ) throws -> FetchRequest {
         guard let template = fetchRequestTemplatesByName[name] else {
             throw StrataError(.unknownKey, "The model has no fetch request template named \(input: name).",
-                              context: ["template": name])
+                              context: .init { $0.template = name })
         }
         let predicate: FetchPredicate
         do {
             predicate = try FetchPredicate(format: template.predicateFormat).withSubstitutionVariables(variables)
         } catch var error as StrataError {
-            error.context["template"] = name
+            error.context.template = name
             error.message = "Fetch request template \(input: name): \(error.message)"
             throw error
         }
@@ -48,7 +48,7 @@ extension ManagedObject {
         let context = try requireContext()
         guard let property = entity.fetchedProperties.first(where: { $0.name == name }) else {
             throw StrataError(.unknownKey, "Entity '\(entity.name)' has no fetched property \(input: name).",
-                              context: ["entity": entity.name, "key": name])
+                              context: .init { $0.entity = entity.name; $0.key = name })
         }
         // The cache is keyed by object identity; the ID in the key guards against a dead
         // object's entry being read by a new object at the same address.
@@ -59,8 +59,8 @@ extension ManagedObject {
             predicate = try FetchPredicate(format: property.predicateFormat)
                 .withSubstitutionVariables(["FETCH_SOURCE": .object(objectID), "FETCHED_PROPERTY": .string(name)])
         } catch var error as StrataError {
-            error.context["entity"] = entity.name
-            error.context["key"] = name
+            error.context.entity = entity.name
+            error.context.key = name
             error.message = "Fetched property \(entity.name).\(name): \(error.message)"
             throw error
         }

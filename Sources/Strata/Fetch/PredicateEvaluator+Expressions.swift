@@ -29,7 +29,7 @@ extension PredicateEvaluator {
             if refusesDivisionByZero, function == .divide || function == .modulus, ExpressionArithmetic.isZero(values[1]) {
                 let expression = FetchExpression.function(function, arguments).predicateFormat
                 throw StrataError(.predicateEvaluation, "division by zero in \(expression.count > 200 ? String(expression.prefix(200)) + "…" : expression)",
-                                  context: ["function": function.rawValue, "kind": "divisionByZero"])
+                                  context: .init { $0.kind = .divisionByZero; $0.function = function.rawValue })
             }
             return .value(try ExpressionFunctions.apply(function, values, now: now))
         }
@@ -73,7 +73,7 @@ extension PredicateEvaluator {
             default:
                 let kind = ModelValueRules.kindName(key)
                 throw StrataError(.predicateEvaluation, "a subscript needs an integer index or a string key, not \(withArticle(kind))",
-                                  context: ["subscript": kind])
+                                  context: .init { $0.valueType = kind })
             }
         }
     }
@@ -91,7 +91,7 @@ extension PredicateEvaluator {
         case .collection: "a collection"
         }
         return StrataError(.predicateEvaluation, "the subscript \(written) needs a collection (a to-many key path or {…}), not \(kind)",
-                           context: ["subscript": written])
+                           context: .init { $0.expression = written })
     }
 
     /// A single value for a function argument or subscript: an object stands for its ID.
@@ -100,7 +100,7 @@ extension PredicateEvaluator {
         return try operand.singleValue(use: "an argument of \(name)") {
             StrataError(.predicateEvaluation,
                         "\(name) needs a single value, not a collection (a to-many key path); reduce it with sum:, count:, min:, … or a [subscript]",
-                        context: ["function": name])
+                        context: .init { $0.function = name })
         }
     }
 

@@ -179,8 +179,8 @@ extension PredicateParser {
         if components.count > limits.maxKeyPathComponents {
             var error = error("key path has \(components.count) components (limit \(limits.maxKeyPathComponents))",
                               at: components[limits.maxKeyPathComponents].token)
-            error.context["limit"] = "maxKeyPathComponents"
-            error.context["maximum"] = String(limits.maxKeyPathComponents)
+            error.context.limit = "maxKeyPathComponents"
+            error.context.maximum = limits.maxKeyPathComponents
             throw error
         }
         do {

@@ -12,7 +12,7 @@ extension FetchPredicate {
     ///   - format: the predicate text (grammar in docs/PREDICATES.md).
     ///   - arguments: one argument per placeholder; `%@` inside quotes is literal text.
     /// - Throws: `StrataError(.predicateSyntax)` naming what was expected and the 1-based
-    ///   column, with context `["position": column, "predicate": format]`; too few,
+    ///   column, with `context.column` and `context.predicate`; too few,
     ///   too many or wrongly typed arguments are errors too.
     /// - Complexity: O(n) in the length of `format`.
     public init(format: String, _ arguments: PredicateArgument...) throws {
@@ -114,7 +114,7 @@ struct PredicateParser {
 
     static func syntaxError(_ message: String, column: Int, format: String) -> StrataError {
         StrataError(.predicateSyntax, "predicate syntax error at column \(column): \(message)",
-                    context: ["position": String(column), "predicate": format])
+                    context: .init { $0.predicate = format; $0.column = column })
     }
 
     var current: PredicateToken { tokens[min(position, tokens.count - 1)] }
@@ -178,8 +178,8 @@ struct PredicateParser {
         let maximum = limits.effectivePredicateDepth
         guard depth + extra > maximum else { return }
         var error = error("predicate nested more than \(maximum) levels deep (limit \(maximum)) — simplify the predicate")
-        error.context["limit"] = "maxPredicateDepth"
-        error.context["maximum"] = String(maximum)
+        error.context.limit = "maxPredicateDepth"
+        error.context.maximum = maximum
         throw error
     }
 

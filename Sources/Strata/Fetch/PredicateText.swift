@@ -202,12 +202,12 @@ public enum PredicateText {
             throw StrataLimits.exceeded(
                 .predicateEvaluation,
                 "MATCHES needs more than \(maxWork) units of backtracking on a string of \(length) characters (limit \(maxWork)) — simplify the pattern",
-                limit: "maxRegexWork", value: work, maximum: maxWork, context: ["pattern": pattern])
+                limit: "maxRegexWork", value: work, maximum: maxWork, context: .init { $0.pattern = pattern })
         }
         if failed {
             throw StrataError(.predicateEvaluation,
                               "MATCHES could not finish on a string of \(length) characters: the pattern backtracks more than ICU's stack holds — simplify the pattern",
-                              context: ["pattern": pattern])
+                              context: .init { $0.pattern = pattern })
         }
         return matched
     }
@@ -237,7 +237,7 @@ public enum PredicateText {
                                             options: caseInsensitive ? [.caseInsensitive] : [])
         } catch {
             throw StrataError(.predicateEvaluation, "invalid regular expression \(pattern.debugDescription) in MATCHES",
-                              context: ["pattern": pattern])
+                              context: .init { $0.pattern = pattern })
         }
         regexCache.withLock { cache in
             if cache.count >= regexCacheLimit { cache.removeAll() }

@@ -96,7 +96,7 @@ package enum PredicateValueRules {
     package static func mismatch(_ lhs: PropertyValue, _ rhs: PropertyValue, operatorName: String) -> StrataError {
         let left = ModelValueRules.kindName(lhs), right = ModelValueRules.kindName(rhs)
         return StrataError(.predicateEvaluation, "cannot compare \(withArticle(left)) with \(withArticle(right)) using \(operatorName)",
-                           context: ["operator": operatorName, "left": left, "right": right])
+                           context: .init { $0.function = operatorName; $0.leftType = left; $0.rightType = right })
     }
 
     /// Numeric comparison across integer, double, decimal and boolean; nil if either is not
@@ -185,7 +185,7 @@ package enum PredicateValueRules {
             guard case .string(let text) = lhs, case .string(let other) = rhs else {
                 throw StrataError(.predicateEvaluation,
                                   "\(name) needs strings on both sides, not \(withArticle(ModelValueRules.kindName(lhs))) and \(withArticle(ModelValueRules.kindName(rhs)))",
-                                  context: ["operator": name, "left": ModelValueRules.kindName(lhs), "right": ModelValueRules.kindName(rhs)])
+                                  context: .init { $0.function = name; $0.leftType = ModelValueRules.kindName(lhs); $0.rightType = ModelValueRules.kindName(rhs) })
             }
             switch op {
             case .beginsWith: return PredicateTruth(PredicateText.beginsWith(text, other, options: options))
@@ -195,12 +195,12 @@ package enum PredicateValueRules {
             default: return PredicateTruth(try PredicateText.matches(text, other, options: options))
             }
         case .between, .in:
-            throw StrataError(.predicateEvaluation, "\(name) needs a collection on its right side", context: ["operator": name])
+            throw StrataError(.predicateEvaluation, "\(name) needs a collection on its right side", context: .init { $0.function = name })
         }
     }
 
     private static func orderingObjects(_ name: String) -> StrataError {
-        StrataError(.predicateEvaluation, "objects can only be compared with == and !=, not \(name)", context: ["operator": name])
+        StrataError(.predicateEvaluation, "objects can only be compared with == and !=, not \(name)", context: .init { $0.function = name })
     }
 
     /// SQL's `x IN (list)`: true if an element equals `x`; otherwise unknown if `x` is NULL

@@ -38,7 +38,7 @@ public struct RowSubject: PredicateSubject {
         if let composite = CompositePredicateSubject.subject(self, entity: entity, key: key) { return try composite.resolved() }
         guard let slot = entity.slot(forKey: key) else {
             throw StrataError(.unknownKey, "Entity '\(entity.name)' has no property \(input: key).",
-                              context: ["entity": entity.name, "key": key])
+                              context: .init { $0.entity = entity.name; $0.key = key })
         }
         let value = slot < values.count ? values[slot] : .null
         guard case .relationship = entity.slotKinds[slot] else { return .value(value) }
@@ -83,7 +83,7 @@ extension PredicateSubject {
                 if isLast { return value }
                 if value.isNull { return .null }
                 throw StrataError(.invalidArgument, "The key path \(input: path) continues after the attribute \(input: key).",
-                                  context: ["key": path])
+                                  context: .init { $0.key = path })
             case .object(let next):
                 guard let next else { return .null }
                 if isLast {
@@ -92,7 +92,7 @@ extension PredicateSubject {
                 subject = next
             case .objects:
                 throw StrataError(.invalidArgument, "The key path \(input: path) goes through the to-many \(input: key); only to-one key paths give one value.",
-                                  context: ["key": path])
+                                  context: .init { $0.key = path })
             }
         }
         return .null

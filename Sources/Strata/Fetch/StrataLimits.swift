@@ -86,11 +86,7 @@ public struct StrataLimits: Sendable, Hashable {
 
     /// The error for a value above a limit: `"<what> (limit N) — <remedy>"`.
     static func exceeded(_ code: StrataError.Code, _ message: String, limit: String, value: Int, maximum: Int,
-                         context: [String: String] = [:]) -> StrataError {
-        var context = context
-        context["limit"] = limit
-        context["value"] = String(value)
-        context["maximum"] = String(maximum)
-        return StrataError(code, message, context: context)
+                         context: StrataError.Context = .init()) -> StrataError {
+        StrataError(code, message, context: context.with { $0.limit = limit; $0.amount = value; $0.maximum = maximum })
     }
 }

@@ -20,7 +20,7 @@ package enum AtomicFileWriter {
     /// Copies the file at `source` to `url` atomically.
     package static func copy(from source: URL, to url: URL) throws {
         guard let input = FileHandle(forReadingAtPath: source.path) else {
-            throw StrataError(.io, "Cannot read \(source.path): \(String(cString: strerror(errno))).", context: ["path": source.path])
+            throw StrataError(.io, "Cannot read \(source.path): \(String(cString: strerror(errno))).", context: .init { $0.path = source.path })
         }
         defer { try? input.close() }
         try replace(url) { descriptor in
@@ -105,6 +105,6 @@ package enum AtomicFileWriter {
         default: cause = String(cString: strerror(code))
         }
         return StrataError(.io, "Cannot write \(path): \(cause); any existing file there is unchanged.",
-                           context: ["path": path, "errno": String(code)])
+                           context: .init { $0.path = path; $0.errno = code })
     }
 }

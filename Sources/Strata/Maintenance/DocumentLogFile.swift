@@ -144,7 +144,7 @@ package final class DocumentLogFile {
     static func decode(_ record: SegmentRecord, model: ManagedObjectModel, storeTag: UInt32,
                        maxSegmentSize: Int) throws -> Segment {
         func corrupt(_ why: String) -> StrataError {
-            StrataError(.corruptSegment, "Segment \(record.sequence) is corrupt: \(why).", context: ["segment": String(record.sequence)])
+            StrataError(.corruptSegment, "Segment \(record.sequence) is corrupt: \(why).", context: .init { $0.segment = record.sequence })
         }
         let raw: [UInt8]
         let segment: Segment
@@ -153,7 +153,7 @@ package final class DocumentLogFile {
             segment = try SegmentDecoder.decode(raw, model: model, storeTag: storeTag, sequenceHint: record.sequence)
         } catch let error as StrataError {
             let message = error.message.hasPrefix("Segment") ? error.message : "Segment \(record.sequence) is corrupt: \(error.message)"
-            throw StrataError(.corruptSegment, message, context: error.context.merging(["segment": String(record.sequence)]) { $1 })
+            throw StrataError(.corruptSegment, message, context: error.context.with { $0.segment = record.sequence })
         }
         guard raw.count == record.rawSize else { throw corrupt("its body is \(raw.count) bytes, the log row says \(record.rawSize)") }
         guard segment.sequence == record.sequence else { throw corrupt("its body says sequence \(segment.sequence)") }

@@ -43,7 +43,7 @@ package enum DocumentRecovery {
         let verification: VerificationReport
         do {
             verification = try DocumentVerifier.verify(url, settings: settings)
-        } catch let error as StrataError where ["notSQLite", "notStrata", "newerFormat", "busy", "diskFull", "permission"].contains(error.context["kind"] ?? "")
+        } catch let error as StrataError where [.notSQLite, .notStrata, .newerFormat, .busy, .diskFull, .permission].contains(error.context.kind)
                     || error.code == .io || error.code == .documentBusy || SQLiteFailureCause.of(error) == .diskFull {
             throw error   // no file, not a Strata document, busy, disk full...
         } catch let error as StrataError {
@@ -58,7 +58,7 @@ package enum DocumentRecovery {
             // What SQLite said is kept, without the statement, inside Strata's own sentence.
             throw DocumentOpenFailure.damaged(
                 url.path, "recovery failed while \(stage) (the database engine reported: \(DocumentOpenFailure.engineDetail(error.message))). The document was not replaced; restore it from a backup of your own",
-                advice: false, context: ["stage": stage])
+                advice: false, context: .init { $0.operation = stage })
         }
     }
 

@@ -32,12 +32,12 @@ package enum DocumentReplay {
         let last = records.last?.sequence ?? 0
         guard sequence <= last else {
             throw StrataError(.invalidArgument, "The document's last segment is \(last); there is no segment \(sequence) to replay to.",
-                              context: ["segment": String(sequence)])
+                              context: .init { $0.segment = sequence })
         }
         if let first = records.first, first.sequence != 1, sequence > 0 {
             throw StrataError(.invalidArgument,
                               "Replay needs the full history, but segments before \(first.sequence) were dropped by compaction's retention policy.",
-                              context: ["firstRetainedSegment": String(first.sequence)])
+                              context: .init { $0.boundarySegment = first.sequence })
         }
         if records.isEmpty, log.compactedThrough > 0 {
             throw StrataError(.invalidArgument, "Replay needs the full history, but the document keeps no segments (retention none).")
@@ -45,10 +45,10 @@ package enum DocumentReplay {
         let wanted = records.filter { $0.sequence <= sequence }
         let segments = try wanted.map(log.decode)
         guard source.standardizedFileURL.path != destination.standardizedFileURL.path else {
-            throw StrataError(.invalidArgument, "The output must be another file than the document.", context: ["path": destination.path])
+            throw StrataError(.invalidArgument, "The output must be another file than the document.", context: .init { $0.path = destination.path })
         }
         if FileManager.default.fileExists(atPath: destination.path), !overwrite {
-            throw StrataError(.io, "\(destination.path) already exists (pass overwrite to replace it).", context: ["path": destination.path])
+            throw StrataError(.io, "\(destination.path) already exists (pass overwrite to replace it).", context: .init { $0.path = destination.path })
         }
         // Built under a hidden name and renamed over the target only when complete: a
         // failure (a full disk) never destroys an existing file at `destination`.
@@ -68,7 +68,7 @@ package enum DocumentReplay {
                 guard let saved = try log.checkpoint(of: record) else {
                     throw StrataError(.invalidArgument,
                                       "Replay cannot cross model version \(record.version) (segment \(record.firstSegment)): a custom migration stage made it before documents recorded what such a stage wrote. Replay to segment \(record.firstSegment - 1) or earlier.",
-                                      context: ["segment": String(record.firstSegment)])
+                                      context: .init { $0.segment = record.firstSegment })
                 }
                 code = .checkpoint(saved)
             }

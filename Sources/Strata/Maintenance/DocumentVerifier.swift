@@ -333,7 +333,7 @@ package enum DocumentVerifier {
                         // delete on both sides is dropped): such a delete contradicts the log.
                         if case .delete(let id, _) = operation, try !patch.holds(id, base: { rows[$0] }) {
                             throw StrataError(.corruptDocument, Self.missingDelete(id, in: segment.sequence, deletedBy: deletedBy[id]),
-                                              context: ["object": id.description, "segment": String(segment.sequence)])
+                                              context: .init { $0.segment = segment.sequence; $0.object = id.description })
                         }
                         // Taken out of `rows`, not copied: a relate of a department with
                         // 100,000 employees in each of many segments copied them each time.
@@ -346,11 +346,11 @@ package enum DocumentVerifier {
                     }
                 }
             } catch let error as StrataError {
-                if let id = error.context["duplicateInsert"],
+                if error.context.kind == .duplicateInsert, let id = error.context.object,
                    let first = insertedBy.first(where: { $0.key.description == id })?.value {
                     report.problems.append(
                         "Segments \(first) and \(segment.sequence) both insert \(id) (no delete between): two writers were given the same key.")
-                } else if error.context["segment"] == String(segment.sequence) {
+                } else if error.context.segment == segment.sequence {
                     report.problems.append(error.message)
                 } else {
                     report.problems.append("Replaying segment \(segment.sequence) failed: \(error.message)")

@@ -63,7 +63,7 @@ struct RecoverySource {
         } catch {}
         if opened == nil, !isStrata {
             throw StrataError(.corruptDocument, "\(url.path) is not a Strata document: it is an SQLite database without Strata metadata.",
-                              context: ["path": url.path, "kind": "notStrata"])
+                              context: .init { $0.path = url.path; $0.kind = .notStrata })
         }
         if opened == nil {
             // SQLite trips over its own structures: repair them, step by step, in a scratch

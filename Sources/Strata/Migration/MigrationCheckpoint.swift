@@ -37,7 +37,7 @@ enum MigrationCheckpoint {
                 .rows([.integer(Int64(version))]).first else { return nil }
         guard case .integer(let size)? = row.first, case .blob(let body)? = row.last, size >= 0 else {
             throw StrataError(.corruptSegment, "The checkpoint of model version \(version) is damaged: its row has no body.",
-                              context: ["version": String(version)])
+                              context: .init { $0.modelVersion = version })
         }
         let segment: Segment
         do {
@@ -45,7 +45,7 @@ enum MigrationCheckpoint {
             segment = try SegmentDecoder.decode(raw, model: model, storeTag: storeTag, sequenceHint: nil)
         } catch let error as StrataError {
             throw StrataError(.corruptSegment, "The checkpoint of model version \(version) is damaged: \(error.message)",
-                              context: error.context.merging(["version": String(version)]) { $1 })
+                              context: error.context.with { $0.modelVersion = version })
         }
         var records: [ManagedObjectID: [PropertyValue]] = [:]
         for group in segment.groups {

@@ -85,7 +85,7 @@ public final class MigrationContext {
     public func insert(entity: String) throws -> MigrationRecord {
         let described = try Self.entity(entity, in: destination, side: "destination")
         guard !described.isAbstract else {
-            throw StrataError(.invalidArgument, "A migration stage cannot insert a record of \(entity): it is abstract.", context: ["entity": entity])
+            throw StrataError(.invalidArgument, "A migration stage cannot insert a record of \(entity): it is abstract.", context: .init { $0.entity = entity })
         }
         let root = described.rootEntity.name
         let key = (keyCounters[root] ?? 0) + 1
@@ -129,7 +129,7 @@ public final class MigrationContext {
         let id = try existing(record)
         func refuse(_ why: String) -> StrataError {
             StrataError(.invalidArgument, "A migration stage cannot set \(id.entity.name).\(name) of \(id): \(why).",
-                        context: ["entity": id.entity.name, "property": name])
+                        context: .init { $0.entity = id.entity.name; $0.key = name })
         }
         guard let relationship = id.entity.relationshipsByName[name], !relationship.isTransient,
               let slot = id.entity.slotIndex(of: name) else { throw refuse("\(id.entity.name) has no such relationship") }
@@ -189,14 +189,14 @@ public final class MigrationContext {
         guard destination.entities.indices.contains(id.entity.index), destination.entities[id.entity.index] === id.entity,
               records[id] != nil else {
             throw StrataError(.invalidArgument, "\(id) is not a record of the stage's destination model (a source record, or one deleted).",
-                              context: ["record": id.description])
+                              context: .init { $0.object = id.description })
         }
         return id
     }
 
     private static func entity(_ name: String, in model: ManagedObjectModel, side: String) throws -> EntityDescription {
         guard let entity = model.entitiesByName[name] else {
-            throw StrataError(.invalidArgument, "The migration stage's \(side) model has no entity \(name).", context: ["entity": name])
+            throw StrataError(.invalidArgument, "The migration stage's \(side) model has no entity \(name).", context: .init { $0.entity = name })
         }
         return entity
     }
@@ -228,14 +228,14 @@ public final class MigrationContext {
                 if let slot = id.entity.slotIndex(of: attribute.name), values[slot].isNull {
                     throw StrataError(.modelIncompatible,
                                       "The custom migration stage left \(id.entity.name).\(attribute.name) of \(id) without a value; it is required.",
-                                      context: ["blocking": "\(id.entity.name).\(attribute.name)", "record": id.description])
+                                      context: .init { $0.object = id.description; $0.blocking = ["\(id.entity.name).\(attribute.name)"] })
                 }
             }
             for relationship in id.entity.relationships where !relationship.isOptional && !relationship.isToMany && !relationship.isTransient {
                 if let slot = id.entity.slotIndex(of: relationship.name), values[slot].isNull {
                     throw StrataError(.modelIncompatible,
                                       "The custom migration stage left \(id.entity.name).\(relationship.name) of \(id) empty; it is a required to-one.",
-                                      context: ["blocking": "\(id.entity.name).\(relationship.name)", "record": id.description])
+                                      context: .init { $0.object = id.description; $0.blocking = ["\(id.entity.name).\(relationship.name)"] })
                 }
             }
         }

@@ -249,7 +249,7 @@ extension MigrationPlan {
                     if let other = seen[key] {
                         throw StrataError(.modelIncompatible,
                                           "The migration cannot be inferred: \(entity.name) gains the uniqueness constraint (\(constraint.joined(separator: ", "))), and \(other) and \(id) share the values \(key).",
-                                          context: ["blocking": entity.name])
+                                          context: .init { $0.blocking = [entity.name] })
                     }
                     seen[key] = id
                 }

@@ -36,7 +36,7 @@ public struct MigrationPlan: Sendable {
 
     /// Infers the mapping from `source` to `destination`.
     /// - Throws: ``StrataStorage/StrataError`` `.modelIncompatible` listing every change that cannot be
-    ///   inferred (`context["blocking"]`: the entities and properties, comma-separated).
+    ///   inferred (`context.blocking`: the entities and properties).
     public init(from source: ManagedObjectModel, to destination: ManagedObjectModel) throws {
         try self.init(from: source, to: destination, custom: false)
     }
@@ -183,7 +183,7 @@ public struct MigrationPlan: Sendable {
             let lines = blockers.map { "\($0.name) \($0.reason)" }
             throw StrataError(.modelIncompatible,
                               "The migration cannot be inferred: " + lines.joined(separator: "; ") + ".",
-                              context: ["blocking": blockers.map(\.name).joined(separator: ",")])
+                              context: .init { $0.blocking = blockers.map(\.name) })
         }
         sourceEntity = entityMap
         sourceSlot = slotMap

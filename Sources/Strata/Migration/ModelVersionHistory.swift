@@ -144,7 +144,7 @@ extension DocumentState {
         let version = (try? ModelVersionHistory.versions(connection, meta: meta).last { $0.hash == stored }?.version).flatMap { $0 }
         throw StrataError(.modelIncompatible,
                           "The document was migrated to model version \(version.map(String.init) ?? "?") by another process; reopen it (with that model) to go on.",
-                          context: ["modelHash": stored])
+                          context: .init { $0.model = stored })
     }
 }
 

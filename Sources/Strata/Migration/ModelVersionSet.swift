@@ -40,7 +40,7 @@ extension ManagedObjectModel {
                 .filter { $0.lowercased().hasSuffix(".xcdatamodel") }
                 .sorted { $0.compare($1, options: [.numeric]) == .orderedAscending }
             guard !names.isEmpty else {
-                throw StrataError(.modelFile, "The folder \(url.path) holds no .xcdatamodel version.", context: ["file": url.path])
+                throw StrataError(.modelFile, "The folder \(url.path) holds no .xcdatamodel version.", context: .init { $0.path = url.path })
             }
             let current = try _currentVersionFolder(in: url).lastPathComponent
             let models = try names.map { try ManagedObjectModel(xcdatamodelAt: url.appendingPathComponent($0)) }
@@ -61,7 +61,7 @@ extension ManagedObjectModel {
     static func _versionList(_ data: Data, at url: URL) throws -> (names: [String], files: [URL], current: String)? {
         guard let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any], let versions = root["versions"] else { return nil }
         func fail(_ why: String) -> StrataError {
-            StrataError(.modelFile, "The model version list \(url.path) \(why).", context: ["file": url.path])
+            StrataError(.modelFile, "The model version list \(url.path) \(why).", context: .init { $0.path = url.path })
         }
         guard let entries = versions as? [[String: Any]], !entries.isEmpty else { throw fail("needs a non-empty \"versions\" array of objects") }
         var names: [String] = [], files: [URL] = []

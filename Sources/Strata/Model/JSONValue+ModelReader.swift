@@ -22,22 +22,13 @@ struct ModelJSONLocation {
     func error(field: String?, _ reason: String) -> StrataError {
         let fullPath = field.map { path.isEmpty ? $0 : path + "." + $0 } ?? path
         var names: [String] = []
-        var context = ["path": fullPath.isEmpty ? "(root)" : fullPath]
-        if let entity {
-            names.append("entity '\(entity)'")
-            context["entity"] = entity
-        }
-        if let property {
-            names.append("\(propertyKind ?? "property") '\(property)'")
-            context["property"] = property
-        }
-        if let field {
-            names.append("field '\(field)'")
-            context["field"] = field
-        }
+        let jsonPath = fullPath.isEmpty ? "(root)" : fullPath
+        if let entity { names.append("entity '\(entity)'") }
+        if let property { names.append("\(propertyKind ?? "property") '\(property)'") }
+        if let field { names.append("field '\(field)'") }
         let place = names.isEmpty ? "" : " (" + names.joined(separator: ", ") + ")"
-        return StrataError(.modelFile, "Invalid model JSON at \(context["path"] ?? "")\(place): \(reason).",
-                           context: context)
+        return StrataError(.modelFile, "Invalid model JSON at \(jsonPath)\(place): \(reason).",
+                           context: .init { $0.entity = entity; $0.key = property; $0.field = field; $0.jsonPath = jsonPath })
     }
 }
 

@@ -254,6 +254,6 @@ private struct _JSONParser {
         let column = end - lineStart + 1
         return StrataError(
             errors.code, "Malformed \(errors.subject) at line \(line), column \(column): \(reason).",
-            context: ["line": String(line), "column": String(column), "offset": String(end)])
+            context: .init { $0.offset = end; $0.line = line; $0.column = column })
     }
 }

@@ -32,7 +32,7 @@ extension ManagedObjectModel {
         do {
             try self.init(declaration: declaration)
         } catch var error as StrataError {
-            error.context["file"] = file
+            error.context.path = file
             throw error
         }
     }
@@ -69,7 +69,7 @@ extension ManagedObjectModel {
             try self.init(xcdatamodelAt: url)
         default:
             throw StrataError(.modelFile, "\(url.path) is neither a JSON nor an XML model file.",
-                              context: ["file": url.path])
+                              context: .init { $0.path = url.path })
         }
     }
 
@@ -83,7 +83,7 @@ extension ManagedObjectModel {
         do {
             try self.init(jsonData: data)
         } catch var error as StrataError {
-            error.context["file"] = url.path
+            error.context.path = url.path
             throw error
         }
     }
@@ -98,22 +98,22 @@ extension ManagedObjectModel {
     static func _readModelFile(_ url: URL) throws -> Data {
         let path = url.path
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
-            throw StrataError(.modelFile, "The model file \(path) does not exist or cannot be read.", context: ["file": path])
+            throw StrataError(.modelFile, "The model file \(path) does not exist or cannot be read.", context: .init { $0.path = path })
         }
         // A FIFO would block the read below forever and /dev/zero never end (its size is 0).
         if case .other(let what) = FileKind(of: path) {
             throw StrataError(.modelFile, "The model file \(path) is \(what), not a regular file.",
-                              context: ["file": path, "kind": "notRegularFile"])
+                              context: .init { $0.path = path; $0.kind = .notRegularFile })
         }
         if let size = (attributes[.size] as? NSNumber)?.intValue, size > maximumModelFileSize {
             throw StrataError(.modelFile, "The model file \(path) is \(size) bytes, over the \(maximumModelFileSize)-byte limit.",
-                              context: ["file": path])
+                              context: .init { $0.path = path })
         }
         do {
             return try Data(contentsOf: url)
         } catch {
             throw StrataError(.modelFile, "The model file \(path) cannot be read: \(error.localizedDescription)",
-                              context: ["file": path])
+                              context: .init { $0.path = path })
         }
     }
 
@@ -127,13 +127,13 @@ extension ManagedObjectModel {
         }
         if kind == "xcdatamodel" {
             throw StrataError(.modelFile, "The model version \(url.path) has no contents file.",
-                              context: ["file": contents.path])
+                              context: .init { $0.path = contents.path })
         }
         let version = try _currentVersionFolder(in: url)
         let versionContents = version.appendingPathComponent("contents")
         guard FileManager.default.fileExists(atPath: versionContents.path) else {
             throw StrataError(.modelFile, "The model version \(version.path) has no contents file.",
-                              context: ["file": versionContents.path])
+                              context: .init { $0.path = versionContents.path })
         }
         return versionContents
     }
@@ -148,17 +148,17 @@ extension ManagedObjectModel {
                 plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
             } catch {
                 throw StrataError(.modelFile, "\(marker.path) is not a valid property list: \(error.localizedDescription)",
-                                  context: ["file": marker.path])
+                                  context: .init { $0.path = marker.path })
             }
             if let name = (plist as? [String: Any])?["_XCCurrentVersionName"] as? String {
                 guard !name.contains("/"), name != "..", name != "." else {
                     throw StrataError(.modelFile, "\(marker.path) names an invalid version '\(name)'.",
-                                      context: ["file": marker.path, "version": name])
+                                      context: .init { $0.path = marker.path; $0.model = name })
                 }
                 let folder = bundle.appendingPathComponent(name)
                 guard _isDirectory(folder) else {
                     throw StrataError(.modelFile, "The current model version '\(name)' named in \(marker.path) does not exist.",
-                                      context: ["file": marker.path, "version": name])
+                                      context: .init { $0.path = marker.path; $0.model = name })
                 }
                 return folder
             }
@@ -168,7 +168,7 @@ extension ManagedObjectModel {
             .sorted { $0.compare($1, options: [.numeric]) == .orderedAscending }
         guard let last = names.last else {
             throw StrataError(.modelFile, "The folder \(bundle.path) holds no .xcdatamodel version.",
-                              context: ["file": bundle.path])
+                              context: .init { $0.path = bundle.path })
         }
         return bundle.appendingPathComponent(last)
     }

@@ -57,8 +57,7 @@ extension ManagedObjectModel {
         }
         if !problems.isEmpty {
             let names = problems.map(\.entityName)
-            var context = ["entity": names[0]]
-            if names.count > 1 { context["entities"] = names.joined(separator: ", ") }
+            let context = StrataError.Context { $0.entity = names[0]; $0.entities = names.count > 1 ? names : [] }
             let first = problems[0].key.map { "fetch request template '\($0)'" } ?? "entity '\(names[0])'"
             throw StrataError(
                 .invalidModel, "The models cannot be merged: \(first) is defined twice"

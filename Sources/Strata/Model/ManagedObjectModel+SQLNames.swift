@@ -26,7 +26,7 @@ extension ManagedObjectModel {
         do {
             schema = try SnapshotSchema(model: model)
         } catch let error as StrataError {
-            return [.init(entityName: error.context["entity"] ?? "(model)", object: nil, key: nil, reason: error.message)]
+            return [.init(entityName: error.context.entity ?? "(model)", object: nil, key: nil, reason: error.message)]
         } catch {
             return [.init(entityName: "(model)", object: nil, key: nil, reason: "\(error)")]
         }

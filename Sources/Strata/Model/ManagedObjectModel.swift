@@ -272,7 +272,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
     public func entity(named name: String) throws -> EntityDescription {
         guard let entity = entitiesByName[name] else {
             throw StrataError(.unknownKey, "There is no entity named '\(name)' in the model.",
-                              context: ["entity": name])
+                              context: .init { $0.entity = name })
         }
         return entity
     }

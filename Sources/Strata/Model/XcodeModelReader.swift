@@ -42,11 +42,11 @@ struct XcodeModelReader {
         _ element: XcodeModelElement, entity: String? = nil, property: String? = nil,
         attribute: String? = nil, _ reason: String
     ) -> StrataError {
-        var context = ["file": file, "line": String(element.line), "element": element.name]
+        let context = StrataError.Context { $0.path = file; $0.entity = entity; $0.key = property; $0.line = element.line; $0.xmlElement = element.name; $0.xmlAttribute = attribute }
         var names: [String] = []
-        if let entity { names.append("entity '\(entity)'"); context["entity"] = entity }
-        if let property { names.append("\(element.name) '\(property)'"); context["property"] = property }
-        if let attribute { names.append("XML attribute '\(attribute)'"); context["attribute"] = attribute }
+        if let entity { names.append("entity '\(entity)'") }
+        if let property { names.append("\(element.name) '\(property)'") }
+        if let attribute { names.append("XML attribute '\(attribute)'") }
         let place = names.isEmpty ? "" : " (" + names.joined(separator: ", ") + ")"
         return StrataError(.modelFile, "Cannot import the Xcode model \(file) at line \(element.line)\(place): \(reason).",
                            context: context)

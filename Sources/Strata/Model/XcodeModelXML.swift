@@ -33,7 +33,7 @@ extension XcodeModelElement {
             let line = data.prefix(offset).reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
             throw StrataError(
                 .modelFile, "\(file):\(line): XML syntax error: the text is not valid UTF-8 (byte \(offset))",
-                context: ["file": file, "line": String(line), "offset": String(offset)])
+                context: .init { $0.path = file; $0.offset = offset; $0.line = line })
         }
         // FoundationXML also dereferences the NULL data libxml2 reports for a processing
         // instruction without any (`<?xml?>`, `<?pi?>`); Xcode writes none.
@@ -41,7 +41,7 @@ extension XcodeModelElement {
             let line = data.prefix(offset).reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
             throw StrataError(
                 .modelFile, "\(file):\(line): XML syntax error: a processing instruction without data (byte \(offset)); an Xcode model has only its <?xml version=\"1.0\" …?> declaration",
-                context: ["file": file, "line": String(line), "offset": String(offset)])
+                context: .init { $0.path = file; $0.offset = offset; $0.line = line })
         }
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
@@ -56,9 +56,8 @@ extension XcodeModelElement {
             let code = (parser.parserError as NSError?)?.code
             let reason = code.map(xmlSyntaxReason) ?? "the document has no root element"
             let line = max(1, parser.lineNumber), column = max(1, parser.columnNumber)
-            var context = ["file": file, "line": String(line), "column": String(column)]
-            context["xmlErrorCode"] = code.map(String.init)
-            throw StrataError(.modelFile, "\(file):\(line):\(column): XML syntax error: \(reason)", context: context)
+            throw StrataError(.modelFile, "\(file):\(line):\(column): XML syntax error: \(reason)",
+                              context: .init { $0.path = file; $0.line = line; $0.column = column; $0.xmlErrorCode = code })
         }
         return root
     }
@@ -150,7 +149,7 @@ final class _XcodeModelTreeBuilder: NSObject, XMLParserDelegate {
         var line: Int
         func error(file: String) -> StrataError {
             StrataError(.modelFile, "\(file):\(line): XML error: \(reason)",
-                        context: ["file": file, "line": String(line)])
+                        context: .init { $0.path = file; $0.line = line })
         }
     }
 

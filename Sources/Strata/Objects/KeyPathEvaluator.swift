@@ -12,7 +12,7 @@ enum KeyPathEvaluator {
         let rest = Array(keys.dropFirst())
         if key.hasPrefix("@") {
             guard isCollection else {
-                throw StrataError(.unknownKey, "Collection operator \(key) needs a to-many key path before it.", context: ["key": key])
+                throw StrataError(.unknownKey, "Collection operator \(key) needs a to-many key path before it.", context: .init { $0.key = key })
             }
             return try aggregate(key, rest, objects)
         }
@@ -41,7 +41,7 @@ enum KeyPathEvaluator {
             case .null: continue
             default:
                 throw StrataError(.unknownKey, "\(input: key) of \(object.entity.name) is an attribute; the key path cannot continue through it.",
-                                  context: ["entity": object.entity.name, "key": key])
+                                  context: .init { $0.entity = object.entity.name; $0.key = key })
             }
         }
         if !toMany && next.isEmpty {
@@ -54,10 +54,10 @@ enum KeyPathEvaluator {
     private static func aggregate(_ op: String, _ rest: [String], _ objects: [ManagedObject]) throws -> KeyPathValue {
         if op == "@count" { return .single(.integer(Int64(objects.count))) }
         guard operators.contains(op) else {
-            throw StrataError(.unknownKey, "Unknown collection operator \(op).", context: ["key": op])
+            throw StrataError(.unknownKey, "Unknown collection operator \(op).", context: .init { $0.key = op })
         }
         guard !rest.isEmpty, case .multiple(let values) = try evaluate(rest, from: objects, isCollection: true) else {
-            throw StrataError(.unknownKey, "\(op) needs a key after it (\(op).salary).", context: ["key": op])
+            throw StrataError(.unknownKey, "\(op) needs a key after it (\(op).salary).", context: .init { $0.key = op })
         }
         return .single(aggregate(op, values))
     }

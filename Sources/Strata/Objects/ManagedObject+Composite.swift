@@ -72,7 +72,7 @@ extension ManagedObject {
             throw StrataError(
                 .unknownKey,
                 "Composite attribute '\(entity.name).\(key)' has no element '\(unknown)' (elements: \(relative.joined(separator: ", "))).",
-                context: ["entity": entity.name, "key": composite.elementKey(unknown)])
+                context: .init { $0.entity = entity.name; $0.key = composite.elementKey(unknown) })
         }
         var checked: [(key: String, value: PropertyValue)] = []
         for (element, name) in zip(stored, relative) {
@@ -81,7 +81,7 @@ extension ManagedObject {
                 throw StrataError(
                     .typeMismatch,
                     "\(entity.name).\(element.name) (element \(input: name) of composite attribute \(input: key)) is \(element.attributeType.rawValue); got \(ModelValueRules.kindName(elementValue)) \(elementValue).",
-                    context: ["entity": entity.name, "key": element.name])
+                    context: .init { $0.entity = entity.name; $0.key = element.name })
             }
             checked.append((element.name, elementValue))
         }
@@ -107,7 +107,7 @@ extension ManagedObject {
                 .unknownKey,
                 "Entity '\(entity.name)' has no composite attribute \(input: key)"
                     + (names.isEmpty ? "." : " (composites: \(names.joined(separator: ", ")))."),
-                context: ["entity": entity.name, "key": key])
+                context: .init { $0.entity = entity.name; $0.key = key })
         }
         return composite
     }
@@ -129,7 +129,7 @@ struct CompositePredicateSubject: PredicateSubject {
             throw StrataError(
                 .unknownKey,
                 "Composite attribute '\(entityName).\(composite.name)' has no element \(input: key) (elements: \(names.joined(separator: ", "))).",
-                context: ["entity": entityName, "key": composite.elementKey(key)])
+                context: .init { $0.entity = entityName; $0.key = composite.elementKey(key) })
         }
         return try base.predicateValue(forKey: composite.elementKey(key))
     }

@@ -54,7 +54,7 @@ extension ManagedObject {
                 throw StrataError(
                     .typeMismatch,
                     "\(entity.name).\(attribute.name) is \(attribute.attributeType.rawValue); got \(ModelValueRules.kindName(value)) \(value).",
-                    context: ["entity": entity.name, "key": attribute.name])
+                    context: .init { $0.entity = entity.name; $0.key = attribute.name })
             }
             context.setPrimitive(self, slot: slot, coerced)
         case .relationship(let index):
@@ -63,7 +63,7 @@ extension ManagedObject {
             for id in value.objectIDs where !id.entity.isKind(of: destination) {
                 throw StrataError(
                     .typeMismatch, "\(entity.name).\(relationship.name) holds \(destination.name) objects; got \(id.entity.name).",
-                    context: ["entity": entity.name, "key": relationship.name])
+                    context: .init { $0.entity = entity.name; $0.key = relationship.name })
             }
             switch (relationship.isToMany, value) {
             case (false, .null): try context.setToOne(self, relationship, to: nil)
@@ -74,7 +74,7 @@ extension ManagedObject {
                 throw StrataError(
                     .typeMismatch,
                     "\(entity.name).\(relationship.name) is a \(relationship.isToMany ? "to-many" : "to-one") relationship; got \(ModelValueRules.kindName(value)).",
-                    context: ["entity": entity.name, "key": relationship.name])
+                    context: .init { $0.entity = entity.name; $0.key = relationship.name })
             }
         }
     }
@@ -116,7 +116,7 @@ extension ManagedObject {
         let slot = try slotIndex(forKey: key)
         guard case .relationship(let index) = entity.slotKinds[slot], entity.relationships[index].isToMany else {
             throw StrataError(.typeMismatch, "\(entity.name).\(key) is not a to-many relationship.",
-                              context: ["entity": entity.name, "key": key])
+                              context: .init { $0.entity = entity.name; $0.key = key })
         }
         return RelationshipSet(owner: self, relationship: entity.relationships[index])
     }
@@ -140,7 +140,7 @@ extension ManagedObject {
     func slotIndex(forKey key: String) throws -> Int {
         guard let slot = entity.slot(forKey: key) else {
             throw StrataError(.unknownKey, "Entity '\(entity.name)' has no property \(input: key).",
-                              context: ["entity": entity.name, "key": key])
+                              context: .init { $0.entity = entity.name; $0.key = key })
         }
         return slot
     }
@@ -150,10 +150,10 @@ extension ManagedObject {
             if context == nil && state.contextReleased {
                 throw StrataError(.invalidObject,
                                   "\(objectID)'s context is gone: it was released while the object was still in use. A context holds its objects, not the other way round; keep the context (or its container) alive as long as you use its objects.",
-                                  context: ["object": objectID.description, "reason": "contextReleased"])
+                                  context: .init { $0.kind = .contextReleased; $0.object = objectID.description })
             }
             throw StrataError(.invalidObject, "\(objectID) is not registered in a context.",
-                              context: ["object": objectID.description])
+                              context: .init { $0.object = objectID.description })
         }
         return context
     }

@@ -32,14 +32,14 @@ extension ManagedObject {
         guard case .attribute(let index) = entity.slotKinds[slot] else {
             throw StrataError(
                 .typeMismatch, "\(entity.name).\(key) is a relationship; set it with setValue(_:forKey:).",
-                context: ["entity": entity.name, "key": key])
+                context: .init { $0.entity = entity.name; $0.key = key })
         }
         let attribute = entity.attributes[index]
         guard let coerced = ModelValueRules.coerce(value, to: attribute.attributeType) else {
             throw StrataError(
                 .typeMismatch,
                 "\(entity.name).\(key) is \(attribute.attributeType.rawValue); got \(ModelValueRules.kindName(value)) \(value).",
-                context: ["entity": entity.name, "key": key])
+                context: .init { $0.entity = entity.name; $0.key = key })
         }
         storage[slot] = coerced
         changeRecords?.committedOld?[slot] = nil  // the committed value is the new one too

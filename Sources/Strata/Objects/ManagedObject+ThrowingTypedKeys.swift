@@ -54,6 +54,6 @@ extension ManagedObject {
 
     private func mismatch(_ key: String, _ object: ManagedObject, _ expected: Any.Type) -> StrataError {
         StrataError(.typeMismatch, "\(entity.name).\(key) holds \(type(of: object)), not \(expected).",
-                    context: ["key": key, "object": object.objectID.description])
+                    context: .init { $0.key = key; $0.object = object.objectID.description })
     }
 }

@@ -180,7 +180,7 @@ public final class FetchedResultsController {
         guard request.fetchLimit == 0, request.fetchOffset == 0, request.includesPendingChanges else {
             throw StrataError(.invalidArgument,
                               "A FetchedResultsController needs a request without fetchLimit or fetchOffset that includes pending changes.",
-                              context: ["entity": request.entityName])
+                              context: .init { $0.entity = request.entityName })
         }
         let resolved = try request.resolve(in: managedObjectContext.model)
         let before = listeners.isEmpty || !hasFetched ? nil : snapshot()

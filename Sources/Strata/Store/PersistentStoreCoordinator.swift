@@ -61,7 +61,7 @@ public final class PersistentStoreCoordinator: Sendable {
                 {
                     throw StrataError(
                         .invalidArgument, "Entity '\(entity.name)' is already served by another store.",
-                        context: ["entity": entity.name])
+                        context: .init { $0.entity = entity.name })
                 }
                 state.storeByEntity[entity.index] = position
             }
@@ -89,7 +89,7 @@ public final class PersistentStoreCoordinator: Sendable {
             state.storeByEntity[entity.index].map { state.stores[$0] }
         }
         guard let store else {
-            throw StrataError(.noStore, "No store holds entity '\(entity.name)'.", context: ["entity": entity.name])
+            throw StrataError(.noStore, "No store holds entity '\(entity.name)'.", context: .init { $0.entity = entity.name })
         }
         return store
     }
@@ -104,7 +104,7 @@ public final class PersistentStoreCoordinator: Sendable {
     public func managedObjectID(forURIRepresentation uri: URL) throws -> ManagedObjectID {
         func invalid(_ why: String) -> StrataError {
             StrataError(.invalidObjectID, "\(input: uri.absoluteString) is not an object URI of this document: \(why).",
-                        context: ["uri": uri.absoluteString])
+                        context: .init { $0.object = uri.absoluteString })
         }
         guard uri.scheme == "x-strata" else { throw invalid("the scheme is not x-strata") }
         let parts = uri.path.split(separator: "/").map(String.init)

@@ -176,7 +176,7 @@ struct RowTable: Sendable {
         #endif
         guard let row = rows.removeValue(forKey: id) else {
             throw StrataError(.corruptDocument, "An operation deletes \(id), which does not exist\(deleted.contains(id) ? " (it was deleted before)" : "").",
-                              context: ["object": id.description])
+                              context: .init { $0.object = id.description })
         }
         if isRecording, row.batch != batch { journal.append(.row(id, row)) }
         setDeleted(id, true)
@@ -256,7 +256,7 @@ struct RowTable: Sendable {
     }
 
     private static func missing(_ id: ManagedObjectID) -> StrataError {
-        StrataError(.corruptDocument, "An operation changes \(id), which does not exist.", context: ["object": id.description])
+        StrataError(.corruptDocument, "An operation changes \(id), which does not exist.", context: .init { $0.object = id.description })
     }
 
     static func isTransient(_ slot: Int, of entity: EntityDescription) -> Bool {

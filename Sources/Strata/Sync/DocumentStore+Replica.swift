@@ -42,7 +42,7 @@ extension DocumentStore {
                     for segment in segments where segment.sequence > last {
                         guard segment.sequence == last + 1 else {
                             throw StrataError(.corruptSegment, "The shared log jumps from segment \(last) to \(segment.sequence).",
-                                              context: ["segment": String(segment.sequence)])
+                                              context: .init { $0.segment = UInt64(exactly: segment.sequence) })
                         }
                         let body = [UInt8](segment.body)
                         let decoded = try SegmentCodec.decodeCompressed(body, model: state.model, storeTag: state.storeTag,

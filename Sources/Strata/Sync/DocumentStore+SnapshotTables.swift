@@ -99,7 +99,7 @@ extension DocumentStore {
         let meta = try DocumentFile.readMeta(connection, path: path, checksIdentity: false)
         guard SnapshotSchema.Layout(documentFormat: meta.formatVersion) == .current else {
             throw StrataError(.invalidArgument, "\(path) has the snapshot layout of document format \(meta.formatVersion); only the current layout is exported.",
-                              context: ["path": path])
+                              context: .init { $0.path = path })
         }
         var tables = try SnapshotTables.layout(of: model)
         for index in tables.indices {
@@ -120,7 +120,7 @@ extension DocumentStore {
     package static func createReplica(at url: URL, model: ManagedObjectModel, identifier: String, snapshot: SnapshotTables,
                                       keyCounters: [String: Int64], groupCounter: UInt64) throws {
         if FileManager.default.fileExists(atPath: url.path) {
-            throw StrataError(.io, "\(url.path) already exists.", context: ["path": url.path])
+            throw StrataError(.io, "\(url.path) already exists.", context: .init { $0.path = url.path })
         }
         let connection = try connect(url, configuration: Configuration(), create: true)
         defer { connection.close() }
@@ -131,7 +131,7 @@ extension DocumentStore {
                 guard let layout = expected.first(where: { $0.name == table.name }),
                       layout.columns.map(\.name) == table.columns.map(\.name) else {
                     throw StrataError(.corruptDocument, "The snapshot table '\(table.name)' does not match the model's tables.",
-                                      context: ["table": table.name])
+                                      context: .init { $0.table = table.name })
                 }
                 let names = table.columns.map { SnapshotSchema.quote($0.name) }.joined(separator: ", ")
                 let marks = table.columns.map { _ in "?" }.joined(separator: ", ")
@@ -142,7 +142,7 @@ extension DocumentStore {
                     } catch let error as StrataError {
                         throw StrataError(.corruptDocument,
                                           "A row of snapshot table '\(table.name)' (\(row.first?.description ?? "empty")) cannot be stored: \(error.message)",
-                                          context: ["table": table.name])
+                                          context: .init { $0.table = table.name })
                     }
                 }
             }

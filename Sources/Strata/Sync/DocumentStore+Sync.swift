@@ -49,7 +49,7 @@ extension DocumentStore {
             for (index, record) in records.enumerated() where record.sequence != UInt64(index + 1) {
                 throw StrataError(.invalidArgument,
                                   "\(url.path) no longer holds its whole log (segment \(index + 1) was dropped by its history retention), so it cannot start a remote; copy it into a new document with `strata-log recover`, or push a document that keeps its history.",
-                                  context: ["path": url.path, "segment": String(index + 1)])
+                                  context: .init { $0.path = url.path; $0.segment = UInt64(index + 1) })
             }
             try SyncRecords.write(state.connection, SyncRecords.Attachment(location: location, replica: nil, remoteSequence: 0))
             return try records.map { record in
@@ -96,7 +96,7 @@ extension DocumentStore {
             if state.lastSequence > 0, let lost = (1...state.lastSequence).first(where: { !stored.contains($0) && !done.contains($0) }) {
                 throw StrataError(.invalidArgument,
                                   "Segment \(lost) of \(url.path) was dropped by its history retention before it was pushed to the remote; a document that syncs must keep its log (retention all) until it is pushed.",
-                                  context: ["path": url.path, "segment": String(lost)])
+                                  context: .init { $0.path = url.path; $0.segment = lost })
             }
             var outgoing: [(local: UInt64, segment: RemoteSegment)] = []
             for record in try LogTables.records(connection, compactedThrough: state.meta.compactedThrough) where !done.contains(record.sequence) {
@@ -147,7 +147,7 @@ extension DocumentStore {
         for remoteSegment in page {
             guard remoteSegment.sequence == position + 1 else {
                 throw StrataError(.corruptSegment, "The remote \(location) sent segment \(remoteSegment.sequence) after \(position); its log has a gap.",
-                                  context: ["remote": location, "segment": String(remoteSegment.sequence)])
+                                  context: .init { $0.segment = UInt64(exactly: remoteSegment.sequence); $0.remote = location })
             }
             position = remoteSegment.sequence
             let checksum = SyncRecords.checksum(remoteSegment.body)
@@ -155,7 +155,7 @@ extension DocumentStore {
                 guard let local = try SyncRecords.sending(connection, remote: remoteSegment.sequence, checksum: checksum) else {
                     throw StrataError(.invalidArgument,
                                       "The remote \(location) holds segment \(remoteSegment.sequence) from this replica (\(replica)) that \(path) does not know: was the document replaced by an older copy? Clone the remote again.",
-                                      context: ["remote": location, "segment": String(remoteSegment.sequence)])
+                                      context: .init { $0.segment = UInt64(exactly: remoteSegment.sequence); $0.remote = location })
                 }
                 try SyncRecords.record(connection, local: local, remote: remoteSegment.sequence, replica: replica, checksum: checksum, state: .sent)
                 outcome.recognized += 1
@@ -167,7 +167,7 @@ extension DocumentStore {
                 foreign.append((remoteSegment, segment))
             } catch let error as StrataError {
                 throw StrataError(.corruptSegment, "Segment \(remoteSegment.sequence) of the remote \(location) cannot be read: \(error.message)",
-                                  context: error.context.merging(["remote": location, "segment": String(remoteSegment.sequence)]) { $1 })
+                                  context: error.context.with { $0.remote = location; $0.segment = UInt64(exactly: remoteSegment.sequence) })
             }
         }
         // Conflicts: what the local segments not yet on the remote changed, against the page.
@@ -193,7 +193,7 @@ extension DocumentStore {
                 }
             } catch let error as StrataError {
                 throw StrataError(error.code, "Segment \(remoteSegment.sequence) of the remote \(location) does not apply to \(path): \(error.message) Nothing was changed.",
-                                  context: error.context.merging(["remote": location, "segment": String(remoteSegment.sequence)]) { $1 })
+                                  context: error.context.with { $0.remote = location; $0.segment = UInt64(exactly: remoteSegment.sequence) })
             }
         }
         var next = state.lastSequence + 1

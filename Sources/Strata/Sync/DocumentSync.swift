@@ -118,7 +118,7 @@ public final class DocumentSync: Sendable {
         if let attachment, attachment.location != remote.location {
             throw StrataError(.invalidArgument,
                               "\(store.url.path) syncs with \(attachment.location), not \(remote.location); clone \(remote.location) to work with it.",
-                              context: ["path": store.url.path, "remote": remote.location])
+                              context: .init { $0.path = store.url.path; $0.remote = remote.location })
         }
         if attachment?.replica == nil {
             try create(&report)
@@ -146,7 +146,7 @@ public final class DocumentSync: Sendable {
             }
         }
         throw StrataError(.documentBusy, "Other replicas kept appending to \(remote.location) first; \(store.url.path) is unchanged but not pushed. Try again.",
-                          context: ["remote": remote.location])
+                          context: .init { $0.remote = remote.location })
     }
 
     /// Pull, then push: afterwards the remote holds this document's saves and this
@@ -174,13 +174,13 @@ public final class DocumentSync: Sendable {
                              configuration: DocumentStore.Configuration = .init()) throws -> (store: DocumentStore, report: SyncReport) {
         guard let document = try remote.document() else {
             throw StrataError(.invalidArgument, "The remote \(remote.location) holds no document yet; push one to it first (`strata push DOC \(remote.location)`).",
-                              context: ["remote": remote.location])
+                              context: .init { $0.remote = remote.location })
         }
         let model: ManagedObjectModel
         do {
             model = try ManagedObjectModel(jsonData: document.modelJSON)
         } catch let error as StrataError {
-            throw StrataError(.corruptDocument, "The model stored in the remote \(remote.location) is damaged: \(error.message)", context: ["remote": remote.location])
+            throw StrataError(.corruptDocument, "The model stored in the remote \(remote.location) is damaged: \(error.message)", context: .init { $0.remote = remote.location })
         }
         let store = try DocumentStore(creatingAt: url, model: model, overwrite: false, configuration: configuration,
                                       identity: (document.storeIdentifier, nil))
@@ -211,7 +211,7 @@ public final class DocumentSync: Sendable {
                   let recognized = try store.recognizedCreation(remote: remote, existing) else {
                 throw StrataError(.invalidArgument,
                                   "The remote \(remote.location) already holds another document; clone it (`strata clone \(remote.location) DOC`) and copy your changes into the clone.",
-                                  context: ["remote": remote.location, "path": store.url.path])
+                                  context: .init { $0.path = store.url.path; $0.remote = remote.location })
             }
             sent = recognized
             report.recognized = recognized.count
@@ -235,12 +235,12 @@ public final class DocumentSync: Sendable {
         guard let attachment = try store.syncAttachment(), attachment.replica != nil else {
             throw StrataError(.invalidArgument,
                               "\(store.url.path) does not sync with a remote yet: push it first (`strata push \(store.url.lastPathComponent) REMOTE`) or clone one.",
-                              context: ["path": store.url.path])
+                              context: .init { $0.path = store.url.path })
         }
         guard attachment.location == remote.location else {
             throw StrataError(.invalidArgument,
                               "\(store.url.path) syncs with \(attachment.location), not \(remote.location).",
-                              context: ["path": store.url.path, "remote": remote.location])
+                              context: .init { $0.path = store.url.path; $0.remote = remote.location })
         }
         try requireSameDocument()
         return attachment
@@ -249,17 +249,17 @@ public final class DocumentSync: Sendable {
     private func requireSameDocument() throws {
         guard let document = try remote.document() else {
             throw StrataError(.invalidArgument, "The remote \(remote.location) holds no document (was it replaced?); \(store.url.path) remembers syncing with it.",
-                              context: ["remote": remote.location])
+                              context: .init { $0.remote = remote.location })
         }
         guard document.storeIdentifier == store.identifier else {
             throw StrataError(.invalidArgument,
                               "The remote \(remote.location) holds document \(document.storeIdentifier), not \(store.identifier) (\(store.url.path)).",
-                              context: ["remote": remote.location])
+                              context: .init { $0.remote = remote.location })
         }
         guard document.modelHash == store.model.versionHash else {
             throw StrataError(.modelIncompatible,
                               "The remote \(remote.location) holds its document with another model (hash \(document.modelHash.prefix(12)), here \(store.model.versionHash.prefix(12)), after a migration); a remote keeps the model it was first pushed with and cannot be migrated. To share this document, make a new one of its records (`strata new NEW --model MODEL`, then `strata export DOC | strata import NEW -`) and push that to a new remote (docs/SYNC.md, \"Limits\").",
-                              context: ["remote": remote.location])
+                              context: .init { $0.remote = remote.location })
         }
     }
 }

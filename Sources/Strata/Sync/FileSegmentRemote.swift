@@ -31,18 +31,18 @@ public final class FileSegmentRemote: SegmentRemote {
         // A directory, FIFO or device is no remote: SQLite would fail with an I/O error or block.
         if case .other(let what) = FileKind(of: url.path) {
             throw StrataError(.invalidArgument, "The remote \(url.path) is \(what); name a .strata-remote file (a first push creates one).",
-                              context: ["path": url.path, "kind": "notRegularFile"])
+                              context: .init { $0.path = url.path; $0.kind = .notRegularFile })
         }
         let exists = FileManager.default.fileExists(atPath: url.path)
         guard exists || creatingIfMissing else {
             throw StrataError(.io, "There is no remote at \(url.path); a first push creates it (`strata push DOC \(url.lastPathComponent)`).",
-                              context: ["path": url.path])
+                              context: .init { $0.path = url.path })
         }
         let connection: SQLiteConnection
         do {
             connection = try SQLiteConnection(path: url.path, flags: [.readWrite, .create], busyTimeout: busyTimeout)
         } catch let error as StrataError {
-            throw StrataError(.io, "Cannot open the remote \(url.path): \(error.message)", context: ["path": url.path])
+            throw StrataError(.io, "Cannot open the remote \(url.path): \(error.message)", context: .init { $0.path = url.path })
         }
         do {
             try connection.transaction(.immediate) {
@@ -52,7 +52,7 @@ public final class FileSegmentRemote: SegmentRemote {
                 guard tables.isEmpty else {
                     throw StrataError(.invalidArgument,
                                       "\(url.path) is not a Strata remote (a file made by `strata push DOC \(url.lastPathComponent)`); give a new or a remote file.",
-                                      context: ["path": url.path])
+                                      context: .init { $0.path = url.path })
                 }
                 try connection.execute("""
                     CREATE TABLE documents (store_identifier TEXT NOT NULL, model_json BLOB NOT NULL, model_hash TEXT NOT NULL,
@@ -85,7 +85,7 @@ public final class FileSegmentRemote: SegmentRemote {
             if let existing = try Self.readDocument(connection) {
                 throw StrataError(.invalidArgument,
                                   "The remote \(location) already holds document \(existing.storeIdentifier); clone it (`strata clone \(location) DOC`) instead.",
-                                  context: ["remote": location])
+                                  context: .init { $0.remote = location })
             }
             try connection.prepare("INSERT INTO documents (store_identifier, model_json, model_hash, replica_counter) VALUES (?, ?, ?, 0)")
                 .run([.text(document.storeIdentifier), .blob([UInt8](document.modelJSON)), .text(document.modelHash)])
@@ -105,7 +105,7 @@ public final class FileSegmentRemote: SegmentRemote {
                           case .integer(let replica) = row[6]
                     else {
                         throw StrataError(.corruptSegment, "The remote \(location) holds a malformed row for segment \(row[0]).",
-                                          context: ["remote": location, "segment": "\(row[0])"])
+                                          context: .init { $0.segment = row[0].sequenceNumber; $0.remote = location })
                     }
                     return RemoteSegment(sequence: seq, time: Date(timeIntervalSince1970: time), groups: Int(groups),
                                          operations: Int(operations), rawSize: Int(raw), body: Data(body), replica: Int(replica))
@@ -117,7 +117,7 @@ public final class FileSegmentRemote: SegmentRemote {
     public func append(_ segments: [RemoteSegment], expectingLast expectedLast: Int64) throws -> Bool {
         try write { connection in
             guard let document = try Self.readDocument(connection) else {
-                throw StrataError(.invalidArgument, "The remote \(location) holds no document yet; push one first.", context: ["remote": location])
+                throw StrataError(.invalidArgument, "The remote \(location) holds no document yet; push one first.", context: .init { $0.remote = location })
             }
             guard document.lastSequence == expectedLast else { return false }
             try insert(connection, segments, after: expectedLast)
@@ -129,11 +129,11 @@ public final class FileSegmentRemote: SegmentRemote {
     public func registerReplica(named name: String) throws -> Int {
         try write { connection in
             guard try Self.readDocument(connection) != nil else {
-                throw StrataError(.invalidArgument, "The remote \(location) holds no document yet; push one first.", context: ["remote": location])
+                throw StrataError(.invalidArgument, "The remote \(location) holds no document yet; push one first.", context: .init { $0.remote = location })
             }
             try connection.execute("UPDATE documents SET replica_counter = replica_counter + 1")
             guard case .integer(let counter)? = try connection.prepare("SELECT replica_counter FROM documents").rows().first?.first else {
-                throw StrataError(.corruptDocument, "The remote \(location) has a malformed documents row.", context: ["remote": location])
+                throw StrataError(.corruptDocument, "The remote \(location) has a malformed documents row.", context: .init { $0.remote = location })
             }
             return Int(counter)
         }
@@ -151,7 +151,7 @@ public final class FileSegmentRemote: SegmentRemote {
             """)
         for (offset, segment) in segments.enumerated() where segment.sequence != last + 1 + Int64(offset) {
             throw StrataError(.invalidArgument, "Segment \(segment.sequence) is out of place: the remote \(location) expects \(last + 1 + Int64(offset)).",
-                              context: ["remote": location, "segment": String(segment.sequence)])
+                              context: .init { $0.segment = UInt64(exactly: segment.sequence); $0.remote = location })
         }
         for segment in segments {
             try statement.run([

@@ -99,9 +99,8 @@ struct SyncConflictAnalysis {
             : "No merge policy resolves these: change the objects so that only one replica's change remains, then pull again."
         var error = StrataError(.mergeConflict,
                                 "\(shown.count) object\(shown.count == 1 ? "" : "s") changed both here and on the remote \(location): \(list). Nothing was changed. \(advice)",
-                                context: ["objects": shown.map { $0.objectID.shortReference }.joined(separator: " "), "remote": location,
-                                          "keys": shown.map(\.description).joined(separator: "; ")])
-        error.context["policy"] = policy.description
+                                context: .init { $0.objects = shown.map { $0.objectID.shortReference }; $0.remote = location })
+        error.context.mergePolicy = policy.description
         return error
     }
 

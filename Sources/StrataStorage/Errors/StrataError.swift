@@ -108,8 +108,9 @@ public struct StrataError: Error, Sendable, CustomStringConvertible, LocalizedEr
     public var message: String
     /// Each validation problem (empty for other codes).
     public var problems: [Problem]
-    /// Where the failure is: an entity, key, segment sequence and byte offset, file path...
-    public var context: [String: String]
+    /// Where the failure is and what it is about: an entity, key, segment and byte offset,
+    /// file, SQLite's codes...
+    public var context: Context
     /// The records behind Strata's `mergeConflicts` (StrataError+Conflicts.swift there).
     /// A conflict names objects, which this layer does not know; so the error holds it as
     /// a record it can only describe, and Strata hands it back as a `MergeConflict`.
@@ -122,7 +123,11 @@ public struct StrataError: Error, Sendable, CustomStringConvertible, LocalizedEr
     package typealias ConflictRecord = Sendable & CustomStringConvertible
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, problems: [Problem] = [], context: [String: String] = [:]) {
+    ///
+    /// ```swift
+    /// StrataError(.corruptSegment, "Segment 3 is corrupt at byte 32.", context: .init { $0.segment = 3; $0.offset = 32 })
+    /// ```
+    public init(_ code: Code, _ message: String, problems: [Problem] = [], context: Context = Context()) {
         self.code = code
         self.message = message
         self.problems = problems

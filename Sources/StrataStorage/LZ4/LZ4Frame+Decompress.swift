@@ -16,7 +16,7 @@ extension LZ4Frame {
     /// - Parameters:
     ///   - frame: The frame bytes.
     ///   - maxContentSize: The largest content size accepted.
-    /// - Throws: ``StrataError`` `.corruptSegment` with the byte offset in `context["offset"]`
+    /// - Throws: ``StrataError`` `.corruptSegment` with the byte offset in `context.offset`
     ///   and in the message, e.g. "LZ4 frame: content checksum mismatch (at byte 812)".
     /// - Complexity: O(n) in the content size; about 2.3 GB/s on one core here.
     package static func decompress(_ frame: [UInt8], maxContentSize: Int) throws -> [UInt8] {
@@ -117,6 +117,6 @@ extension LZ4Frame {
     /// The error for a malformed frame.
     static func failure(_ reason: String, at offset: Int) -> StrataError {
         StrataError(.corruptSegment, "LZ4 frame: \(reason) (at byte \(offset)).",
-                    context: ["offset": String(offset), "reason": reason])
+                    context: .init { $0.offset = offset; $0.reason = reason })
     }
 }

@@ -39,7 +39,7 @@ extension SQLiteConnection {
     private func located(_ error: StrataError, _ what: String) -> StrataError {
         var error = error
         error.message = "Failed \(what): \(error.message)"
-        error.context["operation"] = what
+        error.context.operation = what
         return error
     }
 }

@@ -6,10 +6,10 @@ extension StrataError {
     ///
     /// `SQLITE_BUSY` and `SQLITE_LOCKED` become `.documentBusy` ("the document is busy"):
     /// another connection or process holds a lock longer than the busy timeout. Every other
-    /// code becomes `.sqlite`. The context carries `sql`, `resultCode` (the primary code) and
-    /// `extendedCode`; the message never quotes the SQL (it may hold a user's input, and a
-    /// statement is not what a user can act on): `context["sql"]` keeps it, and the tools
-    /// print it with `STRATA_VERBOSE=1`.
+    /// code becomes `.sqlite`. The context carries the SQL, SQLite's primary and
+    /// extended result codes, its message, `errno` and the cause; the message never quotes
+    /// the SQL (it may hold a user's input, and a statement is not what a user can act on):
+    /// `context.sql` keeps it, and the tools print it with `STRATA_VERBOSE=1`.
     ///
     /// - Parameters:
     ///   - resultCode: The code the failing call returned.
@@ -24,17 +24,15 @@ extension StrataError {
         if let database, let text = sqlite3_errmsg(database), (sqlite3_errcode(database) & 0xFF) == primary {
             detail = String(cString: text)
         }
-        var context = ["resultCode": String(primary), "extendedCode": String(extended), "sqliteMessage": detail]
-        if let sql { context["sql"] = sql }
         let systemErrno = database.map { sqlite3_system_errno($0) } ?? 0
-        if systemErrno != 0 { context["errno"] = String(systemErrno) }
+        var context = Context { $0.sql = sql; $0.sqliteResultCode = primary; $0.sqliteExtendedCode = extended; $0.sqliteMessage = detail; $0.errno = systemErrno != 0 ? systemErrno : nil }
         let cause = SQLiteFailureCause(primary: primary, systemErrno: systemErrno)
         if let cause {
-            context["cause"] = cause.rawValue
+            context.cause = cause
             detail += " — " + cause.explanation
         }
         if let database, let name = sqlite3_db_filename(database, "main"), name.pointee != 0 {
-            context["path"] = String(cString: name)
+            context.path = String(cString: name)
         }
         let suffix = ""
         if primary == SQLITE_BUSY || primary == SQLITE_LOCKED {
@@ -44,10 +42,10 @@ extension StrataError {
             if let database, let name = sqlite3_db_filename(database, "main"), name.pointee != 0 {
                 let path = String(cString: name)
                 document = "The document \(path)"
-                context["path"] = path
+                context.path = path
                 if let pid = DocumentLockHolder.holder(of: path) {
                     holder = "process \(pid) holds a lock on it"
-                    context["pid"] = String(pid)
+                    context.processID = pid
                 }
             }
             return StrataError(.documentBusy, "\(document) is busy: \(holder) (SQLite: \(detail))\(suffix).", context: context)
@@ -57,8 +55,7 @@ extension StrataError {
 
     /// The error for using a connection or statement after it was closed or finalized.
     static func sqliteMisuse(_ what: String, sql: String?) -> StrataError {
-        var context = ["resultCode": String(SQLITE_MISUSE), "extendedCode": String(SQLITE_MISUSE)]
-        if let sql { context["sql"] = sql }
-        return StrataError(.sqlite, "SQLite misuse: \(what).", context: context)
+        StrataError(.sqlite, "SQLite misuse: \(what).",
+                    context: .init { $0.sql = sql; $0.sqliteResultCode = SQLITE_MISUSE; $0.sqliteExtendedCode = SQLITE_MISUSE })
     }
 }

@@ -72,7 +72,7 @@ extension SQLiteConnection {
             sqliteFunctionEntry, nil, nil, sqliteFunctionDestroy)
         guard code == SQLITE_OK else {
             var error = StrataError.sqlite(resultCode: code, database: database, sql: nil)
-            error.context["function"] = name
+            error.context.function = name
             throw error
         }
         functionNames.insert(name)

@@ -13,7 +13,7 @@ extension SQLiteConnection {
     /// other processes out while it is open, which a command on a full disk can afford.
     /// A `-wal`/`-shm` left behind by the failed first try (and created by it) is removed.
     ///
-    /// - Throws: ``StrataError`` from SQLite (with `context["cause"]`).
+    /// - Throws: ``StrataError`` from SQLite (with `context.cause`).
     package static func openExisting(path: String, flags: OpenFlags, busyTimeout: TimeInterval, probe: String) throws -> SQLiteConnection {
         let manager = FileManager.default
         let hadWAL = manager.fileExists(atPath: path + "-wal"), hadSHM = manager.fileExists(atPath: path + "-shm")
@@ -50,7 +50,7 @@ extension SQLiteConnection {
     /// disk being full.
     private static func lacksRoomForSharedMemory(_ error: StrataError) -> Bool {
         if SQLiteFailureCause.of(error) == .diskFull { return true }
-        let extended = error.context["extendedCode"].flatMap { Int32($0) } ?? 0
+        let extended = error.context.sqliteExtendedCode ?? 0
         // SQLITE_IOERR_SHMOPEN, _SHMSIZE, _SHMLOCK, _SHMMAP (SQLITE_IOERR | 18...21 << 8).
         return (18...21).map { SQLITE_IOERR | Int32($0 << 8) }.contains(extended)
     }

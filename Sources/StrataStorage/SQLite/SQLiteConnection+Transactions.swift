@@ -30,7 +30,7 @@ extension SQLiteConnection {
         guard isAutocommit else {
             throw StrataError(.invalidArgument,
                               "A transaction is already open on this connection; use savepoint { } to nest.",
-                              context: ["path": path])
+                              context: .init { $0.path = path })
         }
         try execute("BEGIN \(kind.rawValue) TRANSACTION")
         let result: T

@@ -71,7 +71,7 @@ package final class SQLiteConnection {
             let error = StrataError.sqlite(resultCode: code, database: database, sql: nil)
             sqlite3_close_v2(database)
             var context = error.context
-            context["path"] = path
+            context.path = path
             throw StrataError(error.code, "Cannot open the database at \(path): \(error.message)", context: context)
         }
         handle = database
@@ -148,7 +148,7 @@ package final class SQLiteConnection {
         let code = sqlite3_prepare_v3(database, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
         guard code == SQLITE_OK else { throw StrataError.sqlite(resultCode: code, database: database, sql: sql) }
         guard let raw else {
-            throw StrataError(.sqlite, "The SQL holds no statement (SQL: \(sql)).", context: ["sql": sql])
+            throw StrataError(.sqlite, "The SQL holds no statement (SQL: \(sql)).", context: .init { $0.sql = sql })
         }
         return SQLiteStatement(handle: raw, database: database, sql: sql)
     }

@@ -36,6 +36,13 @@ package enum SQLiteValue: Hashable, Sendable, CustomStringConvertible {
         if case .null = self { return true }
         return false
     }
+
+    /// The value as a sequence number (a segment's, a group's): a non-negative integer, or
+    /// nil; an error about a malformed row names what it can.
+    package var sequenceNumber: UInt64? {
+        if case .integer(let value) = self { return UInt64(exactly: value) }
+        return nil
+    }
 }
 
 extension SQLiteValue {

@@ -41,11 +41,11 @@ package enum FileKind: Equatable {
     ///   - role: what the file would have been, for the message ("a Strata document",
     ///     "an import file").
     ///   - code: the error's code.
-    /// - Throws: `code`, "PATH is a FIFO (named pipe), not ROLE.", with `context["path"]`
-    ///   and `context["kind"] == "notRegularFile"`.
+    /// - Throws: `code`, "PATH is a FIFO (named pipe), not ROLE.", with `context.path`,
+    ///   `context.kind == .notRegularFile` and what the file is in `context.reason`.
     package static func requireRegularOrMissing(_ path: String, as role: String, code: StrataError.Code = .io) throws {
         guard case .other(let what) = FileKind(of: path) else { return }
         throw StrataError(code, "\(path) is \(what), not \(role); only a regular file can be.",
-                          context: ["path": path, "kind": "notRegularFile", "fileType": what])
+                          context: .init { $0.path = path; $0.kind = .notRegularFile; $0.reason = what })
     }
 }

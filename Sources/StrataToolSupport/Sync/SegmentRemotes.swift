@@ -57,7 +57,7 @@ package enum SegmentRemotes {
         var cArguments = arguments.map { strdup($0) } + [nil]
         execv(path, &cArguments)
         let reason = String(cString: strerror(errno))
-        throw StrataError(.invalidArgument, "Could not run \(path) for this remote: \(reason).", context: ["path": path])
+        throw StrataError(.invalidArgument, "Could not run \(path) for this remote: \(reason).", context: .init { $0.path = path })
     }
 
     /// `postgres` for `postgres://…`; nil for a path.

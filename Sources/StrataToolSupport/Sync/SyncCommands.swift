@@ -62,7 +62,7 @@ package enum SyncRun {
         guard let location = location ?? remembered else {
             throw StrataError(.invalidArgument,
                               "\(document) does not sync with a remote yet: name one (`strata push \(document) hub.strata-remote` creates it).",
-                              context: ["path": document])
+                              context: .init { $0.path = document })
         }
         // A remote another tool serves (postgres:// without StrataPostgres here) is that
         // tool's to sync: the document is closed and the process becomes it.

@@ -11,7 +11,7 @@ enum ImportFuzzing {
 
         func entity(named name: String) throws -> EntityDescription {
             guard let entity = context.model.entitiesByName[name] else {
-                throw StrataError(.unknownKey, "There is no entity '\(name)'.", context: ["entity": name])
+                throw StrataError(.unknownKey, "There is no entity '\(name)'.", context: .init { $0.entity = name })
             }
             return entity
         }
@@ -20,7 +20,7 @@ enum ImportFuzzing {
             let text = reference.hasPrefix("x-strata:") ? reference
                 : "x-strata://\(ImportFuzzing.storeIdentifier)/\(reference)"
             guard let uri = URL(string: text) else {
-                throw StrataError(.invalidObjectID, "'\(reference)' is not an object URI.", context: ["uri": reference])
+                throw StrataError(.invalidObjectID, "'\(reference)' is not an object URI.", context: .init { $0.object = reference })
             }
             return try context.existingObject(with: try context.coordinator.managedObjectID(forURIRepresentation: uri)).objectID
         }

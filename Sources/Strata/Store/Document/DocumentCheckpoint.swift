@@ -24,8 +24,8 @@ enum DocumentCheckpoint {
             let why = SQLiteFailureCause.of(error) == .diskFull
                 ? "the disk is full" : "SQLite could not write it (\(error.message))"
             var context = error.context
-            context["path"] = path
-            context["kind"] = "checkpointIncomplete"
+            context.path = path
+            context.kind = .checkpointIncomplete
             return StrataError(
                 .io,
                 "Saved, but \(path) could not be made whole again: \(why). The changes are safe in \(path)-wal (keep it beside the document); free some space and open the document again, even only to read it, to finish.",

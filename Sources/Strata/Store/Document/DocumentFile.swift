@@ -77,7 +77,7 @@ enum DocumentFile {
     static func newerFormat(_ path: String, format: Int64) -> StrataError {
         StrataError(.corruptDocument,
                     "\(path) was written by a newer Strata (document format \(format)); this one reads up to format \(DocumentStore.formatVersion). Nothing was changed; open it with a newer Strata.",
-                    context: ["path": path, "kind": "newerFormat", "format": String(format)])
+                    context: .init { $0.path = path; $0.kind = .newerFormat; $0.format = Int(format) })
     }
 
     /// Reads and checks `strata_meta`.
@@ -104,7 +104,7 @@ enum DocumentFile {
             // A flipped byte in the marker of a file that is otherwise a document is damage.
             if values["storeIdentifier"] != nil, values["model"] != nil { throw notADocument("a damaged format marker") }
             throw StrataError(.corruptDocument, "\(path) is not a Strata document: it is an SQLite database without a strata-document format marker.",
-                              context: ["path": path, "kind": "notStrata"])
+                              context: .init { $0.path = path; $0.kind = .notStrata })
         }
         guard case .integer(let version)? = values["formatVersion"] else { throw notADocument("no format version") }
         guard version <= Int64(DocumentStore.formatVersion) else {

@@ -12,9 +12,9 @@ enum DocumentOpenFailure {
     static let advice = "run `strata-log verify` to see the damage, then `strata-log recover` to repair it"
 
     /// The error for a document that is recognisably Strata's but damaged.
-    static func damaged(_ path: String, _ why: String, advice: Bool = true, context: [String: String] = [:]) -> StrataError {
+    static func damaged(_ path: String, _ why: String, advice: Bool = true, context: StrataError.Context = .init()) -> StrataError {
         StrataError(.corruptDocument, "\(path) is a damaged Strata document: \(why)" + (advice ? "; \(Self.advice)." : "."),
-                    context: context.merging(["path": path, "kind": "damaged"]) { $1 })
+                    context: context.with { $0.path = path; $0.kind = .damaged })
     }
 
     /// Fails unless `path` names an existing regular file (or a symbolic link to one); the
@@ -24,11 +24,11 @@ enum DocumentOpenFailure {
         guard stat(path, &info) == 0 else {
             let code = errno
             if code == ENOENT || code == ENOTDIR {
-                throw StrataError(.io, "There is no document at \(path).", context: ["path": path, "errno": String(code)])
+                throw StrataError(.io, "There is no document at \(path).", context: .init { $0.path = path; $0.errno = code })
             }
             let cause = code == EACCES || code == EPERM ? "permission denied" : String(cString: strerror(code))
             throw StrataError(.io, "Cannot open \(path): \(cause) (errno \(code)).",
-                              context: ["path": path, "errno": String(code), "cause": code == EACCES || code == EPERM ? "permission" : "io"])
+                              context: .init { $0.path = path; $0.errno = code; $0.cause = code == EACCES || code == EPERM ? .permission : .io })
         }
         // A FIFO would block SQLite's open or first read forever, a device never end, a
         // directory or socket fail with SQLite's own words: refused before SQLite sees them.
@@ -72,11 +72,11 @@ enum DocumentOpenFailure {
     /// can act on.
     static func describe(_ error: any Error, path: String, busyTimeout: TimeInterval? = nil) -> StrataError {
         guard let error = error as? StrataError else {
-            return StrataError(.io, "Cannot open \(path): \(error)", context: ["path": path])
+            return StrataError(.io, "Cannot open \(path): \(error)", context: .init { $0.path = path })
         }
-        if error.context["kind"] != nil { return error }   // already described
+        if error.context.kind != nil { return error }   // already described
         var context = error.context
-        context["path"] = path
+        context.path = path
         let sqliteDetail = error.message
         if error.code == .documentBusy || SQLiteFailureCause.of(error) == .busy {
             return busy(path, busyTimeout: busyTimeout, context: context)
@@ -84,23 +84,23 @@ enum DocumentOpenFailure {
         switch SQLiteFailureCause.of(error) {
         case .diskFull?:
             return StrataError(.io, "Cannot use \(path): the disk is full (no space left on the device); free some space and try again.",
-                               context: context.merging(["kind": "diskFull"]) { $1 })
+                               context: context.with { $0.kind = .diskFull })
         case .permission?:
-            return StrataError(.io, "Cannot open \(path): permission denied (the file or its directory is not readable or writable by this user; SQLite error \(context["resultCode"] ?? "?"), errno \(context["errno"] ?? "-")).",
-                               context: context.merging(["kind": "permission"]) { $1 })
+            return StrataError(.io, "Cannot open \(path): permission denied (the file or its directory is not readable or writable by this user; SQLite error \(context.sqliteResultCode.map(String.init) ?? "?"), errno \(context.errno.map(String.init) ?? "-")).",
+                               context: context.with { $0.kind = .permission })
         case .corrupt?:
             return fromKind(path, detail: sqliteDetail, context: context)
         default:
             if sqliteDetail.contains("no such table: strata_meta") {
                 return StrataError(.corruptDocument, "\(path) is not a Strata document: it is an SQLite database without Strata metadata.",
-                                   context: context.merging(["kind": "notStrata"]) { $1 })
+                                   context: context.with { $0.kind = .notStrata })
             }
             // A damaged schema entry can rename a column of Strata's own tables.
             if sqliteDetail.contains("no such table") || sqliteDetail.contains("no such column") || sqliteDetail.contains("malformed") {
                 return fromKind(path, detail: sqliteDetail, context: context)
             }
             return StrataError(error.code == .corruptDocument ? .corruptDocument : .io,
-                               "Cannot open \(path): \(sqliteDetail)", context: context.merging(["kind": "io"]) { $1 })
+                               "Cannot open \(path): \(sqliteDetail)", context: context.with { $0.kind = .io })
         }
     }
 
@@ -114,31 +114,31 @@ enum DocumentOpenFailure {
         return detail.count > 160 ? String(detail.prefix(160)) + "…" : detail
     }
 
-    private static func fromKind(_ path: String, detail rawDetail: String, context: [String: String]) -> StrataError {
+    private static func fromKind(_ path: String, detail rawDetail: String, context: StrataError.Context) -> StrataError {
         let detail = engineDetail(rawDetail)
         switch kind(of: path) {
         case .notSQLite:
             return StrataError(.corruptDocument, "\(path) is not a Strata document: it is not an SQLite file.",
-                               context: context.merging(["kind": "notSQLite"]) { $1 })
+                               context: context.with { $0.kind = .notSQLite })
         case .sqlite:
             // A cut or flip in the first page can take the schema with it: nothing left says
             // whether it was a Strata document, so recover is worth a try.
             return StrataError(.corruptDocument, "\(path) is a damaged SQLite file without readable Strata metadata (\(detail)); if it is a Strata document, run `strata-log recover \(path)` to rebuild what its pages still hold.",
-                               context: context.merging(["kind": "notStrata"]) { $1 })
+                               context: context.with { $0.kind = .notStrata })
         case .strata:
             return damaged(path, "SQLite cannot read it (\(detail))", context: context)
         }
     }
 
     /// The busy error, naming the process holding the lock when the system says.
-    static func busy(_ path: String, busyTimeout: TimeInterval?, context: [String: String] = [:]) -> StrataError {
+    static func busy(_ path: String, busyTimeout: TimeInterval?, context: StrataError.Context = .init()) -> StrataError {
         var context = context
-        context["path"] = path
-        context["kind"] = "busy"
+        context.path = path
+        context.kind = .busy
         var holder = "another process holds a lock on it"
         if let pid = DocumentLockHolder.holder(of: path) {
             holder = "process \(pid) holds a lock on it"
-            context["pid"] = String(pid)
+            context.processID = pid
         }
         let waited = busyTimeout.map { " (waited \(String(format: "%g", $0)) s; the tools wait longer with STRATA_BUSY_TIMEOUT=SECONDS)" } ?? ""
         return StrataError(.documentBusy, "\(path) is busy: \(holder)\(waited).", context: context)

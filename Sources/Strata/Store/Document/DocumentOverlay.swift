@@ -225,16 +225,17 @@ struct OverlayPatch {
         return entity.relationships[index].isOrdered
     }
 
-    /// The error for an insert of a record that exists. `context["duplicateInsert"]`
-    /// lets a reader that knows which segment inserted it first name both.
+    /// The error for an insert of a record that exists. `context.kind == .duplicateInsert`
+    /// (with the record in `context.object`) lets a reader that knows which segment
+    /// inserted it first name both.
     static func duplicate(_ id: ManagedObjectID) -> StrataError {
         StrataError(.corruptDocument,
                     "The log inserts \(id), which already exists in the document (inserted again with no delete between).",
-                    context: ["object": id.description, "duplicateInsert": id.description])
+                    context: .init { $0.kind = .duplicateInsert; $0.object = id.description })
     }
 
     private static func missing(_ id: ManagedObjectID) -> StrataError {
         StrataError(.corruptDocument, "The log changes \(id), which does not exist in the document.",
-                    context: ["object": id.description])
+                    context: .init { $0.object = id.description })
     }
 }

@@ -135,7 +135,7 @@ extension DocumentState {
         throw StrataError(
             .mergeConflict,
             "Another process changed \(clashes.count) of the records this save changes: \(clashes.prefix(5).map(\.description).joined(separator: ", ")).",
-            context: ["objects": clashes.map(\.description).joined(separator: " ")])
+            context: .init { $0.objects = clashes.map(\.description) })
     }
 
     /// Runs `write` in the write transaction a context's save holds (`DocumentStore.performWrite`),

@@ -51,7 +51,7 @@ extension DocumentStore {
     /// the document is the main file *with* its WAL, and a reader must see them
     /// (``openWithLeftoverLog(_:configuration:)``; docs/RELIABILITY.md, "Documents that
     /// are only read").
-    /// - Throws: `.io` with `context["kind"] == "needsWrite"` when such a WAL cannot be read
+    /// - Throws: `.io` with `context.kind == .needsWrite` when such a WAL cannot be read
     ///   here (SQLite needs to write its index beside the document); the errors of
     ///   ``DocumentOpenFailure``.
     static func connectReadOnly(_ url: URL, configuration: Configuration) throws -> SQLiteConnection {
@@ -153,7 +153,7 @@ extension DocumentStore {
         return StrataError(
             .io,
             "\(url.path)-wal holds saves that are not yet in \(url.path) (a process stopped before folding them in), and they cannot be read here: \(cause.message) Open the document once where it can be written to finish (any command can, when the file and its directory are writable).",
-            context: ["path": url.path, "kind": "needsWrite"])
+            context: .init { $0.path = url.path; $0.kind = .needsWrite })
     }
 
     /// A read-only connection that has read `strata_meta`. On a disk too full for

@@ -55,7 +55,7 @@ extension DocumentStore {
         try withOpenState { state in
             guard state.heldWrite != nil else {
                 throw StrataError(.invalidArgument, "A save inside a held write was made outside one (document \(url.path)).",
-                                  context: ["path": url.path])
+                                  context: .init { $0.path = url.path })
             }
             return try state.save(request)
         }

@@ -72,7 +72,7 @@ extension DocumentStore {
             let version = try segmentModelVersions().version(forSegment: record.sequence)
             throw StrataError(.invalidArgument,
                               "Segment \(record.sequence) was saved in model version \(version.map(String.init) ?? "?") of \(url.path), before the document was migrated at segment \(since); it cannot be replayed into a store of the current model (`strata-log replay` rebuilds across migrations).",
-                              context: ["segment": String(record.sequence), "migrationSegment": String(since)])
+                              context: .init { $0.segment = record.sequence; $0.boundarySegment = since })
         }
         _ = try target.replay(storedSegment: record.body, model: model, storeTag: tag, sequenceHint: record.sequence,
                               maxContentSize: configuration.maxSegmentSize)
@@ -116,12 +116,12 @@ extension DocumentStore {
         let sequences = try withOpenState { try LogTables.sequences($0.connection, ofGroup: id) }
         guard !sequences.isEmpty else {
             throw StrataError(.undo, "The log of \(url.path) no longer holds group \(id), so it cannot be undone.",
-                              context: ["group": String(id)])
+                              context: .init { $0.group = id })
         }
         let since = try withOpenState { $0.meta.modelSince }
         if let first = sequences.first, first < since {
             throw StrataError(.undo, "Group \(id) was saved before the document was migrated to its current model (segment \(since)); an undo cannot cross a migration.",
-                              context: ["group": String(id), "migrationSegment": String(since)])
+                              context: .init { $0.group = id; $0.boundarySegment = since })
         }
         var operations: [ChangeOperation] = []
         for sequence in sequences {

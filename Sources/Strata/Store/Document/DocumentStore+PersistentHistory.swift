@@ -33,7 +33,7 @@ extension DocumentStore {
             try names.map { name in
                 guard let entity = model.entitiesByName[name] else {
                     throw StrataError(.invalidArgument, "The history request names the entity \(name), which the model of \(url.path) lacks.",
-                                      context: ["entity": name, "document": url.path])
+                                      context: .init { $0.path = url.path; $0.entity = name })
                 }
                 return entity
             }

@@ -88,6 +88,6 @@ extension DocumentStore {
     func requireWritable() throws {
         guard configuration.isReadOnly else { return }
         throw StrataError(.invalidArgument, "The document \(url.path) is open read-only; nothing can be written to it.",
-                          context: ["path": url.path, "kind": "readOnly"])
+                          context: .init { $0.path = url.path; $0.kind = .readOnly })
     }
 }

@@ -51,14 +51,13 @@ final class DocumentGeneration: @unchecked Sendable {
                 throw StrataError(
                     .invalidArgument,
                     "The query generation \(target) is not a save of \(path): its newest save is \(newest).",
-                    context: ["token": String(target), "path": path, "kind": "generationUnknown"])
+                    context: .init { $0.path = path; $0.kind = .generationUnknown; $0.token = String(target) })
             }
             if target < meta.compactedThrough {
                 throw StrataError(
                     .invalidArgument,
                     "The query generation \(target) is no longer in \(path): compaction folded the saves through \(meta.compactedThrough) into its snapshot, so the document as save \(target) left it cannot be read. Pin to .current, or to a save from \(meta.compactedThrough) on.",
-                    context: ["token": String(target), "path": path, "kind": "generationCompacted",
-                              "compactedThrough": String(meta.compactedThrough)])
+                    context: .init { $0.path = path; $0.kind = .generationCompacted; $0.boundarySegment = meta.compactedThrough; $0.token = String(target) })
             }
             var read = DocumentState(connection: connection, meta: meta, schema: store.schema, model: store.model,
                                      storeTag: store.tag, maxSegmentSize: store.configuration.maxSegmentSize)

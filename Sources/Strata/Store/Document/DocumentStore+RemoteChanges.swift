@@ -51,7 +51,7 @@ extension DocumentStore {
         guard interval.isFinite, interval > 0 else {
             throw StrataError(.invalidArgument,
                               "remoteChangePollInterval must be a positive number of seconds, not \(interval) (document \(url.path)).",
-                              context: ["path": url.path, "remoteChangePollInterval": String(interval)])
+                              context: .init { $0.path = url.path; $0.value = String(interval) })
         }
         remoteChanges.startWatching(every: interval) { [weak self] watch in self?.pollForRemoteChanges(watch) }
     }

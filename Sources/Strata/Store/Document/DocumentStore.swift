@@ -98,7 +98,7 @@ public final class DocumentStore: PersistentStore {
         /// allocation and compaction throw `.invalidArgument`. A document whose `DOC-wal`
         /// holds saves no process is folding in (a process stopped before finishing, a full
         /// disk) cannot be read without writing: opening it read-only throws `.io` with
-        /// `context["kind"] == "needsWrite"` (open it once to write to finish the job).
+        /// `context.kind == .needsWrite` (open it once to write to finish the job).
         /// `strata-log` and the read-only `strata` commands open documents this way.
         public var isReadOnly = false
 
@@ -217,7 +217,7 @@ public final class DocumentStore: PersistentStore {
                      identity: (identifier: String, createdAt: String?)) throws {
         let manager = FileManager.default
         func exists() -> StrataError {
-            StrataError(.io, "\(url.path) already exists (pass overwrite to replace it).", context: ["path": url.path])
+            StrataError(.io, "\(url.path) already exists (pass overwrite to replace it).", context: .init { $0.path = url.path })
         }
         if manager.fileExists(atPath: url.path), !overwrite { throw exists() }
         let building = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).creating-\(UUID().uuidString)")
@@ -240,7 +240,7 @@ public final class DocumentStore: PersistentStore {
             for suffix in ["-wal", "-shm", "-journal"] { try? manager.removeItem(atPath: url.path + suffix) }
             guard rename(building.path, url.path) == 0 else {
                 removeBuilding()
-                throw StrataError(.io, "Cannot move the new document to \(url.path) (errno \(errno)).", context: ["path": url.path])
+                throw StrataError(.io, "Cannot move the new document to \(url.path) (errno \(errno)).", context: .init { $0.path = url.path })
             }
         } else if link(building.path, url.path) == 0 {
             removeBuilding()
@@ -254,7 +254,7 @@ public final class DocumentStore: PersistentStore {
                 try manager.moveItem(at: building, to: url)   // file systems without hard links
             } catch {
                 removeBuilding()
-                throw StrataError(.io, "Cannot move the new document to \(url.path): \(error.localizedDescription)", context: ["path": url.path])
+                throw StrataError(.io, "Cannot move the new document to \(url.path): \(error.localizedDescription)", context: .init { $0.path = url.path })
             }
         }
         try self.init(openingAt: url, model: model, configuration: configuration)
@@ -319,7 +319,7 @@ public final class DocumentStore: PersistentStore {
                 throw StrataError(
                     .modelIncompatible,
                     "Model incompatible with the one used to create the store at \(url.path) (stored model hash \(meta.modelHash.prefix(12)), given \(model.versionHash.prefix(12))); migration was not allowed: set Configuration.shouldMigrateStoreAutomatically and shouldInferMappingModelAutomatically, or run strata migrate.",
-                    context: ["path": url.path])
+                    context: .init { $0.path = url.path })
             }
             let schema = try SnapshotSchema(model: model, layout: SnapshotSchema.Layout(documentFormat: meta.formatVersion))
             if configuration.checksIntegrityOnOpen, !configuration.isReadOnly {
@@ -361,7 +361,7 @@ public final class DocumentStore: PersistentStore {
 
     /// Compacts (when configured) and closes the document, leaving a single file.
     /// Further use throws `.invalidArgument`.
-    /// - Throws: `.io` with `context["kind"] == "checkpointIncomplete"` when every save
+    /// - Throws: `.io` with `context.kind == .checkpointIncomplete` when every save
     ///   committed but the log could not be folded back into the main file (a full disk):
     ///   the changes are safe in `DOC-wal`, and the next open or close finishes the job.
     public func close() throws {
@@ -407,7 +407,7 @@ public final class DocumentStore: PersistentStore {
             let outcome: Result<T, any Error>? = state.withLock { state in
                 activity.tookState()
                 guard state.isOpen else {
-                    return .failure(StrataError(.invalidArgument, "The document \(url.path) is closed.", context: ["path": url.path]))
+                    return .failure(StrataError(.invalidArgument, "The document \(url.path) is closed.", context: .init { $0.path = url.path }))
                 }
                 // Another thread's batch insert has uncommitted rows in the snapshot tables
                 // (``BatchFold``), which this connection would show: wait for its write to end.

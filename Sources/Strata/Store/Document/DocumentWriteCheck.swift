@@ -64,7 +64,7 @@ enum DocumentWriteCheck {
 
     private static func segments(_ connection: SQLiteConnection, path: String, maxSegmentSize: Int) throws {
         func damaged(_ sequence: Int64, _ why: String) -> StrataError {
-            DocumentOpenFailure.damaged(path, "segment \(sequence) \(why)", context: ["segment": String(sequence)])
+            DocumentOpenFailure.damaged(path, "segment \(sequence) \(why)", context: .init { $0.segment = UInt64(exactly: sequence) })
         }
         // One row at a time: a retained history can be far larger than memory.
         let statement = try connection.prepare("""

@@ -63,7 +63,7 @@ enum LogTables {
 
     private static func malformed(_ key: SQLiteValue) -> StrataError {
         let name = if case .integer(let seq) = key { "\(seq)" } else { "\(key)" }
-        return StrataError(.corruptSegment, "The log row of segment \(name) is malformed.", context: ["segment": name])
+        return StrataError(.corruptSegment, "The log row of segment \(name) is malformed.", context: .init { $0.segment = key.sequenceNumber })
     }
 
     // MARK: Reading groups
@@ -123,13 +123,13 @@ enum LogTables {
         guard case .integer(let seq) = row[0], seq >= 0, case .integer(let id) = row[1], id >= 0, case .integer(let kind) = row[2],
               let groupKind = ChangeGroupKind(rawValue: UInt8(truncatingIfNeeded: kind)), case .text(let action) = row[4]
         else {
-            throw StrataError(.corruptSegment, "A group row of segment \(row[0]) is malformed.", context: ["segment": "\(row[0])"])
+            throw StrataError(.corruptSegment, "A group row of segment \(row[0]) is malformed.", context: .init { $0.segment = row[0].sequenceNumber })
         }
         var reverts: UInt64?
         switch row[3] {
         case .null: reverts = nil
         case .integer(let value) where value >= 0: reverts = UInt64(value)
-        default: throw StrataError(.corruptSegment, "A group row of segment \(seq) is malformed.", context: ["segment": "\(seq)"])
+        default: throw StrataError(.corruptSegment, "A group row of segment \(seq) is malformed.", context: .init { $0.segment = UInt64(seq) })
         }
         return (UInt64(seq), ChangeGroupInfo(id: UInt64(id), kind: groupKind, revertsGroup: reverts, actionName: action))
     }

@@ -32,11 +32,9 @@ enum RevertPrecondition {
         let verb = group.kind == .redo ? "redo" : "undo"
         let name = group.actionName.isEmpty ? "group \(target)" : "“\(group.actionName.count > 80 ? group.actionName.prefix(80) + "…" : group.actionName)” (group \(target))"
         let place = segment.map { "group \(first) in segment \($0)" } ?? "group \(first) of this same save"
-        var context = ["group": String(target), "revertedBy": String(first)]
-        if let segment { context["segment"] = String(segment) }
         return StrataError(
             .undo,
             "Cannot \(verb) \(name): \(place) already \(verb == "redo" ? "redid" : "undid") it (another context or process reverted it after this undo stack was built). Nothing was saved; roll back and rebuild the undo stack (restoreUndoHistory(), or run the command again) to \(verb) what is now on top.",
-            context: context)
+            context: .init { $0.segment = segment; $0.group = target })
     }
 }

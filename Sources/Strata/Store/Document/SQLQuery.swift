@@ -40,7 +40,7 @@ package struct SQLQuery: Hashable, Sendable, CustomStringConvertible {
             return try connection.prepare(sql).rows(bindings)
         } catch let error as StrataError where error.code == .sqlite {
             if var thrown = connection.takeFunctionError() {
-                thrown.context["sql"] = sql
+                thrown.context.sql = sql
                 throw thrown
             }
             throw error

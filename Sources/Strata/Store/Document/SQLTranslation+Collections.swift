@@ -17,7 +17,7 @@ extension SQLTranslation {
             throw SQLResidual(reason: "a collection operator on a literal collection")
         default:
             throw StrataError(.predicateEvaluation, "\(op.rawValue) needs a collection (a to-many key path or {…})",
-                              context: ["operator": op.rawValue])
+                              context: .init { $0.function = op.rawValue })
         }
         if let key {
             guard case .collection(let extended) = try follow(key.split(separator: ".").map(String.init), from: .collection(collection)) else {
@@ -34,7 +34,7 @@ extension SQLTranslation {
             value = scalar
         case .object:
             throw StrataError(.predicateEvaluation, "\(op.rawValue) needs values, not objects; name a key: \(op.rawValue).key",
-                              context: ["operator": op.rawValue])
+                              context: .init { $0.function = op.rawValue })
         default:
             throw SQLResidual(reason: "nested collection in \(op.rawValue)")
         }
@@ -60,7 +60,7 @@ extension SQLTranslation {
             (select, kind) = ("\(SQLFunctions.decimalAverage)(group_concat(\(x), ','))", .double)
         case (.sum, _), (.avg, _):
             throw StrataError(.predicateEvaluation, "@sum and @avg need numbers, not \(withArticle(value.kind.name))",
-                              context: ["operator": op.rawValue])
+                              context: .init { $0.function = op.rawValue })
         case (.min, .decimal):
             (select, kind) = ("\(SQLFunctions.decimalMinimum)(group_concat(\(x), ','))", .decimal)
         case (.max, .decimal):
@@ -88,7 +88,7 @@ extension SQLTranslation {
             throw SQLResidual(reason: "SUBQUERY over a literal collection")
         default:
             throw StrataError(.predicateEvaluation, "SUBQUERY needs a collection (a to-many key path or {…})",
-                              context: ["operator": "SUBQUERY"])
+                              context: .init { $0.function = "SUBQUERY" })
         }
         var inner = environment
         inner.subject = collection.element
@@ -110,12 +110,12 @@ extension SQLTranslation {
             value = try follow(descriptor.keyPath.split(separator: ".").map(String.init), from: rootEnvironment.subject)
         } catch let residual as SQLResidual {
             throw StrataError(.invalidArgument, "cannot sort on '\(descriptor.keyPath)': \(residual.reason) is not stored",
-                              context: ["keyPath": descriptor.keyPath])
+                              context: .init { $0.key = descriptor.keyPath })
         }
         guard case .scalar(let scalar) = value else {
             throw StrataError(.invalidArgument,
                               "cannot sort on '\(descriptor.keyPath)': sort keys must be attributes reached through to-one relationships",
-                              context: ["keyPath": descriptor.keyPath])
+                              context: .init { $0.key = descriptor.keyPath })
         }
         return Self.orderTerm(scalar, descriptor)
     }

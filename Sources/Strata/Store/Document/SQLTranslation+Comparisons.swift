@@ -29,8 +29,8 @@ extension SQLTranslation {
         case .comparison(let comparison):
             do {
                 return try self.comparison(comparison, in: environment)
-            } catch var error as StrataError where error.context["comparison"] == nil {
-                error.context["comparison"] = comparison.predicateFormat
+            } catch var error as StrataError where error.context.predicate == nil {
+                error.context.predicate = comparison.predicateFormat
                 throw error
             }
         }
@@ -126,7 +126,7 @@ extension SQLTranslation {
     private func toManyError(_ op: FetchComparison.Operator) -> StrataError {
         StrataError(.predicateEvaluation,
                     "\(op.rawValue) cannot compare a collection (a to-many key path) directly; use ANY, ALL or NONE, IN or CONTAINS",
-                    context: ["operator": op.rawValue])
+                    context: .init { $0.function = op.rawValue })
     }
 
     /// `x IN {a, b, …}`: SQL's IN (Kleene OR of the equalities; FALSE when empty).

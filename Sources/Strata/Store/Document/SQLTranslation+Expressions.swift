@@ -13,7 +13,7 @@ extension SQLTranslation {
         guard arguments.count == function.argumentCount else {
             throw StrataError(.predicateEvaluation,
                               "\(function.rawValue) takes \(function.argumentCount) argument\(function.argumentCount == 1 ? "" : "s"), not \(arguments.count)",
-                              context: ["function": function.rawValue])
+                              context: .init { $0.function = function.rawValue })
         }
         if function.isAggregate {
             return try aggregateFunction(function, of: try operand(arguments[0], in: environment))

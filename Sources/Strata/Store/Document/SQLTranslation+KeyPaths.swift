@@ -38,7 +38,7 @@ extension SQLTranslation {
                     continue
                 }
                 throw StrataError(.predicateEvaluation, "cannot read key \(input: key) of \(withArticle(scalar.kind.name)) value",
-                                  context: ["key": key])
+                                  context: .init { $0.key = key })
             case .list:
                 throw SQLResidual(reason: "a key path on a literal collection")
             case .object(let object):
@@ -96,7 +96,7 @@ extension SQLTranslation {
             }
             if case .scalar(let scalar) = element {
                 throw StrataError(.predicateEvaluation, "cannot read key \(input: key) of \(withArticle(scalar.kind.name)) value",
-                                  context: ["key": key])
+                                  context: .init { $0.key = key })
             }
             throw SQLResidual(reason: "a key path on a nested collection")
         }
@@ -157,7 +157,7 @@ extension SQLTranslation {
                 throw SQLResidual(reason: "fetched property \(input: key)")
             }
             throw StrataError(.unknownKey, "entity \(entity.name) has no key \(input: key)",
-                              context: ["key": key, "entity": entity.name])
+                              context: .init { $0.entity = entity.name; $0.key = key })
         }
         let storage = schema.storage(of: entity)
         guard slot < storage.count else { throw SQLResidual(reason: "no storage for \(input: key)") }

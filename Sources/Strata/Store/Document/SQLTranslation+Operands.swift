@@ -121,7 +121,7 @@ extension SQLTranslation {
             return environment.subject
         case .variable(let name):
             guard let bound = environment.variables[name] else {
-                throw StrataError(.predicateEvaluation, "variable $\(name) has no value", context: ["variable": name])
+                throw StrataError(.predicateEvaluation, "variable $\(name) has no value", context: .init { $0.variable = name })
             }
             return bound
         case .keyPath(let path, let base):

@@ -30,10 +30,10 @@ extension SQLTranslation {
             case .notEqualTo: return "NOT \(objectEquality(a, b))"
             case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
                 throw StrataError(.predicateEvaluation, "objects can only be compared with == and !=, not \(name)",
-                                  context: ["operator": name])
+                                  context: .init { $0.function = name })
             default:
                 throw StrataError(.predicateEvaluation, "\(name) needs strings on both sides, not a object and a object",
-                                  context: ["operator": name, "left": "object", "right": "object"])
+                                  context: .init { $0.function = name; $0.leftType = "object"; $0.rightType = "object" })
             }
         case (.object, .scalar(let b)):
             throw mismatch("object", b.kind.name, op: op)
@@ -51,10 +51,10 @@ extension SQLTranslation {
         switch op {
         case .beginsWith, .endsWith, .contains, .like, .matches:
             return StrataError(.predicateEvaluation, "\(name) needs strings on both sides, not \(withArticle(left)) and \(withArticle(right))",
-                               context: ["operator": name, "left": left, "right": right])
+                               context: .init { $0.function = name; $0.leftType = left; $0.rightType = right })
         default:
             return StrataError(.predicateEvaluation, "cannot compare \(withArticle(left)) with \(withArticle(right)) using \(name)",
-                               context: ["operator": name, "left": left, "right": right])
+                               context: .init { $0.function = name; $0.leftType = left; $0.rightType = right })
         }
     }
 
@@ -83,7 +83,7 @@ extension SQLTranslation {
             }
             return call
         case .between, .in:
-            throw StrataError(.predicateEvaluation, "\(op.rawValue) needs a collection on its right side", context: ["operator": op.rawValue])
+            throw StrataError(.predicateEvaluation, "\(op.rawValue) needs a collection on its right side", context: .init { $0.function = op.rawValue })
         default:
             break
         }

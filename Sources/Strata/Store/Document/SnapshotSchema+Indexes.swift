@@ -116,6 +116,6 @@ extension SnapshotSchema {
         guard let rTree = fetchIndexes.first(where: \.index.isRTree), try !Self.hasRTree(connection) else { return }
         throw StrataError(.invalidModel,
                           "Fetch index '\(rTree.index.name)' of entity '\(rTree.entity.name)' is an R-tree index, and this SQLite library was built without the R-tree module (ENABLE_RTREE is not in PRAGMA compile_options).",
-                          context: ["entity": rTree.entity.name, "index": rTree.index.name])
+                          context: .init { $0.entity = rTree.entity.name; $0.constraint = rTree.index.name })
     }
 }

@@ -169,7 +169,7 @@ extension SnapshotSchema {
 
     /// Whether `error` is SQLite refusing a row because of a UNIQUE index.
     static func isUniqueViolation(_ error: Error) -> Bool {
-        (error as? StrataError)?.context["extendedCode"] == "2067"
+        (error as? StrataError)?.context.sqliteExtendedCode == 2067
     }
 
     /// Each constraint's index, in table order.

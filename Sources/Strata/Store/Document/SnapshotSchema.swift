@@ -96,7 +96,7 @@ struct SnapshotSchema {
         self.layout = layout
         for entity in model.entities where entity.name.lowercased().hasPrefix("strata_") {
             throw StrataError(.invalidModel, "Entity '\(entity.name)' collides with Strata's tables (names starting with strata_ are reserved).",
-                              context: ["entity": entity.name])
+                              context: .init { $0.entity = entity.name })
         }
         for root in model.entities where root.superentity == nil {
             let oldLayout = layout == .entityAndVersionOnEveryTable

@@ -27,7 +27,7 @@ enum SnapshotValueCoding {
     static func decode(_ value: SQLiteValue, as type: AttributeType, column: String) throws -> PropertyValue {
         func bad() -> StrataError {
             StrataError(.corruptDocument, "Snapshot column '\(column)' holds \(value), not \(withArticle(type.rawValue)).",
-                        context: ["column": column])
+                        context: .init { $0.columnName = column })
         }
         if case .null = value { return .null }
         switch (type.valueKind, value) {

@@ -28,7 +28,7 @@ package struct ByteReader: Sendable {
     package func failure(_ reason: String, at position: Int? = nil) -> StrataError {
         let where_ = position ?? offset
         return StrataError(.corruptSegment, "Malformed data at byte \(where_): \(reason).",
-                           context: ["offset": String(where_), "reason": reason])
+                           context: .init { $0.offset = where_; $0.reason = reason })
     }
 
     /// Reads one byte.

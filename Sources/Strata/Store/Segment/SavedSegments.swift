@@ -82,6 +82,6 @@ enum SavedSegments {
         return StrataError(
             .invalidArgument,
             "Cannot save: \(what) is larger than a segment may hold (\(limit >= 1 << 20 ? "\(limit >> 20) MiB" : "\(limit) bytes") decoded; DocumentStore.Configuration.maxSegmentSize). Nothing was saved; store such values outside the document (a file it names) or raise maxSegmentSize for every process that opens it.",
-            context: operation.map { ["object": $0.objectID.description] } ?? [:])
+            context: .init { $0.object = operation?.objectID.description })
     }
 }

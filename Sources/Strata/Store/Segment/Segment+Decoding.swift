@@ -46,8 +46,8 @@ package struct SegmentDecoder {
     ///   - storeTag: The store the decoded object IDs belong to.
     ///   - sequenceHint: The sequence the caller expects (the segment row's); used in error
     ///     messages before the body's own sequence is read, and checked against it.
-    /// - Throws: ``StrataStorage/StrataError`` `.corruptSegment` naming the segment (`context["segment"]`)
-    ///   and byte offset (`context["offset"]`), also in the message: "Segment 7 is corrupt
+    /// - Throws: ``StrataStorage/StrataError`` `.corruptSegment` naming the segment (`context.segment`)
+    ///   and byte offset into the raw body (`context.offset`, `context.layer` `.segmentBody`), also in the message: "Segment 7 is corrupt
     ///   at byte 41: unknown value tag 0x1F."
     /// - Complexity: O(size of the body).
     package static func decode(
@@ -63,11 +63,12 @@ package struct SegmentDecoder {
 
     /// Adds the segment to a reader error and rewrites its message.
     func located(_ error: StrataError) -> StrataError {
-        let offset = error.context["offset"] ?? String(reader.offset)
-        let reason = error.context["reason"] ?? error.message
+        let offset = error.context.offset ?? reader.offset
+        let reason = error.context.reason ?? error.message
         var context = error.context
-        context["segment"] = sequenceLabel
-        context["offset"] = offset
+        context.segment = UInt64(sequenceLabel)
+        context.offset = offset
+        context.layer = .segmentBody
         return StrataError(.corruptSegment, "Segment \(sequenceLabel) is corrupt at byte \(offset): \(reason).",
                            context: context)
     }

@@ -320,8 +320,7 @@ package struct SegmentEncoder {
             throw StrataError(
                 .invalidObjectID,
                 "Segment \(sequence): cannot write the temporary object ID \(id); a save must assign permanent IDs first.",
-                context: ["segment": String(sequence), "group": String(group), "entity": entity.name,
-                          "object": id.description])
+                context: .init { $0.segment = sequence; $0.group = group; $0.entity = entity.name; $0.object = id.description })
         }
         return entity
     }
@@ -384,9 +383,7 @@ package struct SegmentEncoder {
     }
 
     func invalid(_ reason: String, group: UInt64? = nil, entity: String? = nil) -> StrataError {
-        var context = ["segment": String(sequence)]
-        if let group { context["group"] = String(group) }
-        if let entity { context["entity"] = entity }
-        return StrataError(.invalidArgument, "Segment \(sequence) cannot be written: \(reason).", context: context)
+        StrataError(.invalidArgument, "Segment \(sequence) cannot be written: \(reason).",
+                    context: .init { $0.segment = sequence; $0.group = group; $0.entity = entity })
     }
 }

@@ -28,9 +28,9 @@ package enum SegmentCodec {
     ///   - sequenceHint: The sequence the segment row claims; named in errors and checked.
     ///   - maxContentSize: The largest raw body accepted (default 256 MiB); a frame
     ///     declaring more is rejected before anything is allocated.
-    /// - Throws: ``StrataStorage/StrataError`` `.corruptSegment` with `context["segment"]` and
-    ///   `context["offset"]` (for frame errors, `context["layer"] == "lz4"` and the offset
-    ///   is into the frame; otherwise it is into the raw body).
+    /// - Throws: ``StrataStorage/StrataError`` `.corruptSegment` with `context.segment` and
+    ///   `context.offset`, into the frame when `context.layer` is `.lz4Frame`, into the raw
+    ///   body when it is `.segmentBody`.
     /// - Complexity: O(size of the segment).
     package static func decodeCompressed(
         _ frame: [UInt8], model: ManagedObjectModel, storeTag: UInt32, sequenceHint: UInt64?,
@@ -40,14 +40,14 @@ package enum SegmentCodec {
         return try SegmentDecoder.decode(body, model: model, storeTag: storeTag, sequenceHint: sequenceHint)
     }
 
-    /// Decompresses a stored body; errors name the segment and `context["layer"] == "lz4"`.
+    /// Decompresses a stored body; errors name the segment and `context.layer` is `.lz4Frame`.
     package static func rawBody(_ frame: [UInt8], sequenceHint: UInt64?, maxContentSize: Int) throws -> [UInt8] {
         do {
             return try LZ4Frame.decompress(frame, maxContentSize: maxContentSize)
         } catch var error as StrataError {
             let label = sequenceHint.map(String.init) ?? "?"
-            error.context["segment"] = label
-            error.context["layer"] = "lz4"
+            error.context.segment = sequenceHint
+            error.context.layer = .lz4Frame
             error.message = "Segment \(label) is corrupt: \(error.message)"
             throw error
         }
