@@ -244,3 +244,11 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
         return try body()
     }
 }
+
+extension PostgresDocumentStore: TextStoring {
+    /// The text of a record with its characters' identities, from the local replica (which
+    /// holds every segment the server has that this store took in).
+    package func textSequence(for id: ManagedObjectID, slot: Int) throws -> TextSequence? {
+        try replica.textSequence(for: id, slot: slot)
+    }
+}

@@ -15,13 +15,14 @@ package enum ToolLogText {
         }
     }
 
-    /// The name of an operation: insert, delete, update, relate.
+    /// The name of an operation: insert, delete, update, relate, splice.
     package static func operationName(_ operation: ChangeOperation) -> String {
         switch operation {
         case .insert: return "insert"
         case .delete: return "delete"
         case .update: return "update"
         case .relate: return "relate"
+        case .splice: return "splice"
         }
     }
 
@@ -77,6 +78,10 @@ package enum ToolLogText {
             members.append(JSONValue.Member("key", .string(slotName(slot, of: id.entity))))
             members.append(JSONValue.Member("added", .array(added.map { .string($0.description) })))
             members.append(JSONValue.Member("removed", .array(removed.map { .string($0.description) })))
+        case .splice(_, let slot, let edit):
+            members.append(JSONValue.Member("key", .string(slotName(slot, of: id.entity))))
+            members.append(JSONValue.Member("inserted", .array(edit.insertions.map(JSONValue.string))))
+            members.append(JSONValue.Member("deleted", .array(edit.deletions.map(JSONValue.string))))
         }
         return .object(members)
     }
@@ -109,6 +114,9 @@ package enum ToolLogText {
         case .relate(_, let slot, let added, let removed):
             let changes = added.map { "+" + ToolRecordText.shortReference($0) } + removed.map { "-" + ToolRecordText.shortReference($0) }
             return "relate \(reference).\(slotName(slot, of: id.entity))  " + changes.joined(separator: " ")
+        case .splice(_, let slot, let edit):
+            let changes = edit.deletions.map { "-" + $0.debugDescription } + edit.insertions.map { "+" + $0.debugDescription }
+            return "splice \(reference).\(slotName(slot, of: id.entity))  " + changes.joined(separator: " ")
         }
     }
 }

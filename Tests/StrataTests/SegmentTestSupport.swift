@@ -131,7 +131,7 @@ enum SegmentFixture {
         case .update(let id, let changes):
             let kept = changes.filter { !isTransient($0.slot) }
             return kept.isEmpty ? nil : .update(id, changes: SlotChanges(kept))
-        case .relate(_, let slot, _, _):
+        case .relate(_, let slot, _, _), .splice(_, let slot, _):
             return isTransient(slot) ? nil : operation
         }
     }

@@ -30,6 +30,8 @@ private final class IDNames {
             return "update \(name(id)) " + changes.map { "\($0.slot):\(text($0.old))->\(text($0.new))" }.joined(separator: " ")
         case .relate(let id, let slot, let added, let removed):
             return "relate \(name(id)) \(slot) +\(added.map(name)) -\(removed.map(name))"
+        case .splice(let id, let slot, let edit):
+            return "splice \(name(id)) \(slot) +\(edit.insertions) -\(edit.deletions)"
         }
     }
 }

@@ -24,8 +24,8 @@ struct StatsCommand: ParsableCommand {
     var json: Bool { output.json }
 
     struct EntityCounts {
-        var insert = 0, update = 0, delete = 0, relate = 0
-        var total: Int { insert + update + delete + relate }
+        var insert = 0, update = 0, delete = 0, relate = 0, splice = 0
+        var total: Int { insert + update + delete + relate + splice }
     }
 
     func run() throws {
@@ -49,6 +49,7 @@ struct StatsCommand: ParsableCommand {
                     case .update: perEntity[name, default: EntityCounts()].update += 1
                     case .delete: perEntity[name, default: EntityCounts()].delete += 1
                     case .relate: perEntity[name, default: EntityCounts()].relate += 1
+                    case .splice: perEntity[name, default: EntityCounts()].splice += 1
                     }
                 }
             }
@@ -69,7 +70,7 @@ struct StatsCommand: ParsableCommand {
                 "entities": .array(entities.map { name in
                     let counts = perEntity[name] ?? EntityCounts()
                     return .fields(["entity": .string(name), "operations": .int(counts.total), "inserts": .int(counts.insert),
-                                    "updates": .int(counts.update), "deletes": .int(counts.delete), "relates": .int(counts.relate)])
+                                    "updates": .int(counts.update), "deletes": .int(counts.delete), "relates": .int(counts.relate), "splices": .int(counts.splice)])
                 }),
             ]))
             return
@@ -81,10 +82,10 @@ struct StatsCommand: ParsableCommand {
         print("Bytes        \(LogSession.bytes(raw)) raw, \(LogSession.bytes(compressed)) compressed, ratio \(String(format: "%.2f", ratio))")
         guard !entities.isEmpty else { return }
         print("")
-        let header = ["entity", "operations", "inserts", "updates", "deletes", "relates"]
+        let header = ["entity", "operations", "inserts", "updates", "deletes", "relates", "splices"]
         let rows = entities.map { name -> [String] in
             let counts = perEntity[name] ?? EntityCounts()
-            return [name, String(counts.total), String(counts.insert), String(counts.update), String(counts.delete), String(counts.relate)]
+            return [name, String(counts.total), String(counts.insert), String(counts.update), String(counts.delete), String(counts.relate), String(counts.splice)]
         }
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
         for row in [header] + rows {

@@ -66,6 +66,9 @@ final class BatchDerivations {
                 row[slot] = .objects(members)
                 after[id] = .some(row)
                 triggers.append(id)
+            case .splice:
+                // Batch requests set whole values; texts change by splices only in saves.
+                continue
             }
         }
         var targets: OrderedSet<ManagedObjectID> = []

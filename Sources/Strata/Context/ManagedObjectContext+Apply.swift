@@ -22,6 +22,8 @@ extension ManagedObjectContext {
                 guard slot < object.storage.count, case .objects = object.storage[slot] else { continue }
                 willChange(object, slot: slot)
                 object.mutateMembers(slot: slot) { $0.relate(adding: added, removing: removed) }
+            case .splice(let id, let slot, let edit):
+                try applyTextEdit(edit, to: try loadedObject(id), slot: slot)
             case .insert, .delete:
                 continue
             }
@@ -87,6 +89,8 @@ extension ManagedObjectContext {
                     guard slot < object.storage.count, case .objects = object.storage[slot] else { continue }
                     willChange(object, slot: slot)
                     object.mutateMembers(slot: slot) { $0.relate(adding: removed, removing: added) }
+                case .splice(let id, let slot, let edit):
+                    try applyTextEdit(edit.inverse, to: try loadedObject(id), slot: slot)
                 case .insert, .delete:
                     continue
                 }

@@ -28,6 +28,10 @@ final class StoreOutcome {
             }
             if let stored = try context.coordinator.values(for: id) {
                 try table.apply(.insert(id, values: stored), model: context.model)
+                // The log's splices name the store's characters, not a first value's.
+                for slot in id.entity.textSlots {
+                    table.seedText(TextKey(id: id, slot: slot), try context.coordinator.textSequence(for: id, slot: slot))
+                }
             }
             for operation in operationsByRecord?[id] ?? [] { try? table.apply(operation, model: context.model) }
         }

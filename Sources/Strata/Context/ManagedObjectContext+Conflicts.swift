@@ -122,8 +122,9 @@ extension ManagedObjectContext {
     }
 
     /// Whether two values of one slot are the same once stored.
+    /// Texts never conflict: their splices merge character by character (docs/TEXT.md).
     static func sameStoredValue(_ a: PropertyValue, _ b: PropertyValue, slot: Int, of entity: EntityDescription) -> Bool {
-        if a == b { return true }
+        if a == b || entity.isText(slot: slot) { return true }
         return entity.isUnorderedToMany(slot: slot) && Set(a.objectIDs) == Set(b.objectIDs)
     }
 

@@ -47,6 +47,8 @@ extension ManagedObjectContext {
                 continue
             }
             if object.state.insertedSinceFlush {
+                // The insert holds the texts' values: they start from there, on every replica.
+                if !texts.isEmpty { forgetTexts(of: id) }
                 operations.append(.insert(id, values: object.storage))
                 object.state.wasLogged = true
                 continue
@@ -91,7 +93,7 @@ extension ManagedObjectContext {
             switch operation {
             case .insert: inserting += 1
             case .delete: deleting += 1
-            case .update, .relate: continue
+            case .update, .relate, .splice: continue
             }
         }
         var changes = ObjectChanges()
@@ -102,7 +104,7 @@ extension ManagedObjectContext {
             switch operation {
             case .insert(let id, _): changes.inserted.insert(id)
             case .delete(let id, _): changes.deleted.insert(id)
-            case .update(let id, _), .relate(let id, _, _, _): changes.updated.insert(id)
+            case .update(let id, _), .relate(let id, _, _, _), .splice(let id, _, _): changes.updated.insert(id)
             }
         }
         return changes
@@ -123,7 +125,7 @@ extension ManagedObjectContext {
     static func appendCoalescedUpdates(of object: ManagedObject, to operations: inout [ChangeOperation],
                                        updates: inout SlotChangesWriter) -> Bool {
         let entity = object.entity
-        if let (slot, old) = object.flushOld.onlyEntry, !entity.isUnorderedToMany(slot: slot) {
+        if let (slot, old) = object.flushOld.onlyEntry, !entity.isUnorderedToMany(slot: slot), entity.textSlots.isEmpty {
             // One changed slot, not a set: the common case, without the general bookkeeping.
             let new = object.storage[slot]
             if old == new { return false }
@@ -132,7 +134,15 @@ extension ManagedObjectContext {
         }
         var slotChanges: [SlotChange] = []
         var relates: [ChangeOperation] = []
+        var splices: [ChangeOperation] = []
         for (slot, old) in object.flushOld {
+            if entity.isText(slot: slot) {
+                // A text's change is its splices, made or derived (docs/TEXT.md).
+                if let edit = object.context?.takeTextEdit(of: object, slot: slot, old: old) {
+                    splices.append(.splice(object.objectID, slot: slot, edit: edit))
+                }
+                continue
+            }
             let new = object.storage[slot]
             if old == new { continue }  // set back to its old value: no change
             if entity.isUnorderedToMany(slot: slot), case .objects(let before) = old, case .objects(let after) = new {
@@ -147,7 +157,8 @@ extension ManagedObjectContext {
         }
         if !slotChanges.isEmpty { operations.append(.update(object.objectID, changes: updates.write(slotChanges))) }
         if !relates.isEmpty { operations.append(contentsOf: relates) }
-        return !slotChanges.isEmpty || !relates.isEmpty
+        if !splices.isEmpty { operations.append(contentsOf: splices) }
+        return !slotChanges.isEmpty || !relates.isEmpty || !splices.isEmpty
     }
 
     /// Appends a batch to the log and hands it to the undo manager.

@@ -26,6 +26,7 @@ extension ManagedObjectContext {
             object.storage = []
             object.committedSnapshot = nil
             object.clearFlushOld()
+            forgetTexts(of: object.objectID)
             object.state.isFault = true
             object.state.isDeleted = false
             object.state.inFlushSet = false
@@ -43,6 +44,10 @@ extension ManagedObjectContext {
         mergedOverPendingChanges = true
         #endif
         let pending = object.changedValues()
+        // A text without pending changes is read again with what others spliced into it.
+        for slot in object.entity.textSlots where pending[object.entity.slotNames[slot]] == nil {
+            texts[TextKey(id: object.objectID, slot: slot)] = nil
+        }
         let transients = object.entity.attributes.filter(\.isTransient).map { ($0.slot, object.storage[$0.slot]) }
         object.storage = Self.withTransientDefaults(stored, of: object.entity)
         let reloaded = object.storage

@@ -128,7 +128,7 @@ extension ManagedObjectContext {
         for batch in log.unsaved {
             for operation in batch.operations {
                 switch operation {
-                case .update(let id, _), .relate(let id, _, _, _):
+                case .update(let id, _), .relate(let id, _, _, _), .splice(let id, _, _):
                     if !id.isTemporaryID { result.insert(id) }
                 case .insert, .delete:
                     continue
@@ -193,6 +193,7 @@ extension ManagedObjectContext {
                 object.state.isInserted = false
                 object.state.existsInStore = true
                 if !assigned.savedRows.isEmpty { shareStoredRow(of: object, assigned.savedRows) }
+                if !texts.isEmpty, !object.entity.textSlots.isEmpty { adoptStoredTexts(of: object) }
             }
         }
         #if STRATA_INVARIANTS
@@ -266,6 +267,7 @@ extension ManagedObjectContext {
             object.objectID = new
             registry[new] = WeakObject(object)
         }
+        renameTexts(assigned)
         for object in dirtySet.values {
             // In place, relationship slots only: only they hold IDs.
             for relationship in object.entity.relationships where relationship.slot < object.storage.count {
@@ -343,6 +345,9 @@ extension ManagedObjectContext {
         let unsaved = log.unsaved
         undoManager = nil
         try? applyInverse(of: unsaved)
+        // The texts' next edits start from the store's characters: the ones typed here
+        // since the save were never written.
+        texts.removeAll()
         flushSet.removeAll()
         let dirty = Array(dirtySet.values)
         dirtySet.removeAll()  // first, as in finishSave
@@ -375,6 +380,7 @@ extension ManagedObjectContext {
         retainAll.removeAll()
         fetchedPropertyCache.removeAll()
         prefetchedObjects.removeAll()
+        texts.removeAll()
         log.clearUnsaved()
         undoManager?.removeAllActions()
     }

@@ -122,6 +122,11 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// From how many new objects a save gives them permanent IDs before its write instead
     /// of inside it (``assignPermanentIDsBeforeWrite()``); tests lower it.
     var earlyPermanentIDMinimum = 1_024
+    /// The texts edited here, by object and slot, with their characters' identities
+    /// (docs/TEXT.md; `ManagedObjectContext+Text.swift`).
+    var texts: [TextKey: ContextText] = [:]
+    /// The peer this context's text edits are made as: random, never the base peer.
+    let textPeer: UInt64 = UInt64.random(in: 1...UInt64.max)
 
     /// Creates a context over a coordinator, with an undo manager.
     ///

@@ -29,11 +29,13 @@ public enum ChangeOperation: Hashable, Sendable {
     case update(ManagedObjectID, changes: SlotChanges)
     /// Members were added to and removed from an unordered to-many.
     case relate(ManagedObjectID, slot: Int, added: [ManagedObjectID], removed: [ManagedObjectID])
+    /// A text attribute was edited: characters inserted and deleted (docs/TEXT.md).
+    case splice(ManagedObjectID, slot: Int, edit: TextEdit)
 
     /// The object the operation changes.
     public var objectID: ManagedObjectID {
         switch self {
-        case .insert(let id, _), .delete(let id, _), .update(let id, _), .relate(let id, _, _, _): return id
+        case .insert(let id, _), .delete(let id, _), .update(let id, _), .relate(let id, _, _, _), .splice(let id, _, _): return id
         }
     }
 
@@ -46,6 +48,8 @@ public enum ChangeOperation: Hashable, Sendable {
             return .update(id, changes: changes.inverse)
         case .relate(let id, let slot, let added, let removed):
             return .relate(id, slot: slot, added: removed, removed: added)
+        case .splice(let id, let slot, let edit):
+            return .splice(id, slot: slot, edit: edit.inverse)
         }
     }
 
@@ -73,6 +77,8 @@ public enum ChangeOperation: Hashable, Sendable {
             body(id)
             added.forEach(body)
             removed.forEach(body)
+        case .splice(let id, _, _):
+            body(id)
         }
     }
 
@@ -117,6 +123,8 @@ public enum ChangeOperation: Hashable, Sendable {
             return .update(transform(id), changes: changes.mapValues(mapValue))
         case .relate(let id, let slot, let added, let removed):
             return .relate(transform(id), slot: slot, added: added.map(transform), removed: removed.map(transform))
+        case .splice(let id, let slot, let edit):
+            return .splice(transform(id), slot: slot, edit: edit)
         }
     }
 }

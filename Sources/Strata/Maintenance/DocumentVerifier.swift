@@ -280,6 +280,8 @@ package enum DocumentVerifier {
                                     against current: [ManagedObjectID: [PropertyValue]]?,
                                     report: inout VerificationReport) {
         var rows: [ManagedObjectID: [PropertyValue]] = [:]
+        // The texts splices changed, carried from segment to segment as the overlay does.
+        var texts: [TextKey: TextSequence] = [:]
         // The segment that last inserted each record, to name both sides of a duplicate, and
         // the one that last deleted it, to name both sides of a delete of a missing record.
         var insertedBy: [ManagedObjectID: UInt64] = [:]
@@ -337,6 +339,7 @@ package enum DocumentVerifier {
                         }
                         // Taken out of `rows`, not copied: a relate of a department with
                         // 100,000 employees in each of many segments copied them each time.
+                        if let key = patch.textToSeed(for: operation) { patch.seedText(key, texts[key]) }
                         try patch.apply(operation, base: { rows.removeValue(forKey: $0) }, giveBack: { rows[$0] = $1 })
                         switch operation {
                         case .insert(let id, _): insertedBy[id] = segment.sequence
@@ -362,6 +365,7 @@ package enum DocumentVerifier {
             }
             for id in patch.deleted { rows[id] = nil }
             for (id, row) in patch.rows { rows[id] = row }
+            for (key, text) in patch.texts { texts[key] = text }
         }
         do {
             try migrate(before: UInt64.max)

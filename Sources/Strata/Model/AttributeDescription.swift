@@ -40,6 +40,15 @@ public struct AttributeDescription: Sendable, Hashable {
     /// The name this attribute had in an earlier model version (Xcode's renaming
     /// identifier): a migration carries that attribute's values into this one.
     public var renamingIdentifier: String?
+    /// Whether this string attribute is a **text**: a string people edit character by
+    /// character. Its changes are splices (``ManagedObject/replaceCharacters(in:with:forKey:)``,
+    /// and `setValue` of a whole string turned into the fewest splices), recorded in the
+    /// log as ``TextEdit``s, merged character-wise with other contexts', processes' and
+    /// replicas' edits, and undone per context; it reads, fetches, sorts and is stored as a
+    /// string like any other (docs/TEXT.md). Only `.string` attributes that are stored
+    /// and not derived can be texts. In a JSON model: `"text": true`; in an Xcode model:
+    /// the attribute's `userInfo` entry `strata.text` = `YES`.
+    public var isText: Bool = false
     /// The storage slot of this attribute in its entity, assigned when the model is built.
     public internal(set) var slot: Int = -1
     /// For an element of a composite attribute: the composite's name (the attribute is then

@@ -66,6 +66,9 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// The number of storage slots (attributes plus relationships, inherited included).
     public var slotCount: Int { slotNames.count }
     @exclusivity(unchecked) internal var slotKinds: [SlotKind] = []
+    /// The slots of the text attributes (own and inherited), ascending; empty for most
+    /// entities, so a flush checks no further without.
+    @exclusivity(unchecked) internal var textSlots: [Int] = []
     /// Whether any attribute (own or inherited) is derived: a write checks no further without.
     @exclusivity(unchecked) internal var hasDerivedAttributes = false
     @exclusivity(unchecked) internal private(set) var slotNameTable = SlotNameTable.empty

@@ -171,6 +171,7 @@ enum _ModelJSONReader {
             userInfo: try reader.stringDictionary("userInfo"),
             derivation: try AttributeDescription.parsedDerivation(try reader.string("derivation"), at: reader.location))
         attribute.renamingIdentifier = try reader.string("renamingIdentifier")
+        attribute.isText = try reader.bool("text", default: false)
         try reader.finish()
         return attribute
     }

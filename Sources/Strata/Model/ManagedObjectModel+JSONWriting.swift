@@ -96,6 +96,7 @@ extension ManagedObjectModel {
         if let length = attribute.maxLength { object["maxLength"] = .int(length) }
         if let pattern = attribute.regularExpression { object["regularExpression"] = .string(pattern) }
         if attribute.isIndexed { object["indexed"] = .bool(true) }
+        if attribute.isText { object["text"] = .bool(true) }
         if let name = attribute.valueTransformerName { object["valueTransformerName"] = .string(name) }
         if !attribute.userInfo.isEmpty { object["userInfo"] = .stringDictionary(attribute.userInfo) }
         if let derivation = attribute.derivation { object["derivation"] = .string(derivation.predicateFormat) }

@@ -13,11 +13,11 @@ extension ManagedObjectModel {
         for entity in entities {
             text += "E \(entity.name) < \(entity.parentName ?? "-") abstract=\(entity.isAbstract)\n"
             for attribute in entity.declaredAttributes {
-                text += "  A \(attribute.name) \(attribute.attributeType.rawValue) transient=\(attribute.isTransient)\n"
+                text += "  A \(attribute.name) \(attribute.attributeType.rawValue) transient=\(attribute.isTransient)\(attribute.isText ? " text" : "")\n"
             }
             // A composite's elements are stored attributes; existing models' hashes stay as they were.
             for attribute in entity.declaredComposites.flatMap(\.storedElements) {
-                text += "  A \(attribute.name) \(attribute.attributeType.rawValue) transient=\(attribute.isTransient)\n"
+                text += "  A \(attribute.name) \(attribute.attributeType.rawValue) transient=\(attribute.isTransient)\(attribute.isText ? " text" : "")\n"
             }
             for relationship in entity.declaredRelationships {
                 text += "  R \(relationship.name) -> \(relationship.destinationEntityName)"

@@ -125,6 +125,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
             problem(template.entityName, nil, "fetch request template '\(template.name)' names an unknown entity")
         }
         problems += Self.fetchIndexProblems(declared)
+        problems += TextAttributeCheck.problems(in: declared)
         if !problems.isEmpty { throw Self.invalid(problems) }
         problems = Self.sqlNameProblems(self)
         if !problems.isEmpty { throw Self.invalid(problems) }
@@ -210,6 +211,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
         entity.fetchedProperties = fetched
         entity.slotNames = slotNames
         entity.slotKinds = kinds
+        entity.textSlots = attributes.filter(\.isText).map(\.slot)
         entity.slotNameStorage = SlotNameStorage(slotNames)
         entity.attributesByName = Dictionary(uniqueKeysWithValues: attributes.map { ($0.name, $0) })
     }

@@ -168,6 +168,7 @@ struct XcodeModelReader {
             valueTransformerName: element.attributes["valueTransformerName"],
             userInfo: try userInfo(of: element, entity: entity))
         attribute.renamingIdentifier = element.attributes["elementID"]
+        attribute.isText = AttributeDescription.textFlags.contains(attribute.userInfo[AttributeDescription.textUserInfoKey]?.lowercased() ?? "")
         do {
             if element.flag("derived") { attribute.derivation = try AttributeDescription.parsedDerivation(element.attributes["derivationExpression"]) }
             if let text = element.attributes["defaultValueString"] {

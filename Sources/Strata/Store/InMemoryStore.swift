@@ -9,7 +9,7 @@ import Foundation
 /// let coordinator = PersistentStoreCoordinator(model: model)
 /// try coordinator.addStore(InMemoryStore(model: model))
 /// ```
-public final class InMemoryStore: PersistentStore {
+public final class InMemoryStore: PersistentStore, TextStoring {
     /// The store's identifier.
     public let identifier: String
     /// The configuration it serves.
@@ -35,6 +35,11 @@ public final class InMemoryStore: PersistentStore {
     /// The persistent values of a record.
     public func values(for objectID: ManagedObjectID) throws -> [PropertyValue]? {
         state.withLock { $0.rows.values(for: objectID) }
+    }
+
+    /// The text of a record with its characters' identities.
+    package func textSequence(for id: ManagedObjectID, slot: Int) throws -> TextSequence? {
+        state.withLock { $0.rows.textSequence(for: id, slot: slot) }
     }
 
     /// Every record of an entity, in key order.

@@ -19,11 +19,15 @@ struct RowTable: Sendable {
     private enum Saved {
         case row(ManagedObjectID, StoredRow?)
         case deleted(ManagedObjectID, wasDeleted: Bool)
+        case text(TextKey, TextSequence?)
     }
 
     private var rows = ObjectIDTable<StoredRow>()
     /// Records deleted by the operations applied.
     private(set) var deleted: Set<ManagedObjectID> = []
+    /// The texts edited by splices, with their characters' identities (docs/TEXT.md); a
+    /// text not here is its row's string as a first value.
+    private(set) var texts: [TextKey: TextSequence] = [:]
     /// The current batch's number; rows stamped with it are already saved in `journal`.
     private var batch: UInt32 = 0
     private var isRecording = false
@@ -52,7 +56,17 @@ struct RowTable: Sendable {
         case .delete(let id, _): try remove(id)
         case .update(let id, let changes): try update(id, changes)
         case .relate(let id, let slot, let added, let removed): try relate(id, slot: slot, added: added, removed: removed)
+        case .splice(let id, let slot, let edit): try splice(id, slot: slot, edit: edit)
         }
+    }
+
+    /// The text of `id` at `slot` with its characters' identities: as splices left it, or
+    /// its string as a first value; nil when there is no such record.
+    func textSequence(for id: ManagedObjectID, slot: Int) -> TextSequence? {
+        if let sequence = texts[TextKey(id: id, slot: slot)] { return sequence }
+        guard let values = values(for: id), slot < values.count else { return nil }
+        if case .string(let value) = values[slot] { return TextSequence(base: value) }
+        return TextSequence()
     }
 
     /// Applies operations all or nothing: on an error every record touched is put back.
@@ -130,6 +144,8 @@ struct RowTable: Sendable {
                 rows[id] = row
             case .deleted(let id, let wasDeleted):
                 if wasDeleted { deleted.insert(id) } else { deleted.remove(id) }
+            case .text(let key, let sequence):
+                texts[key] = sequence
             }
         }
         #if STRATA_INVARIANTS
@@ -165,6 +181,10 @@ struct RowTable: Sendable {
         if isRecording { journal.append(.row(id, nil)) }
         rows[id] = StoredRow(values: Self.persistent(values, of: id.entity), batch: isRecording ? batch : 0)
         if !deleted.isEmpty { setDeleted(id, false) }
+        // An inserted record's texts start from its values, on every replica alike.
+        if !texts.isEmpty, !id.entity.textSlots.isEmpty {
+            for slot in id.entity.textSlots { setText(TextKey(id: id, slot: slot), nil) }
+        }
     }
 
     /// A delete of a record that is not there is refused: a save never writes one (a
@@ -253,6 +273,26 @@ struct RowTable: Sendable {
         }
         guard related == true else { throw Self.missing(id) }
         journal.append(contentsOf: saved)
+    }
+
+    /// Applies a text edit: to the text's characters and to the row's string.
+    private mutating func splice(_ id: ManagedObjectID, slot: Int, edit: TextEdit) throws {
+        guard var sequence = textSequence(for: id, slot: slot) else { throw Self.missing(id) }
+        _ = try sequence.apply(edit, peer: TextSequence.basePeer, resolvingRestores: false)
+        let value = sequence.string
+        setText(TextKey(id: id, slot: slot), sequence)
+        try update(id, slot: slot, to: .string(value))
+    }
+
+    /// Gives a record the text a store holds with its identities (nil: its string is a
+    /// first value), outside any batch.
+    mutating func seedText(_ key: TextKey, _ sequence: TextSequence?) {
+        texts[key] = sequence
+    }
+
+    private mutating func setText(_ key: TextKey, _ sequence: TextSequence?) {
+        if isRecording { journal.append(.text(key, texts[key])) }
+        texts[key] = sequence
     }
 
     private static func missing(_ id: ManagedObjectID) -> StrataError {

@@ -42,7 +42,8 @@ struct SyncTouches {
                         let first = updates[id]?[change.slot]?.old ?? change.old
                         updates[id, default: [:]][change.slot] = (first, change.new)
                     }
-                case .relate(let id, let slot, _, _):
+                case .relate(let id, let slot, _, _), .splice(let id, let slot, _):
+                    // Splices merge character by character, as relates merge as sets.
                     related[id, default: []].insert(slot)
                 }
             }

@@ -6,6 +6,9 @@ import Foundation
 struct DocumentOverlay {
     private(set) var rows = RecordRows()
     private(set) var deleted: Set<ManagedObjectID> = []
+    /// The texts splices changed, with their characters' identities (docs/TEXT.md);
+    /// compaction writes them into the snapshot's `strata_text` table.
+    private(set) var texts: [TextKey: TextSequence] = [:]
     #if STRATA_INVARIANTS
     /// When to check the whole overlay (see `_checkInvariants(after:)`).
     var invariantSampler = InvariantSampler()
@@ -33,8 +36,10 @@ struct DocumentOverlay {
         if isEmpty {
             rows = patch.rows
             deleted = patch.deleted
+            texts = patch.texts
             return
         }
+        for (key, text) in patch.texts { texts[key] = text }
         for id in patch.deleted {
             rows[id] = nil
             deleted.insert(id)
@@ -48,6 +53,7 @@ struct DocumentOverlay {
     mutating func removeAll() {
         rows.removeAll()
         deleted.removeAll()
+        texts.removeAll()
     }
 
     #if STRATA_INVARIANTS
@@ -65,6 +71,8 @@ struct OverlayPatch {
     private(set) var rows = RecordRows()
     /// Records the patch deleted.
     private(set) var deleted: Set<ManagedObjectID> = []
+    /// Texts the patch inserted or spliced, with their identities.
+    private(set) var texts: [TextKey: TextSequence] = [:]
     /// The largest key inserted, by entity index (0: none). By entity rather than root
     /// and in an array: a bulk save's inserts then neither hash nor walk to the root.
     private var largestKeyByEntity: [Int64] = []
@@ -111,6 +119,20 @@ struct OverlayPatch {
     /// up on other processes' segments asks), so a save does not hash each record again.
     var touched: Set<ManagedObjectID> { deleted.union(rows.keys) }
 
+    /// The text an operation splices when the patch does not hold it yet: the caller gives
+    /// it (``seedText(_:_:)``) from what is committed, so its identities are the store's.
+    func textToSeed(for operation: ChangeOperation) -> TextKey? {
+        guard case .splice(let id, let slot, _) = operation else { return nil }
+        let key = TextKey(id: id, slot: slot)
+        return texts[key] == nil ? key : nil
+    }
+
+    /// Gives the patch a committed text before it splices it (nil: the store holds only its
+    /// string, taken as a first value).
+    mutating func seedText(_ key: TextKey, _ sequence: TextSequence?) {
+        if let sequence { texts[key] = sequence }
+    }
+
     /// Whether a record exists with the patch's operations so far applied over `base`.
     func holds(_ id: ManagedObjectID, base: (ManagedObjectID) throws -> [PropertyValue]?) throws -> Bool {
         if rows[id] != nil { return true }
@@ -132,6 +154,10 @@ struct OverlayPatch {
         switch operation {
         case .insert(_, let values):
             if rows.updateValue(RowTable.persistent(values, of: id.entity), forKey: id) != nil { throw Self.duplicate(id) }
+            // An inserted record's texts start from its values, on every replica alike.
+            for slot in id.entity.textSlots where slot < values.count {
+                texts[TextKey(id: id, slot: slot)] = TextSequence(base: values[slot].textValue)
+            }
             let reinserted = !deleted.isEmpty && deleted.remove(id) != nil
             if !reinserted, !isKnownNew(id), try base(id) != nil { throw Self.duplicate(id) }
             let index = id.entity.index
@@ -148,6 +174,15 @@ struct OverlayPatch {
                 row[change.slot] = change.new
             }
             rows[id] = row
+        case .splice(_, let slot, let edit):
+            var row = try current(id, base)
+            guard slot < row.count else { throw Self.missing(id) }
+            let key = TextKey(id: id, slot: slot)
+            var sequence = texts[key] ?? TextSequence(base: row[slot].textValue)
+            _ = try sequence.apply(edit, peer: TextSequence.basePeer, resolvingRestores: false)
+            row[slot] = .string(sequence.string)
+            rows[id] = row
+            texts[key] = sequence
         case .relate(_, let slot, let added, let removed):
             // In place: a save adding 100,000 employees one flush at a time relates the
             // department 100,000 times, and copying its members each time was quadratic.
@@ -197,7 +232,7 @@ struct OverlayPatch {
         case .update(let id, let changes):
             guard sortedSlots[id] != nil else { return }
             for change in changes { sortedSlots[id]?.remove(change.slot) }
-        case .relate:
+        case .relate, .splice:
             return
         }
     }

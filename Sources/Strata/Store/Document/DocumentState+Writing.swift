@@ -53,6 +53,7 @@ extension DocumentState {
                         gone.append(position)
                         continue
                     }
+                    try seedText(for: operation, in: &patch, inWrite: true)
                     try patch.apply(operation) { try self.valuesInWrite($0) }
                 }
                 if !gone.isEmpty {

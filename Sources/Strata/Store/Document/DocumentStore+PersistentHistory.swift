@@ -200,6 +200,9 @@ enum PersistentHistoryFolder {
                     change.new = .objects(members)
                 }
                 slots[slot] = change
+            case .splice(_, let slot, _):
+                // A text's change names its key; the log holds its splices, not its values.
+                slots[slot] = PersistentHistoryPropertyChange(key: "", old: nil, new: nil)
             }
         }
 

@@ -60,9 +60,11 @@ public struct PersistentHistoryPropertyChange: Sendable, Hashable {
     /// The property's name.
     public var key: String
     /// The value before the save: `.null` for an insert; nil for a to-many membership
-    /// change, which records only ``added`` and ``removed``.
+    /// change, which records only ``added`` and ``removed``, and for a text edited by
+    /// splices (``AttributeDescription/isText``), whose log holds its edits, not its values.
     public var old: PropertyValue?
-    /// The value after the save: `.null` for a delete; nil for a to-many membership change.
+    /// The value after the save: `.null` for a delete; nil for a to-many membership change
+    /// and for a text edited by splices.
     public var new: PropertyValue?
     /// For a to-many membership change, the objects the save added to the relationship.
     public var added: [ManagedObjectID]

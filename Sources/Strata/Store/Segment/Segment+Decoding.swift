@@ -180,6 +180,7 @@ package struct SegmentDecoder {
         case SegmentFormat.OperationTag.insert.rawValue: tag = .insert
         case SegmentFormat.OperationTag.delete.rawValue: tag = .delete
         case SegmentFormat.OperationTag.relate.rawValue: tag = .relate
+        case SegmentFormat.OperationTag.splice.rawValue where version >= SegmentFormat.textVersion: tag = .splice
         default: throw reader.failure("unknown operation tag 0x\(hex(tagByte))", at: tagOffset)
         }
         let entityIndex = try readEntityIndex()
@@ -210,6 +211,13 @@ package struct SegmentDecoder {
             let added = try readMembers(destination: destination, what: "added count")
             let removed = try readMembers(destination: destination, what: "removed count")
             return .relate(id, slot: slot, added: added, removed: removed)
+        case .splice:
+            let slotOffset = reader.offset
+            let (slot, _) = try readPersistentSlot(of: plan)
+            guard entity.isText(slot: slot) else {
+                throw reader.failure("slot \(slot) of \(entity.name) is not a text attribute", at: slotOffset)
+            }
+            return .splice(id, slot: slot, edit: try TextCoding.readEdit(from: &reader))
         }
     }
 

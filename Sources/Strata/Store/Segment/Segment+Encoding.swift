@@ -110,12 +110,12 @@ package struct SegmentEncoder {
     ///   value that does not fit its slot, a wrong number of insert/delete values, or a
     ///   timestamp out of range. The context names the segment, group, entity and slot.
     /// - Complexity: O(size of the segment).
-    /// - Parameter version: The format version to write: by default 3 when the segment
-    ///   names an author or a context (§15), else 2; or 1 or 2 explicitly, which drop the
-    ///   author and context name.
+    /// - Parameter version: The format version to write: by default 4 when the segment
+    ///   holds text edits (§17), 3 when it names an author or a context (§15), else 2; or
+    ///   1 or 2 explicitly, which drop the author and context name (and refuse text edits).
     package static func encode(_ segment: Segment, model: ManagedObjectModel,
                                version: UInt64? = nil) throws -> [UInt8] {
-        let version = version ?? (segment.hasMetadata ? SegmentFormat.metadataVersion : SegmentFormat.version)
+        let version = version ?? segment.formatVersion
         precondition(SegmentFormat.readableVersions.contains(version), "no segment format version \(version)")
         var encoder = SegmentEncoder(model: model, sequence: segment.sequence, version: version)
         try encoder.writeSegment(segment)
@@ -131,7 +131,7 @@ package struct SegmentEncoder {
     /// - Throws: What ``encode(_:model:version:)`` throws; ``BodyTooLarge`` past `limit`.
     package static func encodeCompressed(_ segment: Segment, model: ManagedObjectModel,
                                          version: UInt64? = nil, limit: Int? = nil) throws -> (frame: [UInt8], rawSize: Int) {
-        let version = version ?? (segment.hasMetadata ? SegmentFormat.metadataVersion : SegmentFormat.version)
+        let version = version ?? segment.formatVersion
         precondition(SegmentFormat.readableVersions.contains(version), "no segment format version \(version)")
         let stream = BodyStream(limit: limit)
         var encoder = SegmentEncoder(model: model, sequence: segment.sequence, version: version, stream: stream)
@@ -223,7 +223,7 @@ package struct SegmentEncoder {
         switch operation {
         case .insert, .delete: return true
         case .update(_, let changes): return changes.contains { !isTransient($0.slot) }
-        case .relate(_, let slot, _, _): return !isTransient(slot)
+        case .relate(_, let slot, _, _), .splice(_, let slot, _): return !isTransient(slot)
         }
     }
 
@@ -287,6 +287,20 @@ package struct SegmentEncoder {
                 try writeValue(change.old, to: &out, group: group)
                 try writeValue(change.new, to: &out, group: group)
             }
+            return true
+        case .splice(let id, let slot, let edit):
+            let info = try slotInfo(slot)
+            if info.isTransient { return false }
+            guard case .attribute(.string) = info.shape, entity.isText(slot: slot) else {
+                throw invalid("\(entity.name).\(entity.slotNames[info.slot]) is not a text attribute", group: group, entity: entity.name)
+            }
+            guard version >= SegmentFormat.textVersion else {
+                throw invalid("text edits need format version \(SegmentFormat.textVersion); version \(version) was asked for", group: group, entity: entity.name)
+            }
+            out.writeByte(SegmentFormat.OperationTag.splice.rawValue)
+            try writeObjectID(id, to: &out, group: group)
+            out.writeVarint(UInt64(slot))
+            try TextCoding.write(edit, to: &out)
             return true
         case .relate(let id, let slot, let added, let removed):
             let info = try slotInfo(slot)

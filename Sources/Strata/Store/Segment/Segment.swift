@@ -35,6 +35,18 @@ public struct Segment: Hashable, Sendable {
     /// Whether the segment needs format version 3 to be written: it names an author or a
     /// context (docs/FORMAT.md §15).
     var hasMetadata: Bool { author != nil || contextName != nil }
+
+    /// Whether the segment needs format version 4 to be written: it holds text edits
+    /// (docs/FORMAT.md §17).
+    var hasTextEdits: Bool {
+        groups.contains { group in group.operations.contains { if case .splice = $0 { return true } else { return false } } }
+    }
+
+    /// The version a segment is written in unless one is asked for: the lowest that holds
+    /// what it holds, so older builds read every segment that needs nothing newer.
+    var formatVersion: UInt64 {
+        hasTextEdits ? SegmentFormat.textVersion : hasMetadata ? SegmentFormat.metadataVersion : SegmentFormat.version
+    }
 }
 
 /// One undo group inside a segment: its identity, what kind of change it records, the
@@ -80,7 +92,7 @@ public struct SegmentGroup: Hashable, Sendable {
     }
 }
 
-/// The constants of segment formats v1, v2 and v3 (docs/FORMAT.md) and the slot rules the
+/// The constants of segment formats v1 to v4 (docs/FORMAT.md) and the slot rules the
 /// encoder and the decoder share, so that nothing is written that could not be read back.
 enum SegmentFormat {
     /// `STRS` (§2).
@@ -90,12 +102,14 @@ enum SegmentFormat {
     static let version: UInt64 = 2
     /// The version that adds the author and context name to the header (§15).
     static let metadataVersion: UInt64 = 3
+    /// The version that adds text edits (the `splice` operation, §17) to version 3's.
+    static let textVersion: UInt64 = 4
     /// The versions this code reads: every version ever written (§10).
-    static let readableVersions: ClosedRange<UInt64> = 1...3
+    static let readableVersions: ClosedRange<UInt64> = 1...4
 
-    /// Operation tags (§4); `insertRun` only in version 2 (§13.2).
+    /// Operation tags (§4); `insertRun` from version 2 (§13.2), `splice` from version 4 (§17).
     enum OperationTag: UInt8 {
-        case insert = 0x01, delete = 0x02, update = 0x03, relate = 0x04, insertRun = 0x05
+        case insert = 0x01, delete = 0x02, update = 0x03, relate = 0x04, insertRun = 0x05, splice = 0x06
     }
 
     /// Value tags (§6).

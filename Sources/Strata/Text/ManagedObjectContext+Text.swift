@@ -1,0 +1,143 @@
+import Foundation
+
+/// A text attribute of one object: the key of its state in a context or store.
+struct TextKey: Hashable, Sendable {
+    var id: ManagedObjectID
+    var slot: Int
+}
+
+/// A text as one context holds it: its characters with their identities, and what changed
+/// since the last flush.
+struct ContextText {
+    var sequence: TextSequence
+    /// The string last written to the object's slot, sharing its buffer: while the slot
+    /// holds this very string, `pending` is everything that changed since the flush.
+    var written: String
+    /// The steps made since the last flush, which it logs as one ``TextEdit``.
+    var pending = TextEdit()
+}
+
+extension ManagedObjectContext {
+    /// Replaces the characters `range` (Unicode scalars) of a text with `scalars`, as a
+    /// change this context makes (docs/TEXT.md, "Operations").
+    func replaceText(of object: ManagedObject, slot: Int, range: Range<Int>, with scalars: [Unicode.Scalar]) throws {
+        try checkChangeCanRegisterUndo()
+        try object.ensureLoaded()
+        let key = TextKey(id: object.objectID, slot: slot)
+        var text = try texts.removeValue(forKey: key) ?? loadText(of: object, slot: slot, value: object.storage[slot])
+        guard range.lowerBound >= 0, range.upperBound <= text.sequence.count else {
+            texts[key] = text
+            let attribute = object.entity.slotNames[slot]
+            throw StrataError(.invalidArgument,
+                              "\(object.entity.name).\(attribute) has \(text.sequence.count) characters; the range \(range.lowerBound)..<\(range.upperBound) is outside them.",
+                              context: .init { $0.entity = object.entity.name; $0.key = attribute })
+        }
+        willChange(object, slot: slot)
+        for step in text.sequence.replace(at: range.lowerBound, length: range.count, with: scalars, peer: textPeer) {
+            text.pending.append(step)
+        }
+        // The string is changed in place when nothing else holds it (the flush's old value
+        // of the slot usually does, the first time).
+        var value = text.written
+        text.written = ""
+        object.storage[slot] = .null
+        let scalarsView = value.unicodeScalars
+        let start = scalarsView.index(scalarsView.startIndex, offsetBy: range.lowerBound)
+        let end = scalarsView.index(start, offsetBy: range.count)
+        value.unicodeScalars.replaceSubrange(start..<end, with: scalars)
+        object.storage[slot] = .string(value)
+        text.written = value
+        texts[key] = text
+    }
+
+    /// Applies a text edit as recorded (undo, redo, rollback): its insertions and deletions
+    /// as any replica's, its restores as new characters of this context's; the edit as
+    /// applied becomes part of the next flush's.
+    func applyTextEdit(_ edit: TextEdit, to object: ManagedObject, slot: Int) throws {
+        try object.ensureLoaded()
+        guard slot < object.storage.count, object.entity.isText(slot: slot) else { return }
+        let key = TextKey(id: object.objectID, slot: slot)
+        var text = try texts.removeValue(forKey: key) ?? loadText(of: object, slot: slot, value: object.storage[slot])
+        defer { texts[key] = text }
+        noteDirectTextWrites(&text, object: object, slot: slot)
+        willChange(object, slot: slot)
+        let applied = try text.sequence.apply(edit, peer: textPeer)
+        for step in applied.steps { text.pending.append(step) }
+        let value = text.sequence.string
+        object.storage[slot] = .string(value)
+        text.written = value
+    }
+
+    /// The edit of the object's text at `slot` since the last flush, which the flush logs;
+    /// nil when nothing changed. A value written without splices (a whole string set,
+    /// a refresh) becomes the fewest splices here.
+    func takeTextEdit(of object: ManagedObject, slot: Int, old: PropertyValue) -> TextEdit? {
+        let key = TextKey(id: object.objectID, slot: slot)
+        guard var text = texts.removeValue(forKey: key) ?? (try? loadText(of: object, slot: slot, value: old)) else { return nil }
+        noteDirectTextWrites(&text, object: object, slot: slot)
+        let edit = text.pending
+        text.pending = TextEdit()
+        texts[key] = text
+        return edit.isEmpty ? nil : edit
+    }
+
+    /// Turns a value written to the slot by any other path than splices into splices.
+    private func noteDirectTextWrites(_ text: inout ContextText, object: ManagedObject, slot: Int) {
+        guard case .string(let value) = object.storage[slot] else {
+            // NULL: the text is empty.
+            if text.sequence.count > 0 { splice(&text, to: "") }
+            return
+        }
+        if value.utf8.count == text.written.utf8.count && value == text.written { return }
+        splice(&text, to: value)
+    }
+
+    private func splice(_ text: inout ContextText, to value: String) {
+        if let (position, length, inserted) = TextSequence.difference(from: text.sequence.string, to: value) {
+            for step in text.sequence.replace(at: position, length: length, with: inserted, peer: textPeer) {
+                text.pending.append(step)
+            }
+        }
+        text.written = value
+    }
+
+    /// A text's state when this context first edits it: the characters' identities as the
+    /// store holds them, or — for a new object, or a store that records no identities — the
+    /// value as a first value.
+    private func loadText(of object: ManagedObject, slot: Int, value: PropertyValue) throws -> ContextText {
+        let string = if case .string(let string) = value { string } else { "" }
+        if object.state.existsInStore, let sequence = try coordinator.textSequence(for: object.objectID, slot: slot) {
+            return ContextText(sequence: sequence, written: string)
+        }
+        return ContextText(sequence: TextSequence(base: string), written: string)
+    }
+
+    /// After a save: the object's edited texts as the store merged them with what others
+    /// spliced in meanwhile, as committed values (docs/TEXT.md, "Merging").
+    func adoptStoredTexts(of object: ManagedObject) {
+        for slot in object.entity.textSlots where slot < object.storage.count {
+            let key = TextKey(id: object.objectID, slot: slot)
+            guard texts[key] != nil, let sequence = try? coordinator.textSequence(for: object.objectID, slot: slot) else { continue }
+            let value = sequence.string
+            if object.storage[slot] != .string(value) { object.storage[slot] = .string(value) }
+            if case .string(let stored) = object.storage[slot] { texts[key] = ContextText(sequence: sequence, written: stored) }
+        }
+    }
+
+    /// Forgets the texts of `id` (refreshed, turned into a fault, or gone): their next edit
+    /// starts from the store's characters.
+    func forgetTexts(of id: ManagedObjectID) {
+        guard !texts.isEmpty, !id.entity.textSlots.isEmpty else { return }
+        for slot in id.entity.textSlots { texts[TextKey(id: id, slot: slot)] = nil }
+    }
+
+    /// Moves the texts of objects given permanent IDs by a save.
+    func renameTexts(_ assigned: [ManagedObjectID: ManagedObjectID]) {
+        guard !texts.isEmpty else { return }
+        for (old, new) in assigned where !old.entity.textSlots.isEmpty {
+            for slot in old.entity.textSlots {
+                if let text = texts.removeValue(forKey: TextKey(id: old, slot: slot)) { texts[TextKey(id: new, slot: slot)] = text }
+            }
+        }
+    }
+}

@@ -1,0 +1,280 @@
+import Foundation
+import Testing
+@testable import Strata
+
+/// A model with a note whose title and body are texts (docs/TEXT.md) and whose tag is a
+/// plain string.
+let textNoteModel: ManagedObjectModel = {
+    func text(_ name: String) -> AttributeDescription {
+        var attribute = AttributeDescription(name, .string)
+        attribute.isText = true
+        return attribute
+    }
+    return try! ManagedObjectModel(entities: [
+        EntityDescription("Note", attributes: [text("title"), text("body"), AttributeDescription("tag", .string)]),
+    ])
+}()
+
+extension ManagedObject {
+    /// Types `text` one character at a time at `position`, each keystroke its own splice.
+    func type(_ text: String, at position: Int, into key: String) throws {
+        for (offset, scalar) in text.unicodeScalars.enumerated() {
+            try replaceCharacters(in: (position + offset)..<(position + offset), with: String(scalar), forKey: key)
+        }
+    }
+
+    func text(_ key: String) throws -> String { try value(forKey: key).textValue }
+}
+
+/// The splices a context's unsaved log holds for its texts, and whether it holds any
+/// whole-value update of a text.
+private func loggedTextChanges(_ context: ManagedObjectContext) -> (splices: [TextEdit], textUpdates: Int) {
+    var splices: [TextEdit] = []
+    var updates = 0
+    for batch in context.log.unsaved {
+        for operation in batch.operations {
+            switch operation {
+            case .splice(_, _, let edit): splices.append(edit)
+            case .update(let id, let changes): updates += changes.filter { id.entity.isText(slot: $0.slot) }.count
+            default: continue
+            }
+        }
+    }
+    return (splices, updates)
+}
+
+@Suite struct TextAttributeModel {
+    @Test func aTextIsAStringAttributeInJSONAndXcodeModels() throws {
+        let json = textNoteModel.jsonRepresentation()
+        #expect(String(decoding: json, as: UTF8.self).contains("\"text\""))
+        let reread = try ManagedObjectModel(jsonData: json)
+        let note = try reread.entity(named: "Note")
+        #expect(note.attributesByName["title"]?.isText == true)
+        #expect(note.attributesByName["tag"]?.isText == false)
+        #expect(reread.versionHash == textNoteModel.versionHash)
+
+        let directory = try TemporaryDirectory()
+        let url = directory.url.appendingPathComponent("Notes.xml")
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+            <entity name="Note">
+              <attribute name="title" attributeType="String"><userInfo><entry key="strata.text" value="YES"/></userInfo></attribute>
+              <attribute name="tag" attributeType="String"/>
+            </entity>
+            </model>
+            """.utf8).write(to: url)
+        let xcode = try ManagedObjectModel(xcdatamodelAt: url)
+        #expect(try xcode.entity(named: "Note").attributesByName["title"]?.isText == true)
+        #expect(try xcode.entity(named: "Note").attributesByName["tag"]?.isText == false)
+    }
+
+    @Test func aTextChangesTheModelsVersionHash() throws {
+        let plain = try ManagedObjectModel(entities: [EntityDescription("Note", attributes: [AttributeDescription("title", .string)])])
+        var text = AttributeDescription("title", .string)
+        text.isText = true
+        let texts = try ManagedObjectModel(entities: [EntityDescription("Note", attributes: [text])])
+        #expect(plain.versionHash != texts.versionHash)
+    }
+
+    @Test func onlyStoredStringsCanBeTexts() throws {
+        var number = AttributeDescription("count", .integer64)
+        number.isText = true
+        var transient = AttributeDescription("draft", .string, isTransient: true)
+        transient.isText = true
+        let error = try #require(throws: StrataError.self) {
+            try ManagedObjectModel(entities: [EntityDescription("Note", attributes: [number, transient])])
+        }
+        #expect(error.code == .invalidModel)
+        let reasons = error.problems.map(\.reason)
+        #expect(reasons.contains { $0.contains("only a string attribute can be a text") })
+        #expect(reasons.contains { $0.contains("cannot be transient") })
+    }
+}
+
+@Suite struct TextAttributeEditing {
+    @Test func typingIsLoggedAsSplicesAndReadsAsAString() throws {
+        let stack = Stack(model: textNoteModel)
+        let note = try stack.context.insertObject(forEntityName: "Note")
+        stack.context.processPendingChanges()
+        try note.type("Hello", at: 0, into: "body")
+        try note.replaceCharacters(in: 0..<1, with: "J", forKey: "body")
+        #expect(try note.text("body") == "Jello")
+        stack.context.processPendingChanges()
+        let logged = loggedTextChanges(stack.context)
+        #expect(logged.textUpdates == 0, "a text changes by splices only")
+        let edit = try #require(logged.splices.last)
+        #expect(edit.insertions == ["Hello", "J"] || edit.insertions.joined() == "HelloJ")
+        #expect(edit.deletions == ["H"])
+    }
+
+    @Test func settingAWholeStringBecomesTheFewestSplices() throws {
+        let stack = Stack(model: textNoteModel)
+        let note = try stack.context.insertObject(forEntityName: "Note")
+        try note.setValue(.string("The quick fox"), forKey: "body")
+        try stack.context.save()
+        try note.setValue(.string("The quick brown fox"), forKey: "body")
+        stack.context.processPendingChanges()
+        let logged = loggedTextChanges(stack.context)
+        #expect(logged.textUpdates == 0)
+        #expect(logged.splices.count == 1)
+        #expect(logged.splices.first?.insertions == ["brown "])
+        #expect(logged.splices.first?.deletions == [])
+        try stack.context.save()
+        #expect(try stack.newContext().existingObject(with: note.objectID).text("body") == "The quick brown fox")
+    }
+
+    @Test func undoAndRedoApplyTheInverseSplices() throws {
+        let stack = Stack(model: textNoteModel)
+        let note = try stack.context.insertObject(forEntityName: "Note")
+        try note.setValue(.string("Hello world"), forKey: "title")
+        try stack.context.save()
+        stack.undo.removeAllActions()
+
+        try note.replaceCharacters(in: 5..<11, with: "", forKey: "title")           // delete " world"
+        stack.context.processPendingChanges()
+        try note.type(", there", at: 5, into: "title")
+        stack.context.processPendingChanges()
+        #expect(try note.text("title") == "Hello, there")
+
+        try stack.undo.undo()
+        #expect(try note.text("title") == "Hello")
+        try stack.undo.undo()
+        #expect(try note.text("title") == "Hello world", "a deletion undone restores its characters where they were")
+        try stack.undo.redo()
+        #expect(try note.text("title") == "Hello")
+        try stack.undo.redo()
+        #expect(try note.text("title") == "Hello, there")
+        try stack.context.save()
+        #expect(try stack.newContext().existingObject(with: note.objectID).text("title") == "Hello, there")
+        #expect(loggedTextChanges(stack.context).textUpdates == 0)
+    }
+
+    @Test func rollbackPutsTheSavedTextBack() throws {
+        let stack = Stack(model: textNoteModel)
+        let note = try stack.context.insertObject(forEntityName: "Note")
+        try note.setValue(.string("draft"), forKey: "body")
+        try stack.context.save()
+        try note.type(" two", at: 5, into: "body")
+        stack.context.rollback()
+        #expect(try note.text("body") == "draft")
+        try note.type("!", at: 5, into: "body")
+        try stack.context.save()
+        #expect(try stack.newContext().existingObject(with: note.objectID).text("body") == "draft!")
+    }
+
+    @Test func utf16RangesAreConvertedAtTheEdge() throws {
+        let stack = Stack(model: textNoteModel)
+        let note = try stack.context.insertObject(forEntityName: "Note")
+        try note.setValue(.string("a😀b"), forKey: "body")
+        // "😀" is two UTF-16 units and one scalar: "b" is at UTF-16 offset 3.
+        try note.replaceCharacters(in: NSRange(location: 3, length: 1), with: "c", forKey: "body")
+        #expect(try note.text("body") == "a😀c")
+        let split = try #require(throws: StrataError.self) {
+            try note.replaceCharacters(in: NSRange(location: 2, length: 1), with: "x", forKey: "body")
+        }
+        #expect(split.code == .invalidArgument && split.message.contains("splits a character"))
+    }
+
+    @Test func badRangesAndPlainStringsAreRefusedWithWhatToDo() throws {
+        let stack = Stack(model: textNoteModel)
+        let note = try stack.context.insertObject(forEntityName: "Note")
+        try note.setValue(.string("abc"), forKey: "body")
+        let outside = try #require(throws: StrataError.self) { try note.replaceCharacters(in: 2..<5, with: "", forKey: "body") }
+        #expect(outside.code == .invalidArgument && outside.message.contains("has 3 characters"))
+        #expect(try note.text("body") == "abc", "a refused splice changes nothing")
+        let plain = try #require(throws: StrataError.self) { try note.replaceCharacters(in: 0..<0, with: "x", forKey: "tag") }
+        #expect(plain.code == .typeMismatch && plain.message.contains("setValue"))
+    }
+}
+
+@Suite struct TextAttributeDocuments {
+    @Test func splicesSurviveSavesCompactionAndReopening() throws {
+        let stack = try DocumentStack(model: textNoteModel, configuration: manualCompaction())
+        let note = try stack.context.insertObject(forEntityName: "Note")
+        try stack.context.save()
+        try note.type("Hello world", at: 0, into: "body")
+        try stack.context.save()
+        let uri = note.objectID.uriRepresentation()
+
+        try stack.reopen(configuration: manualCompaction())
+        var reopened = try stack.object(uri)
+        #expect(try reopened.text("body") == "Hello world")
+        try reopened.type("big ", at: 6, into: "body")
+        try stack.context.save()
+        try stack.store.compact()
+        #expect(try sqlRows(stack.url, "SELECT count(*) FROM strata_text").first?.first == .integer(1),
+                "a text with splices keeps its identities in the snapshot")
+        #expect(try sqlRows(stack.url, "SELECT body FROM Note").first?.first == .text("Hello big world"),
+                "the snapshot's column holds the plain text")
+
+        try stack.reopen(configuration: manualCompaction())
+        reopened = try stack.object(uri)
+        try reopened.replaceCharacters(in: 0..<5, with: "Goodbye", forKey: "body")
+        try stack.context.save()
+        try stack.reopen(configuration: manualCompaction())
+        #expect(try stack.object(uri).text("body") == "Goodbye big world")
+        let verification = try DocumentVerifier.verify(stack.url)
+        #expect(verification.isValid, "\(verification.problems)")
+    }
+
+    @Test func twoWritersTypingIntoOneTextBothKeepTheirWords() throws {
+        let directory = try TemporaryDirectory()
+        let (uri, one, other) = try DocumentStack.twoConnections(directory.file(), model: textNoteModel) { stack in
+            let note = try stack.context.insertObject(forEntityName: "Note")
+            try note.setValue(.string("shared"), forKey: "title")
+            try stack.context.save()
+            return note.objectID.uriRepresentation()
+        }
+        let mine = try one.object(uri)
+        let theirs = try other.object(uri)
+        try mine.type(" mine", at: 6, into: "title")
+        try theirs.type("theirs ", at: 0, into: "title")
+        try one.context.save()
+        try other.context.save()
+        #expect(try theirs.text("title") == "theirs shared mine", "the second save sees both words")
+
+        one.context.refresh(mine, mergeChanges: true)
+        _ = try one.store.catchUp()
+        one.context.refresh(mine, mergeChanges: false)
+        #expect(try mine.text("title") == "theirs shared mine")
+
+        // Undo in one connection removes only its own word.
+        try one.undo.undo()
+        #expect(try mine.text("title") == "theirs shared")
+        try one.context.save()
+        _ = try other.store.catchUp()
+        other.context.refresh(theirs, mergeChanges: false)
+        #expect(try theirs.text("title") == "theirs shared")
+    }
+}
+
+@Suite struct TextEditInverses {
+    @Test func anUndoneDeletionComesBackBesideWhatOthersTypedMeanwhile() throws {
+        var mine = TextSequence(base: "abcdef")
+        var edit = TextEdit()
+        for step in mine.replace(at: 2, length: 2, with: [], peer: 7) { edit.append(step) }   // delete "cd"
+        #expect(mine.string == "abef")
+        // Someone else types "X" between "b" and "e".
+        var theirs = mine
+        let typed = theirs.insert(["X"], at: 2, peer: 9)
+        let insert = try #require(typed)
+        try mine.apply(insert)
+        #expect(mine.string == "abXef")
+        _ = try mine.apply(edit.inverse, peer: 7)
+        #expect(mine.string.contains("cd") && mine.string.contains("X") && mine.string.hasPrefix("ab") && mine.string.hasSuffix("ef"))
+    }
+
+    @Test func textsRoundTripThroughTheirEncodingAndDamageIsNamed() throws {
+        var text = TextSequence(base: "hello")
+        _ = text.replace(at: 1, length: 2, with: Array("EY".unicodeScalars), peer: 3)
+        _ = text.replace(at: 0, length: 0, with: Array(">> ".unicodeScalars), peer: 4)
+        let bytes = TextCoding.encode(text)
+        let decoded = try TextCoding.decodeSequence(bytes)
+        #expect(decoded.string == text.string)
+        #expect(decoded.shownIdentities() == text.shownIdentities())
+        #expect(!decoded.isFirstValueOnly && TextSequence(base: "x").isFirstValueOnly)
+        let damaged = try #require(throws: StrataError.self) { try TextCoding.decodeSequence(Array(bytes.dropLast(2))) }
+        #expect(damaged.code == .corruptSegment)
+    }
+}
