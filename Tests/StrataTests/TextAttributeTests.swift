@@ -188,6 +188,41 @@ private func loggedTextChanges(_ context: ManagedObjectContext) -> (splices: [Te
     }
 }
 
+@Suite struct TextCursors {
+    @Test func aCursorStaysWithItsCharacterThroughEditsHereAndElsewhere() throws {
+        let stack = Stack(model: textNoteModel)
+        let note = try stack.context.insertObject(forEntityName: "Note")
+        try note.setValue(.string("Hello world"), forKey: "body")
+        try stack.context.save()
+        let caret = try note.cursor(at: 6, forKey: "body")   // before "w", after the space
+        let end = try note.cursor(at: 11, forKey: "body")
+        #expect(try note.position(of: .start, forKey: "body") == 0)
+
+        try note.replaceCharacters(in: 0..<0, with: ">> ", forKey: "body")
+        #expect(try note.position(of: caret, forKey: "body") == 9)
+        try note.replaceCharacters(in: 8..<9, with: "", forKey: "body")   // the space the caret is anchored to
+        #expect(try note.text("body") == ">> Helloworld")
+        #expect(try note.position(of: caret, forKey: "body") == 8, "a cursor whose character is deleted stays where it was")
+        #expect(try note.position(of: end, forKey: "body") == 13)
+        try stack.context.save()
+
+        // Another context types at the start; this one sees the caret move once it reads the text again.
+        let otherContext = stack.newContext()
+        let other = try otherContext.existingObject(with: note.objectID)
+        try other.replaceCharacters(in: 0..<0, with: "Re: ", forKey: "body")
+        try otherContext.save()
+        stack.context.refresh(note, mergeChanges: false)
+        #expect(try note.text("body") == "Re: >> Helloworld")
+        #expect(try note.position(of: caret, forKey: "body") == 12)
+        #expect(try other.position(of: caret, forKey: "body") == 12, "a cursor means the same in every context")
+
+        let encoded = try JSONEncoder().encode(caret)
+        #expect(try JSONDecoder().decode(TextCursor.self, from: encoded) == caret)
+        let outside = try #require(throws: StrataError.self) { try note.cursor(at: 99, forKey: "body") }
+        #expect(outside.code == .invalidArgument)
+    }
+}
+
 @Suite struct TextAttributeDocuments {
     @Test func splicesSurviveSavesCompactionAndReopening() throws {
         let stack = try DocumentStack(model: textNoteModel, configuration: manualCompaction())

@@ -49,7 +49,7 @@ extension ManagedObject {
         try replaceCharacters(in: lower..<upper, with: string, forKey: key)
     }
 
-    private func textSlot(forKey key: String) throws -> Int {
+    func textSlot(forKey key: String) throws -> Int {
         let slot = try slotIndex(forKey: key)
         guard entity.isText(slot: slot) else {
             throw StrataError(.typeMismatch,

@@ -50,6 +50,17 @@ extension ManagedObjectContext {
         texts[key] = text
     }
 
+    /// Runs `body` with the text's characters as this context holds them now (loaded from
+    /// the store on first use; a value set without splices taken in as splices).
+    func withText<Result>(of object: ManagedObject, slot: Int, _ body: (TextSequence) throws -> Result) throws -> Result {
+        try object.ensureLoaded()
+        let key = TextKey(id: object.objectID, slot: slot)
+        var text = try texts.removeValue(forKey: key) ?? loadText(of: object, slot: slot, value: object.storage[slot])
+        noteDirectTextWrites(&text, object: object, slot: slot)
+        texts[key] = text
+        return try body(text.sequence)
+    }
+
     /// Applies a text edit as recorded (undo, redo, rollback): its insertions and deletions
     /// as any replica's, its restores as new characters of this context's; the edit as
     /// applied becomes part of the next flush's.
