@@ -84,6 +84,26 @@ private func documentWithOneDepartment(in directory: TemporaryDirectory) throws 
         #expect(after.isValid && after.notes.isEmpty, "\(after.problems) \(after.notes)")
     }
 
+    /// Version 3 and 4 bodies carry an author and a context name before their group count
+    /// (docs/FORMAT.md §15.1): the check reads past them instead of calling the document
+    /// damaged.
+    @Test func checksIntegrityOnOpenReadsSegmentsWithAnAuthorAndTextEdits() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file()
+        let stack = try DocumentStack.create(url, model: textNoteModel, configuration: manualCompaction())
+        stack.context.transactionAuthor = "Ada"
+        stack.context.name = "Editor"
+        let note = try stack.context.insertObject(forEntityName: "Note")
+        try stack.context.save()
+        try note.replaceCharacters(in: 0..<0, with: "hi", forKey: "title")
+        try stack.context.save()
+        try stack.store.close()
+        var checking = manualCompaction()
+        checking.checksIntegrityOnOpen = true
+        let reopened = try DocumentStore(openingAt: url, model: textNoteModel, configuration: checking)
+        try reopened.close()
+    }
+
     @Test func checksIntegrityOnOpenRefusesDamagedPages() throws {
         let directory = try TemporaryDirectory()
         let url = directory.file()

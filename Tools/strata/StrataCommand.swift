@@ -31,7 +31,7 @@ struct StrataCommand: ParsableCommand {
         version: ToolVersion.line(tool: "strata"),
         subcommands: [
             NewCommand.self, InfoCommand.self, InsertCommand.self, UpdateCommand.self, DeleteCommand.self,
-            GetCommand.self, FetchCommand.self, UndoCommand.self, RedoCommand.self, HistoryCommand.self,
+            GetCommand.self, SpliceCommand.self, FetchCommand.self, UndoCommand.self, RedoCommand.self, HistoryCommand.self,
             ImportCommand.self, ExportCommand.self, CodegenCommand.self, ModelCommand.self, MigrateCommand.self, DemoCommand.self,
             PushCommand.self, PullCommand.self, SyncCommand.self, CloneCommand.self,
         ])

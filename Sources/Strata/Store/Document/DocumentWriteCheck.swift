@@ -81,8 +81,9 @@ enum DocumentWriteCheck {
                 throw damaged(sequence, "fails its checksum (\(error.message))")
             }
             var reader = ByteReader(raw)
-            guard (try? reader.readRaw(count: SegmentFormat.magic.count)) == SegmentFormat.magic, (try? reader.readVarint()) != nil,
-                  let bodySequence = try? reader.readVarint(), (try? reader.readZigzag()) != nil, let groups = try? reader.readVarint()
+            guard (try? reader.readRaw(count: SegmentFormat.magic.count)) == SegmentFormat.magic, let version = try? reader.readVarint(),
+                  let bodySequence = try? reader.readVarint(), (try? reader.readZigzag()) != nil,
+                  (try? Self.skipMetadata(of: version, in: &reader)) != nil, let groups = try? reader.readVarint()
             else { throw damaged(sequence, "has a body that does not start as a segment's does") }
             guard bodySequence == UInt64(bitPattern: sequence) else { throw damaged(sequence, "has a body saying sequence \(bodySequence)") }
             guard Int64(raw.count) == statement.int64(at: 2) else {
@@ -98,5 +99,12 @@ enum DocumentWriteCheck {
         if case .integer(let count)? = orphans.first?.first, count > 0 {
             throw DocumentOpenFailure.damaged(path, "\(count) undo group rows belong to no stored segment")
         }
+    }
+
+    /// Skips the author and context name a body of version 3 or later holds after its
+    /// timestamp (docs/FORMAT.md §15.1).
+    private static func skipMetadata(of version: UInt64, in reader: inout ByteReader) throws {
+        guard version >= SegmentFormat.metadataVersion else { return }
+        for _ in 0..<2 where try reader.readByte() == 1 { _ = try reader.readString() }
     }
 }

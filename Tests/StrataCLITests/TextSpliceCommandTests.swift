@@ -1,0 +1,90 @@
+import Foundation
+import Strata
+import Testing
+
+/// `strata splice` and texts edited by several processes at once (issue 35; docs/TEXT.md).
+@Suite(.serialized) struct TextSpliceCommands {
+    static let model = #"""
+        {"format": "strata-model", "formatVersion": 1, "entities": [
+          {"name": "Note", "attributes": [
+             {"name": "title", "type": "string", "text": true},
+             {"name": "tag", "type": "string"}]}]}
+        """#
+
+    /// A directory with `notes.strata`, holding one note titled `title`; its reference.
+    static func note(_ sandbox: TemporaryDirectory, title: String) throws -> (document: String, note: String) {
+        try Data(model.utf8).write(to: sandbox.file("Notes.json"))
+        let document = sandbox.path("notes.strata")
+        let created = try CLI.strata("new", document, "--model", sandbox.path("Notes.json"))
+        #expect(created.status == 0, "\(created.stderr)")
+        let inserted = try CLI.strata("insert", document, "Note", "title=\(title)")
+        #expect(inserted.status == 0, "\(inserted.stderr)")
+        return (document, inserted.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    static func title(_ document: String, _ note: String) throws -> String {
+        let got = try CLI.strata("get", document, note, "--json")
+        let json = try #require(try got.json() as? [String: Any], "\(got.stdout)\(got.stderr)")
+        let values = (json["values"] as? [String: Any]) ?? json
+        return try #require(values["title"] as? String, "\(json)")
+    }
+
+    @Test func aSpliceEditsATextAndUndoRevertsIt() throws {
+        let sandbox = try TemporaryDirectory()
+        let (document, note) = try Self.note(sandbox, title: "Hello world")
+        let splice = try CLI.strata("splice", document, note, "title", "--at", "6", "--delete", "5", "--insert", "there")
+        #expect(splice.status == 0, "\(splice.stderr)")
+        #expect(splice.stdout == "Hello there\n")
+        let log = try CLI.strataLog("dump", document)
+        #expect(log.stdout.contains(#"splice Note/p1.title  -"world" +"there""#), "\(log.stdout)")
+        let undo = try CLI.strata("undo", document)
+        #expect(undo.stdout == "Undid Typing\n", "\(undo.stdout)\(undo.stderr)")
+        #expect(try Self.title(document, note) == "Hello world")
+
+        let outside = try CLI.strata("splice", document, note, "title", "--at", "40", "--insert", "x")
+        expectFailure(outside, mentions: ["has 11 characters", "40..<40"])
+        let plain = try CLI.strata("splice", document, note, "tag", "--at", "0", "--insert", "x")
+        expectFailure(plain, mentions: ["Note.tag is not a text attribute"])
+        let nothing = try CLI.strata("splice", document, note, "title", "--at", "0")
+        expectFailure(nothing, mentions: ["Nothing to do"])
+    }
+
+    /// Four processes at a time insert words at the start or the end of one title, in
+    /// rounds (several at one place at once): every
+    /// word survives once and whole (no interleaving), the document equals a replay of its
+    /// log, and an undo removes exactly one process's word.
+    @Test func processesTypingIntoOneTitleAtOnceLoseNoWord() throws {
+        let sandbox = try TemporaryDirectory()
+        let base = "shared"
+        let (document, note) = try Self.note(sandbox, title: base)
+        var random = SeededGenerator(seed: testSeed("TextSplice.processes"))
+        var words: [String] = []
+        for round in 0..<3 {
+            var arguments: [[String]] = []
+            // Places that are between words in whatever the process reads: the start and the
+            // end (another process's word may be saved before this one reads the text).
+            for writer in 0..<4 {
+                let word = "<\(round)\(writer)\(String(repeating: "abcdefgh".randomElement(using: &random)!, count: 3))>"
+                words.append(word)
+                let place = Bool.random(using: &random) ? ["--at", "0"] : ["--end"]
+                arguments.append(["splice", document, note, "title"] + place + ["--insert", word])
+            }
+            let results = try CLI.runAll("strata", arguments)
+            #expect(results.allSatisfy { $0.status == 0 }, "round \(round): \(results.map(\.stderr))")
+        }
+        let title = try Self.title(document, note)
+        for word in words {
+            #expect(title.components(separatedBy: word).count == 2, "\(word) must be in \(title) exactly once and whole")
+        }
+        #expect(title.count == base.count + words.map(\.count).reduce(0, +))
+        let verify = try CLI.strataLog("verify", document)
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+
+        let undo = try CLI.strata("undo", document)
+        #expect(undo.status == 0, "\(undo.stderr)")
+        let after = try Self.title(document, note)
+        let kept = words.filter { after.contains($0) }
+        #expect(kept.count == words.count - 1, "an undo removes one process's word and nobody else's: \(after)")
+        #expect(after.count == title.count - words.first { !after.contains($0) }!.count)
+    }
+}
