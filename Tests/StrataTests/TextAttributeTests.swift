@@ -253,6 +253,37 @@ private func loggedTextChanges(_ context: ManagedObjectContext) -> (splices: [Te
         #expect(verification.isValid, "\(verification.problems)")
     }
 
+    /// A deleted record keeps its text's characters: the undo of its delete brings them
+    /// back, so the undo of the typing before the delete still finds them — after a save and
+    /// a compaction between, and replayed by verify.
+    @Test func undoingADeleteBringsATextBackWithItsCharacters() throws {
+        let stack = try DocumentStack(model: textNoteModel, configuration: manualCompaction())
+        let note = try stack.context.insertObject(forEntityName: "Note")
+        try stack.context.save()
+        stack.context.processPendingChanges()
+        try note.type("Milk", at: 0, into: "body")
+        try stack.context.save()
+        stack.context.delete(note)
+        try stack.context.save()
+        _ = try stack.store.compact()
+
+        let id = note.objectID
+        try stack.undo.undo()   // the delete
+        let revived = try stack.context.existingObject(with: id)
+        #expect(try revived.text("body") == "Milk")
+        try stack.context.save()
+        try stack.undo.undo()   // the typing
+        #expect(try revived.text("body") == "")
+        try stack.context.save()
+        try stack.undo.redo()
+        try revived.type("!", at: 4, into: "body")
+        try stack.context.save()
+        try stack.reopen(configuration: manualCompaction())
+        #expect(try stack.context.existingObject(with: id).text("body") == "Milk!")
+        let verification = try DocumentVerifier.verify(stack.url)
+        #expect(verification.isValid, "\(verification.problems)")
+    }
+
     @Test func twoWritersTypingIntoOneTextBothKeepTheirWords() throws {
         let directory = try TemporaryDirectory()
         let (uri, one, other) = try DocumentStack.twoConnections(directory.file(), model: textNoteModel) { stack in

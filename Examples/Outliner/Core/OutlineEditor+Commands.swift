@@ -17,9 +17,9 @@ extension OutlineEditor {
     private func handleOutline(_ key: Key) {
         switch key {
         case .character(let character) where isTyping || !"qh/".contains(character):
-            type { $0.append(character) }
-        case .space where isTyping: type { $0.append(" ") }
-        case .backspace where isTyping: type { if !$0.isEmpty { $0.removeLast() } }
+            type(String(character))
+        case .space where isTyping: type(" ")
+        case .backspace where isTyping: deleteLastCharacter()
         default:
             isTyping = false
             switch key {
@@ -61,15 +61,27 @@ extension OutlineEditor {
         lastEdit = Date()
     }
 
-    /// Typing: each keystroke is a change named "Typing"; keystrokes closer together than the
-    /// undo manager's coalescing interval are one undo step.
-    private func type(_ edit: (inout String) -> Void) {
+    /// Typing: each keystroke is a change named "Typing", a splice of the title (a text:
+    /// docs/TEXT.md) at its end; keystrokes closer together than the undo manager's
+    /// coalescing interval are one undo step.
+    private func type(_ text: String) {
         guard let item = selected else { return }
         isTyping = true
         command("Typing") {
-            var title = item.title
-            edit(&title)
-            try item.setValue(.string(title), forKey: "title")
+            let end = item.title.unicodeScalars.count
+            try item.replaceCharacters(in: end..<end, with: text, forKey: "title")
+        }
+    }
+
+    /// Backspace: deletes the title's last character (all the Unicode scalars it is made of).
+    private func deleteLastCharacter() {
+        guard let item = selected else { return }
+        isTyping = true
+        command("Typing") {
+            let title = item.title
+            guard let last = title.last else { return }
+            let end = title.unicodeScalars.count
+            try item.replaceCharacters(in: (end - last.unicodeScalars.count)..<end, with: "", forKey: "title")
         }
     }
 

@@ -5,19 +5,24 @@ extension ManagedObjectModel {
     /// The outliner's model: one entity, `Item` (title, done, notes, created), a tree through
     /// `parent` and the ordered `children` (deleting an item deletes its subtree). The
     /// document's one item without a parent is the invisible root; its children are the
-    /// outline's top level.
+    /// outline's top level. Titles and notes are texts (docs/TEXT.md): two outliners typing
+    /// into one title at once both keep their words, and each one's undo removes its own.
     public static func outline() -> ManagedObjectModel {
+        var title = AttributeDescription("title", .string, defaultValue: .string(""))
+        title.isText = true
+        var notes = AttributeDescription("notes", .string)
+        notes.isText = true
         let item = EntityDescription("Item", attributes: [
-            AttributeDescription("title", .string, defaultValue: .string("")),
+            title,
             AttributeDescription("done", .boolean, defaultValue: .boolean(false)),
-            AttributeDescription("notes", .string),
+            notes,
             AttributeDescription("created", .date, isIndexed: true),
         ], relationships: [
             RelationshipDescription("parent", to: "Item", inverse: "children"),
             RelationshipDescription("children", to: "Item", toMany: true, inverse: "parent", deleteRule: .cascade, isOrdered: true),
         ])
         do {
-            return try ManagedObjectModel(entities: [item], versionIdentifier: "outline-1")
+            return try ManagedObjectModel(entities: [item], versionIdentifier: "outline-2")
         } catch {
             preconditionFailure("the outliner's model is invalid: \(error)")
         }

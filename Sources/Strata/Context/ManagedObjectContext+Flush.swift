@@ -48,7 +48,7 @@ extension ManagedObjectContext {
             }
             if object.state.insertedSinceFlush {
                 // The insert holds the texts' values: they start from there, on every replica.
-                if !texts.isEmpty { forgetTexts(of: id) }
+                if !texts.isEmpty { keepTextsForInsert(of: object) }
                 operations.append(.insert(id, values: object.storage))
                 object.state.wasLogged = true
                 continue

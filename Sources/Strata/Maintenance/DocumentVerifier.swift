@@ -339,7 +339,7 @@ package enum DocumentVerifier {
                         }
                         // Taken out of `rows`, not copied: a relate of a department with
                         // 100,000 employees in each of many segments copied them each time.
-                        if let key = patch.textToSeed(for: operation) { patch.seedText(key, texts[key]) }
+                        for key in patch.textsToSeed(for: operation) { patch.seedText(key, texts[key]) }
                         try patch.apply(operation, base: { rows.removeValue(forKey: $0) }, giveBack: { rows[$0] = $1 })
                         switch operation {
                         case .insert(let id, _): insertedBy[id] = segment.sequence

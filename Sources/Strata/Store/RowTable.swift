@@ -181,9 +181,12 @@ struct RowTable: Sendable {
         if isRecording { journal.append(.row(id, nil)) }
         rows[id] = StoredRow(values: Self.persistent(values, of: id.entity), batch: isRecording ? batch : 0)
         if !deleted.isEmpty { setDeleted(id, false) }
-        // An inserted record's texts start from its values, on every replica alike.
+        // An inserted record's texts start from its values, on every replica alike; a record
+        // inserted again (an undo of its delete) keeps its characters when they show them.
         if !texts.isEmpty, !id.entity.textSlots.isEmpty {
-            for slot in id.entity.textSlots { setText(TextKey(id: id, slot: slot), nil) }
+            for slot in id.entity.textSlots where !TextSequence.keeps(texts[TextKey(id: id, slot: slot)], forInsertOf: values[slot]) {
+                setText(TextKey(id: id, slot: slot), nil)
+            }
         }
     }
 

@@ -113,11 +113,13 @@ extension ManagedObjectContext {
     }
 
     /// A text's state when this context first edits it: the characters' identities as the
-    /// store holds them, or — for a new object, or a store that records no identities — the
-    /// value as a first value.
+    /// store holds them (a record deleted there and inserted again here, by an undo of the
+    /// delete, included), or — for a new object, or a store that records no identities —
+    /// the value as a first value.
     private func loadText(of object: ManagedObject, slot: Int, value: PropertyValue) throws -> ContextText {
         let string = if case .string(let string) = value { string } else { "" }
-        if object.state.existsInStore, let sequence = try coordinator.textSequence(for: object.objectID, slot: slot) {
+        if !object.objectID.isTemporaryID, let sequence = try coordinator.textSequence(for: object.objectID, slot: slot),
+           object.state.existsInStore || TextSequence.keeps(sequence, forInsertOf: value) {
             return ContextText(sequence: sequence, written: string)
         }
         return ContextText(sequence: TextSequence(base: string), written: string)
@@ -132,6 +134,18 @@ extension ManagedObjectContext {
             let value = sequence.string
             if object.storage[slot] != .string(value) { object.storage[slot] = .string(value) }
             if case .string(let stored) = object.storage[slot] { texts[key] = ContextText(sequence: sequence, written: stored) }
+        }
+    }
+
+    /// At the flush that logs an object's insert: its texts start from the inserted values,
+    /// as every store's do (``TextSequence/keeps(_:forInsertOf:)``); a text that shows them
+    /// and has no edit since the last flush (the object deleted and inserted again by undo
+    /// and redo) keeps its characters.
+    func keepTextsForInsert(of object: ManagedObject) {
+        for slot in object.entity.textSlots where slot < object.storage.count {
+            let key = TextKey(id: object.objectID, slot: slot)
+            guard let text = texts[key] else { continue }
+            if !text.pending.isEmpty || !TextSequence.keeps(text.sequence, forInsertOf: object.storage[slot]) { texts[key] = nil }
         }
     }
 

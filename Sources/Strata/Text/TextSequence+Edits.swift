@@ -108,6 +108,15 @@ extension TextSequence {
 }
 
 extension TextSequence {
+    /// Whether a record inserted with `value` keeps the characters `existing` it had (it
+    /// was deleted and is inserted again, as an undo of the delete does): when they show
+    /// exactly that value. Every store and context decides so, alike, so the log's later
+    /// splices name the same characters everywhere (docs/TEXT.md, "Undo").
+    package static func keeps(_ existing: TextSequence?, forInsertOf value: PropertyValue) -> Bool {
+        guard let existing else { return false }
+        return existing.string == value.textValue
+    }
+
     /// Whether every character is still the first value's, as inserted: the string alone
     /// says everything then (a document keeps no identities for it).
     package var isFirstValueOnly: Bool {

@@ -119,12 +119,19 @@ struct OverlayPatch {
     /// up on other processes' segments asks), so a save does not hash each record again.
     var touched: Set<ManagedObjectID> { deleted.union(rows.keys) }
 
-    /// The text an operation splices when the patch does not hold it yet: the caller gives
-    /// it (``seedText(_:_:)``) from what is committed, so its identities are the store's.
-    func textToSeed(for operation: ChangeOperation) -> TextKey? {
-        guard case .splice(let id, let slot, _) = operation else { return nil }
-        let key = TextKey(id: id, slot: slot)
-        return texts[key] == nil ? key : nil
+    /// The texts an operation needs that the patch does not hold yet — the text a splice
+    /// changes, the texts of a record inserted again — which the caller gives
+    /// (``seedText(_:_:)``) from what is committed, so their identities are the store's.
+    mutating func textsToSeed(for operation: ChangeOperation) -> [TextKey] {
+        switch operation {
+        case .splice(let id, let slot, _):
+            let key = TextKey(id: id, slot: slot)
+            return texts[key] == nil ? [key] : []
+        case .insert(let id, _) where !id.entity.textSlots.isEmpty && !isKnownNew(id):
+            return id.entity.textSlots.map { TextKey(id: id, slot: $0) }.filter { texts[$0] == nil }
+        default:
+            return []
+        }
     }
 
     /// Gives the patch a committed text before it splices it (nil: the store holds only its
@@ -154,9 +161,12 @@ struct OverlayPatch {
         switch operation {
         case .insert(_, let values):
             if rows.updateValue(RowTable.persistent(values, of: id.entity), forKey: id) != nil { throw Self.duplicate(id) }
-            // An inserted record's texts start from its values, on every replica alike.
+            // An inserted record's texts start from its values, on every replica alike; a
+            // record inserted again (an undo of its delete) keeps its characters when they
+            // show them.
             for slot in id.entity.textSlots where slot < values.count {
-                texts[TextKey(id: id, slot: slot)] = TextSequence(base: values[slot].textValue)
+                let key = TextKey(id: id, slot: slot)
+                if !TextSequence.keeps(texts[key], forInsertOf: values[slot]) { texts[key] = TextSequence(base: values[slot].textValue) }
             }
             let reinserted = !deleted.isEmpty && deleted.remove(id) != nil
             if !reinserted, !isKnownNew(id), try base(id) != nil { throw Self.duplicate(id) }

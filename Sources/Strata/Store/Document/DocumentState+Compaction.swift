@@ -84,7 +84,6 @@ extension DocumentState {
     func deleteRow(_ id: ManagedObjectID) throws {
         let root = id.entity.rootEntity
         try connection.prepare("DELETE FROM \(SnapshotSchema.quote(root.name)) WHERE \"_pk\" = ?").run([.integer(id.primaryKey)])
-        try deleteTexts(of: id)
         for join in schema.joinTables.values {
             if join.owner.rootEntity === root {
                 try connection.prepare("DELETE FROM \(SnapshotSchema.quote(join.name)) WHERE \"source\" = ?").run([.integer(id.primaryKey)])

@@ -9,9 +9,9 @@ extension DocumentState {
 
     /// The committed text of a record's text attribute: the overlay's, else the snapshot's;
     /// nil when the document holds only its string (a first value).
+    /// A deleted record keeps its texts: an undo of its delete inserts it again with them.
     func currentText(_ key: TextKey) throws -> TextSequence? {
         if let text = overlay.texts[key] { return text }
-        if !overlay.deleted.isEmpty, overlay.deleted.contains(key.id) { return nil }
         return try snapshotText(key)
     }
 
@@ -20,16 +20,16 @@ extension DocumentState {
         if let patches = heldWrite?.patches {
             for patch in patches.reversed() {
                 if let text = patch.texts[key] { return text }
-                if patch.deleted.contains(key.id) { return nil }
             }
         }
         return try currentText(key)
     }
 
-    /// Gives `patch` the committed text `operation` splices, when the patch lacks it.
+    /// Gives `patch` the committed texts `operation` needs, when the patch lacks them.
     func seedText(for operation: ChangeOperation, in patch: inout OverlayPatch, inWrite: Bool) throws {
-        guard let key = patch.textToSeed(for: operation) else { return }
-        patch.seedText(key, try inWrite ? textInWrite(key) : currentText(key))
+        for key in patch.textsToSeed(for: operation) {
+            patch.seedText(key, try inWrite ? textInWrite(key) : currentText(key))
+        }
     }
 
     private func hasTextTable() throws -> Bool {
@@ -59,7 +59,7 @@ extension DocumentState {
             """)
         let replace = try connection.prepare("INSERT OR REPLACE INTO \(Self.textTable) (entity, pk, attribute, state) VALUES (?, ?, ?, ?)")
         let delete = try connection.prepare("DELETE FROM \(Self.textTable) WHERE entity = ? AND pk = ? AND attribute = ?")
-        for (key, text) in overlay.texts where !overlay.deleted.contains(key.id) {
+        for (key, text) in overlay.texts {
             let names: [SQLiteValue] = [.text(key.id.entity.rootEntity.name), .integer(key.id.primaryKey), .text(key.id.entity.slotNames[key.slot])]
             if text.isFirstValueOnly {
                 try delete.run(names)
@@ -67,13 +67,6 @@ extension DocumentState {
                 try replace.run(names + [.blob(TextCoding.encode(text))])
             }
         }
-    }
-
-    /// Deletes a deleted record's texts from the snapshot.
-    func deleteTexts(of id: ManagedObjectID) throws {
-        guard !id.entity.textSlots.isEmpty, try hasTextTable() else { return }
-        try connection.prepare("DELETE FROM \(Self.textTable) WHERE entity = ? AND pk = ?")
-            .run([.text(id.entity.rootEntity.name), .integer(id.primaryKey)])
     }
 }
 
