@@ -88,3 +88,59 @@ import Testing
         #expect(after.count == title.count - words.first { !after.contains($0) }!.count)
     }
 }
+
+/// Texts through file sync (docs/SYNC.md): three replicas splice one title apart and sync in
+/// a seeded random order; they converge, every word survives once and whole, and an undo on
+/// one replica removes its word everywhere (issue 35, item 7).
+@Suite(.serialized) struct TextSyncConvergence {
+    @Test func replicasSplicingOneTitleApartConverge() throws {
+        let sandbox = try TemporaryDirectory()
+        let (first, note) = try TextSpliceCommands.note(sandbox, title: "shared")
+        let hub = sandbox.path("hub.strata-remote")
+        #expect(try CLI.strata("push", first, hub).status == 0)
+        let replicas = [first, sandbox.path("b.strata"), sandbox.path("c.strata")]
+        for replica in replicas.dropFirst() {
+            let clone = try CLI.strata("clone", hub, replica)
+            #expect(clone.status == 0, "\(clone.stderr)")
+        }
+        var random = SeededGenerator(seed: testSeed("TextSync.replicas"))
+        var words: [String] = []
+        func syncAll(_ order: [String]) throws {
+            for replica in order {
+                let sync = try CLI.strata("sync", replica)
+                #expect(sync.status == 0, "\(replica): \(sync.stderr)")
+            }
+        }
+        for round in 0..<3 {
+            for (index, replica) in replicas.enumerated() where Bool.random(using: &random) || index == round {
+                let word = "<\(round)\(index)\("xyz".randomElement(using: &random)!)>"
+                words.append(word)
+                let place = Bool.random(using: &random) ? ["--at", "0"] : ["--end"]
+                let splice = try CLI.run("strata", ["splice", replica, note, "title"] + place + ["--insert", word])
+                #expect(splice.status == 0, "\(splice.stderr)")
+            }
+            try syncAll(replicas.shuffled(using: &random))
+        }
+        try syncAll(replicas)
+        try syncAll(replicas)
+        let titles = try replicas.map { try TextSpliceCommands.title($0, note) }
+        #expect(Set(titles).count == 1, "the replicas converge: \(titles)")
+        for word in words {
+            #expect(titles[0].components(separatedBy: word).count == 2, "\(word) must be in \(titles[0]) once and whole")
+        }
+        for replica in replicas {
+            let verify = try CLI.strataLog("verify", replica)
+            #expect(verify.status == 0, "\(replica): \(verify.stdout)\(verify.stderr)")
+        }
+
+        // An undo on one replica removes that replica's last word, everywhere.
+        let undoing = replicas[1]
+        let undo = try CLI.strata("undo", undoing)
+        #expect(undo.status == 0, "\(undo.stderr)")
+        try syncAll(replicas)
+        try syncAll(replicas)
+        let after = try replicas.map { try TextSpliceCommands.title($0, note) }
+        #expect(Set(after).count == 1, "the replicas converge after the undo: \(after)")
+        #expect(words.filter { !after[0].contains($0) }.count == 1, "one word is gone: \(after[0])")
+    }
+}

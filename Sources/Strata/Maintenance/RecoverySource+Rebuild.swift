@@ -134,6 +134,10 @@ extension RecoverySource {
         }
         let reserved: Set = ["strata_meta", "strata_segment", "strata_group", "strata_entity"]
         var lost: [String] = []
+        // Texts' identities (docs/FORMAT.md §18) are copied like the snapshot's rows.
+        if !names(connection, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name = '\(DocumentState.textTable)'").isEmpty {
+            try target.execute(DocumentState.createTextTable)
+        }
         // R-tree fetch indexes (virtual tables and their shadow tables) are refilled by
         // their triggers as the snapshot rows arrive.
         let rTrees = names(target, "SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'")

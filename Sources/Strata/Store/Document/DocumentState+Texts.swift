@@ -6,6 +6,11 @@ import Foundation
 /// value has no row there: its column's string says everything.
 extension DocumentState {
     static let textTable = "strata_text"
+    /// The table's schema (docs/FORMAT.md §18).
+    static let createTextTable = """
+        CREATE TABLE IF NOT EXISTS strata_text (entity TEXT NOT NULL, pk INTEGER NOT NULL, attribute TEXT NOT NULL,
+            state BLOB NOT NULL, PRIMARY KEY (entity, pk, attribute)) WITHOUT ROWID
+        """
 
     /// The committed text of a record's text attribute: the overlay's, else the snapshot's;
     /// nil when the document holds only its string (a first value).
@@ -53,10 +58,7 @@ extension DocumentState {
     /// value loses its row, which its column replaces.
     func writeTexts() throws {
         guard !overlay.texts.isEmpty else { return }
-        try connection.execute("""
-            CREATE TABLE IF NOT EXISTS \(Self.textTable) (entity TEXT NOT NULL, pk INTEGER NOT NULL, attribute TEXT NOT NULL,
-                state BLOB NOT NULL, PRIMARY KEY (entity, pk, attribute)) WITHOUT ROWID
-            """)
+        try connection.execute(Self.createTextTable)
         let replace = try connection.prepare("INSERT OR REPLACE INTO \(Self.textTable) (entity, pk, attribute, state) VALUES (?, ?, ?, ?)")
         let delete = try connection.prepare("DELETE FROM \(Self.textTable) WHERE entity = ? AND pk = ? AND attribute = ?")
         for (key, text) in overlay.texts {
