@@ -16,6 +16,9 @@ struct SwiftSnippetTests {
         "README.md": """
             let documentURL = URL(fileURLWithPath: "staff.strata")
             """,
+        "EditingText.md": """
+            let note: ManagedObject = given()
+            """,
         "PersistentHistory.md": """
             let context: ManagedObjectContext = given()
             let document: DocumentStore = given()

@@ -103,6 +103,7 @@ import Testing
         "SegmentGroup": SegmentGroup.self,
         "SegmentRecord": SegmentRecord.self,
         "SlotChange": SlotChange.self,
+        "TextCursor": TextCursor.self,
         "TextEdit": TextEdit.self,
         "SlotChanges": SlotChanges.self,
         "StoreBatchInsert": StoreBatchInsert.self,

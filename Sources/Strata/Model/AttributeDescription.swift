@@ -41,7 +41,7 @@ public struct AttributeDescription: Sendable, Hashable {
     /// identifier): a migration carries that attribute's values into this one.
     public var renamingIdentifier: String?
     /// Whether this string attribute is a **text**: a string people edit character by
-    /// character. Its changes are splices (``ManagedObject/replaceCharacters(in:with:forKey:)``,
+    /// character. Its changes are splices (``ManagedObject/replaceCharacters(in:with:forKey:)-(Range<Int>,_,_)``,
     /// and `setValue` of a whole string turned into the fewest splices), recorded in the
     /// log as ``TextEdit``s, merged character-wise with other contexts', processes' and
     /// replicas' edits, and undone per context; it reads, fetches, sorts and is stored as a
