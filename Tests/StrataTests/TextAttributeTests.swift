@@ -223,6 +223,43 @@ private func loggedTextChanges(_ context: ManagedObjectContext) -> (splices: [Te
     }
 }
 
+/// The selection an editor keeps with each undo group, as cursors (docs/TEXT.md, "Cursors"):
+/// handed back by undo and redo, it resolves to where the text now has it.
+struct CursorSelection: Sendable, Equatable {
+    var anchor: TextCursor
+    var head: TextCursor
+}
+
+@Suite struct TextSelectionsInUndoGroups {
+    @Test func undoHandsBackTheSelectionTheGroupRecordedAndItResolvesInTheTextAsItIs() throws {
+        let stack = Stack(model: textNoteModel)
+        stack.undo.coalescingInterval = 60
+        let note = try stack.context.insertObject(forEntityName: "Note")
+        try note.setValue(.string("Hello world"), forKey: "body")
+        try stack.context.save()
+        stack.undo.removeAllActions()
+
+        // Select "world" and replace it by typing "there", one keystroke per flush.
+        let before = CursorSelection(anchor: try note.cursor(at: 6, forKey: "body"), head: try note.cursor(at: 11, forKey: "body"))
+        try note.replaceCharacters(in: 6..<11, with: "", forKey: "body")
+        for (offset, scalar) in "there".unicodeScalars.enumerated() {
+            try note.replaceCharacters(in: (6 + offset)..<(6 + offset), with: String(scalar), forKey: "body")
+            stack.context.processPendingChanges()
+            stack.undo.setActionName("Typing")
+            stack.undo.setGroupMetadata(before)
+        }
+        #expect(stack.undo.undoGroups.count == 1, "the keystrokes coalesce into one step")
+        // Someone else's edit before the selection, merged meanwhile, moves it along.
+        try note.replaceCharacters(in: 0..<0, with: "Oh, ", forKey: "body")
+        stack.context.processPendingChanges()
+        try stack.undo.undo()   // "Oh, "
+        let recorded = try #require(try stack.undo.undo() as? CursorSelection)
+        #expect(try note.text("body") == "Hello world")
+        let range = try note.position(of: recorded.anchor, forKey: "body")..<note.position(of: recorded.head, forKey: "body")
+        #expect(range == 6..<11, "the selection comes back on the restored word")
+    }
+}
+
 @Suite struct TextAttributeDocuments {
     @Test func splicesSurviveSavesCompactionAndReopening() throws {
         let stack = try DocumentStack(model: textNoteModel, configuration: manualCompaction())

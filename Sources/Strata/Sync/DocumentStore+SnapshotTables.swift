@@ -72,6 +72,14 @@ package struct SnapshotTables: Sendable {
             if join.isOrdered { columns.append(Column(name: "position", type: .integer, isNullable: false)) }
             tables.append(Table(name: join.name, columns: columns, primaryKey: ["source", "destination"]))
         }
+        // Texts' identities travel with the rows (docs/FORMAT.md §18): a replica made from
+        // the snapshot must name the same characters as the log after it.
+        if model.entities.contains(where: { !$0.textSlots.isEmpty }) {
+            tables.append(Table(name: DocumentState.textTable, columns: [
+                Column(name: "entity", type: .text, isNullable: false), Column(name: "pk", type: .integer, isNullable: false),
+                Column(name: "attribute", type: .text, isNullable: false), Column(name: "state", type: .blob, isNullable: false),
+            ], primaryKey: ["entity", "pk", "attribute"]))
+        }
         return tables
     }
 }
@@ -102,8 +110,11 @@ extension DocumentStore {
                               context: .init { $0.path = path })
         }
         var tables = try SnapshotTables.layout(of: model)
+        let hasTextTable = try !connection.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
+            .rows([.text(DocumentState.textTable)]).isEmpty
         for index in tables.indices {
             let table = tables[index]
+            if table.name == DocumentState.textTable && !hasTextTable { continue }   // no text edited yet
             let columns = table.columns.map { SnapshotSchema.quote($0.name) }.joined(separator: ", ")
             let order = table.primaryKey.map(SnapshotSchema.quote).joined(separator: ", ")
             tables[index].rows = try connection.prepare("SELECT \(columns) FROM \(SnapshotSchema.quote(table.name)) ORDER BY \(order)").rows()
@@ -127,6 +138,9 @@ extension DocumentStore {
         try DocumentFile.create(on: connection, model: model, identifier: identifier)
         let expected = try SnapshotTables.layout(of: model)
         try connection.transaction(.exclusive) {
+            if snapshot.tables.contains(where: { $0.name == DocumentState.textTable }) {
+                try connection.execute(DocumentState.createTextTable)
+            }
             for table in snapshot.tables {
                 guard let layout = expected.first(where: { $0.name == table.name }),
                       layout.columns.map(\.name) == table.columns.map(\.name) else {

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// A cursor is anchored to the character before it (or to the start of the text). Text
 /// inserted or deleted elsewhere moves it along; when its character is deleted, it stays
-/// where that character was. It is a value an editor can keep, compare and encode, and it
+/// where that character was, and when an undo in this context puts it back, it follows it. It is a value an editor can keep, compare and encode, and it
 /// means the same in every context and on every replica of the text.
 ///
 /// ```swift
@@ -47,13 +47,27 @@ extension TextSequence {
     /// Where `cursor` is now: the number of shown characters before it; nil when its
     /// character is not in this text.
     package func position(of cursor: TextCursor) -> Int? {
-        guard let anchor = cursor.anchor else { return 0 }
+        guard var anchor = cursor.anchor else { return 0 }
         guard contains(anchor) else { return nil }
+        // A character deleted and put back by an undo here: the cursor follows it.
+        for _ in 0..<restorations.count {
+            guard isDeleted(anchor),
+                  let restoration = restorations.last(where: { $0.deleted.peer == anchor.peer && anchor.counter >= $0.deleted.counter
+                                                          && Int(anchor.counter - $0.deleted.counter) < $0.count })
+            else { break }
+            anchor = restoration.restored.advanced(by: Int(anchor.counter - restoration.deleted.counter))
+        }
         let (chunk, run, offset) = location(of: anchor)
         var position = visibleCounts.sum(before: chunk)
         for earlier in chunks[chunk].runs[..<run] { position += earlier.visibleLength }
         if !chunks[chunk].runs[run].isDeleted { position += offset + 1 }
         return position
+    }
+
+    /// Whether the character `id` (which the text holds) is deleted.
+    func isDeleted(_ id: TextElementID) -> Bool {
+        let (chunk, run, _) = location(of: id)
+        return chunks[chunk].runs[run].isDeleted
     }
 }
 

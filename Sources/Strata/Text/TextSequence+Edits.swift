@@ -82,6 +82,7 @@ extension TextSequence {
                 }
                 if case .insert(let id, let left, let right, let inserted)? = insert(scalars, after: after, peer: peer) {
                     applied.append(.insert(id: id, originLeft: left, originRight: right, scalars: inserted))
+                    restorations.append(Restoration(deleted: after.advanced(by: -(scalars.count - 1)), count: scalars.count, restored: id))
                 }
             }
         }

@@ -46,6 +46,16 @@ package struct TextSequence: Sendable {
     /// The characters shown.
     package private(set) var count = 0
 
+    /// Characters this replica deleted and then put back as new ones (an undo of a
+    /// deletion): cursors on the deleted ones follow them to the new ones. Kept where the
+    /// restore was made, never encoded.
+    struct Restoration: Sendable {
+        var deleted: TextElementID
+        var count: Int
+        var restored: TextElementID
+    }
+    var restorations: [Restoration] = []
+
     package init() {}
 
     /// The text.
