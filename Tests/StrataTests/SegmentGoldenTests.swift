@@ -13,12 +13,10 @@ import Testing
     static let generatorLZ4Version: Int32 = 10904
 
     @Test func writesTheGoldenFilesOnlyWhenAsked() throws {
-        guard ProcessInfo.processInfo.environment["STRATA_WRITE_GOLDEN"] == "1" else { return }
-        let model = try SegmentFixture.makeModel()
-        let body = try SegmentEncoder.encode(SegmentFixture.goldenSegment(model), model: model, version: 1)
-        try FileManager.default.createDirectory(at: SegmentFixture.goldenDirectory, withIntermediateDirectories: true)
-        try Data(body).write(to: SegmentFixture.goldenDirectory.appendingPathComponent(Self.bodyFile))
-        try Data(LZ4Frame.compress(body)).write(to: SegmentFixture.goldenDirectory.appendingPathComponent(Self.frameFile))
+        try SegmentFixture.writeGoldenFilesIfAsked(body: Self.bodyFile, frame: Self.frameFile) {
+            let model = try SegmentFixture.makeModel()
+            return try SegmentEncoder.encode(SegmentFixture.goldenSegment(model), model: model, version: 1)
+        }
     }
 
     @Test func encodingTheGoldenSegmentProducesExactlyTheGoldenBody() throws {

@@ -145,6 +145,16 @@ enum SegmentFixture {
     static func readGolden(_ name: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: goldenDirectory.appendingPathComponent(name)))
     }
+
+    /// Writes a golden body and its LZ4 frame, only when STRATA_WRITE_GOLDEN=1 is set
+    /// (Fixtures/segments/README.md): the files must never change otherwise.
+    static func writeGoldenFilesIfAsked(body bodyFile: String, frame frameFile: String, _ encode: () throws -> [UInt8]) throws {
+        guard ProcessInfo.processInfo.environment["STRATA_WRITE_GOLDEN"] == "1" else { return }
+        let body = try encode()
+        try FileManager.default.createDirectory(at: goldenDirectory, withIntermediateDirectories: true)
+        try Data(body).write(to: goldenDirectory.appendingPathComponent(bodyFile))
+        try Data(LZ4Frame.compress(body)).write(to: goldenDirectory.appendingPathComponent(frameFile))
+    }
 }
 
 /// Asserts that decoding `body` fails with `.corruptSegment` at `offset`, naming the

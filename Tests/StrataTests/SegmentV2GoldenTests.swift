@@ -11,11 +11,10 @@ import Testing
     static let frameFile = "v2-basic.lz4"
 
     @Test func writesTheGoldenFilesOnlyWhenAsked() throws {
-        guard ProcessInfo.processInfo.environment["STRATA_WRITE_GOLDEN"] == "1" else { return }
-        let model = try SegmentV2Fixture.makeModel()
-        let body = try SegmentEncoder.encode(SegmentV2Fixture.goldenSegment(model), model: model)
-        try Data(body).write(to: SegmentFixture.goldenDirectory.appendingPathComponent(Self.bodyFile))
-        try Data(LZ4Frame.compress(body)).write(to: SegmentFixture.goldenDirectory.appendingPathComponent(Self.frameFile))
+        try SegmentFixture.writeGoldenFilesIfAsked(body: Self.bodyFile, frame: Self.frameFile) {
+            let model = try SegmentV2Fixture.makeModel()
+            return try SegmentEncoder.encode(SegmentV2Fixture.goldenSegment(model), model: model)
+        }
     }
 
     @Test func encodingTheGoldenSegmentProducesExactlyTheGoldenBody() throws {

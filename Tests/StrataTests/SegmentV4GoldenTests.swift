@@ -48,11 +48,10 @@ import Testing
     }
 
     @Test func writesTheGoldenFilesOnlyWhenAsked() throws {
-        guard ProcessInfo.processInfo.environment["STRATA_WRITE_GOLDEN"] == "1" else { return }
-        let model = try Self.makeModel()
-        let body = try SegmentEncoder.encode(Self.goldenSegment(model), model: model)
-        try Data(body).write(to: SegmentFixture.goldenDirectory.appendingPathComponent(Self.bodyFile))
-        try Data(LZ4Frame.compress(body)).write(to: SegmentFixture.goldenDirectory.appendingPathComponent(Self.frameFile))
+        try SegmentFixture.writeGoldenFilesIfAsked(body: Self.bodyFile, frame: Self.frameFile) {
+            let model = try Self.makeModel()
+            return try SegmentEncoder.encode(Self.goldenSegment(model), model: model)
+        }
     }
 
     @Test func encodingTheGoldenSegmentProducesExactlyTheGoldenBody() throws {

@@ -74,7 +74,7 @@ package struct SnapshotTables: Sendable {
         }
         // Texts' identities travel with the rows (docs/FORMAT.md §18): a replica made from
         // the snapshot must name the same characters as the log after it.
-        if model.entities.contains(where: { !$0.textSlots.isEmpty }) {
+        if model.hasTexts {
             tables.append(Table(name: DocumentState.textTable, columns: [
                 Column(name: "entity", type: .text, isNullable: false), Column(name: "pk", type: .integer, isNullable: false),
                 Column(name: "attribute", type: .text, isNullable: false), Column(name: "state", type: .blob, isNullable: false),

@@ -189,10 +189,7 @@ extension DocumentStore {
         for (remoteSegment, segment) in foreign {
             do {
                 for group in segment.groups {
-                    for operation in group.operations {
-                        try current.seedText(for: operation, in: &trial, inWrite: false)
-                        try trial.apply(operation) { try current.currentValues($0) }
-                    }
+                    for operation in group.operations { try current.apply(operation, to: &trial, inWrite: false) }
                 }
             } catch let error as StrataError {
                 throw StrataError(error.code, "Segment \(remoteSegment.sequence) of the remote \(location) does not apply to \(path): \(error.message) Nothing was changed.",

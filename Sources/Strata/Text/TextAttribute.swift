@@ -9,6 +9,11 @@ extension AttributeDescription {
     static let textFlags: Set<String> = ["yes", "true", "1"]
 }
 
+extension ManagedObjectModel {
+    /// Whether any entity has a text attribute.
+    var hasTexts: Bool { entities.contains { !$0.textSlots.isEmpty } }
+}
+
 extension EntityDescription {
     /// Whether `slot` holds a text attribute.
     @inline(__always)

@@ -30,11 +30,14 @@ extension DocumentState {
         return try currentText(key)
     }
 
-    /// Gives `patch` the committed texts `operation` needs, when the patch lacks them.
-    func seedText(for operation: ChangeOperation, in patch: inout OverlayPatch, inWrite: Bool) throws {
+    /// Applies `operation` to `patch` over what is committed (in the write in progress,
+    /// with `inWrite`): its records' rows and — for a splice, or a record inserted again —
+    /// its texts' characters, which the patch takes when it lacks them.
+    func apply(_ operation: ChangeOperation, to patch: inout OverlayPatch, inWrite: Bool) throws {
         for key in patch.textsToSeed(for: operation) {
             patch.seedText(key, try inWrite ? textInWrite(key) : currentText(key))
         }
+        try patch.apply(operation) { try inWrite ? self.valuesInWrite($0) : self.currentValues($0) }
     }
 
     private func hasTextTable() throws -> Bool {

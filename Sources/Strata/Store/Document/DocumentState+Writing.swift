@@ -53,8 +53,7 @@ extension DocumentState {
                         gone.append(position)
                         continue
                     }
-                    try seedText(for: operation, in: &patch, inWrite: true)
-                    try patch.apply(operation) { try self.valuesInWrite($0) }
+                    try apply(operation, to: &patch, inWrite: true)
                 }
                 if !gone.isEmpty {
                     let dropped = Set(gone)

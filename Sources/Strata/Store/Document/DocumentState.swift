@@ -138,8 +138,7 @@ struct DocumentState: @unchecked Sendable {
             for group in segment.groups {
                 if isOwnKey(Int64(bitPattern: group.id)) { largestGroupID = max(largestGroupID, group.id) }
                 for operation in group.operations {
-                    try seedText(for: operation, in: &patch, inWrite: false)
-                    try patch.apply(operation) { try self.currentValues($0) }
+                    try apply(operation, to: &patch, inWrite: false)
                     if reports, case .insert(let id, _) = operation { inserted.insert(id) }
                 }
             }

@@ -115,7 +115,7 @@ package struct SegmentEncoder {
     ///   1 or 2 explicitly, which drop the author and context name (and refuse text edits).
     package static func encode(_ segment: Segment, model: ManagedObjectModel,
                                version: UInt64? = nil) throws -> [UInt8] {
-        let version = version ?? segment.formatVersion
+        let version = version ?? segment.formatVersion(in: model)
         precondition(SegmentFormat.readableVersions.contains(version), "no segment format version \(version)")
         var encoder = SegmentEncoder(model: model, sequence: segment.sequence, version: version)
         try encoder.writeSegment(segment)
@@ -131,7 +131,7 @@ package struct SegmentEncoder {
     /// - Throws: What ``encode(_:model:version:)`` throws; ``BodyTooLarge`` past `limit`.
     package static func encodeCompressed(_ segment: Segment, model: ManagedObjectModel,
                                          version: UInt64? = nil, limit: Int? = nil) throws -> (frame: [UInt8], rawSize: Int) {
-        let version = version ?? segment.formatVersion
+        let version = version ?? segment.formatVersion(in: model)
         precondition(SegmentFormat.readableVersions.contains(version), "no segment format version \(version)")
         let stream = BodyStream(limit: limit)
         var encoder = SegmentEncoder(model: model, sequence: segment.sequence, version: version, stream: stream)

@@ -42,10 +42,12 @@ public struct Segment: Hashable, Sendable {
         groups.contains { group in group.operations.contains { if case .splice = $0 { return true } else { return false } } }
     }
 
-    /// The version a segment is written in unless one is asked for: the lowest that holds
-    /// what it holds, so older builds read every segment that needs nothing newer.
-    var formatVersion: UInt64 {
-        hasTextEdits ? SegmentFormat.textVersion : hasMetadata ? SegmentFormat.metadataVersion : SegmentFormat.version
+    /// The version a segment of `model` is written in unless one is asked for: the lowest
+    /// that holds what it holds, so older builds read every segment that needs nothing
+    /// newer. Only a model with texts has its operations looked through.
+    func formatVersion(in model: ManagedObjectModel) -> UInt64 {
+        if model.hasTexts, hasTextEdits { return SegmentFormat.textVersion }
+        return hasMetadata ? SegmentFormat.metadataVersion : SegmentFormat.version
     }
 }
 
