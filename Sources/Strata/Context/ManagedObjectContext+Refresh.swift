@@ -46,7 +46,7 @@ extension ManagedObjectContext {
         let pending = object.changedValues()
         // A text without pending changes is read again with what others spliced into it.
         for slot in object.entity.textSlots where pending[object.entity.slotNames[slot]] == nil {
-            texts[TextKey(id: object.objectID, slot: slot)] = nil
+            forgetText(TextKey(id: object.objectID, slot: slot))
         }
         let transients = object.entity.attributes.filter(\.isTransient).map { ($0.slot, object.storage[$0.slot]) }
         object.storage = Self.withTransientDefaults(stored, of: object.entity)

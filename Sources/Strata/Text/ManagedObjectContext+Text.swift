@@ -118,8 +118,9 @@ extension ManagedObjectContext {
     /// the value as a first value.
     private func loadText(of object: ManagedObject, slot: Int, value: PropertyValue) throws -> ContextText {
         let string = if case .string(let string) = value { string } else { "" }
-        if !object.objectID.isTemporaryID, let sequence = try coordinator.textSequence(for: object.objectID, slot: slot),
+        if !object.objectID.isTemporaryID, var sequence = try coordinator.textSequence(for: object.objectID, slot: slot),
            object.state.existsInStore || TextSequence.keeps(sequence, forInsertOf: value) {
+            keptTextRestorations.removeValue(forKey: TextKey(id: object.objectID, slot: slot))?.carried(into: &sequence)
             return ContextText(sequence: sequence, written: string)
         }
         return ContextText(sequence: TextSequence(base: string), written: string)
@@ -130,7 +131,8 @@ extension ManagedObjectContext {
     func adoptStoredTexts(of object: ManagedObject) {
         for slot in object.entity.textSlots where slot < object.storage.count {
             let key = TextKey(id: object.objectID, slot: slot)
-            guard texts[key] != nil, let sequence = try? coordinator.textSequence(for: object.objectID, slot: slot) else { continue }
+            guard let edited = texts[key], var sequence = try? coordinator.textSequence(for: object.objectID, slot: slot) else { continue }
+            edited.sequence.restorations.carried(into: &sequence)
             let value = sequence.string
             if object.storage[slot] != .string(value) { object.storage[slot] = .string(value) }
             if case .string(let stored) = object.storage[slot] { texts[key] = ContextText(sequence: sequence, written: stored) }
@@ -153,7 +155,14 @@ extension ManagedObjectContext {
     /// starts from the store's characters.
     func forgetTexts(of id: ManagedObjectID) {
         guard !texts.isEmpty, !id.entity.textSlots.isEmpty else { return }
-        for slot in id.entity.textSlots { texts[TextKey(id: id, slot: slot)] = nil }
+        for slot in id.entity.textSlots { forgetText(TextKey(id: id, slot: slot)) }
+    }
+
+    /// Forgets one text, keeping its restorations for its next load (the undo stack may
+    /// still delete characters they put back).
+    func forgetText(_ key: TextKey) {
+        guard let text = texts.removeValue(forKey: key), !text.sequence.restorations.isEmpty else { return }
+        keptTextRestorations[key, default: .init()].add(text.sequence.restorations)
     }
 
     /// Moves the texts of objects given permanent IDs by a save.

@@ -47,16 +47,10 @@ extension TextSequence {
     /// Where `cursor` is now: the number of shown characters before it; nil when its
     /// character is not in this text.
     package func position(of cursor: TextCursor) -> Int? {
-        guard var anchor = cursor.anchor else { return 0 }
-        guard contains(anchor) else { return nil }
+        guard let original = cursor.anchor else { return 0 }
+        guard contains(original) else { return nil }
         // A character deleted and put back by an undo here: the cursor follows it.
-        for _ in 0..<restorations.count {
-            guard isDeleted(anchor),
-                  let restoration = restorations.last(where: { $0.deleted.peer == anchor.peer && anchor.counter >= $0.deleted.counter
-                                                          && Int(anchor.counter - $0.deleted.counter) < $0.count })
-            else { break }
-            anchor = restoration.restored.advanced(by: Int(anchor.counter - restoration.deleted.counter))
-        }
+        let anchor = current(original)
         let (chunk, run, offset) = location(of: anchor)
         var position = visibleCounts.sum(before: chunk)
         for earlier in chunks[chunk].runs[..<run] { position += earlier.visibleLength }

@@ -17,8 +17,9 @@ public struct TextEdit: Hashable, Sendable, CustomStringConvertible {
         case insert(id: TextElementID, originLeft: TextElementID?, originRight: TextElementID?, scalars: [Unicode.Scalar])
         /// One peer's consecutive characters deleted, with the scalars they showed.
         case delete(start: TextElementID, scalars: [Unicode.Scalar])
-        /// Deleted characters put back as new ones right after `after` (the last of them):
-        /// only in an inverse, until a context applies it and records the insertion it made.
+        /// Deleted characters put back as new ones, `after` being the last of them: each
+        /// stretch of them that lie next to each other right after its own last one. Only in
+        /// an inverse, until a context applies it and records the insertions it made.
         case restore(after: TextElementID, scalars: [Unicode.Scalar])
 
         /// The operation every replica applies; nil for a restore, which has none until a

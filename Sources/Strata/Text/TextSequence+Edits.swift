@@ -70,6 +70,14 @@ extension TextSequence {
         var applied = TextEdit()
         for step in edit.steps {
             switch step {
+            case .delete(let start, let scalars) where resolvingRestores && restorations.follows(start.peer):
+                // This context's undo or redo deleting characters it put back meanwhile:
+                // the ones put back are deleted (docs/TEXT.md, "Undo").
+                for (id, range) in shownCharacters(for: start, count: scalars.count) {
+                    let step = TextEdit.Step.delete(start: id, scalars: Array(scalars[range]))
+                    try apply(step.operation!)
+                    applied.append(step)
+                }
             case .insert, .delete:
                 try apply(step.operation!)
                 applied.append(step)
@@ -80,9 +88,16 @@ extension TextSequence {
                 guard contains(after) else {
                     throw StrataError(.corruptDocument, "A text edit restores characters after \(after), which the text does not hold.")
                 }
-                if case .insert(let id, let left, let right, let inserted)? = insert(scalars, after: after, peer: peer) {
-                    applied.append(.insert(id: id, originLeft: left, originRight: right, scalars: inserted))
-                    restorations.append(Restoration(deleted: after.advanced(by: -(scalars.count - 1)), count: scalars.count, restored: id))
+                // Each stretch of the deleted characters that lie next to each other goes back
+                // after its own last one: a deletion of one peer's consecutive characters may
+                // span others' characters (tombstones then, perhaps shown again now).
+                let first = after.advanced(by: -(scalars.count - 1))
+                for stretch in adjacentStretches(from: first, count: scalars.count) {
+                    let last = first.advanced(by: stretch.upperBound - 1)
+                    if case .insert(let id, let left, let right, let inserted)? = insert(Array(scalars[stretch]), after: last, peer: peer) {
+                        applied.append(.insert(id: id, originLeft: left, originRight: right, scalars: inserted))
+                        restorations.add(deleted: first.advanced(by: stretch.lowerBound), count: stretch.count, restored: id)
+                    }
                 }
             }
         }

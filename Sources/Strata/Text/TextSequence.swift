@@ -47,14 +47,9 @@ package struct TextSequence: Sendable {
     package private(set) var count = 0
 
     /// Characters this replica deleted and then put back as new ones (an undo of a
-    /// deletion): cursors on the deleted ones follow them to the new ones. Kept where the
-    /// restore was made, never encoded.
-    struct Restoration: Sendable {
-        var deleted: TextElementID
-        var count: Int
-        var restored: TextElementID
-    }
-    var restorations: [Restoration] = []
+    /// deletion), per peer of the deleted ones, by first counter
+    /// (``TextSequence/Restorations``). Kept where the restore was made, never encoded.
+    var restorations = Restorations()
 
     package init() {}
 
@@ -80,6 +75,16 @@ package struct TextSequence: Sendable {
     /// The number of runs held, tombstones included (what the text costs in memory, beside
     /// its characters).
     package var runCount: Int { chunks.reduce(0) { $0 + $1.runs.count } }
+
+    /// Whether `id` is the character right after `previous` in the text's order
+    /// (tombstones count: nothing at all lies between them).
+    func holds(_ id: TextElementID, rightAfter previous: TextElementID) -> Bool {
+        guard contains(previous), contains(id) else { return false }
+        let (chunk, run, offset) = location(of: previous)
+        if offset + 1 < chunks[chunk].runs[run].length { return id == previous.advanced(by: 1) }
+        guard let next = self.run(after: chunk, run) else { return false }
+        return chunks[next.chunk].runs[next.run].id == id
+    }
 
     /// Whether the peer's character `id` has been applied.
     package func contains(_ id: TextElementID) -> Bool { id.counter < nextCounter[id.peer] ?? 0 }
