@@ -5,10 +5,17 @@ child process, one unit per process; prints one JSON object {"figures": {...}} o
 Data are generated exactly as in Sources/StrataBenchmarks/BenchData.swift. Each employee
 is a LoroMap inside one LoroList; W2 uses Loro's UndoManager (one undo step per commit).
 
+W15 applies a real editing trace (Tests/StrataTests/Fixtures/editing-traces, read with
+gzip and json as the Swift side reads it) keystroke by keystroke into a LoroText.
+
 Usage: loro_bench.py UNIT --objects N --edit-objects N --edits N --edits-per-group N --data DIR
-Units: w1 (bulk create, snapshot/updates sizes), w2 (edit/undo/redo), w2-noundo.
+       loro_bench.py w15 --trace NAME --key KEY --text-keystrokes N (0: the whole trace)
+Units: w1 (bulk create, snapshot/updates sizes), w2 (edit/undo/redo), w2-noundo,
+w15 (text trace: apply, undo all + redo all, snapshot bytes, import + read).
 """
 import argparse
+import gc
+import gzip
 import json
 import os
 import resource
@@ -47,6 +54,117 @@ def salary(index):
 
 def peak_mib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def reset_peak():
+    """Resets the peak resident size (Linux: VmHWM) to the current one, so that W15's peak
+    is the editing's, not the trace's JSON (as the Swift side does). False elsewhere."""
+    gc.collect()
+    try:
+        with open("/proc/self/clear_refs", "w") as handle:
+            handle.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def vm_hwm_mib():
+    with open("/proc/self/status") as handle:
+        for line in handle:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return peak_mib()
+
+
+TRACES = os.environ.get("STRATA_BENCH_TRACES", "Tests/StrataTests/Fixtures/editing-traces")
+KEYSTROKES_PER_COMMIT = 100
+
+
+def load_trace(name):
+    """(startContent, endContent, patches as (position, deleted, inserted) tuples)."""
+    with gzip.open(os.path.join(TRACES, name + ".json.gz"), "rt", encoding="utf-8") as handle:
+        trace = json.load(handle)
+    patches = [(p[0], p[1], p[2]) for txn in trace["txns"] for p in txn["patches"]]
+    return trace["startContent"], trace["endContent"], patches
+
+
+def text_trace(args):
+    """W15: the trace into a LoroText, a commit every 100 keystrokes (one undo step each,
+    merge interval 0), then undo all and redo all; the snapshot with history exported, then
+    imported into a new document and its text read."""
+    start_content, end_content, patches = load_trace(args.trace)
+    if args.text_keystrokes > 0:
+        patches = patches[:args.text_keystrokes]
+    expected = list(start_content)
+    for position, deleted, inserted in patches:
+        expected[position:position + deleted] = inserted
+    expected = "".join(expected)
+    if args.text_keystrokes <= 0 and expected != end_content:
+        raise SystemExit("loro w15: the trace's patches do not give its endContent")
+    reset_peak()
+    key = args.key
+    doc = LoroDoc()
+    text = doc.get_text("text")
+    if start_content:
+        text.insert(0, start_content)
+        doc.commit()
+    undo = UndoManager(doc)
+    undo.set_max_undo_steps(len(patches) // KEYSTROKES_PER_COMMIT + 10)
+    undo.set_merge_interval(0)
+    start = time.perf_counter()
+    for index, (position, deleted, inserted) in enumerate(patches):
+        if deleted:
+            text.delete(position, deleted)
+        if inserted:
+            text.insert(position, inserted)
+        if index % KEYSTROKES_PER_COMMIT == KEYSTROKES_PER_COMMIT - 1:
+            doc.commit()
+    doc.commit()
+    apply_s = time.perf_counter() - start
+    if text.to_string() != expected:
+        raise SystemExit("loro w15 %s: the text after applying differs" % args.trace)
+    # The snapshot of the history as typed, as Strata's document is measured (Strata does
+    # not save the undo and redo below; Loro would keep them as operations).
+    snapshot = doc.export(ExportMode.Snapshot())
+    write_durably(os.path.join(args.data, "w15-%s-loro.snapshot" % key), snapshot)
+    # Loro's undo costs more per step the longer the history (seconds per step on a whole
+    # trace): --undo-steps caps the steps undone and redone (the last ones); the figure is
+    # then `undo_redo_last_s` over `undo_steps_measured`, not undo all + redo all.
+    total_steps = undo.undo_count()
+    cap = args.undo_steps if args.undo_steps > 0 else total_steps
+    steps = 0
+    start = time.perf_counter()
+    while undo.can_undo() and steps < cap:
+        undo.undo()
+        steps += 1
+    undo_s = time.perf_counter() - start
+    if steps == total_steps and text.to_string() != start_content:
+        raise SystemExit("loro w15 %s: the text after undo all differs" % args.trace)
+    start = time.perf_counter()
+    while undo.can_redo():
+        undo.redo()
+    redo_s = time.perf_counter() - start
+    if text.to_string() != expected:
+        raise SystemExit("loro w15 %s: the text after redo all differs" % args.trace)
+    start = time.perf_counter()
+    reopened = LoroDoc()
+    reopened.import_(snapshot)
+    read = reopened.get_text("text").to_string()
+    open_read_s = time.perf_counter() - start
+    if read != expected:
+        raise SystemExit("loro w15 %s: the imported text differs" % args.trace)
+    return {
+        "W15.%s_keystrokes" % key: len(patches),
+        "W15.%s_apply_s" % key: apply_s,
+        "W15.%s_keystrokes_per_s" % key: len(patches) / apply_s,
+        "W15.%s_undo_steps" % key: total_steps,
+        "W15.%s_undo_steps_measured" % key: steps,
+        "W15.%s_%s" % (key, "undo_redo_s" if steps == total_steps else "undo_redo_last_s"): undo_s + redo_s,
+        "W15.%s_bytes" % key: len(snapshot),
+        "W15.%s_bytes_per_keystroke" % key: len(snapshot) / len(patches),
+        "W15.%s_open_read_ms" % key: open_read_s * 1000,
+        "W15.%s_peak_mib" % key: vm_hwm_mib(),
+    }
 
 
 def populate(doc, count, name_count):
@@ -145,7 +263,11 @@ def edit_undo(args, undo_enabled):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("unit", choices=["w1", "w2", "w2-noundo"])
+    parser.add_argument("unit", choices=["w1", "w2", "w2-noundo", "w15"])
+    parser.add_argument("--trace", default="automerge-paper")
+    parser.add_argument("--key", default="ap")
+    parser.add_argument("--text-keystrokes", type=int, default=0)
+    parser.add_argument("--undo-steps", type=int, default=0)
     parser.add_argument("--objects", type=int, default=20_000)
     parser.add_argument("--edit-objects", type=int, default=2_000)
     parser.add_argument("--edits", type=int, default=50_000)
@@ -154,6 +276,8 @@ def main():
     args, _ = parser.parse_known_args()
     if args.unit == "w1":
         figures = bulk_create(args)
+    elif args.unit == "w15":
+        figures = text_trace(args)
     else:
         figures = edit_undo(args, args.unit == "w2")
     json.dump({"figures": figures, "peak_mib": peak_mib(), "loro": getattr(loro, "LORO_VERSION", "?")}, sys.stdout)

@@ -130,7 +130,8 @@ struct BenchRunner {
             machine: finished, commit: commit.isEmpty ? "unknown" : commit, commitIsDirty: dirty,
             sizes: ["objects": env.tier.objects, "editObjects": env.tier.editObjects, "edits": env.tier.edits,
                     "editsPerGroup": env.tier.editsPerGroup, "groupsPerSegment": env.tier.groupsPerSegment,
-                    "smallSaves": env.tier.smallSaves, "repetitions": env.tier.repetitions,
+                    "smallSaves": env.tier.smallSaves, "textKeystrokes": env.tier.textKeystrokes,
+                    "stringKeystrokes": env.tier.stringKeystrokes, "repetitions": env.tier.repetitions,
                     "bulkRepetitions": env.tier.bulkRepetitions],
             notes: notes, figures: figures, targets: [])
         results.targets = Targets.all.map { $0.evaluate(results.medians) }

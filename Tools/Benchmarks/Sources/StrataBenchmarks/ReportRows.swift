@@ -3,6 +3,8 @@ import Foundation
 /// How a figure is shown.
 enum FigureUnit: String, Codable, Sendable {
     case seconds, milliseconds, rate, mebibytes, bytes, count, ratio, percent
+    /// A file's size, given in bytes: shown in KiB or MiB.
+    case fileSize
 
     func format(_ value: Double) -> String {
         switch self {
@@ -17,6 +19,8 @@ enum FigureUnit: String, Codable, Sendable {
         case .count: return String(format: "%.0f", value)
         case .ratio: return String(format: "%.2f×", value)
         case .percent: return String(format: "%.0f %%", value)
+        case .fileSize:
+            return value < 1_048_576 ? String(format: "%.1f KiB", value / 1024) : String(format: "%.2f MiB", value / 1_048_576)
         }
     }
 }
@@ -55,6 +59,43 @@ enum ReportRows {
 
     static let noSharedServer = [Subject.sqlite: "n/a: one machine", Subject.grdbRecords: "n/a: one machine",
                                  Subject.grdbStatements: "n/a", Subject.loro: "n/a: no server"]
+
+    static let noText = [Subject.sqlite: "n/a: no text", Subject.grdbRecords: "n/a: no text", Subject.grdbStatements: "n/a: no text"]
+    static let noWholeString = noText.merging([Subject.loro: "n/a: see text rows"]) { $1 }
+
+    /// W15's rows for one editing trace (figure prefix `key`): Strata's text beside Loro,
+    /// then Strata's whole-string attribute on a prefix.
+    static func textTraceRows(_ name: String, _ key: String) -> [ReportRow] {
+        func row(_ label: String, _ metric: String, _ unit: FigureUnit, loro: String? = nil) -> ReportRow {
+            ReportRow(workload: "W15", label: "\(name): \(label)", metric: "\(key)_\(metric)", unit: unit,
+                      notApplicable: loro.map { noText.merging([Subject.loro: $0]) { $1 } } ?? noText)
+        }
+        func string(_ label: String, _ metric: String, _ unit: FigureUnit) -> ReportRow {
+            ReportRow(workload: "W15", label: "\(name), whole string set per keystroke (prefix): \(label)",
+                      metric: "\(key)_string_\(metric)", unit: unit, notApplicable: noWholeString)
+        }
+        return [
+            row("keystrokes applied", "keystrokes", .count),
+            row("apply: a flush per keystroke, a save per 1,000 (Loro: a commit per 100)", "apply_s", .seconds),
+            row("of which the saves", "save_s", .seconds, loro: "n/a: no saves"),
+            row("undo steps (Strata: about a word each; Loro: a commit each)", "undo_steps", .count),
+            row("undo all + redo all", "undo_redo_s", .seconds),
+            row("Loro on a whole trace: undo + redo of the last 200 steps only (slower per step as history grows)",
+                "undo_redo_last_s", .seconds),
+            row("document with full history (Loro: snapshot with history)", "bytes", .fileSize),
+            row("same, bytes per keystroke", "bytes_per_keystroke", .bytes),
+            row("after compaction keeping history", "compacted_bytes", .fileSize, loro: "n/a: no compaction"),
+            row("open + first read of the text, compacted (Loro: import + to_string)", "open_read_ms", .milliseconds),
+            row("same, before compaction (segments replayed)", "unfolded_open_read_ms", .milliseconds, loro: "n/a"),
+            row("peak memory", "peak_mib", .mebibytes),
+            string("keystrokes applied", "keystrokes", .count),
+            string("apply", "apply_s", .seconds),
+            string("undo all + redo all", "undo_redo_s", .seconds),
+            string("document with full history", "bytes", .fileSize),
+            string("open + first read, compacted", "open_read_ms", .milliseconds),
+            string("peak memory", "peak_mib", .mebibytes),
+        ]
+    }
 
     static let all: [ReportRow] = [
         ReportRow(workload: "W1", label: "insert (create objects, set values)", metric: "insert_s", unit: .seconds,
@@ -135,7 +176,7 @@ enum ReportRows {
                   notApplicable: [Subject.sqlite: "n/a: no log", Subject.grdbRecords: "n/a: no log"]),
         ReportRow(workload: "W7", label: "log bytes per edit operation", metric: "segment_bytes_per_edit", unit: .bytes,
                   notApplicable: [Subject.sqlite: "n/a: no log", Subject.grdbRecords: "n/a: no log"]),
-    ]
+    ] + EditingTrace.names.flatMap { textTraceRows($0.name, $0.key) }
 
     /// W5's peer figure is the raw rows-per-second rate of W1, not a compaction.
     static func peerKey(_ row: ReportRow, subject: String) -> String {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A performance target of issue 6, judged on the medians of one run.
+/// A performance target (issue 6's, and issue 35's for W15), judged on the medians of one run.
 struct Target: Sendable {
     var workload: String
     var text: String
@@ -26,7 +26,61 @@ enum Targets {
     private static func rate(_ value: Double) -> String { FigureUnit.rate.format(value) }
     private static func seconds(_ value: Double) -> String { FigureUnit.seconds.format(value) }
 
-    static let all: [Target] = [
+    /// A W15 target judged on both traces: met when met on each; the detail names each
+    /// trace's figures. nil when a trace's figures are missing.
+    private static func textTraces(_ m: [String: Double], _ judge: (String) -> (met: Bool, detail: String)?) -> (met: Bool, detail: String)? {
+        var met = true
+        var details: [String] = []
+        for (name, key) in EditingTrace.names {
+            guard let verdict = judge(key) else { return nil }
+            met = met && verdict.met
+            let keystrokes = m["W15.strata.\(key)_keystrokes"].map { String(format: ", %.0f keystrokes", $0) } ?? ""
+            details.append("\(name)\(keystrokes): \(verdict.detail)")
+        }
+        return (met, details.joined(separator: "; "))
+    }
+
+    static let w15: [Target] = [
+        Target(workload: "W15", text: "apply ≤ Loro's time in the same run") { m in
+            textTraces(m) { key in
+                guard let strata = m["W15.strata.\(key)_apply_s"], let loro = m["W15.loro.\(key)_apply_s"] else { return nil }
+                return (strata <= loro, "\(seconds(strata)) vs \(seconds(loro)): \(String(format: "%.2f", strata / loro))×")
+            }
+        },
+        Target(workload: "W15", text: "document with full history ≤ Loro's snapshot in the same run") { m in
+            textTraces(m) { key in
+                guard let strata = m["W15.strata.\(key)_bytes"], let loro = m["W15.loro.\(key)_bytes"] else { return nil }
+                let compacted = m["W15.strata.\(key)_compacted_bytes"].map { ", compacted \(FigureUnit.fileSize.format($0))" } ?? ""
+                return (strata <= loro, "\(FigureUnit.fileSize.format(strata)) vs \(FigureUnit.fileSize.format(loro)): "
+                        + String(format: "%.2f×", strata / loro) + compacted)
+            }
+        },
+        Target(workload: "W15", text: "open + first read of the text ≤ 10 ms") { m in
+            textTraces(m) { key in
+                guard let open = m["W15.strata.\(key)_open_read_ms"] else { return nil }
+                let unfolded = m["W15.strata.\(key)_unfolded_open_read_ms"].map { String(format: " (%.1f ms before compaction)", $0) } ?? ""
+                return (open <= 10, String(format: "%.2f ms", open) + unfolded)
+            }
+        },
+        Target(workload: "W15", text: "peak memory ≤ 64 MiB") { m in
+            textTraces(m) { key in
+                guard let peak = m["W15.strata.\(key)_peak_mib"] else { return nil }
+                return (peak <= 64, String(format: "%.1f MiB", peak))
+            }
+        },
+        Target(workload: "W15", text: "undo all + redo all ≤ 1 s") { m in
+            textTraces(m) { key in
+                guard let time = m["W15.strata.\(key)_undo_redo_s"] else { return nil }
+                let steps = m["W15.strata.\(key)_undo_steps"].map { String(format: " over %.0f steps", $0) } ?? ""
+                return (time <= 1, seconds(time) + steps)
+            }
+        },
+    ]
+
+    static let all: [Target] = issue6 + w15
+
+    /// Issue 6's targets (W1–W10).
+    static let issue6: [Target] = [
         Target(workload: "W1", text: "insert + save ≤ 1.5× raw SQLite's insert (commit included)") { m in
             guard let strata = m["W1.strata.insert_save_s"], let sqlite = m["W1.sqlite.insert_save_s"] else { return nil }
             return (strata <= 1.5 * sqlite, "\(seconds(strata)) vs \(seconds(sqlite)): \(String(format: "%.2f", strata / sqlite))×")

@@ -14,6 +14,10 @@ struct Tier: Sendable {
     var groupsPerSegment: Int
     /// W3: saves measured.
     var smallSaves: Int
+    /// W15: keystrokes of each editing trace applied into a text (0: the whole trace), and
+    /// the prefix the whole-string peer applies (it copies the string on every keystroke).
+    var textKeystrokes: Int
+    var stringKeystrokes: Int
     /// Repetitions of each unit (each in a fresh child process).
     var repetitions: Int
     /// Repetitions of the slow bulk units (W1 and its peers).
@@ -21,15 +25,15 @@ struct Tier: Sendable {
 
     static let smoke = Tier(
         name: "smoke", objects: 300, editObjects: 50, edits: 500, editsPerGroup: 10,
-        groupsPerSegment: 10, smallSaves: 5, repetitions: 1, bulkRepetitions: 1)
+        groupsPerSegment: 10, smallSaves: 5, textKeystrokes: 300, stringKeystrokes: 200, repetitions: 1, bulkRepetitions: 1)
 
     static let quick = Tier(
         name: "quick", objects: 20_000, editObjects: 2_000, edits: 50_000, editsPerGroup: 100,
-        groupsPerSegment: 100, smallSaves: 50, repetitions: 1, bulkRepetitions: 1)
+        groupsPerSegment: 100, smallSaves: 50, textKeystrokes: 20_000, stringKeystrokes: 5_000, repetitions: 1, bulkRepetitions: 1)
 
     static let full = Tier(
         name: "full", objects: 1_000_000, editObjects: 10_000, edits: 1_000_000, editsPerGroup: 100,
-        groupsPerSegment: 1_000, smallSaves: 200, repetitions: 3, bulkRepetitions: 3)
+        groupsPerSegment: 1_000, smallSaves: 200, textKeystrokes: 0, stringKeystrokes: 20_000, repetitions: 3, bulkRepetitions: 3)
 
     var groups: Int { edits / editsPerGroup }
 
@@ -37,7 +41,8 @@ struct Tier: Sendable {
     var arguments: [String] {
         ["--tier", name, "--objects", "\(objects)", "--edit-objects", "\(editObjects)", "--edits", "\(edits)",
          "--edits-per-group", "\(editsPerGroup)", "--groups-per-segment", "\(groupsPerSegment)",
-         "--small-saves", "\(smallSaves)", "--repetitions", "\(repetitions)", "--bulk-repetitions", "\(bulkRepetitions)"]
+         "--small-saves", "\(smallSaves)", "--text-keystrokes", "\(textKeystrokes)",
+         "--string-keystrokes", "\(stringKeystrokes)", "--repetitions", "\(repetitions)", "--bulk-repetitions", "\(bulkRepetitions)"]
     }
 
     /// Reads sizes given as arguments over a base tier.
@@ -54,6 +59,8 @@ struct Tier: Sendable {
         tier.editsPerGroup = int("--edits-per-group") ?? tier.editsPerGroup
         tier.groupsPerSegment = int("--groups-per-segment") ?? tier.groupsPerSegment
         tier.smallSaves = int("--small-saves") ?? tier.smallSaves
+        tier.textKeystrokes = int("--text-keystrokes") ?? tier.textKeystrokes
+        tier.stringKeystrokes = int("--string-keystrokes") ?? tier.stringKeystrokes
         tier.repetitions = int("--repetitions") ?? tier.repetitions
         tier.bulkRepetitions = int("--bulk-repetitions") ?? tier.bulkRepetitions
         return tier

@@ -5,7 +5,7 @@ import Foundation
 /// Units that need a W1 document build it when an earlier unit has not.
 enum WorkloadRegistry {
     static let units: [BenchUnit] = bulkCreate + batchInsert + editUndo + smallSave + openRead + logReplay + fetchedResults
-        + importCSV + bigSaveOpen + manyWriters
+        + importCSV + bigSaveOpen + manyWriters + textTraces
 
     static let bulkCreate: [BenchUnit] = [
         BenchUnit("w1-strata", "W1", Subject.strata, isBulk: true, .swift(BulkCreateWorkload.runStrata)),
@@ -63,6 +63,17 @@ enum WorkloadRegistry {
         BenchUnit("w8-sqlite", "W8", Subject.sqlite, isBulk: true, .swift(ImportWorkload.runSQLiteShell)),
         BenchUnit("w8-grdb-statements", "W8", Subject.grdbStatements, isBulk: true, .swift(ImportWorkload.runGRDB)),
     ]
+
+    /// W15: each editing trace in its own process (its own peak memory): Strata's text,
+    /// Strata's whole-string attribute on a prefix, Loro's LoroText.
+    static let textTraces: [BenchUnit] = EditingTrace.names.indices.flatMap { index -> [BenchUnit] in
+        let (name, key) = EditingTrace.names[index]
+        return [
+            BenchUnit("w15-strata-\(key)", "W15", Subject.strata, .swift { try TextTraceWorkload.runText($0, trace: index) }),
+            BenchUnit("w15-strata-string-\(key)", "W15", Subject.strata, .swift { try TextTraceWorkload.runWholeString($0, trace: index) }),
+            BenchUnit("w15-loro-\(key)", "W15", Subject.loro, .python(script: "loro_bench.py", arguments: ["w15", "--trace", name, "--key", key, "--undo-steps", "200"])),
+        ]
+    }
 
     static func unit(_ id: String) -> BenchUnit? { units.first { $0.id == id } }
 
