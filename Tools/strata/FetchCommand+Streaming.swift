@@ -25,13 +25,11 @@ extension FetchCommand {
         case .ids:
             try FetchBackend.forEachRecord(specification, in: session) { id, _ in try output.write(id.description + "\n") }
         case .json:
-            // As `JSONValue.array(records).rendered(pretty: true)`: each record indented one
-            // level (a rendered value holds no raw newline inside a string, so every
-            // newline is a line break).
+            // As `JSONValue.array(records).rendered(pretty: true)`: each record one level in.
             var first = true
             try output.write("[")
             try each { _, record in
-                try output.write((first ? "\n  " : ",\n  ") + record.rendered(pretty: true).replacingOccurrences(of: "\n", with: "\n  "))
+                try output.write((first ? "\n  " : ",\n  ") + record.rendered(pretty: true, indent: 1))
                 first = false
             }
             try output.write(first ? "]\n" : "\n]\n")

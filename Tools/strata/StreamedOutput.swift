@@ -26,7 +26,10 @@ final class StreamedOutput {
     /// The destination when writing a file (nil: standard output).
     private let target: URL?
     private let temporary: URL?
-    private var isFinished = false
+    /// Whether a file's descriptor is still open.
+    private var isOpen: Bool
+    /// Whether the output is finished (renamed into place) or abandoned.
+    private var isDone = false
 
     /// Opens standard output (`path` nil or `-`) or a temporary file beside `path`.
     /// - Throws: `.io` naming the file when the temporary file cannot be created.
@@ -35,7 +38,7 @@ final class StreamedOutput {
         guard let path, path != ToolStandardStreams.dash else {
             // What `print` already buffered goes first.
             fflush(nil)
-            (descriptor, target, temporary) = (STDOUT_FILENO, nil, nil)
+            (descriptor, target, temporary, isOpen) = (STDOUT_FILENO, nil, nil, false)
             return
         }
         let url = URL(fileURLWithPath: path)
@@ -45,7 +48,7 @@ final class StreamedOutput {
         if stat(url.path, &info) == 0 { mode = info.st_mode & 0o7777 }
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw AtomicFileWriter.failure(url.path, errno) }
-        (self.descriptor, target, self.temporary) = (descriptor, url, temporary)
+        (self.descriptor, target, self.temporary, isOpen) = (descriptor, url, temporary, true)
         TemporaryFileCleanup.register(temporary.path)
     }
 
@@ -65,13 +68,12 @@ final class StreamedOutput {
             try flush()
             if let target, let temporary {
                 guard fsync(descriptor) == 0 else { throw AtomicFileWriter.failure(target.path, errno) }
-                let closed = close(descriptor)
-                isFinished = true
-                guard closed == 0 else { throw AtomicFileWriter.failure(target.path, errno) }
+                isOpen = false
+                guard close(descriptor) == 0 else { throw AtomicFileWriter.failure(target.path, errno) }
                 try AtomicFileWriter.moveIntoPlace(temporary, target)
                 TemporaryFileCleanup.unregister()
             }
-            isFinished = true
+            isDone = true
         } catch {
             abandon()
             throw error
@@ -80,12 +82,13 @@ final class StreamedOutput {
 
     /// Removes an unfinished file's temporary file (standard output stays as written).
     private func abandon() {
-        if let temporary {
-            if !isFinished { close(descriptor) }
-            unlink(temporary.path)
-            TemporaryFileCleanup.unregister()
-        }
-        isFinished = true
+        guard !isDone else { return }
+        isDone = true
+        guard let temporary else { return }
+        if isOpen { close(descriptor) }
+        isOpen = false
+        unlink(temporary.path)
+        TemporaryFileCleanup.unregister()
     }
 
     private func flush() throws {

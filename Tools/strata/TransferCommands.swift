@@ -52,16 +52,15 @@ struct ExportCommand: ParsableCommand {
             // Opened after the document, so a document that cannot be opened leaves no
             // temporary file behind and the target as it was.
             let output = try StreamedOutput(path: output)
-            // As `JSONValue.array(records).rendered(pretty: true)`, record by record: each
-            // indented one level (a rendered value holds no raw newline in a string).
+            // As `JSONValue.array(records).rendered(pretty: true)`, record by record.
             var first = true
             try output.write("[")
             for entity in session.model.entities where !entity.isAbstract {
                 let request = FetchRequest(entityName: entity.name)
                 request.includesSubentities = false
                 try session.context.forEachStoredRecord(matching: request) { id, values in
-                    let record = ToolRecordText.json(id: id, values: values).rendered(pretty: true)
-                    try output.write((first ? "\n  " : ",\n  ") + record.replacingOccurrences(of: "\n", with: "\n  "))
+                    let record = ToolRecordText.json(id: id, values: values).rendered(pretty: true, indent: 1)
+                    try output.write((first ? "\n  " : ",\n  ") + record)
                     first = false
                 }
             }
