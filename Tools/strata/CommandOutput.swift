@@ -17,22 +17,32 @@ enum CommandOutput {
     /// A table: a header row, a rule, then the rows; columns padded to their widest cell
     /// (cells cut at `maxWidth` characters with an ellipsis).
     static func table(_ header: [String], _ rows: [[String]], maxWidth: Int = 40, rightAligned: Set<Int> = []) -> String {
-        func cut(_ text: String) -> String {
-            let flat = text.replacingOccurrences(of: "\n", with: " ")
-            return flat.count > maxWidth ? String(flat.prefix(maxWidth - 1)) + "…" : flat
-        }
-        let cells = ([header] + rows).map { $0.map(cut) }
+        let cells = ([header] + rows).map { $0.map { tableCell($0, maxWidth: maxWidth) } }
         var widths = Array(repeating: 0, count: header.count)
         for row in cells { for (index, cell) in row.enumerated() where index < widths.count { widths[index] = max(widths[index], cell.count) } }
-        func line(_ row: [String]) -> String {
-            row.enumerated().map { index, cell in
-                let pad = String(repeating: " ", count: max(0, widths[index] - cell.count))
-                return rightAligned.contains(index) ? pad + cell : cell + pad
-            }.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
-        }
-        var lines = [line(cells[0]), widths.map { String(repeating: "─", count: $0) }.joined(separator: "  ")]
-        lines += cells.dropFirst().map(line)
+        var lines = [tableLine(cells[0], widths: widths, rightAligned: rightAligned), tableRule(widths)]
+        lines += cells.dropFirst().map { tableLine($0, widths: widths, rightAligned: rightAligned) }
         return lines.joined(separator: "\n")
+    }
+
+    /// A table cell as ``table(_:_:maxWidth:rightAligned:)`` shows it: on one line, cut at
+    /// `maxWidth` characters with an ellipsis.
+    static func tableCell(_ text: String, maxWidth: Int) -> String {
+        let flat = text.replacingOccurrences(of: "\n", with: " ")
+        return flat.count > maxWidth ? String(flat.prefix(maxWidth - 1)) + "…" : flat
+    }
+
+    /// One row of cut cells padded to `widths`, trailing spaces dropped.
+    static func tableLine(_ row: [String], widths: [Int], rightAligned: Set<Int> = []) -> String {
+        row.enumerated().map { index, cell in
+            let pad = String(repeating: " ", count: max(0, widths[index] - cell.count))
+            return rightAligned.contains(index) ? pad + cell : cell + pad
+        }.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+    }
+
+    /// The rule under a table's header.
+    static func tableRule(_ widths: [Int]) -> String {
+        widths.map { String(repeating: "─", count: $0) }.joined(separator: "  ")
     }
 
     /// `1,234,567`.

@@ -21,8 +21,12 @@ struct FetchSpecification {
 /// Runs `strata fetch` (and the demo's fetch) through the context: SQL over the snapshot
 /// merged with the uncompacted segments, in the request's order and window.
 enum FetchBackend {
-    static func objects(_ specification: FetchSpecification, in session: DocumentSession) throws -> [ManagedObject] {
-        try session.context.fetch(specification.request)
+    /// Hands each matching record and its stored values to `body` in order, holding none
+    /// (``ManagedObjectContext/forEachStoredRecord(matching:_:)``): how `strata fetch`
+    /// prints any number of objects in constant memory.
+    static func forEachRecord(_ specification: FetchSpecification, in session: DocumentSession,
+                              _ body: (ManagedObjectID, [PropertyValue]) throws -> Void) throws {
+        try session.context.forEachStoredRecord(matching: specification.request, body)
     }
 
     static func objects(_ specification: FetchSpecification, context: ManagedObjectContext) throws -> [ManagedObject] {

@@ -25,6 +25,13 @@ struct FetchCommand: ParsableCommand {
             (a header row, then one row per object), ids (one URI per line). --count prints \
             only the number of matching objects (after --offset and --limit).
 
+            Objects are printed as they are read (one SQL cursor, in the --sort order), so \
+            memory stays the same whatever their number: json, csv and ids read the \
+            records once (csv twice when the entity has sub-entities, to find their \
+            columns first); table reads them twice, measuring its columns first. The \
+            --select, --group-by, --having and --distinct rows are computed whole and then \
+            printed.
+
             Examples:
               strata fetch staff.strata Employee
               strata fetch staff.strata Employee --where 'salary > 100000'
@@ -126,16 +133,7 @@ struct FetchCommand: ParsableCommand {
                 print(try FetchBackend.count(specification, in: session))
                 return
             }
-            let objects = try FetchBackend.objects(specification, in: session)
-            let records = try objects.map(session.json(for:))
-            switch format {
-            case .json: CommandOutput.printJSON(.array(records))
-            case .ids: for object in objects { print(object.objectID.description) }
-            case .csv: print(Self.csv(records, entity: specification.entity), terminator: "")
-            case .table:
-                print(Self.table(objects.map(\.objectID), records, entity: specification.entity))
-                CommandOutput.note("\(objects.count) object\(objects.count == 1 ? "" : "s")")
-            }
+            try printObjects(specification, in: session)
         }
     }
 
@@ -155,36 +153,29 @@ struct FetchCommand: ParsableCommand {
         return descriptor
     }
 
-    /// Every property of the fetched entity and of the sub-entities that appear.
-    static func columns(_ records: [JSONValue], entity: EntityDescription) -> [String] {
-        var names = ToolRecordText.storedProperties(of: entity).map(\.property.name)
-        for record in records {
-            guard case .object(let members) = record else { continue }
-            for member in members.dropFirst(2) where !names.contains(member.key) { names.append(member.key) }
-        }
-        return names
+    /// Every property of the fetched entity: the first columns of `table` and `csv`, before
+    /// those of the sub-entities whose records appear (``addColumns(of:to:)``).
+    static func baseColumns(of entity: EntityDescription) -> [String] {
+        ToolRecordText.storedProperties(of: entity).map(\.property.name)
     }
 
-    /// A table of the columns that hold a value in at least one record (all when none do).
-    static func table(_ ids: [ManagedObjectID], _ records: [JSONValue], entity: EntityDescription) -> String {
-        let all = columns(records, entity: entity)
-        let filled = all.filter { name in
-            records.contains { record in
-                switch record[name] {
-                case nil, .null?: return false
-                case .array(let items)?: return !items.isEmpty
-                default: return true
-                }
-            }
-        }
-        let names = filled.isEmpty ? all : filled
-        let rows = zip(ids, records).map { id, record in
-            [ToolRecordText.shortReference(id)] + names.map { name in cell(record[name]) }
-        }
-        return CommandOutput.table(["object"] + names, rows, maxWidth: 28)
+    /// Adds the keys of a record not yet among `names`, in the record's order: the
+    /// properties of a sub-entity, after those of the entities that appeared before it.
+    static func addColumns(of record: JSONValue, to names: inout [String]) {
+        guard case .object(let members) = record else { return }
+        for member in members.dropFirst(2) where !names.contains(member.key) { names.append(member.key) }
     }
 
-    private static func cell(_ value: JSONValue?) -> String {
+    /// Whether a table column shows something for this value.
+    static func fills(_ value: JSONValue?) -> Bool {
+        switch value {
+        case nil, .null?: return false
+        case .array(let items)?: return !items.isEmpty
+        default: return true
+        }
+    }
+
+    static func cell(_ value: JSONValue?) -> String {
         guard let value else { return "" }
         switch value {
         case .string(let text): return text.hasPrefix("x-strata://") ? shortened(text) : text
@@ -198,19 +189,15 @@ struct FetchCommand: ParsableCommand {
         return parts.count >= 2 ? parts.suffix(2).joined(separator: "/") : uri
     }
 
-    static func csv(_ records: [JSONValue], entity: EntityDescription) -> String {
-        let names = ["_uri", "_entity"] + columns(records, entity: entity)
-        var lines = [names.map(CommandOutput.csvField).joined(separator: ",")]
-        for record in records {
-            lines.append(names.map { name -> String in
-                switch record[name] {
-                case nil, .null?: return ""
-                case .string(let text)?: return CommandOutput.csvField(text)
-                case .array(let items)?: return CommandOutput.csvField(items.compactMap(\.stringValue).joined(separator: " "))
-                case let value?: return CommandOutput.csvField(value.rendered(pretty: false))
-                }
-            }.joined(separator: ","))
-        }
-        return lines.joined(separator: "\n") + "\n"
+    /// One CSV row of a record: its value in each of `names` (URIs of a to-many joined by spaces).
+    static func csvRow(_ record: JSONValue, names: [String]) -> String {
+        names.map { name -> String in
+            switch record[name] {
+            case nil, .null?: return ""
+            case .string(let text)?: return CommandOutput.csvField(text)
+            case .array(let items)?: return CommandOutput.csvField(items.compactMap(\.stringValue).joined(separator: " "))
+            case let value?: return CommandOutput.csvField(value.rendered(pretty: false))
+            }
+        }.joined(separator: ",")
     }
 }

@@ -20,6 +20,17 @@ struct ExportCommand: ParsableCommand {
             each old "_uri" became, and then links relationships in a second pass through that \
             map.
 
+            The objects are written as they are read, a batch of bytes at a time, so memory \
+            stays the same whatever their number. With --output, the JSON is written to a \
+            hidden temporary file beside FILE (.FILE.writing-…) and renamed to FILE only when \
+            complete: an export that fails or is interrupted (SIGINT, SIGTERM, SIGHUP, a full \
+            disk) leaves no file at FILE, or the old FILE unchanged, and removes the temporary \
+            file (SIGKILL cannot be caught: it leaves the hidden file, never a partial FILE). \
+            On standard output an interrupted export stops mid-array: the text is not valid \
+            JSON (no closing bracket), so `strata import` and JSON parsers refuse it rather \
+            than read part of the objects as all of them; use --output for a file that is \
+            either complete or absent.
+
             Examples:
               strata export staff.strata > staff.json
               strata export staff.strata --output staff.json
@@ -32,24 +43,30 @@ struct ExportCommand: ParsableCommand {
     var document: String { target.document }
     @Option(help: "json (the only format).")
     var format: Format = .json
-    @Option(name: [.short, .long], help: "Write to this file instead of standard output (- is standard output).",
+    @Option(name: [.short, .long], help: "Write to this file instead of standard output (- is standard output); it appears only when complete.",
             completion: .file(extensions: ["json"]))
     var output: String?
 
     func run() throws {
-        let text = try DocumentSession.with(document) { session -> String in
-            var records: [JSONValue] = []
+        try DocumentSession.with(document) { session in
+            // Opened after the document, so a document that cannot be opened leaves no
+            // temporary file behind and the target as it was.
+            let output = try StreamedOutput(path: output)
+            // As `JSONValue.array(records).rendered(pretty: true)`, record by record.
+            var first = true
+            try output.write("[")
             for entity in session.model.entities where !entity.isAbstract {
-                for id in try session.store.objectIDs(for: entity, includingSubentities: false) {
-                    guard let values = try session.store.values(for: id) else { continue }
-                    records.append(ToolRecordText.json(id: id, values: values))
+                let request = FetchRequest(entityName: entity.name)
+                request.includesSubentities = false
+                try session.context.forEachStoredRecord(matching: request) { id, values in
+                    let record = ToolRecordText.json(id: id, values: values).rendered(pretty: true, indent: 1)
+                    try output.write((first ? "\n  " : ",\n  ") + record)
+                    first = false
                 }
             }
-            return JSONValue.array(records).rendered(pretty: true) + "\n"
+            try output.write(first ? "]\n" : "\n]\n")
+            try output.finish()
         }
-        // A file is written to a temporary file renamed into place: a failed export keeps
-        // the old file.
-        try ToolStandardStreams.write(Data(text.utf8), to: output)
     }
 }
 

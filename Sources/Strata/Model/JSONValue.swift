@@ -111,6 +111,15 @@ extension JSONValue {
         return output
     }
 
+    /// The value as it is written `level` levels deep inside a pretty array or object:
+    /// lines after the first indented by `level` × 2 spaces. `strata fetch --format json`
+    /// and `strata export` write their arrays element by element with it.
+    package func rendered(pretty: Bool, indent level: Int) -> String {
+        var output = ""
+        write(to: &output, pretty: pretty, sortedKeys: false, indent: level)
+        return output
+    }
+
     /// The value as a model file is written: pretty, keys sorted, a trailing newline.
     func prettyPrinted() -> String {
         rendered(pretty: true, sortedKeys: true) + "\n"

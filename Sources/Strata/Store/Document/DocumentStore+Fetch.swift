@@ -75,7 +75,7 @@ struct DocumentFetch {
 
     // MARK: Pieces
 
-    private func windowed(overlayCount: Int) -> StoreFetchRequest {
+    func windowed(overlayCount: Int) -> StoreFetchRequest {
         guard overlayCount > 0 else { return request }
         var copy = request
         let window = StoreFetchMerge.storeWindow(offset: request.fetchOffset, limit: request.fetchLimit, overlayCount: overlayCount)
@@ -98,11 +98,11 @@ struct DocumentFetch {
         }
     }
 
-    private func subject(_ id: ManagedObjectID, _ values: [PropertyValue]) -> RowSubject {
+    func subject(_ id: ManagedObjectID, _ values: [PropertyValue]) -> RowSubject {
         RowSubject(objectID: id, values: values) { [state] in try state.currentValues($0) }
     }
 
-    private func matches(_ predicate: FetchPredicate, _ id: ManagedObjectID, _ values: [PropertyValue]?) throws -> Bool {
+    func matches(_ predicate: FetchPredicate, _ id: ManagedObjectID, _ values: [PropertyValue]?) throws -> Bool {
         guard let row = try values ?? state.currentValues(id) else { return false }
         return try predicate.evaluate(with: subject(id, row))
     }
@@ -110,7 +110,7 @@ struct DocumentFetch {
     /// The records of the fetched entities whose answer the snapshot may get wrong: those
     /// the overlay holds, and those a key path of the predicate or the sort can reach from
     /// them (as many relationship hops as the longest key path has).
-    private func overlayCandidates() throws -> [ManagedObjectID: StoreFetchMerge.Overlay<[PropertyValue]>] {
+    func overlayCandidates() throws -> [ManagedObjectID: StoreFetchMerge.Overlay<[PropertyValue]>] {
         let overlay = state.overlay
         guard !overlay.isEmpty else { return [:] }
         var reached = Set(overlay.rows.keys).union(overlay.deleted)

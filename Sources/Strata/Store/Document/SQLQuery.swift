@@ -47,6 +47,33 @@ package struct SQLQuery: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Runs the query on `connection` and hands each row to `body` as SQLite produces it,
+    /// holding none: a cursor, for results too large to keep (`strata fetch`, `export`).
+    ///
+    /// The statement is prepared outside the connection's cache, so `body` may run other
+    /// queries on the same connection, even this one's SQL, without rewinding the cursor.
+    /// The row's columns are read from the statement inside `body` only; `body` returns
+    /// whether to go on (false stops the cursor, as a reached limit does).
+    /// - Throws: as ``rows(on:)``; whatever `body` throws, which stops the cursor.
+    /// - Complexity: that of the SQL; memory does not grow with the number of rows (an
+    ///   ORDER BY that no index serves is sorted by SQLite, which spills to disk).
+    package func forEachRow(on connection: SQLiteConnection, _ body: (SQLiteStatement) throws -> Bool) throws {
+        _ = connection.takeFunctionError()
+        do {
+            let statement = try connection.makeStatement(sql)
+            try statement.bind(bindings)
+            while try statement.step() == .row {
+                guard try body(statement) else { break }
+            }
+        } catch let error as StrataError where error.code == .sqlite {
+            if var thrown = connection.takeFunctionError() {
+                thrown.context.sql = sql
+                throw thrown
+            }
+            throw error
+        }
+    }
+
     /// A copy whose parameters are renumbered `?1…?n` in order of first use, keeping only
     /// the bindings the SQL uses (SQLite refuses bindings past the last parameter). The SQL
     /// holds no string literals (values are parameters), so every `?` outside a quoted
