@@ -129,22 +129,6 @@ public enum ChangeOperation: Hashable, Sendable {
     }
 }
 
-/// The kind of an undo group, as recorded in the log and in segments.
-public enum ChangeGroupKind: UInt8, Sendable, Hashable, Codable, CaseIterable {
-    /// Changes a user made.
-    case user = 0
-    /// The changes of an undo.
-    case undo = 1
-    /// The changes of a redo.
-    case redo = 2
-    /// Changes made while undo registration was disabled.
-    case unregistered = 3
-    /// A batch update or delete run in the store.
-    case batch = 4
-    /// Changes merged from another context or process.
-    case merge = 5
-}
-
 /// The operations of one `processPendingChanges()`: one entry in the operation log.
 public struct ChangeBatch: Hashable, Sendable {
     /// The batch's sequence number in its log, starting at 1.

@@ -1,33 +1,5 @@
 import Foundation
 
-/// One stored segment as the log table holds it.
-public struct SegmentRecord: Sendable, Hashable {
-    /// The segment's sequence number.
-    public var sequence: UInt64
-    /// When it was saved.
-    public var timestamp: Date
-    /// Its undo groups.
-    public var groupCount: Int
-    /// Its operations.
-    public var operationCount: Int
-    /// The size of the raw body.
-    public var rawSize: Int
-    /// The stored LZ4 frame.
-    public var body: [UInt8]
-    /// Whether the snapshot already holds it.
-    public var isCompacted: Bool
-}
-
-/// One undo group as the group table records it.
-public struct GroupRecord: Sendable, Hashable {
-    /// The segment that holds it.
-    public var sequence: UInt64
-    /// When that segment was saved.
-    public var timestamp: Date
-    /// The group.
-    public var info: ChangeGroupInfo
-}
-
 extension DocumentStore {
     /// The stored segments with sequence in `range`, oldest first (without decoding).
     ///

@@ -5,13 +5,13 @@ import Foundation
 /// undo groups). The store, compaction, verification, recovery and the tools all go
 /// through here, and read rows one way: a malformed row is an error naming it, never a
 /// value made up to stand in for it (docs/FORMAT.md, "The document file").
-enum LogTables {
-    /// The `CREATE TABLE` statements, in the order ``DocumentFile/ownTables`` creates them.
-    static let segmentTable = (name: "strata_segment", sql: """
+package enum LogTables {
+    /// The `CREATE TABLE` statements, in the order `DocumentFile.ownTables` (in Strata) creates them.
+    package static let segmentTable = (name: "strata_segment", sql: """
         CREATE TABLE strata_segment (seq INTEGER PRIMARY KEY, time REAL NOT NULL, groups INTEGER NOT NULL,
         operations INTEGER NOT NULL, raw_size INTEGER NOT NULL, body BLOB NOT NULL)
         """)
-    static let groupTable = (name: "strata_group", sql: """
+    package static let groupTable = (name: "strata_group", sql: """
         CREATE TABLE strata_group (seq INTEGER NOT NULL, id INTEGER NOT NULL, kind INTEGER NOT NULL,
         reverts INTEGER, action TEXT NOT NULL, PRIMARY KEY (seq, id)) WITHOUT ROWID
         """)
@@ -23,7 +23,7 @@ enum LogTables {
 
     /// The stored segments with sequence in `range`, oldest first, not decoded.
     /// - Throws: `.corruptSegment` naming the first malformed row; SQLite errors.
-    static func records(_ connection: SQLiteConnection, in range: ClosedRange<UInt64> = 0...UInt64(Int64.max),
+    package static func records(_ connection: SQLiteConnection, in range: ClosedRange<UInt64> = 0...UInt64(Int64.max),
                         compactedThrough: UInt64) throws -> [SegmentRecord] {
         try connection.prepare("SELECT \(columns) FROM strata_segment WHERE seq BETWEEN ? AND ? ORDER BY seq")
             .rows([.integer(Int64(min(range.lowerBound, UInt64(Int64.max)))), .integer(Int64(min(range.upperBound, UInt64(Int64.max))))])
@@ -32,7 +32,7 @@ enum LogTables {
 
     /// The sequence numbers of the stored segments, oldest first (read from the table's
     /// key alone, so damage to the rows' other columns does not hide them).
-    static func sequences(_ connection: SQLiteConnection) throws -> [UInt64] {
+    package static func sequences(_ connection: SQLiteConnection) throws -> [UInt64] {
         try connection.prepare("SELECT seq FROM strata_segment ORDER BY seq").rows().compactMap { row in
             if case .integer(let sequence)? = row.first, sequence >= 0 { UInt64(sequence) } else { nil }
         }
@@ -41,7 +41,7 @@ enum LogTables {
     /// The sequence, decoded size (`raw_size`) and stored body of every segment after
     /// `sequence`, oldest first: what a catch-up decodes and counts.
     /// - Throws: `.corruptSegment` naming a malformed row.
-    static func bodies(_ connection: SQLiteConnection, after sequence: UInt64,
+    package static func bodies(_ connection: SQLiteConnection, after sequence: UInt64,
                        through last: UInt64 = UInt64(Int64.max)) throws -> [(sequence: UInt64, rawSize: Int, body: [UInt8])] {
         try connection.prepare("SELECT seq, raw_size, body FROM strata_segment WHERE seq > ? AND seq <= ? ORDER BY seq")
             .rows([.integer(Int64(sequence)), .integer(Int64(min(last, UInt64(Int64.max))))]).map { row in
@@ -70,13 +70,13 @@ enum LogTables {
 
     /// The group rows of a segment, by id.
     /// - Throws: `.corruptSegment` naming a malformed row.
-    static func groups(_ connection: SQLiteConnection, of sequence: UInt64) throws -> [ChangeGroupInfo] {
+    package static func groups(_ connection: SQLiteConnection, of sequence: UInt64) throws -> [ChangeGroupInfo] {
         try connection.prepare("SELECT seq, id, kind, reverts, action FROM strata_group WHERE seq = ? ORDER BY id")
             .rows([.integer(Int64(sequence))]).map { try group($0).info }
     }
 
     /// The sequences of the segments holding a group, oldest first.
-    static func sequences(_ connection: SQLiteConnection, ofGroup id: UInt64) throws -> [UInt64] {
+    package static func sequences(_ connection: SQLiteConnection, ofGroup id: UInt64) throws -> [UInt64] {
         try connection.prepare("SELECT seq FROM strata_group WHERE id = ? ORDER BY seq").rows([.integer(Int64(bitPattern: id))])
             .compactMap { row in
                 if case .integer(let sequence)? = row.first, sequence >= 0 { UInt64(sequence) } else { nil }
@@ -85,7 +85,7 @@ enum LogTables {
 
     /// Every group row with the time of its segment, oldest first.
     /// - Throws: `.corruptSegment` naming a malformed row.
-    static func groupRecords(_ connection: SQLiteConnection) throws -> [GroupRecord] {
+    package static func groupRecords(_ connection: SQLiteConnection) throws -> [GroupRecord] {
         try connection.prepare("""
             SELECT g.seq, g.id, g.kind, g.reverts, g.action, s.time FROM strata_group g
             JOIN strata_segment s ON s.seq = g.seq ORDER BY g.seq, g.id
@@ -101,7 +101,7 @@ enum LogTables {
     ///
     /// - Complexity: one pass over the group table (it has no index on `reverts`; a table
     ///   of a million groups is read in tens of milliseconds, once per undo or redo saved).
-    static func reverter(of id: UInt64, _ connection: SQLiteConnection) throws -> (sequence: UInt64, group: UInt64)? {
+    package static func reverter(of id: UInt64, _ connection: SQLiteConnection) throws -> (sequence: UInt64, group: UInt64)? {
         let kinds = "\(ChangeGroupKind.undo.rawValue), \(ChangeGroupKind.redo.rawValue)"
         let row = try connection.prepare("SELECT seq, id FROM strata_group WHERE reverts = ? AND kind IN (\(kinds)) ORDER BY seq LIMIT 1")
             .rows([.integer(Int64(bitPattern: id))]).first
@@ -110,7 +110,7 @@ enum LogTables {
     }
 
     /// The largest group id recorded within `range` (0 when none).
-    static func largestGroupID(_ connection: SQLiteConnection, in range: Range<Int64> = Int64.min..<Int64.max) throws -> UInt64 {
+    package static func largestGroupID(_ connection: SQLiteConnection, in range: Range<Int64> = Int64.min..<Int64.max) throws -> UInt64 {
         if case .integer(let group)? = try connection.prepare("SELECT MAX(id) FROM strata_group WHERE id >= ? AND id < ?")
             .rows([.integer(range.lowerBound), .integer(range.upperBound)]).first?.first {
             return UInt64(max(group, 0))
@@ -136,8 +136,8 @@ enum LogTables {
 
     // MARK: Sizes
 
-    /// What the log tables hold, for ``DocumentStore/info()``.
-    static func totals(_ connection: SQLiteConnection) throws -> (segments: Int, bytes: Int, rawBytes: Int, first: UInt64, groups: Int) {
+    /// What the log tables hold, for Strata's `DocumentStore.info()`.
+    package static func totals(_ connection: SQLiteConnection) throws -> (segments: Int, bytes: Int, rawBytes: Int, first: UInt64, groups: Int) {
         func integer(_ sql: String) throws -> Int {
             if case .integer(let value)? = try connection.prepare(sql).rows().first?.first { return Int(value) }
             return 0
@@ -153,10 +153,10 @@ enum LogTables {
 
     /// The page cache a segment's body larger than this is written with, when the cache is
     /// larger (SQLite's default size): enough for the pages being filled, not the body.
-    static let segmentWritePageCacheSize = 2 << 20
+    package static let segmentWritePageCacheSize = 2 << 20
 
     /// Appends one segment's row and its groups' rows (inside the caller's transaction).
-    static func append(_ connection: SQLiteConnection, _ record: SegmentRecord, groups: [ChangeGroupInfo]) throws {
+    package static func append(_ connection: SQLiteConnection, _ record: SegmentRecord, groups: [ChangeGroupInfo]) throws {
         // The body goes in through incremental blob I/O: bound, SQLite would first copy the
         // whole row, body included, into one record buffer (writeBlob says why that matters).
         try connection.prepare(
@@ -185,7 +185,7 @@ enum LogTables {
     }
 
     /// Deletes the segments (and their groups) up to `sequence`; returns how many segments.
-    static func delete(_ connection: SQLiteConnection, through sequence: Int64) throws -> Int {
+    package static func delete(_ connection: SQLiteConnection, through sequence: Int64) throws -> Int {
         try connection.prepare("DELETE FROM strata_group WHERE seq <= ?").run([.integer(sequence)])
         try connection.prepare("DELETE FROM strata_segment WHERE seq <= ?").run([.integer(sequence)])
         return connection.changes
