@@ -72,6 +72,10 @@ import StrataTestSupport
                 model.removeSubrange(position..<(position + length))
             }
             #expect(text.count == model.count)
+            // Where a position lies in the string's UTF-8, from the text's counts.
+            let position = Int.random(in: 0...model.count, using: &random)
+            let bytes = model[..<position].reduce(0) { $0 + UTF8.width($1) }
+            #expect(text.utf8Offset(ofShown: position) == bytes, "position \(position)")
         }
         var expected = String.UnicodeScalarView()
         expected.append(contentsOf: model)

@@ -25,8 +25,8 @@ import StrataTestSupport
         if roll < 3, caret < length {                    // forward delete
             return Keystroke(range: caret..<(caret + min(length - caret, Int.random(in: 1...2, using: &random))), inserted: "")
         }
-        let letters = Array("abcdefgh é ")
-        let inserted = String(letters[Int.random(in: 0..<letters.count, using: &random)])
+        let letters = Array("abcdefgh é😀 ".unicodeScalars)
+        let inserted = String(Character(letters[Int.random(in: 0..<letters.count, using: &random)]))
         defer { caret += inserted.unicodeScalars.count }
         return Keystroke(range: caret..<caret, inserted: inserted)
     }
@@ -83,6 +83,9 @@ import StrataTestSupport
         stack.undo.removeAllActions()
         let afterSteps = try Self.type(600, into: note, context: stack.context, undo: stack.undo, saveEvery: saveEvery, seed: seed)
         try Self.undoAndRedoAll(note, undo: stack.undo, afterSteps: afterSteps, seed: seed)
+        // The store's string, spliced in place save by save, is the context's.
+        try stack.context.save()
+        #expect(try stack.newContext().existingObject(with: note.objectID).text("body") == afterSteps.last)
     }
 
     @Test(arguments: [7, 50])
@@ -95,6 +98,15 @@ import StrataTestSupport
         stack.undo.removeAllActions()
         let afterSteps = try Self.type(600, into: note, context: stack.context, undo: stack.undo, saveEvery: saveEvery, seed: seed)
         try Self.undoAndRedoAll(note, undo: stack.undo, afterSteps: afterSteps, seed: seed)
+        // The document's string and characters, spliced in place save by save, are the
+        // context's, reopened and compacted.
+        try stack.context.save()
+        let uri = note.objectID.uriRepresentation()
+        try stack.reopen(configuration: manualCompaction())
+        #expect(try stack.object(uri).text("body") == afterSteps.last)
+        try stack.store.compact()
+        try stack.reopen(configuration: manualCompaction())
+        #expect(try stack.object(uri).text("body") == afterSteps.last)
     }
 
     /// Undo and redo in the middle of typing, as a user does, saves between: the text is

@@ -33,21 +33,28 @@ extension ManagedObjectContext {
                               context: .init { $0.entity = object.entity.name; $0.key = attribute })
         }
         willChange(object, slot: slot)
+        // Where the range lies in the string, from the text's UTF-8 counts: O(log n), where
+        // walking the string's scalars to it was O(n) per keystroke.
+        let start = text.sequence.utf8Offset(ofShown: range.lowerBound)
+        let end = range.isEmpty ? start : text.sequence.utf8Offset(ofShown: range.upperBound)
         for step in text.sequence.replace(at: range.lowerBound, length: range.count, with: scalars, peer: textPeer) {
             text.pending.append(step)
         }
-        // The string is changed in place when nothing else holds it (the flush's old value
-        // of the slot usually does, the first time).
-        var value = text.written
-        text.written = ""
-        object.storage[slot] = .null
-        let scalarsView = value.unicodeScalars
-        let start = scalarsView.index(scalarsView.startIndex, offsetBy: range.lowerBound)
-        let end = scalarsView.index(start, offsetBy: range.count)
-        value.unicodeScalars.replaceSubrange(start..<end, with: scalars)
+        var value = takeString(of: object, slot: slot, &text)
+        value.replace(utf8: start..<end, with: scalars)
         object.storage[slot] = .string(value)
         text.written = value
         texts[key] = text
+    }
+
+    /// The string a text shows in its object's slot, taken out of the slot and the text so
+    /// that it is changed in place when nothing else holds it (the flush's old value of the
+    /// slot usually does, the first time); the caller puts it back.
+    private func takeString(of object: ManagedObject, slot: Int, _ text: inout ContextText) -> String {
+        let value = text.written
+        text.written = ""
+        object.storage[slot] = .null
+        return value
     }
 
     /// Runs `body` with the text's characters as this context holds them now (loaded from
@@ -72,11 +79,17 @@ extension ManagedObjectContext {
         defer { texts[key] = text }
         noteDirectTextWrites(&text, object: object, slot: slot)
         willChange(object, slot: slot)
-        let applied = try text.sequence.apply(edit, peer: textPeer)
+        // The string follows each change as it is made (no rebuild of the whole text per
+        // undo step); a step that fails leaves the ones before it applied, string and all.
+        var value = takeString(of: object, slot: slot, &text)
+        defer {
+            object.storage[slot] = .string(value)
+            text.written = value
+        }
+        let applied = try text.sequence.apply(edit, peer: textPeer) { offset, removed, inserted in
+            value.replace(utf8: offset..<(offset + removed), with: inserted)
+        }
         for step in applied.steps { text.pending.append(step) }
-        let value = text.sequence.string
-        object.storage[slot] = .string(value)
-        text.written = value
     }
 
     /// The edit of the object's text at `slot` since the last flush, which the flush logs;
@@ -175,3 +188,4 @@ extension ManagedObjectContext {
         }
     }
 }
+

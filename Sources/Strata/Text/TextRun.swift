@@ -20,9 +20,37 @@ struct TextRun: Sendable {
     /// The characters, as Unicode scalars; empty once deleted.
     var scalars: ContiguousArray<Unicode.Scalar>
     var isDeleted: Bool
+    /// The UTF-8 bytes of the characters shown: where the run lies in the context's
+    /// `String` is found from these without walking the string (0 once deleted).
+    private(set) var utf8Count: Int
+
+    init(id: TextElementID, length: Int, originLeft: TextElementID?, originRight: TextElementID?,
+         scalars: ContiguousArray<Unicode.Scalar>, isDeleted: Bool) {
+        self.id = id
+        self.length = length
+        self.originLeft = originLeft
+        self.originRight = originRight
+        self.scalars = scalars
+        self.isDeleted = isDeleted
+        utf8Count = isDeleted ? 0 : Self.utf8Count(of: scalars[...])
+    }
+
+    /// The UTF-8 bytes of `scalars`.
+    static func utf8Count(of scalars: ArraySlice<Unicode.Scalar>) -> Int {
+        var count = 0
+        for scalar in scalars { count += UTF8.width(scalar) }
+        return count
+    }
 
     /// The characters the run shows: its length, or 0 when deleted.
     var visibleLength: Int { isDeleted ? 0 : length }
+
+    /// Marks the run deleted, letting go of its characters.
+    mutating func markDeleted() {
+        isDeleted = true
+        scalars = []
+        utf8Count = 0
+    }
 
     /// The identity of the run's last character.
     var lastID: TextElementID { id.advanced(by: length - 1) }
@@ -46,6 +74,7 @@ struct TextRun: Sendable {
             originRight: originRight, scalars: isDeleted ? [] : ContiguousArray(scalars[offset...]), isDeleted: isDeleted)
         if !isDeleted { scalars.removeSubrange(offset...) }
         length = offset
+        utf8Count -= rest.utf8Count
         return rest
     }
 
@@ -61,5 +90,6 @@ struct TextRun: Sendable {
     mutating func append(_ next: TextRun) {
         length += next.length
         if !isDeleted { scalars.append(contentsOf: next.scalars) }
+        utf8Count += next.utf8Count
     }
 }

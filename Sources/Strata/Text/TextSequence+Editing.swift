@@ -15,6 +15,25 @@ extension TextSequence {
         preconditionFailure("chunk \(chunk) shows fewer characters than it counts")
     }
 
+    /// Where the shown character at `position` starts in the text's string, in UTF-8
+    /// bytes (`count`: the string's end), in O(log chunks + a chunk's runs): a context
+    /// changes its `String` there in place of walking it scalar by scalar.
+    package func utf8Offset(ofShown position: Int) -> Int {
+        if position == count { return utf8Counts.sum(before: chunks.count) }
+        let (chunk, run, offset) = shown(position)
+        return utf8Offset(chunk: chunk, run: run, offset: offset)
+    }
+
+    /// Where the character at `offset` in a run starts in the text's string, in UTF-8 bytes
+    /// (for a deleted run: where it would be).
+    func utf8Offset(chunk: Int, run: Int, offset: Int) -> Int {
+        var bytes = utf8Counts.sum(before: chunk)
+        for earlier in chunks[chunk].runs[..<run] { bytes += earlier.utf8Count }
+        let here = chunks[chunk].runs[run]
+        if !here.isDeleted, offset > 0 { bytes += TextRun.utf8Count(of: here.scalars[..<offset]) }
+        return bytes
+    }
+
     /// The identity of the shown character at `index` (0-based).
     package func identity(ofShown index: Int) -> TextElementID {
         let (chunk, run, offset) = shown(index)

@@ -66,7 +66,12 @@ extension TextSequence {
     /// (`resolvingRestores: false`).
     /// - Throws: `.corruptDocument` when a step names a character the text does not hold, or
     ///   is a restore a store was given; the steps before it stay applied.
-    package mutating func apply(_ edit: TextEdit, peer: UInt64, resolvingRestores: Bool = true) throws -> TextEdit {
+    ///
+    /// - Parameter changed: told each change to the shown characters as it is made: where
+    ///   (UTF-8 offset into the text's string as it is then), how many UTF-8 bytes go, and the
+    ///   scalars that come — so a caller keeps its `String` in step without rebuilding it.
+    package mutating func apply(_ edit: TextEdit, peer: UInt64, resolvingRestores: Bool = true,
+                                changed: ((_ utf8Offset: Int, _ utf8Removed: Int, _ inserted: [Unicode.Scalar]) -> Void)? = nil) throws -> TextEdit {
         var applied = TextEdit()
         for step in edit.steps {
             switch step {
@@ -75,11 +80,11 @@ extension TextSequence {
                 // the ones put back are deleted (docs/TEXT.md, "Undo").
                 for (id, range) in shownCharacters(for: start, count: scalars.count) {
                     let step = TextEdit.Step.delete(start: id, scalars: Array(scalars[range]))
-                    try apply(step.operation!)
+                    try apply(step, changed: changed)
                     applied.append(step)
                 }
             case .insert, .delete:
-                try apply(step.operation!)
+                try apply(step, changed: changed)
                 applied.append(step)
             case .restore(let after, let scalars):
                 guard resolvingRestores else {
@@ -95,6 +100,7 @@ extension TextSequence {
                 for stretch in adjacentStretches(from: first, count: scalars.count) {
                     let last = first.advanced(by: stretch.upperBound - 1)
                     if case .insert(let id, let left, let right, let inserted)? = insert(Array(scalars[stretch]), after: last, peer: peer) {
+                        if let changed { changed(utf8Offset(of: id), 0, inserted) }
                         applied.append(.insert(id: id, originLeft: left, originRight: right, scalars: inserted))
                         restorations.add(deleted: first.advanced(by: stretch.lowerBound), count: stretch.count, restored: id)
                     }
@@ -102,6 +108,46 @@ extension TextSequence {
             }
         }
         return applied
+    }
+
+    /// Applies one insertion or deletion, telling `changed` what it did to the shown
+    /// characters.
+    private mutating func apply(_ step: TextEdit.Step, changed: ((Int, Int, [Unicode.Scalar]) -> Void)?) throws {
+        guard let changed else { return try apply(step.operation!) }
+        switch step {
+        case .insert(let id, _, _, let scalars):
+            guard !scalars.isEmpty else { return }
+            let applied = contains(id.advanced(by: scalars.count - 1))
+            try apply(step.operation!)
+            if !applied, !isDeleted(id) { changed(utf8Offset(of: id), 0, scalars) }
+        case .delete(let start, let scalars):
+            guard contains(start), contains(start.advanced(by: scalars.count - 1)) else { return try apply(step.operation!) }
+            // Stretch by stretch, as the deletion splits runs: each shown one leaves the string.
+            var next = start
+            var remaining = scalars.count
+            while remaining > 0 {
+                let (chunk, run, offset) = location(of: next)
+                let here = chunks[chunk].runs[run]
+                let taken = min(remaining, here.length - offset)
+                if !here.isDeleted {
+                    let bytes = TextRun.utf8Count(of: here.scalars[offset..<(offset + taken)])
+                    let at = utf8Offset(chunk: chunk, run: run, offset: offset)
+                    deleteRange(from: next, count: taken)
+                    changed(at, bytes, [])
+                }
+                next = next.advanced(by: taken)
+                remaining -= taken
+            }
+        case .restore:
+            preconditionFailure("a restore is applied by apply(_:peer:resolvingRestores:changed:)")
+        }
+    }
+
+    /// Where the character `id` (which the text holds) starts in the text's string, in
+    /// UTF-8 bytes.
+    func utf8Offset(of id: TextElementID) -> Int {
+        let (chunk, run, offset) = location(of: id)
+        return utf8Offset(chunk: chunk, run: run, offset: offset)
     }
 }
 

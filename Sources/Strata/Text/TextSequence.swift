@@ -20,6 +20,8 @@ package struct TextSequence: Sendable {
         var visible = 0
         /// Characters held, tombstones included.
         var total = 0
+        /// UTF-8 bytes of the characters shown.
+        var visibleUTF8 = 0
     }
 
     /// Where a run starts, for the peer index: the run's first counter and its chunk's key.
@@ -35,6 +37,7 @@ package struct TextSequence: Sendable {
     /// Running sums of the chunks' shown and held characters.
     private(set) var visibleCounts = ChunkCounts([])
     private(set) var totalCounts = ChunkCounts([])
+    private(set) var utf8Counts = ChunkCounts([])
     /// Each chunk's index by its key.
     private var chunkIndexByKey: [Int: Int] = [:]
     /// Per peer, where each of its runs starts, by first counter.
@@ -181,8 +184,10 @@ package struct TextSequence: Sendable {
         }
         chunks[chunk].total += new.length
         chunks[chunk].visible += new.visibleLength
+        chunks[chunk].visibleUTF8 += new.utf8Count
         totalCounts.add(new.length, at: chunk)
         visibleCounts.add(new.visibleLength, at: chunk)
+        utf8Counts.add(new.utf8Count, at: chunk)
         count += new.visibleLength
         noteApplied(new.id, count: new.length)
         splitChunkIfFull(chunk)
@@ -191,10 +196,12 @@ package struct TextSequence: Sendable {
     /// Marks the run at (`chunk`, `run`) deleted (it is not).
     mutating func markDeleted(chunk: Int, run: Int) {
         let length = chunks[chunk].runs[run].length
-        chunks[chunk].runs[run].isDeleted = true
-        chunks[chunk].runs[run].scalars = []
+        let utf8 = chunks[chunk].runs[run].utf8Count
+        chunks[chunk].runs[run].markDeleted()
         chunks[chunk].visible -= length
+        chunks[chunk].visibleUTF8 -= utf8
         visibleCounts.add(-length, at: chunk)
+        utf8Counts.add(-utf8, at: chunk)
         count -= length
     }
 
@@ -236,10 +243,12 @@ package struct TextSequence: Sendable {
         for run in moved.runs {
             moved.total += run.length
             moved.visible += run.visibleLength
+            moved.visibleUTF8 += run.utf8Count
             repoint(run.id, to: moved.key)
         }
         chunks[chunk].total -= moved.total
         chunks[chunk].visible -= moved.visible
+        chunks[chunk].visibleUTF8 -= moved.visibleUTF8
         chunks.insert(moved, at: chunk + 1)
         rebuildCounts()
     }
@@ -249,6 +258,7 @@ package struct TextSequence: Sendable {
     private mutating func rebuildCounts() {
         visibleCounts = ChunkCounts(chunks.map(\.visible))
         totalCounts = ChunkCounts(chunks.map(\.total))
+        utf8Counts = ChunkCounts(chunks.map(\.visibleUTF8))
         chunkIndexByKey.removeAll(keepingCapacity: true)
         for (index, chunk) in chunks.enumerated() { chunkIndexByKey[chunk.key] = index }
     }

@@ -1,0 +1,28 @@
+import Foundation
+
+extension TextSequence {
+    /// Applies a logged edit (a store's: it holds no restores) to the text and to the
+    /// string `value` shows of it, changing that string in place where the edit changes it
+    /// (no rebuild of the whole string per edit).
+    /// - Throws: as ``apply(_:peer:resolvingRestores:changed:)``; the string then shows the
+    ///   steps applied before the failing one.
+    package mutating func apply(_ edit: TextEdit, toString value: inout PropertyValue) throws {
+        var string = value.textValue
+        value = .null   // so that `string` is not shared
+        defer { value = .string(string) }
+        _ = try apply(edit, peer: Self.basePeer, resolvingRestores: false) { offset, removed, inserted in
+            string.replace(utf8: offset..<(offset + removed), with: inserted)
+        }
+    }
+}
+
+extension String {
+    /// Replaces the scalars between two UTF-8 offsets (on scalar boundaries) with `scalars`.
+    /// A native string's UTF-8 offsets are its indices: finding them is O(1), where walking
+    /// its scalars to a position is O(n).
+    mutating func replace(utf8 range: Range<Int>, with scalars: [Unicode.Scalar]) {
+        let lower = utf8.index(utf8.startIndex, offsetBy: range.lowerBound)
+        let upper = utf8.index(lower, offsetBy: range.count)
+        unicodeScalars.replaceSubrange(lower..<upper, with: scalars)
+    }
+}
