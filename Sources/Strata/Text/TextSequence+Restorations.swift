@@ -29,10 +29,10 @@ extension TextSequence {
         /// Records that `count` characters from `deleted` were put back as the characters
         /// from `restored`.
         mutating func add(deleted: TextElementID, count: Int, restored: TextElementID) {
-            var ranges = byPeer[deleted.peer, default: []]
-            let index = ranges.firstIndex { $0.deleted > deleted.counter } ?? ranges.endIndex
-            ranges.insert(Span(deleted: deleted.counter, count: count, restored: restored), at: index)
-            byPeer[deleted.peer] = ranges
+            let span = Span(deleted: deleted.counter, count: count, restored: restored)
+            // In place, and usually at the end (an undo walks back, a redo forward): no copy
+            // of the peer's spans per restore.
+            byPeer[deleted.peer, default: []].insertSorted(span)
         }
 
         /// The character `id` was put back as, if it was.
@@ -104,5 +104,18 @@ extension TextSequence {
         }
         stretches.append(start..<count)
         return stretches
+    }
+}
+
+private extension Array where Element == TextSequence.Restorations.Span {
+    /// Inserts `span` after every span that starts at or before it.
+    mutating func insertSorted(_ span: Element) {
+        if let last, last.deleted <= span.deleted { return append(span) }
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if self[middle].deleted <= span.deleted { low = middle + 1 } else { high = middle }
+        }
+        insert(span, at: low)
     }
 }

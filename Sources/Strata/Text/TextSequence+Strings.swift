@@ -20,9 +20,17 @@ extension String {
     /// Replaces the scalars between two UTF-8 offsets (on scalar boundaries) with `scalars`.
     /// A native string's UTF-8 offsets are its indices: finding them is O(1), where walking
     /// its scalars to a position is O(n).
+    /// The replacement goes in as a `String`: `unicodeScalars.replaceSubrange` with scalars
+    /// takes the standard library's slow path (transcoding the whole string's tail).
     mutating func replace(utf8 range: Range<Int>, with scalars: [Unicode.Scalar]) {
         let lower = utf8.index(utf8.startIndex, offsetBy: range.lowerBound)
         let upper = utf8.index(lower, offsetBy: range.count)
-        unicodeScalars.replaceSubrange(lower..<upper, with: scalars)
+        if scalars.isEmpty {
+            removeSubrange(lower..<upper)
+        } else {
+            var replacement = String.UnicodeScalarView()
+            replacement.append(contentsOf: scalars)
+            replaceSubrange(lower..<upper, with: String(replacement))
+        }
     }
 }
