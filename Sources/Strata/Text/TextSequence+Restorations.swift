@@ -10,7 +10,7 @@ extension TextSequence {
     /// - a cursor on a deleted character moves to the one put back.
     ///
     /// A character is deleted once (deleting a tombstone changes nothing, and this replica's
-    /// own deletions follow restorations), so it is restored at most once: the ranges of one
+    /// own deletions follow restorations), so it is restored at most once: the spans of one
     /// peer never overlap, and each peer's are kept sorted by their first deleted counter.
     struct Restorations: Sendable {
         struct Span: Sendable {
@@ -19,7 +19,7 @@ extension TextSequence {
             var restored: TextElementID
         }
 
-        private var byPeer: [UInt64: [Span]] = [:]
+        private var byPeer: [UInt64: SpanList] = [:]
 
         var isEmpty: Bool { byPeer.isEmpty }
 
@@ -29,33 +29,21 @@ extension TextSequence {
         /// Records that `count` characters from `deleted` were put back as the characters
         /// from `restored`.
         mutating func add(deleted: TextElementID, count: Int, restored: TextElementID) {
-            let span = Span(deleted: deleted.counter, count: count, restored: restored)
-            // In place, and usually at the end (an undo walks back, a redo forward): no copy
-            // of the peer's spans per restore.
-            byPeer[deleted.peer, default: []].insertSorted(span)
+            byPeer[deleted.peer, default: SpanList()].insert(Span(deleted: deleted.counter, count: count, restored: restored))
         }
 
         /// The character `id` was put back as, if it was.
         func restored(_ id: TextElementID) -> TextElementID? {
-            guard let ranges = byPeer[id.peer] else { return nil }
-            // The last range starting at or before the counter.
-            var low = 0, high = ranges.count
-            while low < high {
-                let middle = (low + high) / 2
-                if ranges[middle].deleted <= id.counter { low = middle + 1 } else { high = middle }
-            }
-            guard low > 0 else { return nil }
-            let range = ranges[low - 1]
-            let offset = Int(id.counter - range.deleted)
-            return offset < range.count ? range.restored.advanced(by: offset) : nil
+            guard let span = byPeer[id.peer]?.last(startingAtOrBefore: id.counter) else { return nil }
+            let offset = Int(id.counter - span.deleted)
+            return offset < span.count ? span.restored.advanced(by: offset) : nil
         }
 
         /// Adds `other`'s ranges (of characters this replica restored in another copy of
         /// the text).
         mutating func add(_ other: Restorations) {
-            for (peer, ranges) in other.byPeer {
-                byPeer[peer, default: []] += ranges
-                byPeer[peer]!.sort { $0.deleted < $1.deleted }
+            for (peer, spans) in other.byPeer {
+                for span in spans.all { byPeer[peer, default: SpanList()].insert(span) }
             }
         }
 
@@ -63,7 +51,7 @@ extension TextSequence {
         /// or a refresh): the store's text holds the restored characters too.
         func carried(into sequence: inout TextSequence) {
             guard !isEmpty else { return }
-            sequence.restorations.add(self)
+            if sequence.restorations.isEmpty { sequence.restorations = self } else { sequence.restorations.add(self) }
         }
     }
 
@@ -107,15 +95,54 @@ extension TextSequence {
     }
 }
 
-private extension Array where Element == TextSequence.Restorations.Span {
-    /// Inserts `span` after every span that starts at or before it.
-    mutating func insertSorted(_ span: Element) {
-        if let last, last.deleted <= span.deleted { return append(span) }
-        var low = 0, high = count
-        while low < high {
-            let middle = (low + high) / 2
-            if self[middle].deleted <= span.deleted { low = middle + 1 } else { high = middle }
+extension TextSequence.Restorations {
+    /// One peer's spans, sorted by first deleted counter, in buckets of at most
+    /// ``bucketCapacity``: an undo walking back puts characters back newest first, so spans
+    /// arrive in falling order, and one sorted array would move all of them per restore.
+    struct SpanList: Sendable {
+        static let bucketCapacity = 128
+        private var buckets: [[Span]] = []
+
+        var all: [Span] { buckets.flatMap { $0 } }
+
+        /// The index of the last bucket whose first span starts at or before `counter`
+        /// (0 when none does).
+        private func bucket(for counter: UInt32) -> Int {
+            var low = 0, high = buckets.count
+            while low < high {
+                let middle = (low + high) / 2
+                if buckets[middle][0].deleted <= counter { low = middle + 1 } else { high = middle }
+            }
+            return max(low - 1, 0)
         }
-        insert(span, at: low)
+
+        mutating func insert(_ span: Span) {
+            guard !buckets.isEmpty else { return buckets = [[span]] }
+            let index = bucket(for: span.deleted)
+            var low = 0, high = buckets[index].count
+            while low < high {
+                let middle = (low + high) / 2
+                if buckets[index][middle].deleted <= span.deleted { low = middle + 1 } else { high = middle }
+            }
+            buckets[index].insert(span, at: low)
+            if buckets[index].count > Self.bucketCapacity {
+                let half = buckets[index].count / 2
+                let upper = Array(buckets[index][half...])
+                buckets[index].removeSubrange(half...)
+                buckets.insert(upper, at: index + 1)
+            }
+        }
+
+        /// The last span starting at or before `counter`.
+        func last(startingAtOrBefore counter: UInt32) -> Span? {
+            guard !buckets.isEmpty else { return nil }
+            let spans = buckets[bucket(for: counter)]
+            var low = 0, high = spans.count
+            while low < high {
+                let middle = (low + high) / 2
+                if spans[middle].deleted <= counter { low = middle + 1 } else { high = middle }
+            }
+            return low > 0 ? spans[low - 1] : nil
+        }
     }
 }

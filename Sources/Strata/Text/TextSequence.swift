@@ -39,7 +39,8 @@ package struct TextSequence: Sendable {
     private(set) var totalCounts = ChunkCounts([])
     private(set) var utf8Counts = ChunkCounts([])
     /// Each chunk's index by its key.
-    private var chunkIndexByKey: [Int: Int] = [:]
+    /// (Keys are handed out from 0 up and never reused: an array indexed by key.)
+    private var chunkIndexByKey: [Int] = []
     /// Per peer, where each of its runs starts, by first counter.
     var starts: [UInt64: [RunStart]] = [:]
     /// Per peer, the counter its next character gets (every lower one is in the text).
@@ -96,7 +97,7 @@ package struct TextSequence: Sendable {
 
     /// The chunk index of a chunk key.
     @inline(__always)
-    func chunkIndex(ofKey key: Int) -> Int { chunkIndexByKey[key]! }
+    func chunkIndex(ofKey key: Int) -> Int { chunkIndexByKey[key] }
 
     /// The characters held, tombstones included.
     var totalCount: Int { totalCounts.sum(before: chunks.count) }
@@ -213,6 +214,7 @@ package struct TextSequence: Sendable {
 
     private mutating func takeChunkKey() -> Int {
         defer { nextChunkKey += 1 }
+        chunkIndexByKey.append(-1)
         return nextChunkKey
     }
 
@@ -256,11 +258,20 @@ package struct TextSequence: Sendable {
     /// Recomputes the running sums and key index after the chunk list changed (a split:
     /// once every few dozen runs).
     private mutating func rebuildCounts() {
-        visibleCounts = ChunkCounts(chunks.map(\.visible))
-        totalCounts = ChunkCounts(chunks.map(\.total))
-        utf8Counts = ChunkCounts(chunks.map(\.visibleUTF8))
-        chunkIndexByKey.removeAll(keepingCapacity: true)
-        for (index, chunk) in chunks.enumerated() { chunkIndexByKey[chunk.key] = index }
+        // By index, not `chunks.map(\.visible)`: that copies each chunk (retaining its runs).
+        var visible: [Int] = [], total: [Int] = [], utf8: [Int] = []
+        visible.reserveCapacity(chunks.count)
+        total.reserveCapacity(chunks.count)
+        utf8.reserveCapacity(chunks.count)
+        for index in chunks.indices {
+            visible.append(chunks[index].visible)
+            total.append(chunks[index].total)
+            utf8.append(chunks[index].visibleUTF8)
+        }
+        visibleCounts = ChunkCounts(visible)
+        totalCounts = ChunkCounts(total)
+        utf8Counts = ChunkCounts(utf8)
+        for index in chunks.indices { chunkIndexByKey[chunks[index].key] = index }
     }
 
     /// Points the index entry of the run starting at `id` to another chunk.

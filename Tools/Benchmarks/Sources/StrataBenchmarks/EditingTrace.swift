@@ -104,9 +104,10 @@ struct EditingTrace {
     static func resetPeakMemory() {
         // The parsed JSON's memory is free but still the process's until malloc gives it back
         // to the system: without this, the reset peak is the parse's (about 1 GiB).
-        #if canImport(Glibc)
-        malloc_trim(0)
-        #endif
+        // glibc's malloc_trim, which Swift's Glibc module does not export.
+        if let trim = dlsym(nil, "malloc_trim") {
+            _ = unsafeBitCast(trim, to: (@convention(c) (Int) -> Int32).self)(0)
+        }
         guard let file = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return }
         try? file.write(contentsOf: Data("5".utf8))
         try? file.close()
