@@ -207,4 +207,30 @@ import StrataTestSupport
             #expect(found?.chunk == expected?.chunk && found?.offset == expected?.offset, "index \(index)")
         }
     }
+
+    /// Restorations arriving in any order (an undo walks back, a redo forward) find, for
+    /// every deleted character, the one put back for it — across many buckets.
+    @Test func restorationsFindTheCharacterPutBackWhateverTheOrder() {
+        var random = SeededGenerator(seed: testSeed("TextSequence.restorations"))
+        // Disjoint spans of peer 9's counters, each put back as peer 4's characters.
+        var spans: [(deleted: UInt32, count: Int, restored: UInt32)] = []
+        var counter: UInt32 = 0
+        for index in 0..<2_000 {
+            counter += UInt32(Int.random(in: 0...3, using: &random))
+            let count = Int.random(in: 1...4, using: &random)
+            spans.append((counter, count, UInt32(index * 10)))
+            counter += UInt32(count)
+        }
+        var restorations = TextSequence.Restorations()
+        for span in spans.shuffled(using: &random) {
+            restorations.add(deleted: TextElementID(peer: 9, counter: span.deleted), count: span.count,
+                             restored: TextElementID(peer: 4, counter: span.restored))
+        }
+        for probe in 0..<counter {
+            let expected = spans.first { probe >= $0.deleted && probe < $0.deleted + UInt32($0.count) }
+                .map { TextElementID(peer: 4, counter: $0.restored + (probe - $0.deleted)) }
+            #expect(restorations.restored(TextElementID(peer: 9, counter: probe)) == expected, "counter \(probe)")
+        }
+        #expect(restorations.restored(TextElementID(peer: 8, counter: 0)) == nil)
+    }
 }

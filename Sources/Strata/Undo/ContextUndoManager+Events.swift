@@ -28,8 +28,8 @@ extension ContextUndoManager {
               newer.storedOperations == nil, older.storedOperations == nil,
               newer.actionName == older.actionName, older.inverseOperations == nil,
               newer.closedAt - older.closedAt <= coalescingInterval,
-              context.log.regroup(newer.id, batchCount: newer.batches.count, into: older.id,
-                                  formerTarget: older.formerID, olderHasBatches: !older.batches.isEmpty)
+              context.log.regroup(newer.id, batchCount: newer.batchCount, into: older.id,
+                                  formerTarget: older.formerID, olderHasBatches: older.batchCount > 0)
         else { return }
         for item in newer.items {
             switch item {

@@ -78,6 +78,18 @@ final class UndoGroup {
         }
     }
 
+    /// How many batches ``batches`` has, counted without building it: typing coalesces
+    /// each keystroke's group into the step's, which grows by a batch a keystroke.
+    var batchCount: Int {
+        items.reduce(0) { count, item in
+            switch item {
+            case .batch: return count + 1
+            case .group(let group): return count + group.batchCount
+            case .action: return count
+            }
+        }
+    }
+
     /// Every batch and action, oldest first, nested groups flattened.
     var leaves: [Leaf] {
         items.flatMap { item -> [Leaf] in
