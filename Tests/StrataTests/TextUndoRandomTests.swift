@@ -73,34 +73,41 @@ import StrataTestSupport
         }
     }
 
+    /// A saved note whose body is "Hello world", with nothing to undo.
+    private static func savedNote(in context: ManagedObjectContext) throws -> ManagedObject {
+        let note = try context.insertObject(forEntityName: "Note")
+        try note.setValue(.string("Hello world"), forKey: "body")
+        try context.save()
+        context.undoManager?.removeAllActions()
+        return note
+    }
+
+    /// Types 600 keystrokes into a new note, undoes and redoes every step checking each, and
+    /// saves: the note and the text after each step.
+    private static func typeAndRetrace(in context: ManagedObjectContext, saveEvery: Int, seed: UInt64) throws -> (ManagedObject, [String]) {
+        let note = try savedNote(in: context)
+        let afterSteps = try type(600, into: note, context: context, undo: context.undoManager!, saveEvery: saveEvery, seed: seed)
+        try undoAndRedoAll(note, undo: context.undoManager!, afterSteps: afterSteps, seed: seed)
+        try context.save()
+        return (note, afterSteps)
+    }
+
     @Test(arguments: [1, 7, 1_000])
     func inMemoryUndoAllThenRedoAllRetracesEveryStep(saveEvery: Int) throws {
-        let seed = testSeed("text-undo-random-memory-\(saveEvery)")
         let stack = Stack(model: textNoteModel)
-        let note = try stack.context.insertObject(forEntityName: "Note")
-        try note.setValue(.string("Hello world"), forKey: "body")
-        try stack.context.save()
-        stack.undo.removeAllActions()
-        let afterSteps = try Self.type(600, into: note, context: stack.context, undo: stack.undo, saveEvery: saveEvery, seed: seed)
-        try Self.undoAndRedoAll(note, undo: stack.undo, afterSteps: afterSteps, seed: seed)
+        let (note, afterSteps) = try Self.typeAndRetrace(in: stack.context, saveEvery: saveEvery,
+                                                         seed: testSeed("text-undo-random-memory-\(saveEvery)"))
         // The store's string, spliced in place save by save, is the context's.
-        try stack.context.save()
         #expect(try stack.newContext().existingObject(with: note.objectID).text("body") == afterSteps.last)
     }
 
     @Test(arguments: [7, 50])
     func documentUndoAllThenRedoAllRetracesEveryStep(saveEvery: Int) throws {
-        let seed = testSeed("text-undo-random-document-\(saveEvery)")
         let stack = try DocumentStack(model: textNoteModel, configuration: manualCompaction())
-        let note = try stack.context.insertObject(forEntityName: "Note")
-        try note.setValue(.string("Hello world"), forKey: "body")
-        try stack.context.save()
-        stack.undo.removeAllActions()
-        let afterSteps = try Self.type(600, into: note, context: stack.context, undo: stack.undo, saveEvery: saveEvery, seed: seed)
-        try Self.undoAndRedoAll(note, undo: stack.undo, afterSteps: afterSteps, seed: seed)
+        let (note, afterSteps) = try Self.typeAndRetrace(in: stack.context, saveEvery: saveEvery,
+                                                         seed: testSeed("text-undo-random-document-\(saveEvery)"))
         // The document's string and characters, spliced in place save by save, are the
         // context's, reopened and compacted.
-        try stack.context.save()
         let uri = note.objectID.uriRepresentation()
         try stack.reopen(configuration: manualCompaction())
         #expect(try stack.object(uri).text("body") == afterSteps.last)
@@ -126,10 +133,7 @@ import StrataTestSupport
         let document = inDocument ? try DocumentStack(model: textNoteModel, configuration: manualCompaction()) : nil
         let context = memory?.context ?? document!.context
         let undo = context.undoManager!
-        let note = try context.insertObject(forEntityName: "Note")
-        try note.setValue(.string("Hello world"), forKey: "body")
-        try context.save()
-        undo.removeAllActions()
+        let note = try savedNote(in: context)
 
         var states = [try note.text("body")]      // the text after each step, the first the start
         var position = 0                          // the step the text shows
