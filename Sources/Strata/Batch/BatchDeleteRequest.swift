@@ -17,7 +17,7 @@ import Foundation
 /// records), a `deny` relationship with a surviving destination refuses the whole request
 /// with a `.validation` error naming the record and the relationship, and `noAction` leaves
 /// the destinations alone. Every operation — the deletes carry the records' full values —
-/// is saved as one segment group of kind ``StrataStorage/ChangeGroupKind/batch`` named
+/// is saved as one segment group of kind `ChangeGroupKind.batch` named
 /// "Batch Delete <Entity>", so history, replay and compaction see it.
 ///
 /// The context's unsaved changes are not taken into account; registered objects stay until
@@ -38,9 +38,9 @@ public final class BatchDeleteRequest {
     /// What ``BatchResult`` reports (default `.count`).
     public var resultType: BatchResultType = .count
     /// Whether the delete becomes one undo group of the executing context (saved as a
-    /// ``StrataStorage/ChangeGroupKind/user`` group that a reopened document can undo too; undo restores
+    /// `ChangeGroupKind.user` group that a reopened document can undo too; undo restores
     /// the old records with their relationships). Default `false`: Core Data's behaviour, a
-    /// ``StrataStorage/ChangeGroupKind/batch`` group no undo reaches.
+    /// `ChangeGroupKind.batch` group no undo reaches.
     public var registersUndo = false
 
     /// Creates a batch delete request.

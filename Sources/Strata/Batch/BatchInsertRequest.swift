@@ -32,8 +32,8 @@ import Foundation
 /// insert operation per row and keeps the graph consistent: a destination's inverse
 /// relationship gains the new record (one operation per destination, as a context save
 /// would record). The operations are saved as one segment group, of kind
-/// ``StrataStorage/ChangeGroupKind/batch`` named "Batch Insert <Entity>" — or, with ``registersUndo``,
-/// of kind ``StrataStorage/ChangeGroupKind/user``, on the executing context's undo stack. See
+/// `ChangeGroupKind.batch` named "Batch Insert <Entity>" — or, with ``registersUndo``,
+/// of kind `ChangeGroupKind.user`, on the executing context's undo stack. See
 /// docs/SEMANTICS.md, "Batch requests".
 public final class BatchInsertRequest {
     /// The row key giving the row's own ID, reserved with
@@ -74,8 +74,8 @@ public final class BatchInsertRequest {
     /// Data's status result — so a million-row insert holds none (its count is still given).
     public var resultType: BatchResultType = .count
     /// Whether the insert becomes one undo group of the executing context (saved as a
-    /// ``StrataStorage/ChangeGroupKind/user`` group, so a reopened document can undo it too). Default
-    /// `false`: Core Data's behaviour, a ``StrataStorage/ChangeGroupKind/batch`` group no undo reaches.
+    /// `ChangeGroupKind.user` group, so a reopened document can undo it too). Default
+    /// `false`: Core Data's behaviour, a `ChangeGroupKind.batch` group no undo reaches.
     public var registersUndo = false
     /// The name of the saved group and of the undo action; nil: "Batch Insert <Entity>".
     /// (`strata import` names its insert "Import <Entity>".)

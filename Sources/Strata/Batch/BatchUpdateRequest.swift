@@ -47,7 +47,7 @@ public enum BatchResultType: String, Hashable, Sendable, CaseIterable {
 /// The store finds the matching records with its fetch path (SQL for a document), writes
 /// one update operation per changed record (old and new values — the computed ones, so
 /// undo, redo and replay of the document's log never compute them again) and saves them as one segment group of kind
-/// ``StrataStorage/ChangeGroupKind/batch`` named "Batch Update <Entity>". The context's unsaved changes
+/// `ChangeGroupKind.batch` named "Batch Update <Entity>". The context's unsaved changes
 /// are not taken into account, and registered objects keep their values until the changes
 /// are merged (``ManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)-([String:[ManagedObjectID]],_)``).
 public final class BatchUpdateRequest {
@@ -66,9 +66,9 @@ public final class BatchUpdateRequest {
     /// What ``BatchResult`` reports (default `.count`).
     public var resultType: BatchResultType = .count
     /// Whether the update becomes one undo group of the executing context (saved as a
-    /// ``StrataStorage/ChangeGroupKind/user`` group that a reopened document can undo too; undo restores
+    /// `ChangeGroupKind.user` group that a reopened document can undo too; undo restores
     /// the old values). Default `false`: Core Data's behaviour, a
-    /// ``StrataStorage/ChangeGroupKind/batch`` group no undo reaches.
+    /// `ChangeGroupKind.batch` group no undo reaches.
     public var registersUndo = false
 
     /// Creates a batch update request.

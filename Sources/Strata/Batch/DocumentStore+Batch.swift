@@ -4,7 +4,7 @@ extension DocumentStore: BatchExecutingStore {
     /// Runs a batch request under the store's lock: takes in other processes' segments,
     /// finds the matching records with the document's fetch (SQL over the snapshot merged
     /// with the overlay), builds the operations from the current rows and appends them as
-    /// one segment whose only group is a ``StrataStorage/ChangeGroupKind/batch`` group. Compacts
+    /// one segment whose only group is a `ChangeGroupKind.batch` group. Compacts
     /// afterwards when a threshold is passed, as a save does.
     ///
     /// - Throws: `.validation` for a deny rule; `.mergeConflict` when another process changed

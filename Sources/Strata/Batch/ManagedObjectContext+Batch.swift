@@ -15,7 +15,7 @@ extension ManagedObjectContext {
     ///
     /// The context's unsaved changes play no part and its registered objects keep their
     /// values until the result is merged. The operations are saved as one
-    /// ``StrataStorage/ChangeGroupKind/batch`` group ("Batch Update Employee"), not on the undo stack.
+    /// `ChangeGroupKind.batch` group ("Batch Update Employee"), not on the undo stack.
     /// Values may be expressions over each record (`salary * 2`, `lowercase:(email)`,
     /// `now()`), computed from the record's values before the update; the log records the
     /// computed old and new values (see ``BatchUpdateRequest``). Derived attributes the
@@ -89,7 +89,7 @@ extension ManagedObjectContext {
 
     /// Runs the request in every store holding records of the entity, under the
     /// coordinator's save lock, and gathers the outcomes. With `registersUndo` the group is
-    /// saved as a ``StrataStorage/ChangeGroupKind/user`` group, becomes one undo group of this context
+    /// saved as a `ChangeGroupKind.user` group, becomes one undo group of this context
     /// and is merged into it (undo must start from the records' new values).
     func runBatch(_ fetch: StoreFetchRequest, action: StoreBatchRequest.Action, actionName: String,
                   resultType: BatchResultType, registersUndo: Bool, timestamp: Date = Date()) throws -> BatchResult {

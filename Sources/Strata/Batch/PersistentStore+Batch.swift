@@ -22,8 +22,8 @@ public struct StoreBatchRequest: Sendable {
     /// The id of the group the operations are saved as (temporary: the store gives the
     /// permanent one).
     public var groupID: UInt64
-    /// The kind of that group: ``StrataStorage/ChangeGroupKind/batch`` (the default), or
-    /// ``StrataStorage/ChangeGroupKind/user`` for a request that registers undo.
+    /// The kind of that group: `ChangeGroupKind.batch` (the default), or
+    /// `ChangeGroupKind.user` for a request that registers undo.
     public var kind: ChangeGroupKind
     /// The group's action name ("Batch Update Employee").
     public var actionName: String
@@ -51,7 +51,7 @@ public struct StoreBatchOutcome: Sendable {
     public var changes: SaveChanges
     /// The group saved; nil when nothing changed (no segment is written then). For an
     /// insert, its operations are kept only when the group is undoable (kind
-    /// ``StrataStorage/ChangeGroupKind/user``): a large insert does not hold them all otherwise.
+    /// `ChangeGroupKind.user`): a large insert does not hold them all otherwise.
     public var group: SegmentGroup?
     /// The permanent id the store saved the group under, when it reports it.
     public var savedGroupID: UInt64?
@@ -76,7 +76,7 @@ public struct StoreBatchOutcome: Sendable {
 /// group. ``InMemoryStore`` and ``DocumentStore`` conform; for other stores the context
 /// runs the same steps through the ``PersistentStore`` requirements.
 public protocol BatchExecutingStore: PersistentStore {
-    /// Runs the request and saves its operations as one ``StrataStorage/ChangeGroupKind/batch`` group.
+    /// Runs the request and saves its operations as one `ChangeGroupKind.batch` group.
     /// - Throws: `.validation` when a deny rule refuses a delete; fetch and save errors.
     ///   Nothing is saved when it throws.
     func executeBatch(_ request: StoreBatchRequest) throws -> StoreBatchOutcome

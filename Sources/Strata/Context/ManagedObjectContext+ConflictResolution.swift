@@ -51,7 +51,7 @@ extension ManagedObjectContext {
     /// Decides each conflicting record's values by ``mergePolicy`` and makes the save write
     /// exactly them: the store's outcome of the unsaved log is computed on the records as
     /// they are now, and where it differs from the decision, fixes are logged as one
-    /// non-undoable ``StrataStorage/ChangeGroupKind/merge`` group. A to-one that ends elsewhere than the
+    /// non-undoable `ChangeGroupKind.merge` group. A to-one that ends elsewhere than the
     /// log would leave it also fixes both destinations' inverses, in the store and in the
     /// context. The context's objects take the decided values; their committed values
     /// become the store's.

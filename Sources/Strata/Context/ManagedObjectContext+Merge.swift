@@ -13,7 +13,7 @@ extension ManagedObjectContext {
     /// - **deleted** records: their registered objects are removed — they become invalid and
     ///   their pending changes (and unsaved logged operations) are dropped; pending
     ///   references to them from other changed objects are removed (logged as an
-    ///   unregistered ``StrataStorage/ChangeGroupKind/merge`` group, saved but never undone);
+    ///   unregistered `ChangeGroupKind.merge` group, saved but never undone);
     /// - **updated** records: their registered, loaded objects are refreshed like
     ///   ``refresh(_:mergeChanges:)`` with `mergeChanges: true` — values reloaded from the
     ///   store, pending changes re-applied on top; faults need nothing;
