@@ -40,7 +40,7 @@ let storageStrataTests = [
 let sanitizedStrataTests = concurrentStrataTests.map { $0 + "Tests.swift" } + (sanitizesProcesses ? storageStrataTests : []) + [
     "TestSupport.swift", "BatchTestSupport.swift", "CoreTestSupport.swift", "DerivedAttributeSupport.swift",
     "DocumentTestSupport.swift", "FaultTestSupport.swift", "FetchEquivalenceSupport.swift", "FetchTestSupport.swift",
-    "FetchedResultsTestSupport.swift", "MigrationTestSupport.swift", "ModelTestSupport.swift",
+    "FetchedResultsTestSupport.swift", "MigrationTestSupport.swift", "ModelTestSupport.swift", "TextTestSupport.swift",
     // Where QueryGenerationTests' fetch helpers live.
     "ComputedFetchTests.swift",
 ]
