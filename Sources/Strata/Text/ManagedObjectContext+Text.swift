@@ -42,8 +42,7 @@ extension ManagedObjectContext {
         }
         var value = takeString(of: object, slot: slot, &text)
         value.replace(utf8: start..<end, with: scalars)
-        object.storage[slot] = .string(value)
-        text.written = value
+        put(value, into: object, slot: slot, &text)
         texts[key] = text
     }
 
@@ -55,6 +54,12 @@ extension ManagedObjectContext {
         text.written = ""
         object.storage[slot] = .null
         return value
+    }
+
+    /// Puts a string taken by ``takeString(of:slot:_:)`` back, changed.
+    private func put(_ value: String, into object: ManagedObject, slot: Int, _ text: inout ContextText) {
+        object.storage[slot] = .string(value)
+        text.written = value
     }
 
     /// Runs `body` with the text's characters as this context holds them now (loaded from
@@ -82,10 +87,7 @@ extension ManagedObjectContext {
         // The string follows each change as it is made (no rebuild of the whole text per
         // undo step); a step that fails leaves the ones before it applied, string and all.
         var value = takeString(of: object, slot: slot, &text)
-        defer {
-            object.storage[slot] = .string(value)
-            text.written = value
-        }
+        defer { put(value, into: object, slot: slot, &text) }
         let applied = try text.sequence.apply(edit, peer: textPeer) { offset, removed, inserted in
             value.replace(utf8: offset..<(offset + removed), with: inserted)
         }
