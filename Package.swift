@@ -31,10 +31,10 @@ let storageStrataTests = [
     "DocumentCompaction", "DocumentCorruption", "DocumentCrash", "DocumentFile", "DocumentFolding",
     "DocumentFormat", "DocumentIntegrity", "DocumentRoundTrip", "DocumentUndo", "LogTables", "StreamingReplay",
     "UpdateReplay", "FaultInjection", "FaultRecovery", "SQLiteConnection", "InMemoryStoreAtomicity",
-    "RevertPrecondition", "RecordRows",
+    "RevertPrecondition", "ObjectIDTable",
     // The codecs (unsafe pointers and bytes).
     "SegmentByteCodec", "SegmentCodec", "SegmentFuzz", "SegmentGolden", "SegmentHostileCounts",
-    "SegmentMalformed", "SegmentSplit", "SegmentV2Golden", "SegmentV2Seed", "SegmentV2", "SegmentV3Golden",
+    "SegmentMalformed", "SegmentSplit", "SegmentV2Golden", "SegmentV2Seed", "SegmentV2", "SegmentV3Golden", "SegmentV4Golden",
     "LZ4Frame", "JSONValue", "ModelJSON",
 ].map { $0 + "Tests.swift" } + ["SQLTranslationTestSupport.swift", "SegmentTestSupport.swift", "SegmentV2TestSupport.swift"]
 let sanitizedStrataTests = concurrentStrataTests.map { $0 + "Tests.swift" } + (sanitizesProcesses ? storageStrataTests : []) + [
@@ -137,6 +137,19 @@ if sanitizerSuites == nil {
 }
 if !sanitizesProcesses {
     package.targets.removeAll { $0.name == "StrataCLITests" || $0.name == "StrataFuzzTests" }
+}
+// A sanitized build compiles only what its suites run: no terminal app, measuring tool or
+// libFuzzer driver, and under ThreadSanitizer none of the tools the process tests spawn.
+if sanitizerSuites != nil {
+    var unused: Set<String> = ["Outliner", "OutlinerCore", "strata-segment-measure", "strata-fuzz"]
+    var unusedProducts: Set<String> = ["outliner"]
+    if !sanitizesProcesses {
+        unused.formUnion(["strata", "strata-log", "StrataToolSupport", "EmployeesExample", "BackgroundImportExample",
+                          "StaffListExample", "strata-stress-writer", "StrataFuzzTargets"])
+        unusedProducts.formUnion(["strata", "strata-log", "employees-example", "background-import-example", "staff-list-example"])
+    }
+    package.targets.removeAll { unused.contains($0.name) }
+    package.products.removeAll { unusedProducts.contains($0.name) }
 }
 
 if postgres {

@@ -11,20 +11,24 @@ import Foundation
 /// ```
 package struct ByteReader: Sendable {
     /// The bytes being read.
-    package let bytes: [UInt8]
+    @usableFromInline package let bytes: [UInt8]
     /// The position of the next byte to read.
-    package private(set) var offset: Int = 0
+    @usableFromInline package internal(set) var offset: Int = 0
 
     /// Creates a reader at the start of `bytes`.
+    @inlinable
     package init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     /// The number of bytes left.
+    @inlinable
     package var remaining: Int { bytes.count - offset }
 
     /// Whether every byte has been read.
+    @inlinable
     package var isAtEnd: Bool { offset == bytes.count }
 
     /// The error for malformed input at `offset` (default: the current position).
+    @usableFromInline
     package func failure(_ reason: String, at position: Int? = nil) -> StrataError {
         let where_ = position ?? offset
         return StrataError(.corruptSegment, "Malformed data at byte \(where_): \(reason).",
@@ -32,7 +36,7 @@ package struct ByteReader: Sendable {
     }
 
     /// Reads one byte.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func readByte() throws -> UInt8 {
         guard offset < bytes.count else { throw failure("unexpected end of data") }
         defer { offset += 1 }
@@ -40,6 +44,7 @@ package struct ByteReader: Sendable {
     }
 
     /// Reads `count` bytes as they are.
+    @inlinable
     package mutating func readRaw(count: Int) throws -> [UInt8] {
         guard count >= 0, count <= remaining else {
             throw failure("\(count) bytes needed, \(remaining) left")
@@ -49,12 +54,12 @@ package struct ByteReader: Sendable {
     }
 
     /// The next byte without reading it, or nil at the end.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func peekByte() -> UInt8? { offset < bytes.count ? bytes[offset] : nil }
 
     /// Reads an unsigned LEB128 varint (§1.1). Rejects more than 10 bytes, a value above
     /// `UInt64.max`, and non-shortest forms (a final zero byte after the first).
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func readVarint() throws -> UInt64 {
         // Most varints in a segment (tags, slots, small keys and values) are one byte.
         if offset < bytes.count {
@@ -67,7 +72,9 @@ package struct ByteReader: Sendable {
         return try readLongVarint()
     }
 
-    private mutating func readLongVarint() throws -> UInt64 {
+    /// A varint of more than one byte, or a malformed one.
+    @inlinable
+    package mutating func readLongVarint() throws -> UInt64 {
         // Two and three bytes (keys, edited numbers) without the loop; anything unusual,
         // errors included, goes through the loop below.
         if bytes.count - offset >= 3 {
@@ -107,13 +114,14 @@ package struct ByteReader: Sendable {
     }
 
     /// Reads a zigzag-encoded signed integer (§1.2).
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func readZigzag() throws -> Int64 {
         let raw = try readVarint()
         return Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
     }
 
     /// Reads a varint that must fit in an `Int` no larger than `limit`.
+    @inlinable
     package mutating func readInt(limit: Int = Int.max, what: String) throws -> Int {
         let start = offset
         let raw = try readVarint()
@@ -125,6 +133,7 @@ package struct ByteReader: Sendable {
 
     /// Reads a count of items that each take at least `minimumItemSize` bytes, and rejects
     /// it unless the remaining bytes could hold that many: callers may then reserve capacity.
+    @inlinable
     package mutating func readCount(minimumItemSize: Int, what: String) throws -> Int {
         let start = offset
         let raw = try readVarint()
@@ -137,6 +146,7 @@ package struct ByteReader: Sendable {
 
     /// Skips `count` bytes and returns the offset of the first, so that the caller reads
     /// them in place from ``bytes`` (no copy).
+    @inlinable
     package mutating func skip(count: Int) throws -> Int {
         guard count >= 0, count <= remaining else {
             throw failure("\(count) bytes needed, \(remaining) left")
@@ -146,6 +156,7 @@ package struct ByteReader: Sendable {
     }
 
     /// Reads length-prefixed bytes (§1.5) in place: the range of the payload in ``bytes``.
+    @inlinable
     package mutating func readByteRange() throws -> Range<Int> {
         let start = offset
         let count = try readVarint()
@@ -158,6 +169,7 @@ package struct ByteReader: Sendable {
     }
 
     /// Reads a 64-bit little-endian word (§1.3).
+    @inlinable
     package mutating func readFixed64() throws -> UInt64 {
         guard remaining >= 8 else { throw failure("8 bytes needed, \(remaining) left") }
         var value: UInt64 = 0
@@ -167,9 +179,11 @@ package struct ByteReader: Sendable {
     }
 
     /// Reads a double from its little-endian bit pattern (§1.3).
+    @inlinable
     package mutating func readDouble() throws -> Double { Double(bitPattern: try readFixed64()) }
 
     /// Reads a length-prefixed UTF-8 string (§1.4), rejecting invalid UTF-8.
+    @inlinable
     package mutating func readString() throws -> String {
         let start = offset
         let declared = try readVarint()
@@ -191,6 +205,7 @@ package struct ByteReader: Sendable {
     }
 
     /// Reads length-prefixed bytes (§1.5).
+    @inlinable
     package mutating func readBytes() throws -> [UInt8] {
         let start = offset
         let count = try readVarint()
@@ -201,6 +216,7 @@ package struct ByteReader: Sendable {
     }
 
     /// 16 raw bytes, in `uuid_t` order, as a UUID (docs/FORMAT.md §6), read in place.
+    @inlinable
     package mutating func readUUID() throws -> UUID {
         let start = try skip(count: 16)
         return bytes.withUnsafeBufferPointer { buffer in
@@ -211,6 +227,7 @@ package struct ByteReader: Sendable {
     }
 
     /// A string (§1.4) that must be a URI (§6), failing at the string's offset when it is not.
+    @inlinable
     package mutating func readURI() throws -> URL {
         let textOffset = offset
         let text = try readString()
@@ -219,6 +236,7 @@ package struct ByteReader: Sendable {
     }
 
     /// Throws unless every byte has been read.
+    @inlinable
     package func expectEnd() throws {
         guard isAtEnd else { throw failure("\(remaining) trailing bytes after the end") }
     }
