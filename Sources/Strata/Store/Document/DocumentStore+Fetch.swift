@@ -134,10 +134,12 @@ struct DocumentFetch {
         return result
     }
 
-    /// An upper bound of the relationship hops the predicate and sort key paths take.
+    /// An upper bound of the relationship hops the predicate and sort key paths take, from
+    /// their expression trees (``FetchPredicate/relationshipHops``). No cap: a key path of
+    /// six components needs five hops, and the walk above stops once nothing new is reached.
     private func hops() -> Int {
-        var text = request.predicate?.predicateFormat ?? ""
-        for descriptor in request.sortDescriptors { text += " " + descriptor.keyPath }
-        return min(text.filter { $0 == "." }.count + (text.contains("SUBQUERY") ? 1 : 0), 4)
+        request.sortDescriptors.reduce(request.predicate?.relationshipHops ?? 0) { deepest, descriptor in
+            max(deepest, FetchExpression.components(of: descriptor.keyPath) - 1)
+        }
     }
 }
