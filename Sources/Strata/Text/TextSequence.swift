@@ -84,6 +84,18 @@ package struct TextSequence: Sendable {
         return chunks[next.chunk].runs[next.run].id == id
     }
 
+    /// Whether this text and `other`, both holding every character of some replica of one
+    /// text (this one's a superset of `other`'s, or the other way round), hold the same
+    /// characters in the same states: the same characters inserted — the same next counter
+    /// per peer, as each peer's characters arrive in order — and as many shown. Deletions
+    /// only ever hide characters, so with the same characters the one with more deleted
+    /// shows fewer. The order then agrees too (FugueMax places a character by its origins
+    /// alone, docs/TEXT.md "Merging"). O(peers).
+    func holdsSameCharacters(as other: TextSequence) -> Bool {
+        count == other.count && totalCount == other.totalCount && nextCounter == other.nextCounter
+            && utf8Counts.sum(before: chunks.count) == other.utf8Counts.sum(before: other.chunks.count)
+    }
+
     /// Whether the peer's character `id` has been applied.
     package func contains(_ id: TextElementID) -> Bool { id.counter < nextCounter[id.peer] ?? 0 }
 
