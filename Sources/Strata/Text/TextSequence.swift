@@ -53,11 +53,22 @@ package struct TextSequence: Sendable {
 
     /// The text.
     package var string: String {
-        var text = String.UnicodeScalarView()
-        for chunk in chunks {
-            for run in chunk.runs where !run.isDeleted { text.append(contentsOf: run.scalars) }
+        // Written as UTF-8 straight into a string of the size the runs count (see
+        // `String.init(scalars:)`).
+        String(unsafeUninitializedCapacity: utf8Counts.sum(before: chunks.count)) { buffer in
+            var written = 0
+            for chunk in chunks {
+                for run in chunk.runs where !run.isDeleted {
+                    for scalar in run.scalars {
+                        for byte in scalar.utf8 {
+                            buffer[written] = byte
+                            written += 1
+                        }
+                    }
+                }
+            }
+            return written
         }
-        return String(text)
     }
 
     /// The identities of the shown characters, in order.
