@@ -147,6 +147,19 @@ extension ManagedObjectContext {
         for slot in object.entity.textSlots where slot < object.storage.count {
             let key = TextKey(id: object.objectID, slot: slot)
             guard let edited = texts[key], var sequence = try? coordinator.textSequence(for: object.objectID, slot: slot) else { continue }
+            if edited.pending.isEmpty, sequence.holdsSameCharacters(as: edited.sequence),
+               case .string(let stored) = object.storage[slot], stored == edited.written {
+                // The store merged nothing but this context's own splices: its text is the
+                // context's, so the context keeps its characters, cursors and restorations
+                // as they are, where reading the store's back rebuilt the whole string per
+                // save (docs/TEXT.md, "In a context"). The slot may now share the store's
+                // row: `written` follows it, so the next flush finds it unchanged in O(1).
+                #if STRATA_INVARIANTS
+                precondition(sequence.string == edited.sequence.string, "the store's text differs from the context's with the same characters")
+                #endif
+                texts[key]?.written = stored
+                continue
+            }
             edited.sequence.restorations.carried(into: &sequence)
             let value = sequence.string
             if object.storage[slot] != .string(value) { object.storage[slot] = .string(value) }

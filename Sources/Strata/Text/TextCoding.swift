@@ -30,10 +30,8 @@ enum TextCoding {
         if let right { write(right, to: &out) }
     }
 
-    private static func writeScalars(_ scalars: some Sequence<Unicode.Scalar>, to out: inout ByteWriter) {
-        var text = String.UnicodeScalarView()
-        text.append(contentsOf: scalars)
-        out.writeString(String(text))
+    private static func writeScalars(_ scalars: some Collection<Unicode.Scalar>, to out: inout ByteWriter) {
+        out.writeString(String(scalars: scalars))
     }
 
     private static func readScalars(from reader: inout ByteReader, count: Int? = nil) throws -> [Unicode.Scalar] {

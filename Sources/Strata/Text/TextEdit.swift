@@ -83,9 +83,7 @@ public struct TextEdit: Hashable, Sendable, CustomStringConvertible {
     }
 
     private static func string(_ scalars: [Unicode.Scalar]) -> String {
-        var view = String.UnicodeScalarView()
-        view.append(contentsOf: scalars)
-        return String(view)
+        String(scalars: scalars)
     }
 
     /// The edit that undoes this one: its insertions deleted and its deletions restored,

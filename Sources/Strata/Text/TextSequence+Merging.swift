@@ -50,6 +50,15 @@ extension TextSequence {
             if offset + 1 < chunks[chunk].runs[run].length { split(chunk: chunk, run: run, at: offset + 1) }
         }
         if let right = new.originRight { splitBefore(right) }
+        if let left = new.originLeft {
+            // Nothing lies between the origins (typing, and every splice a store replays of
+            // one context's: the common case): no concurrent run to order against, so the
+            // run goes right after its left origin, where the scan below would put it
+            // after finding every global index again.
+            let (chunk, run, _) = location(of: left)
+            let next = self.run(after: chunk, run).map { chunks[$0.chunk].runs[$0.run].id }
+            if next == new.originRight { return insert(new, chunk: chunk, run: run + 1) }
+        }
         let total = totalCount
         let left = new.originLeft.map(globalIndex(of:)) ?? -1
         let right = new.originRight.map(globalIndex(of:)) ?? total

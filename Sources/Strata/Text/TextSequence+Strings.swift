@@ -28,9 +28,27 @@ extension String {
         if scalars.isEmpty {
             removeSubrange(lower..<upper)
         } else {
-            var replacement = String.UnicodeScalarView()
-            replacement.append(contentsOf: scalars)
-            replaceSubrange(lower..<upper, with: String(replacement))
+            replaceSubrange(lower..<upper, with: String(scalars: scalars))
+        }
+    }
+
+    /// The string of `scalars`, encoded as UTF-8 straight into its storage.
+    /// `UnicodeScalarView.append(contentsOf:)` with an array of scalars takes the standard
+    /// library's generic path (its scalars mapped one by one through unspecialized code),
+    /// several times slower than the memory it writes; texts make strings of scalars per
+    /// splice, per logged step and per whole text read (docs/TEXT.md, "Runs").
+    init(scalars: some Collection<Unicode.Scalar>) {
+        var bytes = 0
+        for scalar in scalars { bytes += UTF8.width(scalar) }
+        self.init(unsafeUninitializedCapacity: bytes) { buffer in
+            var written = 0
+            for scalar in scalars {
+                for byte in scalar.utf8 {
+                    buffer[written] = byte
+                    written += 1
+                }
+            }
+            return written
         }
     }
 }

@@ -24,12 +24,6 @@ package struct TextSequence: Sendable {
         var visibleUTF8 = 0
     }
 
-    /// Where a run starts, for the peer index: the run's first counter and its chunk's key.
-    struct RunStart: Sendable {
-        var counter: UInt32
-        var chunk: Int
-    }
-
     /// A chunk splits in two past this many runs.
     static let chunkCapacity = 64
 
@@ -41,8 +35,8 @@ package struct TextSequence: Sendable {
     /// Each chunk's index by its key.
     /// (Keys are handed out from 0 up and never reused: an array indexed by key.)
     private var chunkIndexByKey: [Int] = []
-    /// Per peer, where each of its runs starts, by first counter.
-    var starts: [UInt64: [RunStart]] = [:]
+    /// Per peer, where each of its runs starts, by first counter (``RunStarts``).
+    var starts: [UInt64: RunStarts] = [:]
     /// Per peer, the counter its next character gets (every lower one is in the text).
     private(set) var nextCounter: [UInt64: UInt32] = [:]
     private var nextChunkKey = 0
@@ -59,11 +53,22 @@ package struct TextSequence: Sendable {
 
     /// The text.
     package var string: String {
-        var text = String.UnicodeScalarView()
-        for chunk in chunks {
-            for run in chunk.runs where !run.isDeleted { text.append(contentsOf: run.scalars) }
+        // Written as UTF-8 straight into a string of the size the runs count (see
+        // `String.init(scalars:)`).
+        String(unsafeUninitializedCapacity: utf8Counts.sum(before: chunks.count)) { buffer in
+            var written = 0
+            for chunk in chunks {
+                for run in chunk.runs where !run.isDeleted {
+                    for scalar in run.scalars {
+                        for byte in scalar.utf8 {
+                            buffer[written] = byte
+                            written += 1
+                        }
+                    }
+                }
+            }
+            return written
         }
-        return String(text)
     }
 
     /// The identities of the shown characters, in order.
@@ -90,6 +95,18 @@ package struct TextSequence: Sendable {
         return chunks[next.chunk].runs[next.run].id == id
     }
 
+    /// Whether this text and `other`, both holding every character of some replica of one
+    /// text (this one's a superset of `other`'s, or the other way round), hold the same
+    /// characters in the same states: the same characters inserted — the same next counter
+    /// per peer, as each peer's characters arrive in order — and as many shown. Deletions
+    /// only ever hide characters, so with the same characters the one with more deleted
+    /// shows fewer. The order then agrees too (FugueMax places a character by its origins
+    /// alone, docs/TEXT.md "Merging"). O(peers).
+    func holdsSameCharacters(as other: TextSequence) -> Bool {
+        count == other.count && totalCount == other.totalCount && nextCounter == other.nextCounter
+            && utf8Counts.sum(before: chunks.count) == other.utf8Counts.sum(before: other.chunks.count)
+    }
+
     /// Whether the peer's character `id` has been applied.
     package func contains(_ id: TextElementID) -> Bool { id.counter < nextCounter[id.peer] ?? 0 }
 
@@ -104,14 +121,7 @@ package struct TextSequence: Sendable {
 
     /// The chunk, run and offset of character `id`, which the text holds.
     func location(of id: TextElementID) -> (chunk: Int, run: Int, offset: Int) {
-        let peerStarts = starts[id.peer]!
-        // The last run start at or before the counter.
-        var low = 0, high = peerStarts.count
-        while high - low > 1 {
-            let middle = (low + high) / 2
-            if peerStarts[middle].counter <= id.counter { low = middle } else { high = middle }
-        }
-        let chunk = chunkIndex(ofKey: peerStarts[low].chunk)
+        let chunk = chunkIndex(ofKey: starts[id.peer]!.last(atOrBefore: id.counter).chunk)
         let run = chunks[chunk].runs.firstIndex { $0.contains(id) }!
         return (chunk, run, chunks[chunk].runs[run].offset(of: id))
     }
@@ -220,19 +230,7 @@ package struct TextSequence: Sendable {
 
     /// Adds a run's start to its peer's index.
     private mutating func insertStart(of run: TextRun, chunk key: Int) {
-        let start = RunStart(counter: run.id.counter, chunk: key)
-        var list = starts.removeValue(forKey: run.id.peer) ?? []
-        if let last = list.last, last.counter >= run.id.counter {
-            var low = 0, high = list.count
-            while low < high {
-                let middle = (low + high) / 2
-                if list[middle].counter < run.id.counter { low = middle + 1 } else { high = middle }
-            }
-            list.insert(start, at: low)
-        } else {
-            list.append(start)
-        }
-        starts[run.id.peer] = list
+        starts[run.id.peer, default: RunStarts()].insert(RunStart(counter: run.id.counter, chunk: key))
     }
 
     /// Moves the second half of a chunk past ``chunkCapacity`` runs into a new chunk after it.
@@ -276,11 +274,6 @@ package struct TextSequence: Sendable {
 
     /// Points the index entry of the run starting at `id` to another chunk.
     private mutating func repoint(_ id: TextElementID, to key: Int) {
-        var low = 0, high = starts[id.peer]!.count - 1
-        while low < high {
-            let middle = (low + high + 1) / 2
-            if starts[id.peer]![middle].counter <= id.counter { low = middle } else { high = middle - 1 }
-        }
-        starts[id.peer]![low].chunk = key
+        starts[id.peer]!.repoint(id.counter, to: key)
     }
 }

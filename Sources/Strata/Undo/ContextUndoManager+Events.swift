@@ -29,7 +29,7 @@ extension ContextUndoManager {
               newer.actionName == older.actionName, older.inverseOperations == nil,
               newer.closedAt - older.closedAt <= coalescingInterval,
               context.log.regroup(newer.id, batchCount: newer.batchCount, into: older.id,
-                                  formerTarget: older.formerID, olderHasBatches: older.batchCount > 0)
+                                  formerTarget: older.formerID, olderHasBatches: older.hasBatches)
         else { return }
         for item in newer.items {
             switch item {

@@ -90,6 +90,19 @@ final class UndoGroup {
         }
     }
 
+    /// Whether the group holds a batch (nested groups included): true at its first one,
+    /// where ``batchCount`` walks every item — typing asks it of the step it coalesces into
+    /// once a keystroke.
+    var hasBatches: Bool {
+        items.contains { item in
+            switch item {
+            case .batch: return true
+            case .group(let group): return group.hasBatches
+            case .action: return false
+            }
+        }
+    }
+
     /// Every batch and action, oldest first, nested groups flattened.
     var leaves: [Leaf] {
         items.flatMap { item -> [Leaf] in
