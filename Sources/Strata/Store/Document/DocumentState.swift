@@ -63,6 +63,10 @@ struct DocumentState: @unchecked Sendable {
         var pending = PendingLog()
         /// Set once a batch insert folds the write's rows into the snapshot as it goes.
         var fold: BatchFold?
+        /// Key ranges reserved inside the write and not yet written, by root entity index:
+        /// the write's saves insert them without a lookup, as `unwrittenReservations`
+        /// (which they join after COMMIT; a rollback forgets them).
+        var reservations: [Int: [ClosedRange<Int64>]] = [:]
     }
 
     init(connection: SQLiteConnection, meta: DocumentFile.Meta, schema: SnapshotSchema, model: ManagedObjectModel,

@@ -83,6 +83,8 @@ extension DocumentState {
         if let fold = held.fold { try finishFold(fold) }
         try connection.commit()
         heldWrite = nil
+        // Durable now; the `afterCommit` updates below drop the ones the write spent.
+        for (root, ranges) in held.reservations where !ranges.isEmpty { unwrittenReservations[root, default: []] += ranges }
         for patch in held.patches { overlay.merge(patch) }
         for apply in held.afterCommit { apply(&self) }
         if held.fold != nil { completeFold() }
