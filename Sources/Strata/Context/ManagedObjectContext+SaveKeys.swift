@@ -46,7 +46,12 @@ extension ManagedObjectContext {
         var next: [ObjectIdentifier: Int64] = [:]
         for (root, sample) in countByRoot.sorted(by: { $0.value.entity.rootEntity.name < $1.value.entity.rootEntity.name }) {
             let store = try coordinator.store(for: sample.entity)
-            let keys = try store.allocatePrimaryKeys(for: sample.entity, count: sample.count)
+            // A store holding a write lock reserves without taking it again, as it saves.
+            let keys = if let held = store as? any HeldWriteSaving {
+                try held.allocatePrimaryKeysInHeldWrite(for: sample.entity, count: sample.count)
+            } else {
+                try store.allocatePrimaryKeys(for: sample.entity, count: sample.count)
+            }
             assignment.reserved[root] = (store.tag, keys)
             next[root] = keys.lowerBound
         }

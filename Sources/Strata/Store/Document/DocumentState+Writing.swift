@@ -25,9 +25,6 @@ extension DocumentState {
         var segmentCount = 0
         var counters = keyCounters
         var largestGroup = largestGroupID
-        // Before anything is read or written: the records' keys were reserved by whoever
-        // created them.
-        try request.refuseTemporaryObjectIDs()
         func write() throws {
             if heldWrite == nil { try refuseForeignChanges(to: request) }
             // Group ids are handed out here, inside the write transaction and after the
@@ -163,9 +160,12 @@ extension DocumentState {
     /// save and reservation moves) and writes it past the reserved keys, so no other
     /// connection or process can be given them (``ManagedObjectContext/obtainPermanentIDs(for:)``).
     mutating func allocateKeys(root: Int, name: String, count: Int) throws -> ClosedRange<Int64> {
-        // The counters move even when a held write rolls the reservation back: this
-        // connection skips those keys, which is harmless, and the records that took them
-        // take temporary IDs again (`ManagedObjectContext.takeBackPermanentIDs`).
+        // Inside a held write the counters go back if it rolls back (`rollBackHeldWrite`),
+        // and the records that took the keys take temporary IDs again
+        // (`ManagedObjectContext.takeBackPermanentIDs`).
+        if heldWrite != nil, heldWrite?.countersBeforeReservations == nil {
+            heldWrite?.countersBeforeReservations = (keyCounters, meta.keyCounters)
+        }
         var counters = keyCounters
         var range: ClosedRange<Int64> = 1...1
         try Self.inWriteTransaction(connection, held: heldWrite != nil) {
