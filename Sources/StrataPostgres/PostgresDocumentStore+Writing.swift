@@ -77,6 +77,12 @@ extension PostgresDocumentStore: HeldWriteSaving {
         try replica.saveInHeldWrite(request)
     }
 
+    /// Reserves keys in the replica, inside the write the calling thread holds through
+    /// `performWrite`: the server's counters are raised as that write commits there.
+    package func allocatePrimaryKeysInHeldWrite(for entity: EntityDescription, count: Int) throws -> ClosedRange<Int64> {
+        try replica.allocatePrimaryKeysInHeldWrite(for: entity, count: count)
+    }
+
     // MARK: Reads: the replica
 
     /// A record's persistent values, from the replica.

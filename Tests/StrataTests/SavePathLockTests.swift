@@ -28,10 +28,11 @@ import StrataTestSupport
         let took = try counting(stack.store) { try stack.context.save() }
         #expect(took.writer == 1)
         #expect(took.catchUps == 1)
-        // Begin and catch up; write; commit; hand over what the catch-up found, after
-        // every lock was released. The state lock is not held while the context works
-        // between them (its reads take it, and other threads read meanwhile).
-        #expect(took.state == 4)
+        // Begin and catch up; reserve the new record's key; write; commit; hand over what
+        // the catch-up found, after every lock was released. The state lock is not held
+        // while the context works between them (its reads take it, and other threads read
+        // meanwhile).
+        #expect(took.state == 5)
     }
 
     @Test func aSaveAfterAnotherConnectionsSaveCatchesUpOnceAndResolvesInOneWrite() throws {

@@ -109,14 +109,16 @@ import Testing
         let department = try model.entity(named: "Department")
         let nameSlot = try #require(department.slot(forKey: "name"))
         let values = RowTable.persistent(Array(repeating: .null, count: department.slotCount), of: department)
-        // Small keys go to a lane; a huge key and a negative one do not. A temporary ID gets
-        // a key from the store, above every key the request inserts.
+        // Small keys go to a lane; a huge key and a negative one do not. A key reserved after
+        // the save comes above every key it inserted.
         var ids = [1, 2, 5000, 1 << 40, -3].map { store.objectID(for: department, primaryKey: Int64($0)) }
-            + [ManagedObjectID.temporary(for: department)]
-        let saved = try store.save(StoreSaveRequest(groups: [SegmentGroup(id: 1, kind: .user, revertsGroup: nil, actionName: "",
-                                                                          operations: ids.map { .insert($0, values: values) })]))
-        ids = ids.map { saved.permanentIDs[$0] ?? $0 }
-        #expect(ids.last.map(\.primaryKey) == Int64(1 << 40) + 1)
+        try store.save(StoreSaveRequest(groups: [SegmentGroup(id: 1, kind: .user, revertsGroup: nil, actionName: "",
+                                                              operations: ids.map { .insert($0, values: values) })]))
+        let next = try store.allocatePrimaryKeys(for: department, count: 1).lowerBound
+        #expect(next == Int64(1 << 40) + 1)
+        ids.append(store.objectID(for: department, primaryKey: next))
+        try store.save(StoreSaveRequest(groups: [SegmentGroup(id: 4, kind: .user, revertsGroup: nil, actionName: "",
+                                                              operations: [.insert(ids.last!, values: values)])]))
         try store.save(StoreSaveRequest(groups: [SegmentGroup(id: 2, kind: .user, revertsGroup: nil, actionName: "",
             operations: ids.map { .update($0, changes: [SlotChange(slot: nameSlot, old: .null, new: .string("\($0.primaryKey)"))]) })]))
         for id in ids { #expect(try store.values(for: id)?[nameSlot] == .string("\(id.primaryKey)")) }

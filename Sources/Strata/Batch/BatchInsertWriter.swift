@@ -4,9 +4,10 @@ import OrderedCollections
 /// Writes the rows of a batch insert through a store's own `save`: one insert operation per
 /// row and, in the same segment, one operation per record whose inverse relationship the
 /// chunk's rows join (a relate for an unordered to-many, an update otherwise), as a
-/// context save records both sides. Rows without a reserved ID carry temporary IDs into
-/// the save, which gives them keys in one reservation per entity, above every key in use
-/// (so the store need not look each one up).
+/// context save records both sides. Rows without a reserved ID take permanent IDs from one
+/// reservation per chunk (``allocate``, the store's ``PersistentStore/allocatePrimaryKeys(for:count:)``),
+/// above every key in use, so the store need not look each one up; no temporary ID reaches
+/// the save (docs/ARCHITECTURE.md, "When new objects get their keys").
 ///
 /// **Bounded memory.** Rows are pulled from the source ``StoreBatchInsert`` and written in
 /// chunks of ``chunkSize`` rows, each chunk one segment whose only group carries the
@@ -29,7 +30,10 @@ struct BatchInsertWriter {
     /// A record's values as the write sees them (earlier chunks included), or nil when it
     /// does not exist.
     let values: (ManagedObjectID) throws -> [PropertyValue]?
-    /// Saves a group, giving its temporary IDs and group id permanent ones.
+    /// Reserves consecutive keys for records of an entity's hierarchy (the store's
+    /// ``PersistentStore/allocatePrimaryKeys(for:count:)``).
+    let allocate: (EntityDescription, Int) throws -> ClosedRange<Int64>
+    /// Saves a group, giving its group id a permanent one.
     let save: (SegmentGroup) throws -> StoreSaveResult
     /// The store's fetch, which finds the records holding a row's constrained key
     /// (``BatchInsertUniqueness``).
@@ -69,11 +73,16 @@ struct BatchInsertWriter {
                 chunk.removeAll()
                 return
             }
-            // Rows without a reserved ID take temporary IDs; the chunk's save gives them
-            // keys (one reservation per chunk, above every key in use, so the store need
-            // not look each one up).
-            for index in chunk.ids.indices where chunk.ids[index] == nil {
-                chunk.ids[index] = ManagedObjectID.temporary(for: entity)
+            // Rows without a reserved ID take consecutive keys of one reservation for the
+            // chunk (above every key in use, so the store need not look each one up).
+            let unnamed = chunk.ids.reduce(0) { $0 + ($1 == nil ? 1 : 0) }
+            if unnamed > 0 {
+                var key = try allocate(entity, unnamed).lowerBound
+                var scopes = ObjectIDScopeCache()
+                for index in chunk.ids.indices where chunk.ids[index] == nil {
+                    chunk.ids[index] = scopes.id(entity, storeTag: storeTag, primaryKey: key)
+                    key += 1
+                }
             }
             // Relationships once every row has its ID: a row's inverse may change a row
             // before or after it in the chunk.
@@ -95,21 +104,18 @@ struct BatchInsertWriter {
                                               actionName: request.actionName, operations: operations))
             groupID = saved.groupIDs[groupID] ?? groupID
             savedGroupID = groupID
-            let assigned = saved.permanentIDs
             count += chunk.ids.count
             if listing != .none {
-                for id in chunk.ids {
-                    let id = assigned[id!] ?? id!
+                for case let id? in chunk.ids {
                     insertedSet.insert(id)
                     if listing == .ordered { inserted.append(id) }
                 }
             }
-            if keepsOperations { kept += operations.map { $0.mapIDs { assigned[$0] ?? $0 } } }
+            if keepsOperations { kept += operations }
             // The keys the chunk wrote, for the next chunks' checks.
             if !last, uniqueness != nil {
-                for (index, values) in chunk.rows.enumerated() { uniqueness!.note(values, of: assigned[chunk.ids[index]!] ?? chunk.ids[index]!) }
+                for (index, values) in chunk.rows.enumerated() { uniqueness!.note(values, of: chunk.ids[index]!) }
             }
-            graph.remap(assigned)
             chunk.removeAll()
         }
 
@@ -137,7 +143,8 @@ struct BatchInsertWriter {
 /// chunk name them (their inverse relationships).
 struct BatchInsertChunk {
     var rows: [[PropertyValue]] = []
-    /// The rows' IDs: reserved ones from the start, the others once keys are allocated.
+    /// The rows' IDs: reserved ones from the start, the others once the chunk's keys are
+    /// allocated (always permanent).
     var ids: [ManagedObjectID?] = []
     /// The rows' numbers in the request (from 1).
     var numbers: [Int] = []
@@ -393,18 +400,6 @@ struct BatchInsertGraph {
         touched.removeAll()
         touchedRows.removeAll()
         return (operations, changed)
-    }
-
-    /// Gives the members waiting for later rows the permanent IDs the chunk's save assigned.
-    mutating func remap(_ assigned: [ManagedObjectID: ManagedObjectID]) {
-        guard !assigned.isEmpty, !forward.isEmpty else { return }
-        for (id, pending) in forward {
-            var adds = pending.adds
-            for (slot, members) in adds where members.contains(where: \.isTemporaryID) {
-                adds[slot] = members.map { assigned[$0] ?? $0 }
-            }
-            forward[id] = (adds, pending.number, pending.key)
-        }
     }
 
     private func missing(_ destination: ManagedObjectID, _ relationship: RelationshipDescription, _ number: Int) -> StrataError {

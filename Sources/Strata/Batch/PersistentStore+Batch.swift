@@ -98,14 +98,15 @@ extension PersistentStore {
     }
 
     /// Writes a batch insert with ``BatchInsertWriter`` through `values` (default
-    /// `values(for:)`) and `save` (which gives the rows their keys), `chunkSize` rows per
-    /// segment.
+    /// `values(for:)`) and `save`, `chunkSize` rows per segment, each chunk's keys reserved
+    /// with ``PersistentStore/allocatePrimaryKeys(for:count:)``.
     func executeBatchInsert(_ request: StoreBatchRequest, rows: StoreBatchInsert, chunkSize: Int, readsGroupFromLog: Bool = false,
                             values: ((ManagedObjectID) throws -> [PropertyValue]?)? = nil,
                             save: ((SegmentGroup) throws -> StoreSaveResult)? = nil) throws -> StoreBatchOutcome {
         var writer = BatchInsertWriter(
             storeTag: tag, chunkSize: chunkSize,
             values: values ?? { try self.values(for: $0) },
+            allocate: { try self.allocatePrimaryKeys(for: $0, count: $1) },
             save: save ?? { group in try self.save(StoreSaveRequest(groups: [group], timestamp: request.timestamp)) },
             fetch: { try self.fetchObjectIDs($0) })
         writer.readsGroupFromLog = readsGroupFromLog

@@ -3,14 +3,14 @@ import OrderedCollections
 
 extension ManagedObjectContext {
     /// Saves the changes since the last save: flushes, validates every changed object
-    /// (one error listing every problem), assigns permanent IDs, finds conflicts with
-    /// changes saved since the context read its objects and resolves them by
-    /// ``mergePolicy``, hands the log's unsaved groups to the stores in one atomic step
-    /// each, and posts DidSave.
+    /// (one error listing every problem), finds conflicts with changes saved since the
+    /// context read its objects and resolves them by ``mergePolicy``, gives new objects
+    /// permanent IDs, hands the log's unsaved groups to the stores in one atomic step each,
+    /// and posts DidSave.
     ///
-    /// A failed save writes nothing. It leaves the context as it was, except that a merge
-    /// policy's resolution of conflicts stays merged in (as after
-    /// ``mergeChanges(fromContextDidSave:)-(SaveChanges)``).
+    /// A failed save writes nothing. It leaves the context as it was — new objects keep
+    /// temporary IDs — except that a merge policy's resolution of conflicts stays merged in
+    /// (as after ``mergeChanges(fromContextDidSave:)-(SaveChanges)``).
     ///
     /// - Throws: `.validation` listing each object, key and reason; `.mergeConflict` under
     ///   ``MergePolicy/error`` with ``StrataStorage/StrataError/mergeConflicts``; `.constraintConflict`
@@ -48,10 +48,6 @@ extension ManagedObjectContext {
             return
         }
         try crossStoreCheck()
-        // A bulk save's new objects get their keys first, reserved durably, and are renamed
-        // in place (docs/ARCHITECTURE.md, "When new objects get their keys"); the others get
-        // theirs from the stores inside the write, after its catch-up.
-        try assignPermanentIDsBeforeWrite()
 
         // Conflicts are found, resolved and the log written under one hold of the save
         // lock and of every store's write lock, which caught up with other writers as it
@@ -60,11 +56,19 @@ extension ManagedObjectContext {
         // every save makes progress. Resolving flushes changes, whose ObjectsDidChange
         // waits until the lock is released (an observer may save).
         deferredChangeNotices = []
-        let outcome = Result { try coordinator.withSaveLock { try saveHoldingTheWrite(derives: derives, derivedNow: derivedNow) } }
+        var keys = SaveKeyAssignment()
+        let outcome = Result {
+            try coordinator.withSaveLock { try saveHoldingTheWrite(derives: derives, derivedNow: derivedNow, keys: &keys) }
+        }
+        // The write rolled back, and its key reservation with it: the new objects are
+        // temporary again (docs/ARCHITECTURE.md, "When new objects get their keys").
+        if case .failure = outcome { takeBackPermanentIDs(keys) }
         let notices = deferredChangeNotices ?? []
         deferredChangeNotices = nil
         for notice in notices { postObjectsDidChange(notice) }
         let (changes, generation, assigned) = try outcome.get()
+        // Children hear of the new IDs only now that they are durable.
+        announcePermanentIDs(keys.forChildren)
         // A pinned context sees its own save (as Core Data's): the newest generation holds
         // it. Moved before the objects are settled, which may read.
         advancePinnedGeneration()
@@ -74,8 +78,9 @@ extension ManagedObjectContext {
     }
 
     /// Under the save lock: finds conflicts, resolves them by ``mergePolicy`` (or throws),
-    /// enforces uniqueness and writes.
-    private func saveHoldingTheWrite(derives: Bool, derivedNow: Date)
+    /// enforces uniqueness, gives new records their keys (`keys`: what the caller takes
+    /// back if the write fails) and writes.
+    private func saveHoldingTheWrite(derives: Bool, derivedNow: Date, keys: inout SaveKeyAssignment)
         throws -> (changes: SaveChanges, generation: UInt64, assigned: StoreSaveResult)
     {
         var (conflicts, generation) = try findConflicts()
@@ -91,14 +96,18 @@ extension ManagedObjectContext {
             try enforceUniqueness()
             try validateForSave()
         }
+        // Read while new records still have temporary IDs, which it leaves out.
+        let updatedWithoutObject = recordsChangedWithoutChangedObject()
+        // Last before the write, so that nothing after it but the write can fail.
+        keys = try assignPermanentIDsInWrite()
         var assigned = StoreSaveResult()
         try writeUnsavedGroups(into: &assigned)
         // The inserted IDs are collected once the whole save has committed and the log and
         // the changed-object set let go of theirs (`finishSave`): a bulk save's logged
         // inserts and the set of its inserted IDs were the two largest things alive at W1's
         // peak (docs/ARCHITECTURE.md, "Save"). The log stays until then: the save lock's
-        // transaction commits after this returns, and a failed commit retries with it.
-        let changes = savedUpdatesAndDeletions(assigned.permanentIDs, updatedWithoutObject: recordsChangedWithoutChangedObject())
+        // transaction commits after this returns, and a failed save renames it back.
+        let changes = savedUpdatesAndDeletions(updatedWithoutObject: updatedWithoutObject)
         return (changes, coordinator.noteChanged(changes.updated.union(changes.deleted)), assigned)
     }
 
@@ -122,7 +131,8 @@ extension ManagedObjectContext {
     /// Records the save changed without a changed object here: a to-many of a fault the
     /// inverse of a new relationship reached, a change made and undone across flushes.
     /// The store changed them all, and other contexts must hear so — else one that
-    /// deletes such a department never learns a new employee points at it.
+    /// deletes such a department never learns a new employee points at it. Read before new
+    /// records get their keys: their temporary IDs are left out (they are inserts).
     private func recordsChangedWithoutChangedObject() -> Set<ManagedObjectID> {
         var result = Set<ManagedObjectID>()
         for batch in log.unsaved {
@@ -138,12 +148,11 @@ extension ManagedObjectContext {
         return result
     }
 
-    /// What this save updated and deleted, by permanent ID (its inserts: ``savedInsertions(of:_:)``).
-    private func savedUpdatesAndDeletions(_ assigned: [ManagedObjectID: ManagedObjectID],
-                                          updatedWithoutObject: Set<ManagedObjectID>) -> SaveChanges {
+    /// What this save updated and deleted, by permanent ID (its inserts: ``savedInsertions(of:)``).
+    private func savedUpdatesAndDeletions(updatedWithoutObject: Set<ManagedObjectID>) -> SaveChanges {
         var changes = SaveChanges()
         for object in dirtySet.values {
-            let id = assigned[object.objectID] ?? object.objectID
+            let id = object.objectID
             if object.state.isDeleted {
                 if object.state.existsInStore { changes.deleted.insert(id) }
             } else if !object.state.isInserted, object.isUpdated {
@@ -155,12 +164,12 @@ extension ManagedObjectContext {
     }
 
     /// What this save inserted, by permanent ID: of the objects it saved, those inserted.
-    private static func savedInsertions(of saved: [ManagedObject], _ assigned: [ManagedObjectID: ManagedObjectID]) -> Set<ManagedObjectID> {
+    private static func savedInsertions(of saved: [ManagedObject]) -> Set<ManagedObjectID> {
         let isSavedInsert = { (object: ManagedObject) in object.state.isInserted && !object.state.isDeleted }
         var inserted = Set<ManagedObjectID>()
         // Sized first: growing a set of a million IDs keeps the old table beside the new.
         inserted.reserveCapacity(saved.reduce(0) { $0 + (isSavedInsert($1) ? 1 : 0) })
-        for object in saved where isSavedInsert(object) { inserted.insert(assigned[object.objectID] ?? object.objectID) }
+        for object in saved where isSavedInsert(object) { inserted.insert(object.objectID) }
         return inserted
     }
 
@@ -170,20 +179,16 @@ extension ManagedObjectContext {
     @discardableResult
     func finishSave(assigned: StoreSaveResult, changes: SaveChanges, generation: UInt64?, collectingInsertions: Bool = false) -> SaveChanges {
         var changes = changes
-        // The unsaved log goes first (no need to rewrite its IDs): its inserts share the new
-        // objects' value buffers, so renaming IDs in those buffers while it held them copied
-        // every one (a million rows at once at the end of a bulk save).
+        // The unsaved log goes first (its IDs are permanent already): its inserts share the
+        // new objects' value buffers, which any change to a row while it held them copied
+        // (a million rows at once at the end of a bulk save).
         log.clearUnsaved()
-        if !assigned.permanentIDs.isEmpty {
-            adoptPermanentIDs(assigned.permanentIDs, remappingUnsavedLog: false)
-            announcePermanentIDs(assigned.permanentIDs)
-        }
         if !assigned.groupIDs.isEmpty { undoManager?.remapGroupIDs(assigned.groupIDs) }
         let saved = Array(dirtySet.values)
         // Emptied first (which clears each object's flags): unregistering each deleted
         // object from it one by one would drop entries as it goes.
         dirtySet.removeAll()
-        if collectingInsertions { changes.inserted = Self.savedInsertions(of: saved, assigned.permanentIDs) }
+        if collectingInsertions { changes.inserted = Self.savedInsertions(of: saved) }
         for object in saved {
             object.committedSnapshot = nil
             if let generation { object.loadGeneration = generation }
@@ -252,7 +257,7 @@ extension ManagedObjectContext {
 
     /// Replaces temporary IDs everywhere the context keeps them: registry, objects'
     /// values, the unsaved log and the undo stacks.
-    func adoptPermanentIDs(_ assigned: [ManagedObjectID: ManagedObjectID], remappingUnsavedLog: Bool = true) {
+    func adoptPermanentIDs(_ assigned: [ManagedObjectID: ManagedObjectID]) {
         let remap: (ManagedObjectID) -> ManagedObjectID = { assigned[$0] ?? $0 }
         func remapValue(_ value: PropertyValue) -> PropertyValue {
             switch value {
@@ -277,7 +282,7 @@ extension ManagedObjectContext {
             if object.committedOld != nil { object.committedOld = object.committedOld?.mapValues(remapValue) }
             if !object.flushOld.isEmpty { object.flushOld = object.flushOld.mapValues(remapValue) }
         }
-        if remappingUnsavedLog { log.remapUnsaved(remap) }
+        log.remapUnsaved(remap)
         undoManager?.remapIDs(remap)
     }
 
@@ -300,7 +305,8 @@ extension ManagedObjectContext {
     }
 
     /// Splits the groups by the store each operation's record belongs to. A permanent ID
-    /// names its store; a temporary one goes to its entity's store, which gives it a key.
+    /// names its store; a temporary one (none: the save gave every record its key) goes to
+    /// its entity's store, which refuses it.
     /// - Throws: `.noStore` when no store serves the entity of a new object.
     private func routeByStore(_ groups: [SegmentGroup]) throws -> [(any PersistentStore, [SegmentGroup])] {
         let stores = coordinator.persistentStores

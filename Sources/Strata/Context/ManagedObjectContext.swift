@@ -119,9 +119,6 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// The query generation the context's reads are pinned to
     /// (``setQueryGenerationFrom(_:)``); nil when they follow the document.
     var pinnedGeneration: PinnedQueryGeneration?
-    /// From how many new objects a save gives them permanent IDs before its write instead
-    /// of inside it (``assignPermanentIDsBeforeWrite()``); tests lower it.
-    var earlyPermanentIDMinimum = 1_024
     /// The texts edited here, by object and slot, with their characters' identities
     /// (docs/TEXT.md; `ManagedObjectContext+Text.swift`).
     var texts: [TextKey: ContextText] = [:]

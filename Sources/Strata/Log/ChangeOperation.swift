@@ -82,13 +82,6 @@ public enum ChangeOperation: Hashable, Sendable {
         }
     }
 
-    /// Whether the operation mentions a temporary ID (one a save has yet to replace).
-    var holdsTemporaryID: Bool {
-        var found = false
-        forEachID { if $0.isTemporaryID { found = true } }
-        return found
-    }
-
     /// The same operation with every object ID passed through `transform` (used when a save
     /// replaces temporary IDs with permanent ones).
     public func mapIDs(_ transform: (ManagedObjectID) -> ManagedObjectID) -> ChangeOperation {

@@ -10,4 +10,11 @@ package protocol HeldWriteSaving: PersistentStore {
     /// `performWrite` (its precondition), as ``PersistentStore/save(_:)`` does.
     /// - Throws: the save's errors; `.invalidArgument` when no write is held.
     func saveInHeldWrite(_ request: StoreSaveRequest) throws -> StoreSaveResult
+
+    /// Reserves keys inside the write the calling thread holds through this store's
+    /// `performWrite` (its precondition), as ``PersistentStore/allocatePrimaryKeys(for:count:)``
+    /// does: durable when that write commits, forgotten when it rolls back
+    /// (docs/ARCHITECTURE.md, "When new objects get their keys").
+    /// - Throws: the reservation's errors; `.invalidArgument` when no write is held.
+    func allocatePrimaryKeysInHeldWrite(for entity: EntityDescription, count: Int) throws -> ClosedRange<Int64>
 }

@@ -47,25 +47,27 @@ public final class InMemoryStore: PersistentStore, TextStoring {
         state.withLock { $0.rows.objectIDs(for: entity, includingSubentities: includingSubentities) }
     }
 
-    /// Reserves primary keys from the root entity's counter.
+    /// Reserves primary keys from the root entity's counter (it lives as long as the store,
+    /// so the reservation holds even when the save that asked for it fails).
     public func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> ClosedRange<Int64> {
         state.withLock { $0.keyCounters.reserveKeys(root: entity.rootEntity.index, count: count) }
     }
 
-    /// Gives the request's temporary IDs and group ids permanent ones, then replays its
-    /// operations onto the rows, all under the store's lock.
+    /// Gives the request's temporary group ids permanent ones, then replays its operations
+    /// onto the rows, all under the store's lock.
+    /// - Throws: `.invalidArgument` for a temporary object ID (keys come from
+    ///   ``allocatePrimaryKeys(for:count:)``); `.corruptDocument` for an operation the
+    ///   rows cannot take. Nothing changes then.
     @discardableResult
     public func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
         try state.withLock { state in
             var request = request
             var counters = state.keyCounters
             var largestGroup = state.largestGroupID
-            let result = try request.assignPermanentIdentities(
-                storeTag: tag, keys: { counters.reserveKeys(root: $0.index, count: $1, above: $2) },
-                groupID: {
-                    largestGroup += 1
-                    return largestGroup
-                })
+            let result = try request.assignPermanentGroupIDs {
+                largestGroup += 1
+                return largestGroup
+            }
             // Deleted on both sides: not written, as a document's save does not write it.
             request.groups = state.rows.droppingDeletesOfMissingRecords(request.groups)
             // Not a copy of the whole table per save: changes are undone on failure instead.

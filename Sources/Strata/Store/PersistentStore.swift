@@ -1,8 +1,9 @@
 import Foundation
 
 /// What a context asks a store to make durable: the groups saved since the last save, in
-/// one atomic step. New objects still have temporary IDs and new groups temporary ids: the
-/// store gives them permanent ones inside its write (``StoreSaveResult``).
+/// one atomic step. Every record carries a permanent ID (its key reserved with
+/// ``PersistentStore/allocatePrimaryKeys(for:count:)`` by whoever created it); new groups
+/// carry temporary ids, which the store replaces inside its write (``StoreSaveResult``).
 public struct StoreSaveRequest: Sendable {
     /// The groups, oldest first.
     public var groups: [SegmentGroup]
@@ -42,20 +43,29 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// The IDs of every record of `entity` (and its sub-entities when asked), in key order.
     func objectIDs(for entity: EntityDescription, includingSubentities: Bool) throws -> [ManagedObjectID]
 
-    /// Reserves `count` permanent primary keys for records of `entity`'s hierarchy, for
-    /// ``ManagedObjectContext/obtainPermanentIDs(for:)``. The reservation is durable and
-    /// seen by every other writer of the store: keys are never handed out twice, even if
-    /// the save that asked for them fails.
+    /// Reserves `count` consecutive permanent primary keys for records of `entity`'s
+    /// hierarchy: the only source of keys. A context's save reserves its new records' keys
+    /// here inside its held write (`performWrite`), a batch
+    /// insert one range per chunk, ``ManagedObjectContext/obtainPermanentIDs(for:)`` at once.
+    ///
+    /// Outside a write the reservation is durable and seen by every other writer of the
+    /// store: keys are never handed out twice, even if the save that asked for them fails.
+    /// Called inside this thread's write, it must not take the write lock again (or must
+    /// take it re-entrantly) and becomes durable when that write commits: a write that rolls
+    /// back may leave the keys to another writer, so the saving context takes temporary IDs
+    /// back (docs/ARCHITECTURE.md, "When new objects get their keys").
     func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> ClosedRange<Int64>
 
     /// Applies and records the request atomically: all of it, or (by throwing) nothing.
     ///
     /// Inside the same atomic step, after taking in every other writer's saves, the store
-    /// replaces the request's temporary object IDs and temporary group ids
-    /// (``UndoGroupIDs/isTemporary(_:)``) with permanent ones
-    /// (`StoreSaveRequest.assignPermanentIdentities`), so two writers never get the same
-    /// key or group id, and returns them.
-    /// - Throws: `.corruptDocument` when the request inserts a record that already exists.
+    /// replaces the request's temporary group ids (``UndoGroupIDs/isTemporary(_:)``) with
+    /// permanent ones (`StoreSaveRequest.assignPermanentGroupIDs`), so two writers never
+    /// record the same group id, and returns them. It never assigns object keys: a request
+    /// naming a temporary object ID is refused.
+    /// - Throws: `.invalidArgument` when the request names a temporary object ID (reserve
+    ///   keys with ``allocatePrimaryKeys(for:count:)``); `.corruptDocument` when it inserts
+    ///   a record that already exists.
     @discardableResult
     func save(_ request: StoreSaveRequest) throws -> StoreSaveResult
 

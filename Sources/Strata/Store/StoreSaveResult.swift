@@ -2,16 +2,17 @@ import Foundation
 import OrderedCollections
 import Synchronization
 
-/// What a store assigned while it saved a request: the permanent ID of every temporary
-/// object ID and the permanent id of every temporary undo group id in it.
+/// What a store assigned while it saved a request: the permanent id of every temporary
+/// undo group id in it.
 ///
-/// Stores assign both inside their write, after taking in every other writer's saves
+/// Stores assign group ids inside their write, after taking in every other writer's saves
 /// (for a document: inside the SQLite write transaction, after catching up), so that no
 /// two writers of one store — contexts, coordinators, connections or processes — can ever
-/// be given the same key or group id (docs/RELIABILITY.md, "Writers never collide").
+/// record the same group id (docs/RELIABILITY.md, "Writers never collide"). Object keys are
+/// not assigned here: whoever creates records reserves their keys with
+/// ``PersistentStore/allocatePrimaryKeys(for:count:)`` before saving them
+/// (docs/ARCHITECTURE.md, "When new objects get their keys").
 public struct StoreSaveResult: Sendable, Hashable {
-    /// Temporary object ID → the permanent ID the store gave it.
-    public var permanentIDs: [ManagedObjectID: ManagedObjectID]
     /// Temporary undo group id → the permanent id the store recorded it under.
     public var groupIDs: [UInt64: UInt64]
     /// The stored rows of the records the save wrote, by permanent ID, when the store keeps
@@ -21,19 +22,17 @@ public struct StoreSaveResult: Sendable, Hashable {
     var savedRows = RecordRows()
 
     /// Creates a result.
-    public init(permanentIDs: [ManagedObjectID: ManagedObjectID] = [:], groupIDs: [UInt64: UInt64] = [:]) {
-        self.permanentIDs = permanentIDs
+    public init(groupIDs: [UInt64: UInt64] = [:]) {
         self.groupIDs = groupIDs
     }
 
-    /// Equal when they assigned the same IDs and group ids.
+    /// Equal when they assigned the same group ids.
     public static func == (lhs: StoreSaveResult, rhs: StoreSaveResult) -> Bool {
-        lhs.permanentIDs == rhs.permanentIDs && lhs.groupIDs == rhs.groupIDs
+        lhs.groupIDs == rhs.groupIDs
     }
 
     /// Hashes the assignments.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(permanentIDs)
         hasher.combine(groupIDs)
     }
 
@@ -48,12 +47,6 @@ public struct StoreSaveResult: Sendable, Hashable {
 
     /// Adds what another store assigned.
     mutating func merge(_ other: StoreSaveResult) {
-        // Into an empty result (one store: every save) by assignment, not entry by entry.
-        if permanentIDs.isEmpty {
-            permanentIDs = other.permanentIDs
-        } else {
-            permanentIDs.merge(other.permanentIDs) { first, _ in first }
-        }
         groupIDs.merge(other.groupIDs) { first, _ in first }
         savedRows.addMissing(from: other.savedRows)
     }
@@ -79,77 +72,41 @@ public enum UndoGroupIDs {
 }
 
 extension StoreSaveRequest {
-    /// Gives every temporary object ID and temporary group id in the request a permanent
-    /// one and rewrites the request with them; returns the assignments.
+    /// Gives every temporary group id in the request a permanent one and rewrites the
+    /// request with them; returns the assignments. Refuses a temporary object ID: stores
+    /// never assign object keys (docs/ARCHITECTURE.md, "When new objects get their keys").
     ///
-    /// Keys are handed out per root entity in the order the IDs first appear, so the same
-    /// request gets the same keys from the same counters.
-    ///
-    /// - Parameters:
-    ///   - storeTag: the tag of the store's permanent IDs.
-    ///   - keys: reserves `count` consecutive keys for a root entity, above the given key
-    ///     (the largest the request itself inserts a record of that hierarchy under, or 0);
-    ///     called with a count of 1 per new record, so successive calls must continue
-    ///     where the previous one ended.
-    ///   - groupID: the next permanent group id.
-    /// - Complexity: O(operations) when there is something to assign; one pass that
-    ///   allocates nothing when there is not.
-    mutating func assignPermanentIdentities(
-        storeTag: UInt32, keys: (EntityDescription, Int, Int64) throws -> ClosedRange<Int64>, groupID: () throws -> UInt64
-    ) throws -> StoreSaveResult {
+    /// - Parameter groupID: the next permanent group id.
+    /// - Throws: `.invalidArgument` naming the first temporary object ID; nothing is
+    ///   assigned then.
+    /// - Complexity: O(operations): one pass that allocates nothing when there is nothing
+    ///   to assign.
+    mutating func assignPermanentGroupIDs(groupID: () throws -> UInt64) throws -> StoreSaveResult {
+        try refuseTemporaryObjectIDs()
         var result = StoreSaveResult()
         for group in groups where UndoGroupIDs.isTemporary(group.id) && result.groupIDs[group.id] == nil {
             result.groupIDs[group.id] = try groupID()
         }
-        // Records the request itself inserts under keys of its own (a replayed log): new keys
-        // go above them too. A first pass, so that the keys below can be handed out while
-        // walking the operations once.
-        var ownKeys: [ObjectIdentifier: Int64] = [:]
-        var newRecords = 0
-        for group in groups {
-            for case .insert(let id, _) in group.operations {
-                guard !id.isTemporaryID else {
-                    newRecords += 1
-                    continue
-                }
-                let root = ObjectIdentifier(id.entity.rootEntity)
-                ownKeys[root] = max(ownKeys[root] ?? 0, id.primaryKey)
-            }
-        }
-        // One key at a time, in the order the IDs first appear: each root entity's keys
-        // are consecutive from its counter, as when reserved in one range per root, without
-        // first collecting every temporary ID in a set and a list per root (two more copies
-        // of a million IDs at the peak of a bulk save).
-        if newRecords > 0 { result.permanentIDs.reserveCapacity(newRecords) }
-        var failure: (any Error)?
-        var scopes = ObjectIDScopeCache()
+        guard !result.groupIDs.isEmpty else { return result }
+        for index in groups.indices { groups[index] = result.renamingGroups(in: groups[index]) }
+        return result
+    }
+
+    /// Throws when an operation names a temporary object ID: its record has no key, and a
+    /// store does not give one (it could not tell the saving context which).
+    /// - Throws: `.invalidArgument` naming the ID.
+    func refuseTemporaryObjectIDs() throws {
+        var temporary: ManagedObjectID?
         for group in groups {
             for operation in group.operations {
-                operation.forEachID { id in
-                    guard failure == nil, id.isTemporaryID, result.permanentIDs[id] == nil else { return }
-                    let root = id.entity.rootEntity
-                    do {
-                        let key = try keys(root, 1, ownKeys[ObjectIdentifier(root)] ?? 0).lowerBound
-                        result.permanentIDs[id] = scopes.id(id.entity, storeTag: storeTag, primaryKey: key)
-                    } catch {
-                        failure = error
-                    }
-                }
-                if let failure { throw failure }
+                operation.forEachID { if temporary == nil, $0.isTemporaryID { temporary = $0 } }
+                guard let id = temporary else { continue }
+                throw StrataError(
+                    .invalidArgument,
+                    "The save names the temporary object ID \(id) (\(id.entity.name)); a store does not assign keys: reserve them with allocatePrimaryKeys(for:count:) and save the record under a permanent ID.",
+                    context: .init { $0.entity = id.entity.name; $0.object = id.description; $0.group = group.id })
             }
         }
-        guard !result.permanentIDs.isEmpty || !result.groupIDs.isEmpty else { return result }
-        let assigned = result.permanentIDs
-        for index in groups.indices {
-            groups[index] = result.renamingGroups(in: groups[index])
-            if !assigned.isEmpty {
-                // Only operations that name a new record: the others keep sharing their rows
-                // with the context's log and objects (after a bulk save gave most records
-                // their keys before the write, a few inserted and deleted again are left).
-                groups[index].operations = groups[index].operations.map { $0.holdsTemporaryID ? $0.mapIDs { assigned[$0] ?? $0 } : $0 }
-            }
-        }
-        return result
     }
 }
 

@@ -202,5 +202,16 @@ extension ManagedObjectContext {
             }
         }
     }
+
+    /// Moves the texts of the records a save renamed in place (``assignPermanentIDsInWrite()``),
+    /// or gave temporary IDs again after it failed: `touches` says whether `remap` may change an ID.
+    func renameTexts(touching touches: (ManagedObjectID) -> Bool, _ remap: (ManagedObjectID) -> ManagedObjectID) {
+        guard !texts.isEmpty else { return }
+        for key in Array(texts.keys) where touches(key.id) {
+            let new = remap(key.id)
+            guard new != key.id, let text = texts.removeValue(forKey: key) else { continue }
+            texts[TextKey(id: new, slot: key.slot)] = text
+        }
+    }
 }
 

@@ -253,8 +253,11 @@ public final class ContextUndoManager {
         recording.map(rename)
     }
 
-    func remapIDs(_ transform: (ManagedObjectID) -> ManagedObjectID) {
-        for group in undoStack + redoStack + openGroups { group.remapIDs(transform) }
+    /// Renames object IDs on the stacks. A group renamed once is skipped afterwards (it holds
+    /// no temporary ID), unless `reintroducingTemporaryIDs`: a failed save gives records
+    /// temporary IDs again, so every group is visited and may hold them again.
+    func remapIDs(_ transform: (ManagedObjectID) -> ManagedObjectID, reintroducingTemporaryIDs: Bool = false) {
+        for group in undoStack + redoStack + openGroups { group.remapIDs(transform, reintroducingTemporaryIDs: reintroducingTemporaryIDs) }
     }
 
     func post(_ name: Notification.Name) {

@@ -133,22 +133,23 @@ final class UndoGroup {
         if group.mayHoldTemporaryIDs { mayHoldTemporaryIDs = true }
     }
 
-    func remapIDs(_ transform: (ManagedObjectID) -> ManagedObjectID) {
-        guard mayHoldTemporaryIDs else { return }
+    /// Renames the object IDs the group holds (``ContextUndoManager/remapIDs(_:reintroducingTemporaryIDs:)``).
+    func remapIDs(_ transform: (ManagedObjectID) -> ManagedObjectID, reintroducingTemporaryIDs: Bool = false) {
+        guard mayHoldTemporaryIDs || reintroducingTemporaryIDs else { return }
         items = items.map { item in
             switch item {
             case .batch(var batch):
                 batch.operations = batch.operations.map { $0.mapIDs(transform) }
                 return .batch(batch)
             case .group(let group):
-                group.remapIDs(transform)
+                group.remapIDs(transform, reintroducingTemporaryIDs: reintroducingTemporaryIDs)
                 return .group(group)
             case .action:
                 return item
             }
         }
         inverseOperations = inverseOperations?.map { $0.mapIDs(transform) }
-        mayHoldTemporaryIDs = false
+        mayHoldTemporaryIDs = reintroducingTemporaryIDs
     }
 }
 

@@ -1,16 +1,19 @@
 import Foundation
 
 extension DocumentState {
-    /// Appends one segment for the request in one transaction, giving its temporary IDs and
-    /// group ids permanent ones; the overlay changes only once the transaction committed.
+    /// Appends one segment for the request in one transaction, giving its temporary group
+    /// ids permanent ones; the overlay changes only once the transaction committed. Its
+    /// records carry permanent IDs already: a temporary one is refused
+    /// (docs/ARCHITECTURE.md, "When new objects get their keys").
     ///
     /// Inside a held write (a context's save) the write's catch-up at its start already took
     /// in every other writer's saves. A save of its own (a direct ``DocumentStore/save(_:)``,
     /// a batch request outside a held write) catches up inside its transaction first.
-    /// - Throws: `.mergeConflict` when a save of its own finds that another connection changed
-    ///   records it changes since the caller read them (the caller's answer: catch up and save
-    ///   again); `.corruptDocument` when it inserts a record that exists; `.documentBusy`;
-    ///   SQLite errors. Nothing is written then.
+    /// - Throws: `.invalidArgument` for a temporary object ID; `.mergeConflict` when a save
+    ///   of its own finds that another connection changed records it changes since the
+    ///   caller read them (the caller's answer: catch up and save again); `.corruptDocument`
+    ///   when it inserts a record that exists; `.documentBusy`; SQLite errors. Nothing is
+    ///   written then.
     mutating func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
         var request = request
         var result = StoreSaveResult()
@@ -24,22 +27,20 @@ extension DocumentState {
         var largestGroup = largestGroupID
         func write() throws {
             if heldWrite == nil { try refuseForeignChanges(to: request) }
-            // Keys and group ids are handed out here, inside the write transaction and after
-            // the catch-up: every other writer's saves and reservations are visible, and no
-            // other writer can hand out anything until this transaction ends.
+            // Group ids are handed out here, inside the write transaction and after the
+            // catch-up: every other writer's saves are visible, and no other writer can
+            // hand out anything until this transaction ends.
             let stored = try DocumentFile.readCounters(connection)
             counters = keyCounters
             largestGroup = max(largestGroupID, stored.groups)
             for root in model.entities where root.superentity == nil {
                 if let saved = stored.keys[root.name], saved > counters[root.index] ?? 0 { counters[root.index] = saved }
             }
-            patch = OverlayPatch(knownKeys: counters, reservations: unwrittenReservations, model: model)
-            result = try request.assignPermanentIdentities(
-                storeTag: storeTag, keys: { counters.reserveKeys(root: $0.index, count: $1, above: $2) },
-                groupID: {
-                    largestGroup += 1
-                    return largestGroup
-                })
+            patch = OverlayPatch(knownKeys: counters, reservations: reservationsToSpend, model: model)
+            result = try request.assignPermanentGroupIDs {
+                largestGroup += 1
+                return largestGroup
+            }
             // Decided here, where every other writer's saves are visible: an undo or redo of
             // a group someone already reverted is refused (RevertPrecondition).
             try RevertPrecondition.check(request.groups, connection: connection)
@@ -92,6 +93,11 @@ extension DocumentState {
         // The overlay's rows, shared (not copied) with the saving context's objects.
         result.savedRows = patch.rows
         let spent = patch.usedReservations
+        // Spent inside the held write: a later save of the write (the next chunk of a batch
+        // insert) must look its keys up again.
+        if heldWrite != nil {
+            for (root, lowerBounds) in spent { heldWrite?.reservations[root]?.removeAll { lowerBounds.contains($0.lowerBound) } }
+        }
         let committed: (inout DocumentState) -> Void = { [sequence, segmentCount, bodySize, rawSize, operationCount, counters, largestGroup] state in
             for (root, lowerBounds) in spent { state.unwrittenReservations[root]?.removeAll { lowerBounds.contains($0.lowerBound) } }
             state.lastSequence = max(state.lastSequence, sequence)
@@ -154,6 +160,12 @@ extension DocumentState {
     /// save and reservation moves) and writes it past the reserved keys, so no other
     /// connection or process can be given them (``ManagedObjectContext/obtainPermanentIDs(for:)``).
     mutating func allocateKeys(root: Int, name: String, count: Int) throws -> ClosedRange<Int64> {
+        // Inside a held write the counters go back if it rolls back (`rollBackHeldWrite`),
+        // and the records that took the keys take temporary IDs again
+        // (`ManagedObjectContext.takeBackPermanentIDs`).
+        if heldWrite != nil, heldWrite?.countersBeforeReservations == nil {
+            heldWrite?.countersBeforeReservations = (keyCounters, meta.keyCounters)
+        }
         var counters = keyCounters
         var range: ClosedRange<Int64> = 1...1
         try Self.inWriteTransaction(connection, held: heldWrite != nil) {
@@ -163,8 +175,21 @@ extension DocumentState {
         }
         keyCounters = counters
         meta.keyCounters[name] = range.upperBound
-        // Only once durable: a reservation inside a held write may still be rolled back.
-        if heldWrite == nil { unwrittenReservations[root, default: []].append(range) }
+        // Only once durable: a reservation inside a held write may still be rolled back, so
+        // it joins the others when the write commits (`commitHeldWrite`). Until then the
+        // write's own saves use it (a context's save reserves its keys there).
+        if heldWrite == nil {
+            unwrittenReservations[root, default: []].append(range)
+        } else {
+            heldWrite?.reservations[root, default: []].append(range)
+        }
         return range
+    }
+
+    /// The key ranges reserved and not yet written that an insert may take without a
+    /// lookup: the durable ones and those reserved inside the held write.
+    private var reservationsToSpend: [Int: [ClosedRange<Int64>]] {
+        guard let held = heldWrite?.reservations, !held.isEmpty else { return unwrittenReservations }
+        return unwrittenReservations.merging(held) { $0 + $1 }
     }
 }

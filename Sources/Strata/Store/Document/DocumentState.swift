@@ -63,6 +63,13 @@ struct DocumentState: @unchecked Sendable {
         var pending = PendingLog()
         /// Set once a batch insert folds the write's rows into the snapshot as it goes.
         var fold: BatchFold?
+        /// Key ranges reserved inside the write and not yet written, by root entity index:
+        /// the write's saves insert them without a lookup, as `unwrittenReservations`
+        /// (which they join after COMMIT; a rollback forgets them).
+        var reservations: [Int: [ClosedRange<Int64>]] = [:]
+        /// The key counters before the write's first reservation, put back if it rolls
+        /// back: nothing of a rolled-back write stays in memory.
+        var countersBeforeReservations: (keys: [Int: Int64], meta: [String: Int64])?
     }
 
     init(connection: SQLiteConnection, meta: DocumentFile.Meta, schema: SnapshotSchema, model: ManagedObjectModel,

@@ -60,6 +60,20 @@ extension DocumentStore {
             return try state.save(request)
         }
     }
+
+    /// Reserves keys inside the write this thread holds (`performWrite`), in a savepoint of
+    /// its transaction: the writer lock is the held write's, so this takes the state lock
+    /// only.
+    /// - Throws: `.invalidArgument` when no write is held; SQLite errors.
+    package func allocatePrimaryKeysInHeldWrite(for entity: EntityDescription, count: Int) throws -> ClosedRange<Int64> {
+        try withOpenState { state in
+            guard state.heldWrite != nil else {
+                throw StrataError(.invalidArgument, "A reservation inside a held write was made outside one (document \(url.path)).",
+                                  context: .init { $0.path = url.path })
+            }
+            return try state.allocateKeys(root: entity.rootEntity.index, name: entity.rootEntity.name, count: count)
+        }
+    }
 }
 
 extension DocumentState {
@@ -83,6 +97,8 @@ extension DocumentState {
         if let fold = held.fold { try finishFold(fold) }
         try connection.commit()
         heldWrite = nil
+        // Durable now; the `afterCommit` updates below drop the ones the write spent.
+        for (root, ranges) in held.reservations where !ranges.isEmpty { unwrittenReservations[root, default: []] += ranges }
         for patch in held.patches { overlay.merge(patch) }
         for apply in held.afterCommit { apply(&self) }
         if held.fold != nil { completeFold() }
@@ -95,6 +111,11 @@ extension DocumentState {
         guard let held = heldWrite else { return }
         heldWrite = nil
         externalChanges.formUnion(held.changedElsewhere)
+        // Keys reserved inside it are not reserved: the next write hands them out again.
+        if let counters = held.countersBeforeReservations {
+            keyCounters = counters.keys
+            meta.keyCounters = counters.meta
+        }
         if !connection.isAutocommit { try? connection.execute("ROLLBACK TRANSACTION") }
         // The snapshot is back as it was, so the overlay folded into it is too.
         if let fold = held.fold { overlay = fold.overlayBefore }

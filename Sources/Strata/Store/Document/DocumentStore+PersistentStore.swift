@@ -13,13 +13,15 @@ extension DocumentStore {
     }
 
     /// Reserves keys above every key any writer of the document has used or reserved,
-    /// durably (one small write transaction).
+    /// durably (one small write transaction); inside a held write, in a savepoint of it,
+    /// durable when it commits (the writer lock is re-entrant).
     public func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> ClosedRange<Int64> {
         try writing { try withOpenState { try $0.allocateKeys(root: entity.rootEntity.index, name: entity.rootEntity.name, count: count) } }
     }
 
-    /// Appends one segment for the save, giving its temporary IDs and group ids permanent
-    /// ones inside the write transaction; compacts afterwards when a threshold is passed.
+    /// Appends one segment for the save, giving its temporary group ids permanent ones
+    /// inside the write transaction (its records carry permanent IDs: a temporary one is
+    /// refused with `.invalidArgument`); compacts afterwards when a threshold is passed.
     @discardableResult
     public func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
         try writing {

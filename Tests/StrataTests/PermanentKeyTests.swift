@@ -3,10 +3,10 @@ import Testing
 @testable import Strata
 import StrataTestSupport
 
-/// docs/ARCHITECTURE.md, "When new objects get their keys": a save of many new objects
-/// reserves their keys before its write and renames them in place. The tests lower the
-/// threshold (`earlyPermanentIDMinimum`) so that small saves take that path.
-@Suite struct EarlyPermanentKeys {
+/// docs/ARCHITECTURE.md, "When new objects get their keys": a save reserves its new
+/// records' keys inside its held write and renames them in place; a failed save gives
+/// them temporary IDs again.
+@Suite struct PermanentKeys {
     /// Inserts a department and `count` employees in it.
     private func insertStaff(_ context: ManagedObjectContext, count: Int, prefix: String = "E")
         throws -> (department: ManagedObject, employees: [ManagedObject])
@@ -34,10 +34,9 @@ import StrataTestSupport
         try stack.store.objectIDs(for: stack.model.entity(named: "Employee"), includingSubentities: false).count
     }
 
-    @Test func aBulkSaveKeepsTemporaryIDsUntilItAndSavesEveryRowWithoutCopyingIt() throws {
+    @Test func aSaveKeepsTemporaryIDsUntilItAndSavesEveryRowWithoutCopyingIt() throws {
         let stack = try DocumentStack(configuration: manualCompaction())
         stack.context.undoManager = nil
-        stack.context.earlyPermanentIDMinimum = 10
         let (department, employees) = try insertStaff(stack.context, count: 40)
         stack.context.processPendingChanges()
         #expect(employees.allSatisfy { $0.objectID.isTemporaryID }, "IDs stay temporary until the save")
@@ -72,9 +71,8 @@ import StrataTestSupport
         #expect(try reloaded.objects(forKey: "employees").count == 40)
     }
 
-    @Test func aSmallSaveStillGetsItsKeysInsideTheWrite() throws {
+    @Test func aSmallSaveReservesExactlyTheKeysItUses() throws {
         let stack = try DocumentStack(configuration: manualCompaction())
-        stack.context.earlyPermanentIDMinimum = 10
         let (_, employees) = try insertStaff(stack.context, count: 3)
         try stack.context.save()
         #expect(employees.map(\.objectID.primaryKey) == [1, 2, 3])
@@ -84,7 +82,7 @@ import StrataTestSupport
         #expect(more[0].objectID.primaryKey == 4)
     }
 
-    @Test func keysReservedBeforeAFailedSaveAreKeptAndNeverHandedToAnotherConnection() throws {
+    @Test func aConflictFoundInTheWriteLeavesTheNewObjectsTemporaryAndReservesNothing() throws {
         let directory = try TemporaryDirectory()
         let (sharedID, one, other) = try DocumentStack.twoConnections(directory.file()) { stack in
             let shared = try stack.context.insertObject(forEntityName: "Department")
@@ -92,27 +90,22 @@ import StrataTestSupport
             try stack.context.save()
             return shared.objectID
         }
-        one.context.earlyPermanentIDMinimum = 10
         try one.context.existingObject(with: sharedID).setValue("One", forKey: "name")
         try other.context.existingObject(with: sharedID).setValue("Other", forKey: "name")
         try other.context.save()
         let (_, employees) = try insertStaff(one.context, count: 20)
-        // The conflict on the shared department is found inside the write, after the keys
-        // were reserved: the save fails, and the new objects keep their reserved keys.
+        // The conflict on the shared department is found inside the write, before keys are
+        // reserved: the save fails and the new objects keep their temporary IDs.
         #expect { try one.context.save() } throws: { ($0 as? StrataError)?.code == .mergeConflict }
-        let reserved = Set(employees.map(\.objectID))
-        #expect(reserved.allSatisfy { !$0.isTemporaryID })
-        #expect(reserved.count == 20)
+        #expect(employees.allSatisfy { $0.objectID.isTemporaryID })
 
         let (_, theirs) = try insertStaff(other.context, count: 15, prefix: "T")
-        other.context.earlyPermanentIDMinimum = 10
         try other.context.save()
-        let reservedKeys = Set(reserved.map(\.primaryKey))
-        #expect(theirs.allSatisfy { !reservedKeys.contains($0.objectID.primaryKey) })
+        #expect(theirs.map(\.objectID.primaryKey) == Array(1...15))
 
         one.context.mergePolicy = .mergeByPropertyObjectTrump
         try one.context.save()
-        #expect(Set(employees.map(\.objectID)) == reserved, "a retried save keeps the reserved IDs")
+        #expect(employees.map(\.objectID.primaryKey) == Array(16...35), "the retried save reserves after the other's keys")
         try one.store.close()
         try other.store.close()
         let reopened = try DocumentStack.open(directory.file())
@@ -124,9 +117,8 @@ import StrataTestSupport
         try reopened.store.close()
     }
 
-    @Test func undoAndRedoOfBulkInsertsBeforeAndAfterTheirSave() throws {
+    @Test func undoAndRedoOfInsertsBeforeAndAfterTheirSave() throws {
         let stack = try DocumentStack(configuration: manualCompaction())
-        stack.context.earlyPermanentIDMinimum = 5
         let (department, employees) = try insertStaff(stack.context, count: 12)
         stack.undo.setActionName("Hire")
         try stack.context.save()
@@ -167,9 +159,8 @@ import StrataTestSupport
         #expect(try employeeCount(stack) == 0)
     }
 
-    @Test func aChildContextTakesTheKeysItsParentsBulkSaveGave() throws {
+    @Test func aChildContextTakesTheKeysItsParentsSaveGave() throws {
         let stack = try DocumentStack(configuration: manualCompaction())
-        stack.context.earlyPermanentIDMinimum = 5
         let child = ManagedObjectContext(parent: stack.context)
         let (department, employees) = try insertStaff(child, count: 8)
         try child.save()
