@@ -15,10 +15,10 @@ import Testing
 /// batch of inserts only is lost. Its inserts keep 6 characters clear of the end (the most
 /// one undo removes), so a racing removal never leaves them past the end.
 ///
-/// One case of 12 batches by default (about 20 s in a debug build); `STRATA_TEXT_CASES=N`
+/// One case of 24 batches by default (about 15 s in a debug build); `STRATA_TEXT_CASES=N`
 /// runs N seeds, `STRATA_SEED=S` replays one.
 @Suite(.serialized) struct TextSpliceProperty {
-    static let batches = 12
+    static let batches = 24
 
     @Test func processesRacingOnOneFileConverge() throws {
         for seed in textPropertySeeds("TextProperty.processes") { try run(seed: seed) }

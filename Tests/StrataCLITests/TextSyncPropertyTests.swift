@@ -14,10 +14,10 @@ import Testing
 /// step is read before and after on its replica alone, and a splice must do exactly what it
 /// asked to the text it read.
 ///
-/// One case of 28 steps by default (about 30 s in a debug build); `STRATA_TEXT_CASES=N`
+/// One case of 45 steps by default (about 20–30 s in a debug build); `STRATA_TEXT_CASES=N`
 /// runs N seeds, `STRATA_SEED=S` replays one.
 @Suite(.serialized) struct TextSyncProperty {
-    static let steps = 28
+    static let steps = 45
 
     @Test func replicasEditingApartAndSyncingInRandomOrdersConverge() throws {
         for seed in textPropertySeeds("TextProperty.sync") { try run(seed: seed) }

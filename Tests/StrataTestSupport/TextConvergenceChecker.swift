@@ -26,7 +26,8 @@ package struct TextConvergenceHistory: Sendable {
         package var kind: String
         /// The runs it typed, each one insertion.
         package var typed: [[Unicode.Scalar]]
-        /// The characters that left the replica's text (before minus after).
+        /// The characters that left the replica's text (before minus after; for a step that
+        /// removes, also what it typed that is not there after).
         package var removed: [Unicode.Scalar]
         /// The characters that came back other than those typed (after minus before minus
         /// typed): what an undo or redo put back.
@@ -74,6 +75,13 @@ package struct TextConvergenceHistory: Sendable {
         for scalar in typedScalars.joined() { typedCounts[scalar, default: 0] += 1 }
         for (scalar, count) in beforeCounts where count > afterCounts[scalar, default: 0] {
             removed += Array(repeating: scalar, count: count - afterCounts[scalar, default: 0])
+        }
+        // A removing step may remove what it typed itself: an undo racing on one file may
+        // undo a splice of its own batch, saved first.
+        if removes {
+            for (scalar, count) in typedCounts where count + beforeCounts[scalar, default: 0] > afterCounts[scalar, default: 0] {
+                removed += Array(repeating: scalar, count: count + beforeCounts[scalar, default: 0] - max(afterCounts[scalar, default: 0], beforeCounts[scalar, default: 0]))
+            }
         }
         for (scalar, count) in afterCounts {
             let extra = count - beforeCounts[scalar, default: 0] - typedCounts[scalar, default: 0]
