@@ -3,16 +3,15 @@ import Testing
 import StrataTestSupport
 @testable import Strata
 
-/// A known bug found by the text convergence property test (`PostgresTextPropertyTests`,
-/// seed 1230215516; issue 35, item 7), kept as focused reproductions on a local document.
-/// A refresh with `mergeChanges: false` forgets a context's text while the context's log
-/// still holds its flushed, unsaved splices (and, for a discarded one, the splice that
-/// reverts it); the text is read again from the store without those characters, so the
-/// next splice hands out one of their identities again. After an unsaved undo the save is
-/// refused ("operations arrived out of causal order"), and the context says
-/// `hasChanges == false`, so a caller cannot tell; after a discarded splice the next one is
-/// silently lost (the store takes it for a repeat). `withKnownIssue` turns into a failure
-/// once the bug is fixed: drop it then.
+/// Found by the text convergence property test (`PostgresTextPropertyTests`, seed
+/// 1230215516; issue 35, item 7): a refresh with `mergeChanges: false` forgot a context's
+/// text while the context's log still held its flushed, unsaved splices (and, for a
+/// discarded one, the splice that reverts it). The text was read again from the store
+/// without them, so the next splice was given one of their characters' identities again:
+/// after an unsaved undo the save was refused ("operations arrived out of causal order"),
+/// and after a discarded splice the next one was silently lost (the store took it for a
+/// repeat). A text read from the store now has the context's unsaved splices applied
+/// (docs/TEXT.md, "In a context").
 @Suite struct TextUndoThenRefresh {
     @Test func anUnsavedUndoneDeletionThenARefreshKeepsTheNextSpliceSavable() throws {
         let stack = try DocumentStack(model: textNoteModel)
@@ -25,7 +24,7 @@ import StrataTestSupport
         #expect(try note.text("title") == "abcdef")
         context.refresh(note, mergeChanges: false)
         try note.replaceCharacters(in: 2..<2, with: "XY", forKey: "title")
-        withKnownIssue("the refreshed text reuses the identity of the unsaved restored character") {
+        do {
             try context.save()
             #expect(try ManagedObjectContext(coordinator: stack.coordinator).existingObject(with: note.objectID).text("title") == "abXYcdef")
         }
@@ -41,7 +40,7 @@ import StrataTestSupport
         context.processPendingChanges()
         context.refresh(note, mergeChanges: false)
         try note.replaceCharacters(in: 0..<0, with: "Z", forKey: "title")
-        withKnownIssue("the refreshed text hands out the discarded character's identity again: \"Z\" is dropped as a repeat") {
+        do {
             try context.save()
             let stored = try ManagedObjectContext(coordinator: stack.coordinator).existingObject(with: note.objectID).text("title")
             #expect(stored == "Zabcdef")

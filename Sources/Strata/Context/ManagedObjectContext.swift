@@ -125,6 +125,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// The restorations of texts forgotten (refreshed) here, for their next load: this
     /// context's undo still names the characters they put back.
     var keptTextRestorations: [TextKey: TextSequence.Restorations] = [:]
+    /// The texts whose splices a flush logged since the log was last empty: only their
+    /// loads look for unsaved splices in the log (`applyUnsavedSplices`).
+    var textsWithLoggedSplices = Set<TextKey>()
     /// The peer this context's text edits are made as: random, never the base peer.
     let textPeer: UInt64 = UInt64.random(in: 1...UInt64.max)
 

@@ -104,7 +104,9 @@ extension ManagedObjectContext {
         let edit = text.pending
         text.pending = TextEdit()
         texts[key] = text
-        return edit.isEmpty ? nil : edit
+        if edit.isEmpty { return nil }
+        textsWithLoggedSplices.insert(key)
+        return edit
     }
 
     /// Turns a value written to the slot by any other path than splices into splices.
@@ -136,9 +138,35 @@ extension ManagedObjectContext {
         if !object.objectID.isTemporaryID, var sequence = try coordinator.textSequence(for: object.objectID, slot: slot),
            object.state.existsInStore || TextSequence.keeps(sequence, forInsertOf: value) {
             keptTextRestorations.removeValue(forKey: TextKey(id: object.objectID, slot: slot))?.carried(into: &sequence)
-            return ContextText(sequence: sequence, written: string)
+            // Splices this context logged and has not saved (a text forgotten by a refresh, an
+            // undo of unsaved edits) are not in the store's text yet: without them the next
+            // splice would be given the identity of one of their characters again, and the
+            // store would take it for a repeat (docs/TEXT.md, "In a context").
+            guard try applyUnsavedSplices(of: object.objectID, slot: slot, to: &sequence) else {
+                return ContextText(sequence: sequence, written: string)
+            }
+            // Their net effect is in the slot already (a refresh logs the splices that revert
+            // what it discards); should it not be, the next flush turns the difference into
+            // splices, as for any value written without them.
+            let merged = sequence.string
+            return ContextText(sequence: sequence, written: merged == string ? string : merged)
         }
         return ContextText(sequence: TextSequence(base: string), written: string)
+    }
+
+    /// Applies to a text read from the store the splices of it this context logged and has
+    /// not saved, in log order, as the store will at the save; false when there are none.
+    private func applyUnsavedSplices(of id: ManagedObjectID, slot: Int, to sequence: inout TextSequence) throws -> Bool {
+        if log.unsaved.isEmpty { textsWithLoggedSplices.removeAll() }
+        guard textsWithLoggedSplices.contains(TextKey(id: id, slot: slot)) else { return false }
+        var applied = false
+        for batch in log.unsaved {
+            for case .splice(id, slot, let edit) in batch.operations {
+                _ = try sequence.apply(edit, peer: TextSequence.basePeer, resolvingRestores: false)
+                applied = true
+            }
+        }
+        return applied
     }
 
     /// After a save: the object's edited texts as the store merged them with what others
