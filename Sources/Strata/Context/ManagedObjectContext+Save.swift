@@ -255,37 +255,6 @@ extension ManagedObjectContext {
         root.announcePermanentIDs(assigned)
     }
 
-    /// Replaces temporary IDs everywhere the context keeps them: registry, objects'
-    /// values, the unsaved log and the undo stacks.
-    func adoptPermanentIDs(_ assigned: [ManagedObjectID: ManagedObjectID]) {
-        let remap: (ManagedObjectID) -> ManagedObjectID = { assigned[$0] ?? $0 }
-        func remapValue(_ value: PropertyValue) -> PropertyValue {
-            switch value {
-            case .object(let id): return .object(remap(id))
-            case .objects(let ids): return .objects(OrderedSet(ids.map(remap)))
-            default: return value
-            }
-        }
-        for (old, new) in assigned {
-            guard let object = registry[old]?.object else { continue }
-            registry[old] = nil
-            object.objectID = new
-            registry[new] = WeakObject(object)
-        }
-        renameTexts(assigned)
-        for object in dirtySet.values {
-            // In place, relationship slots only: only they hold IDs.
-            for relationship in object.entity.relationships where relationship.slot < object.storage.count {
-                let value = object.storage[relationship.slot]
-                if value.objectIDs.contains(where: \.isTemporaryID) { object.storage[relationship.slot] = remapValue(value) }
-            }
-            if object.committedOld != nil { object.committedOld = object.committedOld?.mapValues(remapValue) }
-            if !object.flushOld.isEmpty { object.flushOld = object.flushOld.mapValues(remapValue) }
-        }
-        log.remapUnsaved(remap)
-        undoManager?.remapIDs(remap)
-    }
-
     /// Refuses a save that would leave an object related to an object of another store
     /// (judged on the final values, not on intermediate states in the log).
     private func crossStoreCheck() throws {

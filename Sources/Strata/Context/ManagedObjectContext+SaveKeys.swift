@@ -27,17 +27,21 @@ extension ManagedObjectContext {
         var lowest = Int64.max
         var highest = Int64.min
         var inserts = 0
-        forEachUnsavedID { id, isInsert in
-            guard id.isTemporaryID else { return }
-            lowest = min(lowest, id.primaryKey)
-            highest = max(highest, id.primaryKey)
-            if isInsert { inserts += 1 }
+        for batch in log.unsaved {
+            for operation in batch.operations {
+                if case .insert = operation { inserts += 1 }
+                operation.forEachID { id in
+                    guard id.isTemporaryID else { return }
+                    lowest = min(lowest, id.primaryKey)
+                    highest = max(highest, id.primaryKey)
+                }
+            }
         }
         guard lowest <= highest else { return SaveKeyAssignment() }
         // Second pass: each record once, counted per root entity.
         var table = TemporaryKeyTable(lowest: lowest, highest: highest, records: inserts)
         var countByRoot: [ObjectIdentifier: (entity: EntityDescription, count: Int)] = [:]
-        forEachUnsavedID { id, _ in
+        forEachUnsavedID { id in
             guard id.isTemporaryID, table.markSeen(id.primaryKey) else { return }
             countByRoot[ObjectIdentifier(id.entity.rootEntity), default: (id.entity, 0)].count += 1
         }
@@ -59,7 +63,7 @@ extension ManagedObjectContext {
         // objects renamed.
         let toldChildren = children.withLock { !$0.isEmpty }
         var scopes = ObjectIDScopeCache()
-        forEachUnsavedID { old, _ in
+        forEachUnsavedID { old in
             guard old.isTemporaryID else { return }
             let root = ObjectIdentifier(old.entity.rootEntity)
             var given: Int64 = 0
@@ -70,10 +74,7 @@ extension ManagedObjectContext {
             }) else { return }
             let new = scopes.id(old.entity, storeTag: assignment.reserved[root]!.tag, primaryKey: given)
             if toldChildren { assignment.forChildren[old] = new }
-            guard let object = registry[old]?.object else { return }
-            registry[old] = nil
-            object.objectID = new
-            registry[new] = WeakObject(object)
+            moveRegistration(from: old, to: new)
         }
         let tags = assignment.reserved.mapValues(\.tag)
         let renamed = table
@@ -94,27 +95,38 @@ extension ManagedObjectContext {
     func takeBackPermanentIDs(_ assignment: SaveKeyAssignment) {
         guard !assignment.isEmpty else { return }
         var fresh: [ManagedObjectID: ManagedObjectID] = [:]
-        forEachUnsavedID { old, _ in
+        forEachUnsavedID { old in
             guard fresh[old] == nil, assignment.gave(old) else { return }
             let new = ManagedObjectID.temporary(for: old.entity)
             fresh[old] = new
-            guard let object = registry[old]?.object else { return }
-            registry[old] = nil
-            object.objectID = new
-            registry[new] = WeakObject(object)
+            moveRegistration(from: old, to: new)
         }
         let taken = fresh
         renameInPlace(touching: assignment.gave, reintroducingTemporaryIDs: true) { taken[$0] ?? $0 }
     }
 
-    /// Calls `body` with every ID the unsaved log names, and whether it is an insert's own.
-    private func forEachUnsavedID(_ body: (ManagedObjectID, _ isInsert: Bool) -> Void) {
+    /// Calls `body` with every ID the unsaved log names.
+    private func forEachUnsavedID(_ body: (ManagedObjectID) -> Void) {
         for batch in log.unsaved {
-            for operation in batch.operations {
-                if case .insert(let id, _) = operation { body(id, true) }
-                operation.forEachID { body($0, false) }
-            }
+            for operation in batch.operations { operation.forEachID(body) }
         }
+    }
+
+    /// Moves a registered object to its new ID (a permanent one, or a temporary one again).
+    private func moveRegistration(from old: ManagedObjectID, to new: ManagedObjectID) {
+        guard let object = registry[old]?.object else { return }
+        registry[old] = nil
+        object.objectID = new
+        registry[new] = WeakObject(object)
+    }
+
+    /// Replaces temporary IDs everywhere the context keeps them (registry, objects' values,
+    /// the unsaved log, texts and undo stacks) by those another context or
+    /// ``obtainPermanentIDs(for:)`` reserved: the renaming a save does in place, by dictionary.
+    func adoptPermanentIDs(_ assigned: [ManagedObjectID: ManagedObjectID]) {
+        guard !assigned.isEmpty else { return }
+        for (old, new) in assigned { moveRegistration(from: old, to: new) }
+        renameInPlace(touching: { assigned[$0] != nil }) { assigned[$0] ?? $0 }
     }
 
     /// Renames IDs in the unsaved log, the changed objects' values, the texts and the undo

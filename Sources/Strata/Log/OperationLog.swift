@@ -80,16 +80,6 @@ final class OperationLog {
         return result
     }
 
-    /// Rewrites temporary IDs in the unsaved batches after a save assigned permanent ones.
-    func remapUnsaved(_ transform: (ManagedObjectID) -> ManagedObjectID) {
-        for index in unsaved.indices {
-            unsaved[index].operations = unsaved[index].operations.map { $0.mapIDs(transform) }
-        }
-        #if STRATA_INVARIANTS
-        _checkInvariants()
-        #endif
-    }
-
     /// Rewrites the unsaved operations one at a time, in place: a bulk save renaming its
     /// new records before its write takes an insert's row out of the log while the object
     /// sharing it renames it, instead of copying it.

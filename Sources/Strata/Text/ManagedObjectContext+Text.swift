@@ -221,19 +221,14 @@ extension ManagedObjectContext {
         keptTextRestorations[key, default: .init()].add(text.sequence.restorations)
     }
 
-    /// Moves the texts of objects given permanent IDs by a save.
-    func renameTexts(_ assigned: [ManagedObjectID: ManagedObjectID]) {
-        guard !texts.isEmpty else { return }
-        for (old, new) in assigned where !old.entity.textSlots.isEmpty {
-            for slot in old.entity.textSlots {
-                if let text = texts.removeValue(forKey: TextKey(id: old, slot: slot)) { texts[TextKey(id: new, slot: slot)] = text }
-            }
-        }
-    }
-
-    /// Moves the texts of the records a save renamed in place (``assignPermanentIDsInWrite()``),
-    /// or gave temporary IDs again after it failed: `touches` says whether `remap` may change an ID.
+    /// Moves the texts of renamed records (a save's keys given in place, taken back after a
+    /// failed save, or adopted from another context): `touches` says whether `remap` may
+    /// change an ID.
     func renameTexts(touching touches: (ManagedObjectID) -> Bool, _ remap: (ManagedObjectID) -> ManagedObjectID) {
+        for key in Array(textsWithLoggedSplices) where touches(key.id) {
+            textsWithLoggedSplices.remove(key)
+            textsWithLoggedSplices.insert(TextKey(id: remap(key.id), slot: key.slot))
+        }
         guard !texts.isEmpty else { return }
         for key in Array(texts.keys) where touches(key.id) {
             let new = remap(key.id)
