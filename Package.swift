@@ -138,18 +138,26 @@ if sanitizerSuites == nil {
 if !sanitizesProcesses {
     package.targets.removeAll { $0.name == "StrataCLITests" || $0.name == "StrataFuzzTests" }
 }
-// A sanitized build compiles only what its suites run: no terminal app, measuring tool or
-// libFuzzer driver, and under ThreadSanitizer none of the tools the process tests spawn.
+// A sanitized build compiles only what its suites run: no terminal app or measuring tool,
+// and under ThreadSanitizer none of the tools the process tests spawn.
 if sanitizerSuites != nil {
-    var unused: Set<String> = ["Outliner", "OutlinerCore", "strata-segment-measure", "strata-fuzz"]
+    var unused: Set<String> = ["Outliner", "OutlinerCore", "strata-segment-measure"]
     var unusedProducts: Set<String> = ["outliner"]
     if !sanitizesProcesses {
         unused.formUnion(["strata", "strata-log", "StrataToolSupport", "EmployeesExample", "BackgroundImportExample",
-                          "StaffListExample", "strata-stress-writer", "StrataFuzzTargets"])
+                          "StaffListExample", "strata-stress-writer", "StrataFuzzTargets", "strata-fuzz"])
         unusedProducts.formUnion(["strata", "strata-log", "employees-example", "background-import-example", "staff-list-example"])
     }
     package.targets.removeAll { unused.contains($0.name) }
     package.products.removeAll { unusedProducts.contains($0.name) }
+}
+// CI's fuzzing step (docs/RELIABILITY.md, "Fuzzing") links the AddressSanitizer tree's
+// driver with libFuzzer, so that no third tree compiles Strata again: only the driver is
+// instrumented for coverage, which shows every target still runs under libFuzzer from its
+// seeds; Tools/fuzz.sh's own build (.build-fuzz) instruments everything for the long runs.
+if sanitizerSuites == "address", let driver = package.targets.first(where: { $0.name == "strata-fuzz" }) {
+    driver.swiftSettings = [.unsafeFlags(["-sanitize=fuzzer"]), .define("STRATA_FUZZING")]
+    driver.linkerSettings = [.unsafeFlags(["-sanitize=fuzzer"])]
 }
 
 if postgres {

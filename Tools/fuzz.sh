@@ -10,7 +10,9 @@
 # A hang is an input taking over 10 s, a memory blow-up one using over 2 GB. Prints the
 # executions per target and every new crasher; exits 1 when any target found one. A
 # crasher, once fixed, goes to Tests/StrataFuzzTests/Crashers/TARGET.
-# STRATA_FUZZ_ARGS adds libFuzzer flags (e.g. "-jobs=2 -workers=2").
+# STRATA_FUZZ_ARGS adds libFuzzer flags (e.g. "-jobs=2 -workers=2"). STRATA_FUZZ_BINARY runs
+# an already built driver instead (CI: the AddressSanitizer tree's, where only the driver is
+# instrumented for coverage, so its runs show that each target runs, not what it covers).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=(segment predicate model-json xcode-model tool-value import-csv import-json document)
@@ -24,21 +26,27 @@ if [ "$which" != all ]; then
   targets=("$which")
 fi
 
-echo "== fuzz: building strata-fuzz (libFuzzer + AddressSanitizer, .build-fuzz)"
-build_start=$(date +%s)
-# The gold linker warns about every sanitizer helper symbol it cannot export; nothing to act on.
-set +e
-swift build --product strata-fuzz --scratch-path .build-fuzz \
-  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DSTRATA_FUZZING 2>&1 \
-  | grep -v "ld.gold: warning: Cannot export local symbol"
-build_status=${PIPESTATUS[0]}
-set -e
-[ "$build_status" -eq 0 ] || { echo "fuzz: the build failed" >&2; exit 1; }
-binary=$(swift build --product strata-fuzz --scratch-path .build-fuzz --show-bin-path \
-  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DSTRATA_FUZZING)/strata-fuzz
-echo "== fuzz: built in $(( $(date +%s) - build_start )) s"
+if [ -n "${STRATA_FUZZ_BINARY:-}" ]; then
+  binary=$STRATA_FUZZ_BINARY
+  [ -x "$binary" ] || { echo "fuzz: STRATA_FUZZ_BINARY '$binary' is not an executable; build it first" >&2; exit 1; }
+  echo "== fuzz: using $binary"
+else
+  echo "== fuzz: building strata-fuzz (libFuzzer + AddressSanitizer, .build-fuzz)"
+  build_start=$(date +%s)
+  # The gold linker warns about every sanitizer helper symbol it cannot export; nothing to act on.
+  set +e
+  swift build --product strata-fuzz --scratch-path .build-fuzz \
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DSTRATA_FUZZING 2>&1 \
+    | grep -v "ld.gold: warning: Cannot export local symbol"
+  build_status=${PIPESTATUS[0]}
+  set -e
+  [ "$build_status" -eq 0 ] || { echo "fuzz: the build failed" >&2; exit 1; }
+  binary=$(swift build --product strata-fuzz --scratch-path .build-fuzz --show-bin-path \
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DSTRATA_FUZZING)/strata-fuzz
+  echo "== fuzz: built in $(( $(date +%s) - build_start )) s"
+fi
 
-work=.build-fuzz/fuzz
+work=${STRATA_FUZZ_WORK:-.build-fuzz/fuzz}
 found=0
 summary=""
 for target in "${targets[@]}"; do
