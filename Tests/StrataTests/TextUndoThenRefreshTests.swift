@@ -46,4 +46,45 @@ import StrataTestSupport
             #expect(stored == "Zabcdef")
         }
     }
+
+    /// Found by the same property test through PostgreSQL (seeds 2195335193–2195335195): an
+    /// object whose edits were undone before the save is not among the saved ones, so the
+    /// save left the context's text of it as it was, without what another connection had
+    /// spliced in meanwhile. Once nothing held the object, it was read again from the store,
+    /// merged text and all, while the context kept its old text: the next splice wrote the
+    /// old string back (the other connection's characters vanished from this one), and an
+    /// undo turned the difference into new characters of its own (they showed twice). A
+    /// context now reads a text again whenever it reads the object's values again.
+    @Test func aTextReadAgainWithItsObjectShowsWhatAnotherConnectionSplicedMeanwhile() throws {
+        let directory = try TemporaryDirectory()
+        let (id, one, other) = try DocumentStack.twoConnections(directory.file(), model: textNoteModel) { stack in
+            let note = try stack.context.insertObject(forEntityName: "Note")
+            try note.setValue(.string("abc"), forKey: "title")
+            try stack.context.save()
+            return note.objectID
+        }
+        defer { try? one.store.close(); try? other.store.close() }
+        do {
+            let note = try one.context.existingObject(with: id)
+            try note.replaceCharacters(in: 0..<0, with: "X", forKey: "title")
+            one.context.processPendingChanges()
+            try one.undo.undo()
+            #expect(try note.text("title") == "abc")
+        }
+        let theirs = try other.context.existingObject(with: id)
+        try theirs.replaceCharacters(in: 3..<3, with: "Z", forKey: "title")
+        try other.context.save()
+        try one.context.save()   // the undone splices, merged with the other connection's
+
+        let note = try one.context.existingObject(with: id)
+        #expect(try note.text("title") == "abcZ")
+        try note.replaceCharacters(in: 0..<0, with: "Q", forKey: "title")
+        #expect(try note.text("title") == "QabcZ")
+        try one.undo.undo()
+        #expect(try note.text("title") == "abcZ")
+        try one.context.save()
+        let fresh = try DocumentStack.open(directory.file(), model: textNoteModel, configuration: manualCompaction())
+        defer { try? fresh.store.close() }
+        #expect(try fresh.context.existingObject(with: id).text("title") == "abcZ")
+    }
 }

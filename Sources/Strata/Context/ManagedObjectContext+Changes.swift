@@ -51,6 +51,7 @@ extension ManagedObjectContext {
                               context: .init { $0.object = object.objectID.description })
         }
         object.storage = Self.withTransientDefaults(values, of: object.entity)
+        textsReadAgain(with: object)
         object.loadGeneration = generation
         object.state.isFault = false
         object.state.existsInStore = true

@@ -83,6 +83,7 @@ extension ManagedObjectContext {
         for object in faults where object.state.isFault {
             guard let stored = values[object.objectID] else { continue }
             object.storage = Self.withTransientDefaults(stored, of: object.entity)
+            textsReadAgain(with: object)
             object.loadGeneration = generation
             object.state.isFault = false
             object.state.existsInStore = true

@@ -207,6 +207,15 @@ extension ManagedObjectContext {
         }
     }
 
+    /// A fault's values were just read from the store: a text this context still holds for
+    /// the record (kept after an earlier instance of it was released; a save it was not
+    /// part of, after an undo, leaves it as it was) may lack what others spliced since, so
+    /// it is read again with the values (docs/TEXT.md, "In a context"). Its unsaved logged
+    /// splices, if any, are applied again when it is.
+    func textsReadAgain(with object: ManagedObject) {
+        forgetTexts(of: object.objectID)
+    }
+
     /// Forgets the texts of `id` (refreshed, turned into a fault, or gone): their next edit
     /// starts from the store's characters.
     func forgetTexts(of id: ManagedObjectID) {
