@@ -9,7 +9,7 @@ W15 applies a real editing trace (Tests/StrataTests/Fixtures/editing-traces, rea
 gzip and json as the Swift side reads it) keystroke by keystroke into a LoroText.
 
 Usage: loro_bench.py UNIT --objects N --edit-objects N --edits N --edits-per-group N --data DIR
-       loro_bench.py w15 --trace NAME --key KEY --text-keystrokes N (0: the whole trace)
+       loro_bench.py w15 --trace NAME --key KEY --text-keystrokes N (0: the whole trace) [--commit-every N]
 Units: w1 (bulk create, snapshot/updates sizes), w2 (edit/undo/redo), w2-noundo,
 w15 (text trace: apply, undo all + redo all, snapshot bytes, import + read).
 """
@@ -77,7 +77,7 @@ def vm_hwm_mib():
 
 
 TRACES = os.environ.get("STRATA_BENCH_TRACES", "Tests/StrataTests/Fixtures/editing-traces")
-KEYSTROKES_PER_COMMIT = 100
+KEYSTROKES_PER_COMMIT = 100  # W15's default; --commit-every sets it (1: Strata's flush per keystroke)
 
 
 def load_trace(name):
@@ -89,7 +89,7 @@ def load_trace(name):
 
 
 def text_trace(args):
-    """W15: the trace into a LoroText, a commit every 100 keystrokes (one undo step each,
+    """W15: the trace into a LoroText, a commit every 100 keystrokes (--commit-every; one undo step each,
     merge interval 0), then undo all and redo all; the snapshot with history exported, then
     imported into a new document and its text read."""
     start_content, end_content, patches = load_trace(args.trace)
@@ -109,7 +109,8 @@ def text_trace(args):
         text.insert(0, start_content)
         doc.commit()
     undo = UndoManager(doc)
-    undo.set_max_undo_steps(len(patches) // KEYSTROKES_PER_COMMIT + 10)
+    every = args.commit_every
+    undo.set_max_undo_steps(len(patches) // every + 10)
     undo.set_merge_interval(0)
     start = time.perf_counter()
     for index, (position, deleted, inserted) in enumerate(patches):
@@ -117,7 +118,7 @@ def text_trace(args):
             text.delete(position, deleted)
         if inserted:
             text.insert(position, inserted)
-        if index % KEYSTROKES_PER_COMMIT == KEYSTROKES_PER_COMMIT - 1:
+        if index % every == every - 1:
             doc.commit()
     doc.commit()
     apply_s = time.perf_counter() - start
@@ -268,6 +269,7 @@ def main():
     parser.add_argument("--key", default="ap")
     parser.add_argument("--text-keystrokes", type=int, default=0)
     parser.add_argument("--undo-steps", type=int, default=0)
+    parser.add_argument("--commit-every", type=int, default=KEYSTROKES_PER_COMMIT)
     parser.add_argument("--objects", type=int, default=20_000)
     parser.add_argument("--edit-objects", type=int, default=2_000)
     parser.add_argument("--edits", type=int, default=50_000)

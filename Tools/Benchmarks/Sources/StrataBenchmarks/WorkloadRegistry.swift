@@ -72,6 +72,9 @@ enum WorkloadRegistry {
             BenchUnit("w15-strata-\(key)", "W15", Subject.strata, .swift { try TextTraceWorkload.runText($0, trace: index) }),
             BenchUnit("w15-strata-string-\(key)", "W15", Subject.strata, .swift { try TextTraceWorkload.runWholeString($0, trace: index) }),
             BenchUnit("w15-loro-\(key)", "W15", Subject.loro, .python(script: "loro_bench.py", arguments: ["w15", "--trace", name, "--key", key, "--undo-steps", "200"])),
+            // The same granularity as Strata's: a commit (an undo step) per keystroke.
+            BenchUnit("w15-loro-each-\(key)", "W15", Subject.loro, .python(script: "loro_bench.py", arguments: [
+                "w15", "--trace", name, "--key", "\(key)_each", "--undo-steps", "200", "--commit-every", "1"])),
         ]
     }
 
