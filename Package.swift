@@ -199,3 +199,11 @@ if benchmarks {
                 + (postgres ? [.define("STRATA_BENCH_POSTGRES")] : [])),
     ]
 }
+
+// Programs and test bundles link with lld, which every Swift toolchain for Linux ships beside
+// clang: the test bundle (190 MB with debug information) links in under half gold's time,
+// in every build tree (docs/RELIABILITY.md, "CI's budget"). The library targets carry no
+// flag, so a package depending on Strata links as it chooses.
+for target in package.targets where target.type == .executable || target.type == .test {
+    target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-use-ld=lld"])]
+}
