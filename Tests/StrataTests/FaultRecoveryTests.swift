@@ -87,7 +87,7 @@ extension FaultInjection {
         var tally = FaultTally(operation: "recovery")
         tally.counts = clean.counts
         for kind in FaultInjector.Kind.allCases where clean.counts[kind] > 0 {
-            for number in 1...clean.counts[kind] {
+            for number in strided(1...clean.counts[kind]) {
                 let label = "recovery, \(kind) #\(number) of \(clean.counts[kind])"
                 let run = try copyDocumentFiles(template)
                 injector.arm(directory: run.url.path, failing: kind, at: number)

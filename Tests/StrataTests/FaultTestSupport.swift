@@ -117,10 +117,10 @@ func copyDocumentFiles(_ source: TemporaryDirectory) throws -> TemporaryDirector
 /// says otherwise. CI's AddressSanitizer step takes every third point, the first and last
 /// always among them (the tests step and Tools/long-checks take every one): under the
 /// sanitizer each point repeats the same code paths at several times the cost.
-private let faultStride = max(1, ProcessInfo.processInfo.environment["STRATA_FAULT_STRIDE"].flatMap { Int($0) } ?? 1)
+let faultStride = max(1, ProcessInfo.processInfo.environment["STRATA_FAULT_STRIDE"].flatMap { Int($0) } ?? 1)
 
 /// The points of `points` the stride keeps.
-private func strided<C: Collection>(_ points: C) -> [C.Element] {
+func strided<C: Collection>(_ points: C) -> [C.Element] {
     let all = Array(points)
     return all.enumerated().filter { $0.offset % faultStride == 0 || $0.offset == all.count - 1 }.map(\.element)
 }
