@@ -33,7 +33,23 @@ struct BenchRunner {
             peersDirectory: URL(fileURLWithPath: value("--peers") ?? "Tools/Benchmarks/peers"))
     }
 
+    /// What `--help` prints: the forms above, with what each does.
+    static let usage = """
+        usage: strata-benchmarks [--smoke|--quick] [--only W1,w3-sqlite,...] [--json FILE] [--markdown FILE]
+                                 [--compare FILE] [--python PATH] [--peers DIR] [--data DIR] [--repetitions N] [sizes...]
+               strata-benchmarks --list                 the units, one a line (id, workload, subject)
+               strata-benchmarks --child ID [sizes...]  one Swift unit once, its figures as one JSON line
+               strata-benchmarks document|fetch|w1-memory [--quick]   a standalone workload
+
+        Without --smoke or --quick it runs the full tier (docs/BENCHMARKS.md: an hour and more).
+        Tools/Benchmarks/run builds it in release and passes the peers and the Python with Loro.
+        """
+
     func main() -> Int32 {
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print(Self.usage)
+            return 0
+        }
         if arguments.contains("--list") {
             for unit in WorkloadRegistry.units { print("\(unit.id)\t\(unit.workload)\t\(unit.subject)") }
             return 0
