@@ -139,6 +139,45 @@ private func loggedTextChanges(_ context: ManagedObjectContext) -> (splices: [Te
         #expect(try stack.newContext().existingObject(with: note.objectID).text("body") == "draft!")
     }
 
+    /// A rollback forgets the texts and puts the committed values back, without walking
+    /// every unsaved splice back: after flushed typing, an undo all and a redo all, and
+    /// across two objects and a deleted one, each shows its saved text and takes new splices.
+    @Test func rollbackAfterFlushedTypingUndoAndRedoPutsEverySavedTextBack() throws {
+        let stack = Stack(model: textNoteModel)
+        let note = try stack.context.insertObject(forEntityName: "Note")
+        let other = try stack.context.insertObject(forEntityName: "Note")
+        let gone = try stack.context.insertObject(forEntityName: "Note")
+        try note.setValue(.string("draft"), forKey: "body")
+        try other.setValue(.string("other"), forKey: "title")
+        try gone.setValue(.string("gone"), forKey: "title")
+        try stack.context.save()
+        stack.undo.removeAllActions()
+        for (offset, letter) in ["a", "b", "c"].enumerated() {
+            try note.type(letter, at: 5 + offset, into: "body")
+            stack.undo.setActionName("Typing")
+        }
+        try other.replaceCharacters(in: 0..<1, with: "", forKey: "title")
+        stack.context.processPendingChanges()
+        while stack.undo.canUndo { try stack.undo.undo() }
+        while stack.undo.canRedo { try stack.undo.redo() }
+        #expect(try note.text("body") == "draftabc")
+        try other.type("X", at: 0, into: "title")
+        stack.context.delete(gone)
+        stack.context.processPendingChanges()
+        stack.context.rollback()
+        #expect(try note.text("body") == "draft")
+        #expect(try other.text("title") == "other")
+        #expect(!gone.isDeleted)
+        #expect(try gone.text("title") == "gone")
+        try note.type("!", at: 5, into: "body")
+        try other.type("?", at: 5, into: "title")
+        try stack.context.save()
+        let fresh = stack.newContext()
+        #expect(try fresh.existingObject(with: note.objectID).text("body") == "draft!")
+        #expect(try fresh.existingObject(with: other.objectID).text("title") == "other?")
+        #expect(try fresh.existingObject(with: gone.objectID).text("title") == "gone")
+    }
+
     @Test func utf16RangesAreConvertedAtTheEdge() throws {
         let stack = Stack(model: textNoteModel)
         let note = try stack.context.insertObject(forEntityName: "Note")

@@ -72,7 +72,7 @@ extension ManagedObjectContext {
 
     /// Applies the inverse of batches, newest first, without building the inverse
     /// operations (an undo of a large group allocates nothing per operation).
-    func applyInverse(of batches: [ChangeBatch]) throws {
+    func applyInverse(of batches: [ChangeBatch], skippingTexts: Bool = false) throws {
         for batch in batches.reversed() {
             let operations = batch.operations
             // The inverse of a delete is an insert: those first.
@@ -90,6 +90,7 @@ extension ManagedObjectContext {
                     willChange(object, slot: slot)
                     object.mutateMembers(slot: slot) { $0.relate(adding: removed, removing: added) }
                 case .splice(let id, let slot, let edit):
+                    guard !skippingTexts else { continue }
                     try applyTextEdit(edit.inverse, to: try loadedObject(id), slot: slot)
                 case .insert, .delete:
                     continue

@@ -319,7 +319,11 @@ extension ManagedObjectContext {
         try? manager?.enableUndoRegistration()
         let unsaved = log.unsaved
         undoManager = nil
-        try? applyInverse(of: unsaved)
+        // Texts are not walked back splice by splice: each is forgotten below and its object
+        // takes its committed values (a text changed since the save is in the dirty set with
+        // them; one that is not shows them already), where undoing every unsaved splice cost
+        // as much as typing and undoing them had (docs/TEXT.md, "In a context").
+        try? applyInverse(of: unsaved, skippingTexts: true)
         // The texts' next edits start from the store's characters: the ones typed here
         // since the save were never written.
         texts.removeAll()
