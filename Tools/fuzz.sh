@@ -13,7 +13,7 @@
 # STRATA_FUZZ_ARGS adds libFuzzer flags (e.g. "-jobs=2 -workers=2").
 set -euo pipefail
 cd "$(dirname "$0")/.."
-targets=(segment predicate model-json xcode-model tool-value import-csv import-json document)
+targets=(segment text-segment predicate model-json xcode-model tool-value import-csv import-json document)
 which=${1:-all}
 seconds=${2:-60}
 if [ "$which" != all ]; then
