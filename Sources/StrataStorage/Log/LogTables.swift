@@ -178,8 +178,9 @@ package enum LogTables {
             .rows(bounds).first?.first {
             largest = max(largest, group)
         }
+        // A run's largest id in the range: its last, or the range's last when it runs past.
         if try hasGroupRuns(connection), case .integer(let group)? = try connection.prepare(
-            "SELECT MAX(id + count - 1) FROM strata_group_run WHERE id + count - 1 >= ? AND id + count - 1 < ?"
+            "SELECT MAX(MIN(id + count - 1, ?2 - 1)) FROM strata_group_run WHERE id + count - 1 >= ?1 AND id < ?2"
         ).rows(bounds).first?.first {
             largest = max(largest, group)
         }
