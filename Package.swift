@@ -35,6 +35,7 @@ let storageStrataTests = [
     // The codecs (unsafe pointers and bytes).
     "SegmentByteCodec", "SegmentCodec", "SegmentFuzz", "SegmentGolden", "SegmentHostileCounts",
     "SegmentMalformed", "SegmentSplit", "SegmentV2Golden", "SegmentV2Seed", "SegmentV2", "SegmentV3Golden", "SegmentV4Golden",
+    "SegmentV5Golden", "SegmentV5", "TextDocumentPacking", "GroupRun",
     "LZ4Frame", "JSONValue", "ModelJSON",
 ].map { $0 + "Tests.swift" } + ["SQLTranslationTestSupport.swift", "SegmentTestSupport.swift", "SegmentV2TestSupport.swift"]
 let sanitizedStrataTests = concurrentStrataTests.map { $0 + "Tests.swift" } + (sanitizesProcesses ? storageStrataTests : []) + [

@@ -15,7 +15,7 @@
 # instrumented for coverage, so its runs show that each target runs, not what it covers).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-targets=(segment predicate model-json xcode-model tool-value import-csv import-json document)
+targets=(segment text-segment predicate model-json xcode-model tool-value import-csv import-json document)
 which=${1:-all}
 seconds=${2:-60}
 if [ "$which" != all ]; then

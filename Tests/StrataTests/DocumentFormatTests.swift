@@ -105,7 +105,7 @@ import Testing
         let url = directory.file()
         do {
             let stack = try DocumentStack.create(url, model: ManagedObjectModel.employeesExample(), configuration: manualCompaction())
-            #expect(try stack.store.info().formatVersion == DocumentStore.formatVersion)
+            #expect(try stack.store.info().formatVersion == DocumentFile.createdFormatVersion)
             try Self.insertFixtureContent(into: stack.context)
             try stack.context.save()
             try Self.checkContent(stack)

@@ -132,7 +132,7 @@ extension RecoverySource {
                 if case .text(let name)? = row.first { name } else { nil }
             }
         }
-        let reserved: Set = ["strata_meta", "strata_segment", "strata_group", "strata_entity"]
+        let reserved: Set = ["strata_meta", "strata_segment", "strata_group", LogTables.groupRunTable.name, "strata_entity"]
         var lost: [String] = []
         // Texts' identities (docs/FORMAT.md §18) are copied like the snapshot's rows.
         if !names(connection, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name = '\(DocumentState.textTable)'").isEmpty {
@@ -172,6 +172,13 @@ extension RecoverySource {
             }
             lost.append(keys.isEmpty ? "table \(table): unreadable, its rows are lost" : "table \(table): \(missing) unreadable rows lost")
         }
+        // Packed text states (docs/FORMAT.md §21) make the new file format 3, as they made
+        // the old one: a Strata before it must refuse the file, not misread them.
+        let packedStates = names(target, """
+            SELECT name FROM sqlite_schema WHERE type = 'table' AND name = '\(DocumentState.textTable)'
+            AND EXISTS (SELECT 1 FROM \(DocumentState.textTable) WHERE substr(state, 1, 1) = x'00' AND length(state) > 1)
+            """)
+        if !packedStates.isEmpty { try target.transaction(.immediate) { try DocumentFile.raiseToPackedFormat(target) } }
         try target.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return lost
     }

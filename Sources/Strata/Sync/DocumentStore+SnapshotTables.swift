@@ -163,6 +163,13 @@ extension DocumentStore {
             try DocumentFile.writeMeta(connection, key: "compactedThrough", .integer(snapshot.through))
             for (name, key) in keyCounters { try DocumentFile.writeMeta(connection, key: "keyCounter.\(name)", .integer(key)) }
             try DocumentFile.writeMeta(connection, key: "groupCounter", .integer(Int64(clamping: groupCounter)))
+            // Packed text states (docs/FORMAT.md §21) make the replica format 3, as they made
+            // the document they came from.
+            let packed = snapshot.tables.first { $0.name == DocumentState.textTable }?.rows.contains { row in
+                if case .blob(let state)? = row.last { return TextStatePacking.isPacked(state) }
+                return false
+            } ?? false
+            if packed { try DocumentFile.raiseToPackedFormat(connection) }
         }
         try connection.execute("PRAGMA journal_mode=WAL")
     }

@@ -114,9 +114,12 @@ enum TextCoding {
         return out.bytes
     }
 
-    /// The text `encode` wrote.
+    /// The text `encode` or ``TextStatePacking/encode(_:charactersInColumn:)`` wrote;
+    /// `column` gives the record's column's string, which a packed state may take its
+    /// characters from (docs/FORMAT.md §21).
     /// - Throws: `.corruptSegment` naming the byte that is wrong.
-    static func decodeSequence(_ bytes: [UInt8]) throws -> TextSequence {
+    static func decodeSequence(_ bytes: [UInt8], column: () throws -> String? = { nil }) throws -> TextSequence {
+        if TextStatePacking.isPacked(bytes) { return try TextStatePacking.decode(bytes, column: column) }
         var reader = ByteReader(bytes)
         let count = try reader.readCount(minimumItemSize: 4, what: "text runs")
         var sequence = TextSequence()
@@ -133,7 +136,13 @@ enum TextCoding {
                                        scalars: ContiguousArray(scalars), isDeleted: deleted))
         }
         try reader.expectEnd()
-        // Every character a peer inserted is held once: its runs tile 0 ..< its count.
+        try checkTiling(ranges, reader: reader)
+        return sequence
+    }
+
+    /// Every character a peer inserted is held once: its runs tile 0 ..< its count.
+    /// - Throws: `.corruptSegment` naming the peer and counter where they do not.
+    static func checkTiling(_ ranges: [UInt64: [(start: UInt32, length: Int)]], reader: ByteReader) throws {
         for (peer, list) in ranges {
             var next: UInt64 = 0
             for range in list.sorted(by: { $0.start < $1.start }) {
@@ -143,7 +152,6 @@ enum TextCoding {
                 next += UInt64(range.length)
             }
         }
-        return sequence
     }
 }
 

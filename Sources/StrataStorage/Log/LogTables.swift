@@ -1,10 +1,12 @@
 import Foundation
 
 /// The log tables of a document and every statement on them: `strata_segment` (one row per
-/// segment: sequence, time, counts, raw size, LZ4 body) and `strata_group` (each segment's
-/// undo groups). The store, compaction, verification, recovery and the tools all go
-/// through here, and read rows one way: a malformed row is an error naming it, never a
-/// value made up to stand in for it (docs/FORMAT.md, "The document file").
+/// segment: sequence, time, counts, raw size, LZ4 body), `strata_group` (each segment's
+/// undo groups) and, in documents of format 3, `strata_group_run` (a segment's consecutive
+/// undo groups of one kind and action name as one row, docs/FORMAT.md §20). The store,
+/// compaction, verification, recovery and the tools all go through here, and read rows one
+/// way: a malformed row is an error naming it, never a value made up to stand in for it
+/// (docs/FORMAT.md, "The document file").
 package enum LogTables {
     /// The `CREATE TABLE` statements, in the order `DocumentFile.ownTables` (in Strata) creates them.
     package static let segmentTable = (name: "strata_segment", sql: """
@@ -15,6 +17,17 @@ package enum LogTables {
         CREATE TABLE strata_group (seq INTEGER NOT NULL, id INTEGER NOT NULL, kind INTEGER NOT NULL,
         reverts INTEGER, action TEXT NOT NULL, PRIMARY KEY (seq, id)) WITHOUT ROWID
         """)
+
+    /// Runs of groups (docs/FORMAT.md §20): a row stands for the groups `id` … `id + count − 1`
+    /// of segment `seq`, all of `kind`, none reverting another, all named `action`. Made by
+    /// the first save that writes one; a document without it has none.
+    package static let groupRunTable = (name: "strata_group_run", sql: """
+        CREATE TABLE strata_group_run (seq INTEGER NOT NULL, id INTEGER NOT NULL, count INTEGER NOT NULL,
+        kind INTEGER NOT NULL, action TEXT NOT NULL, PRIMARY KEY (seq, id)) WITHOUT ROWID
+        """)
+
+    /// The fewest consecutive groups written as a run: one row for two is already smaller.
+    package static let shortestGroupRun = 2
 
     /// The `strata_segment` columns a record is read from, in the order ``record(_:compactedThrough:)`` expects.
     private static let columns = "seq, time, groups, operations, raw_size, body"
@@ -71,22 +84,38 @@ package enum LogTables {
     /// The group rows of a segment, by id.
     /// - Throws: `.corruptSegment` naming a malformed row.
     package static func groups(_ connection: SQLiteConnection, of sequence: UInt64) throws -> [ChangeGroupInfo] {
-        try connection.prepare("SELECT seq, id, kind, reverts, action FROM strata_group WHERE seq = ? ORDER BY id")
+        var groups = try connection.prepare("SELECT seq, id, kind, reverts, action FROM strata_group WHERE seq = ? ORDER BY id")
             .rows([.integer(Int64(sequence))]).map { try group($0).info }
+        if try hasGroupRuns(connection) {
+            let runs = try connection.prepare("SELECT seq, id, count, kind, action FROM strata_group_run WHERE seq = ?")
+                .rows([.integer(Int64(sequence))])
+            for row in runs { groups += try groupRun(row).groups }
+            groups.sort { $0.id < $1.id }
+        }
+        return groups
     }
 
     /// The sequences of the segments holding a group, oldest first.
     package static func sequences(_ connection: SQLiteConnection, ofGroup id: UInt64) throws -> [UInt64] {
-        try connection.prepare("SELECT seq FROM strata_group WHERE id = ? ORDER BY seq").rows([.integer(Int64(bitPattern: id))])
-            .compactMap { row in
-                if case .integer(let sequence)? = row.first, sequence >= 0 { UInt64(sequence) } else { nil }
-            }
+        let key = SQLiteValue.integer(Int64(bitPattern: id))
+        let rows: [[SQLiteValue]]
+        if try hasGroupRuns(connection) {
+            rows = try connection.prepare("""
+                SELECT seq FROM strata_group WHERE id = ? UNION SELECT seq FROM strata_group_run WHERE id <= ? AND id + count > ?
+                ORDER BY seq
+                """).rows([key, key, key])
+        } else {
+            rows = try connection.prepare("SELECT seq FROM strata_group WHERE id = ? ORDER BY seq").rows([key])
+        }
+        return rows.compactMap { row in
+            if case .integer(let sequence)? = row.first, sequence >= 0 { UInt64(sequence) } else { nil }
+        }
     }
 
-    /// Every group row with the time of its segment, oldest first.
+    /// Every group with the time of its segment, oldest first (a run read as its groups).
     /// - Throws: `.corruptSegment` naming a malformed row.
     package static func groupRecords(_ connection: SQLiteConnection) throws -> [GroupRecord] {
-        try connection.prepare("""
+        var records = try connection.prepare("""
             SELECT g.seq, g.id, g.kind, g.reverts, g.action, s.time FROM strata_group g
             JOIN strata_segment s ON s.seq = g.seq ORDER BY g.seq, g.id
             """).rows().map { row in
@@ -94,6 +123,38 @@ package enum LogTables {
                 guard case .real(let time) = row[5] else { throw malformed(row[0]) }
                 return GroupRecord(sequence: sequence, timestamp: Date(timeIntervalSince1970: time), info: info)
             }
+        guard try hasGroupRuns(connection) else { return records }
+        let runs = try connection.prepare("""
+            SELECT r.seq, r.id, r.count, r.kind, r.action, s.time FROM strata_group_run r
+            JOIN strata_segment s ON s.seq = r.seq ORDER BY r.seq, r.id
+            """).rows()
+        for row in runs {
+            let (sequence, groups) = try groupRun(row)
+            guard case .real(let time) = row[5] else { throw malformed(row[0]) }
+            for info in groups { records.append(GroupRecord(sequence: sequence, timestamp: Date(timeIntervalSince1970: time), info: info)) }
+        }
+        records.sort { ($0.sequence, $0.info.id) < ($1.sequence, $1.info.id) }
+        return records
+    }
+
+    /// Whether the document has the table of group runs (format 3, docs/FORMAT.md §20).
+    package static func hasGroupRuns(_ connection: SQLiteConnection) throws -> Bool {
+        try !connection.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?")
+            .rows([.text(groupRunTable.name)]).isEmpty
+    }
+
+    /// The groups of a row of `seq, id, count, kind, action`.
+    /// - Throws: `.corruptSegment` naming the row's segment when a column is out of range.
+    private static func groupRun(_ row: [SQLiteValue]) throws -> (sequence: UInt64, groups: [ChangeGroupInfo]) {
+        guard case .integer(let seq) = row[0], seq >= 0, case .integer(let id) = row[1], id >= 0,
+              case .integer(let count) = row[2], count >= Int64(shortestGroupRun), count <= Int64(Int32.max), id <= Int64.max - count,
+              case .integer(let kind) = row[3], kind >= 0, kind <= 255,
+              let groupKind = ChangeGroupKind(rawValue: UInt8(kind)), case .text(let action) = row[4]
+        else {
+            throw StrataError(.corruptSegment, "A group run row of segment \(row[0]) is malformed.", context: .init { $0.segment = row[0].sequenceNumber })
+        }
+        let groups = (0..<count).map { ChangeGroupInfo(id: UInt64(id + $0), kind: groupKind, revertsGroup: nil, actionName: action) }
+        return (UInt64(seq), groups)
     }
 
     /// The first group that reverts group `id` (an undo or redo group naming it), with the
@@ -111,11 +172,19 @@ package enum LogTables {
 
     /// The largest group id recorded within `range` (0 when none).
     package static func largestGroupID(_ connection: SQLiteConnection, in range: Range<Int64> = Int64.min..<Int64.max) throws -> UInt64 {
+        var largest: Int64 = 0
+        let bounds: [SQLiteValue] = [.integer(range.lowerBound), .integer(range.upperBound)]
         if case .integer(let group)? = try connection.prepare("SELECT MAX(id) FROM strata_group WHERE id >= ? AND id < ?")
-            .rows([.integer(range.lowerBound), .integer(range.upperBound)]).first?.first {
-            return UInt64(max(group, 0))
+            .rows(bounds).first?.first {
+            largest = max(largest, group)
         }
-        return 0
+        // A run's largest id in the range: its last, or the range's last when it runs past.
+        if try hasGroupRuns(connection), case .integer(let group)? = try connection.prepare(
+            "SELECT MAX(MIN(id + count - 1, ?2 - 1)) FROM strata_group_run WHERE id + count - 1 >= ?1 AND id < ?2"
+        ).rows(bounds).first?.first {
+            largest = max(largest, group)
+        }
+        return UInt64(max(largest, 0))
     }
 
     /// A group from a row of `seq, id, kind, reverts, action`.
@@ -142,11 +211,13 @@ package enum LogTables {
             if case .integer(let value)? = try connection.prepare(sql).rows().first?.first { return Int(value) }
             return 0
         }
+        var runGroups = 0
+        if try hasGroupRuns(connection) { runGroups = try integer("SELECT COALESCE(SUM(count), 0) FROM strata_group_run") }
         return (try integer("SELECT COUNT(*) FROM strata_segment"),
                 try integer("SELECT COALESCE(SUM(LENGTH(body)), 0) FROM strata_segment"),
                 try integer("SELECT COALESCE(SUM(raw_size), 0) FROM strata_segment"),
                 UInt64(max(0, try integer("SELECT COALESCE(MIN(seq), 0) FROM strata_segment"))),
-                try integer("SELECT COUNT(*) FROM strata_group"))
+                try integer("SELECT COUNT(*) FROM strata_group") + runGroups)
     }
 
     // MARK: Writing
@@ -155,8 +226,13 @@ package enum LogTables {
     /// larger (SQLite's default size): enough for the pages being filled, not the body.
     package static let segmentWritePageCacheSize = 2 << 20
 
-    /// Appends one segment's row and its groups' rows (inside the caller's transaction).
-    package static func append(_ connection: SQLiteConnection, _ record: SegmentRecord, groups: [ChangeGroupInfo]) throws {
+    /// Appends one segment's row and its groups' rows (inside the caller's transaction); with
+    /// `runs`, consecutive groups of one kind and action name that revert nothing go into
+    /// one `strata_group_run` row (docs/FORMAT.md §20), which only a document of format 3
+    /// may hold. Returns whether it wrote such a row.
+    @discardableResult
+    package static func append(_ connection: SQLiteConnection, _ record: SegmentRecord, groups: [ChangeGroupInfo],
+                               runs: Bool = false) throws -> Bool {
         // The body goes in through incremental blob I/O: bound, SQLite would first copy the
         // whole row, body included, into one record buffer (writeBlob says why that matters).
         try connection.prepare(
@@ -176,17 +252,62 @@ package enum LogTables {
             try writeBody()
         }
         let groupInsert = try connection.prepare("INSERT OR REPLACE INTO strata_group (seq, id, kind, reverts, action) VALUES (?, ?, ?, ?, ?)")
-        for group in groups {
+        var single = groups
+        var grouped: [(first: ChangeGroupInfo, count: Int)] = []
+        if runs { (single, grouped) = groupRuns(groups) }
+        for group in single {
             try groupInsert.run([
                 .integer(Int64(record.sequence)), .integer(Int64(group.id)), .integer(Int64(group.kind.rawValue)),
                 group.revertsGroup.map { .integer(Int64($0)) } ?? .null, .text(group.actionName),
             ])
         }
+        guard !grouped.isEmpty else { return false }
+        try connection.execute(groupRunTable.sql.replacingOccurrences(of: "CREATE TABLE", with: "CREATE TABLE IF NOT EXISTS"))
+        let runInsert = try connection.prepare("INSERT INTO strata_group_run (seq, id, count, kind, action) VALUES (?, ?, ?, ?, ?)")
+        for run in grouped {
+            try runInsert.run([
+                .integer(Int64(record.sequence)), .integer(Int64(run.first.id)), .integer(Int64(run.count)),
+                .integer(Int64(run.first.kind.rawValue)), .text(run.first.actionName),
+            ])
+        }
+        return true
+    }
+
+    /// A segment's groups as rows: one per id (the last group of an id that recurs wins, as
+    /// `INSERT OR REPLACE` had it), and runs of at least ``shortestGroupRun`` consecutive ids
+    /// of one kind and action name that revert nothing.
+    static func groupRuns(_ groups: [ChangeGroupInfo]) -> (single: [ChangeGroupInfo], runs: [(first: ChangeGroupInfo, count: Int)]) {
+        var byID: [UInt64: ChangeGroupInfo] = [:]
+        for group in groups { byID[group.id] = group }
+        let ordered = byID.values.sorted { $0.id < $1.id }
+        var single: [ChangeGroupInfo] = []
+        var runs: [(first: ChangeGroupInfo, count: Int)] = []
+        var index = 0
+        while index < ordered.count {
+            let first = ordered[index]
+            var end = index + 1
+            if first.revertsGroup == nil {
+                while end < ordered.count, ordered[end].id == ordered[end - 1].id &+ 1, ordered[end].id <= UInt64(Int64.max),
+                      ordered[end].kind == first.kind, ordered[end].revertsGroup == nil, ordered[end].actionName == first.actionName {
+                    end += 1
+                }
+            }
+            if end - index >= shortestGroupRun {
+                runs.append((first, end - index))
+            } else {
+                single.append(contentsOf: ordered[index..<end])
+            }
+            index = end
+        }
+        return (single, runs)
     }
 
     /// Deletes the segments (and their groups) up to `sequence`; returns how many segments.
     package static func delete(_ connection: SQLiteConnection, through sequence: Int64) throws -> Int {
         try connection.prepare("DELETE FROM strata_group WHERE seq <= ?").run([.integer(sequence)])
+        if try hasGroupRuns(connection) {
+            try connection.prepare("DELETE FROM strata_group_run WHERE seq <= ?").run([.integer(sequence)])
+        }
         try connection.prepare("DELETE FROM strata_segment WHERE seq <= ?").run([.integer(sequence)])
         return connection.changes
     }

@@ -14,6 +14,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// decoded over the employees example model; what decodes must encode and decode back
     /// to the same segment.
     case segment
+    /// A raw segment body or stored frame decoded over a model with texts, so that its
+    /// splices reach the text codecs (versions 4 and 5); what decodes must round trip.
+    case textSegment = "text-segment"
     /// A predicate format string: parsed with fixed arguments, evaluated against objects in
     /// memory and fetched from a document (translated to SQL).
     case predicate
@@ -49,6 +52,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         do {
             switch self {
             case .segment: try SegmentFuzzing.run(bytes)
+            case .textSegment: try TextSegmentFuzzing.run(bytes)
             case .predicate: try PredicateFuzzing.run(bytes)
             case .modelJSON: try ModelFuzzing.runJSON(bytes)
             case .xcodeModel: try ModelFuzzing.runXcode(bytes)

@@ -48,7 +48,7 @@ enum DocumentFile {
     ]
 
     static func create(on connection: SQLiteConnection, model: ManagedObjectModel, identifier: String, createdAt: String? = nil) throws {
-        let schema = try SnapshotSchema(model: model, layout: SnapshotSchema.Layout(documentFormat: DocumentStore.formatVersion))
+        let schema = try SnapshotSchema(model: model, layout: SnapshotSchema.Layout(documentFormat: createdFormatVersion))
         try connection.transaction(.exclusive) {
             for (_, sql) in ownTables { try connection.execute(sql) }
             for statement in schema.createStatements(uniqueConstraintIndexes: true) { try connection.execute(statement) }
@@ -59,7 +59,7 @@ enum DocumentFile {
             let meta = try connection.prepare("INSERT INTO strata_meta (key, value) VALUES (?, ?)")
             let json = String(decoding: model.jsonRepresentation(), as: UTF8.self)
             var values: [String: SQLiteValue] = [
-                "format": .text("strata-document"), "formatVersion": .integer(Int64(DocumentStore.formatVersion)),
+                "format": .text("strata-document"), "formatVersion": .integer(Int64(createdFormatVersion)),
                 "storeIdentifier": .text(identifier), "model": .text(json), "modelHash": .text(model.versionHash),
                 "compactedThrough": .integer(0), "createdAt": .text(createdAt ?? Date().formatted(.iso8601)),
             ]
@@ -163,6 +163,23 @@ enum DocumentFile {
 }
 
 extension DocumentFile {
+    /// The format new documents are created in: 2. A document of format 2 becomes format 3
+    /// (``DocumentStore/formatVersion``) in the write that first stores what only format 3
+    /// has (docs/FORMAT.md §11, §20, §21), so documents without texts stay readable by the
+    /// Strata before format 3.
+    static let createdFormatVersion = 2
+
+    /// The format whose documents may hold group runs and packed texts (docs/FORMAT.md §20,
+    /// §21). A document of format 1 keeps its layout and never takes them.
+    static let packedFormatVersion = 3
+
+    /// Raises a format 2 document to ``packedFormatVersion`` inside the caller's write
+    /// transaction, with its identity checksum and copy (the format is an identity field).
+    static func raiseToPackedFormat(_ connection: SQLiteConnection) throws {
+        try writeMeta(connection, key: "formatVersion", .integer(Int64(packedFormatVersion)))
+        try writeIdentityChecksum(connection)
+    }
+
     /// Writes the identity checksum and copy of the stored identity fields (documents created
     /// before it existed get one on their next write).
     static func writeIdentityChecksum(_ connection: SQLiteConnection) throws {

@@ -34,6 +34,7 @@ extension DocumentState {
     mutating func compact(configuration: DocumentStore.Configuration,
                           progress: ((Int, Int) -> Void)? = nil) throws -> CompactionReport {
         var report = CompactionReport(segments: 0, rowsWritten: 0, rowsDeleted: 0, segmentsDropped: 0, compactedThrough: 0)
+        var raisedFormat = false
         // A smaller page cache while the rows are written: each page is written once, and a
         // full 64 MiB cache (with the sorter SQLite sizes by it) beside a big context's
         // objects was most of a bulk save's peak memory (docs/ARCHITECTURE.md, "Compaction
@@ -43,6 +44,7 @@ extension DocumentState {
                 try catchUp()
                 let total = overlay.rows.count + overlay.deleted.count
                 var done = 0
+                let deletedTexts = try textsOfDeletedRecords()
                 for id in overlay.deleted.sorted() {
                     try deleteRow(id)
                     report.rowsDeleted += 1
@@ -69,7 +71,7 @@ extension DocumentState {
                     try indexes.restore()
                 }
                 try schema.writeKeepingConstraintIndexes(on: connection, writeRows)
-                try writeTexts()
+                raisedFormat = try writeTexts(deletedTexts)
                 progress?(total, total)
                 report.segments = uncompactedSegments
                 report.compactedThrough = lastSequence
@@ -77,6 +79,7 @@ extension DocumentState {
                 report.segmentsDropped = try applyRetention(configuration.retention)
             }
         }
+        if raisedFormat { meta.formatVersion = DocumentFile.packedFormatVersion }
         completeFold()
         return report
     }

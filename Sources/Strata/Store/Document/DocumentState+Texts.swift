@@ -44,34 +44,69 @@ extension DocumentState {
         try !connection.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").rows([.text(Self.textTable)]).isEmpty
     }
 
-    private func snapshotText(_ key: TextKey) throws -> TextSequence? {
+    func snapshotText(_ key: TextKey) throws -> TextSequence? {
         guard try hasTextTable() else { return nil }
         let rows = try connection.prepare("SELECT state FROM \(Self.textTable) WHERE entity = ? AND pk = ? AND attribute = ?")
             .rows([.text(key.id.entity.rootEntity.name), .integer(key.id.primaryKey), .text(key.id.entity.slotNames[key.slot])])
         guard case .blob(let bytes)? = rows.first?.first else { return nil }
         do {
-            return try TextCoding.decodeSequence(bytes)
+            // A packed state may leave its characters to the record's column (§21), which
+            // holds them as the compaction that wrote both left them: a splice since would
+            // have put the text in the overlay.
+            return try TextCoding.decodeSequence(bytes) {
+                guard let values = try self.snapshotValues(key.id), key.slot < values.count else { return nil }
+                return values[key.slot].textValue
+            }
         } catch var error as StrataError {
             error.message = "The text \(key.id.entity.name).\(key.id.entity.slotNames[key.slot]) of \(key.id) in the snapshot is damaged: \(error.message)"
             throw error
         }
     }
 
-    /// Writes the overlay's texts into the snapshot (compaction): a text that is all first
-    /// value loses its row, which its column replaces.
-    func writeTexts() throws {
-        guard !overlay.texts.isEmpty else { return }
+    /// The snapshot's texts of records the overlay deletes that it does not hold itself:
+    /// read before compaction deletes their rows, so that ``writeTexts(_:)`` writes them
+    /// with their characters, which a packed state may have left to the column (§21).
+    func textsOfDeletedRecords() throws -> [TextKey: TextSequence] {
+        guard try hasTextTable() else { return [:] }
+        var texts: [TextKey: TextSequence] = [:]
+        for id in overlay.deleted {
+            for slot in id.entity.textSlots where overlay.texts[TextKey(id: id, slot: slot)] == nil {
+                let key = TextKey(id: id, slot: slot)
+                if let text = try snapshotText(key) { texts[key] = text }
+            }
+        }
+        return texts
+    }
+
+    /// Writes the overlay's texts, and `others`, into the snapshot (compaction): a text that
+    /// is all first value loses its row, which its column replaces. In a document of format 2
+    /// or later the state is packed (§21), its characters left to the column when the row
+    /// compaction wrote holds exactly them; the document then has format 3. Returns whether
+    /// it raised the format.
+    func writeTexts(_ others: [TextKey: TextSequence] = [:]) throws -> Bool {
+        guard !overlay.texts.isEmpty || !others.isEmpty else { return false }
         try connection.execute(Self.createTextTable)
         let replace = try connection.prepare("INSERT OR REPLACE INTO \(Self.textTable) (entity, pk, attribute, state) VALUES (?, ?, ?, ?)")
         let delete = try connection.prepare("DELETE FROM \(Self.textTable) WHERE entity = ? AND pk = ? AND attribute = ?")
-        for (key, text) in overlay.texts {
+        let packs = meta.formatVersion >= DocumentFile.createdFormatVersion
+        var packed = false
+        for (key, text) in overlay.texts.merging(others, uniquingKeysWith: { mine, _ in mine }) {
             let names: [SQLiteValue] = [.text(key.id.entity.rootEntity.name), .integer(key.id.primaryKey), .text(key.id.entity.slotNames[key.slot])]
             if text.isFirstValueOnly {
                 try delete.run(names)
-            } else {
-                try replace.run(names + [.blob(TextCoding.encode(text))])
+                continue
             }
+            var state: [UInt8]?
+            if packs {
+                let inColumn = !overlay.deleted.contains(key.id) && overlay.rows[key.id].map { key.slot < $0.count && $0[key.slot].textValue == text.string } == true
+                state = TextStatePacking.encode(text, charactersInColumn: inColumn)
+            }
+            packed = packed || state != nil
+            try replace.run(names + [.blob(state ?? TextCoding.encode(text))])
         }
+        guard packed, meta.formatVersion < DocumentFile.packedFormatVersion else { return false }
+        try DocumentFile.raiseToPackedFormat(connection)
+        return true
     }
 }
 

@@ -25,6 +25,7 @@ extension DocumentState {
         var segmentCount = 0
         var counters = keyCounters
         var largestGroup = largestGroupID
+        var formatVersion = meta.formatVersion
         func write() throws {
             if heldWrite == nil { try refuseForeignChanges(to: request) }
             // Group ids are handed out here, inside the write transaction and after the
@@ -75,7 +76,15 @@ extension DocumentState {
                 let record = SegmentRecord(sequence: piece.segment.sequence, timestamp: request.timestamp,
                                            groupCount: piece.segment.groups.count, operationCount: piece.segment.operationCount,
                                            rawSize: piece.rawSize, body: piece.frame, isCompacted: false)
-                try LogTables.append(connection, record, groups: piece.segment.groups.map(\.info))
+                // A typing session's groups, one per word or so, take a row per segment
+                // instead of one each (docs/FORMAT.md §20): in a segment with text edits,
+                // which a Strata before format 3 could not read anyway.
+                let runs = formatVersion >= DocumentFile.createdFormatVersion && piece.segment.hasTextEdits
+                if try LogTables.append(connection, record, groups: piece.segment.groups.map(\.info), runs: runs),
+                   formatVersion < DocumentFile.packedFormatVersion {
+                    try DocumentFile.raiseToPackedFormat(connection)
+                    formatVersion = DocumentFile.packedFormatVersion
+                }
                 sequence = piece.segment.sequence
                 bodySize += piece.frame.count
                 rawSize += piece.rawSize
@@ -98,7 +107,8 @@ extension DocumentState {
         if heldWrite != nil {
             for (root, lowerBounds) in spent { heldWrite?.reservations[root]?.removeAll { lowerBounds.contains($0.lowerBound) } }
         }
-        let committed: (inout DocumentState) -> Void = { [sequence, segmentCount, bodySize, rawSize, operationCount, counters, largestGroup] state in
+        let committed: (inout DocumentState) -> Void = { [sequence, segmentCount, bodySize, rawSize, operationCount, counters, largestGroup, formatVersion] state in
+            state.meta.formatVersion = max(state.meta.formatVersion, formatVersion)
             for (root, lowerBounds) in spent { state.unwrittenReservations[root]?.removeAll { lowerBounds.contains($0.lowerBound) } }
             state.lastSequence = max(state.lastSequence, sequence)
             state.uncompactedSegments += segmentCount

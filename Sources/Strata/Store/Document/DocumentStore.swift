@@ -193,10 +193,12 @@ public final class DocumentStore: PersistentStore {
     /// The coordinators told of other connections' saves, and the watcher's timer.
     let remoteChanges = RemoteChangeWatch()
 
-    /// The current format version of the document file: 2 since the snapshot tables left
-    /// out `_entity` where the hierarchy has one entity and `_version` (docs/FORMAT.md,
-    /// "Snapshot tables"). Documents of format 1 keep their layout and open as before.
-    public static let formatVersion = 2
+    /// The newest format version of the document file this Strata reads and writes: 3, format
+    /// 2 (the snapshot tables leave out `_entity` where the hierarchy has one entity, and
+    /// `_version`; docs/FORMAT.md §11) plus runs of undo groups (§20) and packed texts in the
+    /// snapshot (§21). New documents are created in format 2 and take format 3 with the first
+    /// write that stores either; documents of format 1 keep their layout and open as before.
+    public static let formatVersion = 3
 
     // MARK: Opening
 

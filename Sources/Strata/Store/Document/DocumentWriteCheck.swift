@@ -66,9 +66,12 @@ enum DocumentWriteCheck {
         func damaged(_ sequence: Int64, _ why: String) -> StrataError {
             DocumentOpenFailure.damaged(path, "segment \(sequence) \(why)", context: .init { $0.segment = UInt64(exactly: sequence) })
         }
-        // One row at a time: a retained history can be far larger than memory.
+        // One row at a time: a retained history can be far larger than memory. A run row
+        // (format 3, docs/FORMAT.md §20) stands for its groups.
+        let runGroups = try LogTables.hasGroupRuns(connection)
+            ? " + (SELECT COALESCE(SUM(r.count), 0) FROM strata_group_run r WHERE r.seq = s.seq)" : ""
         let statement = try connection.prepare("""
-            SELECT s.seq, s.groups, s.raw_size, s.body, (SELECT count(*) FROM strata_group g WHERE g.seq = s.seq)
+            SELECT s.seq, s.groups, s.raw_size, s.body, (SELECT count(*) FROM strata_group g WHERE g.seq = s.seq)\(runGroups)
             FROM strata_segment s ORDER BY s.seq
             """)
         defer { statement.resetQuietly() }
@@ -95,7 +98,9 @@ enum DocumentWriteCheck {
                 throw damaged(sequence, "holds \(groups) undo groups where its log row says \(statement.int64(at: 1)) and it has \(statement.int64(at: 4)) group rows")
             }
         }
-        let orphans = try connection.prepare("SELECT count(*) FROM strata_group WHERE seq NOT IN (SELECT seq FROM strata_segment)").rows()
+        let runOrphans = try LogTables.hasGroupRuns(connection)
+            ? " + (SELECT count(*) FROM strata_group_run WHERE seq NOT IN (SELECT seq FROM strata_segment))" : ""
+        let orphans = try connection.prepare("SELECT (SELECT count(*) FROM strata_group WHERE seq NOT IN (SELECT seq FROM strata_segment))\(runOrphans)").rows()
         if case .integer(let count)? = orphans.first?.first, count > 0 {
             throw DocumentOpenFailure.damaged(path, "\(count) undo group rows belong to no stored segment")
         }

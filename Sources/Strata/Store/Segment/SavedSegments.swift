@@ -29,6 +29,9 @@ enum SavedSegments {
                        contextName: String?, model: ManagedObjectModel, limit: Int,
                        write: (Encoded) throws -> Void) throws -> Int {
         var count = 0
+        // A save writes each group's keystrokes of one text as one splice (docs/FORMAT.md
+        // §19.8); a model without texts has none to join.
+        let groups = model.hasTexts ? groups.map { $0.foldingTextEdits() } : groups
         func encode(_ groups: [SegmentGroup]) throws {
             let segment = Segment(sequence: sequence + UInt64(count), timestamp: timestamp, groups: groups,
                                   author: author, contextName: contextName)

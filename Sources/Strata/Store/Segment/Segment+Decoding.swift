@@ -1,15 +1,17 @@
 import Foundation
 import OrderedCollections
 
-/// Reads a format v1 or v2 segment body (docs/FORMAT.md §2–§8, §13), treating every byte as
-/// hostile.
+/// Reads a segment body of format v1 to v5 (docs/FORMAT.md §2–§8, §13, §15, §17, §19),
+/// treating every byte as hostile.
 ///
 /// Read steps: magic and version (§2); sequence (checked against the hint), timestamp and
 /// group count (§2); per group its header (§3) and operations (§4), resolving object IDs
 /// against the model (§5) and checking each value's tag against its slot (§6); insert and
 /// delete values are expanded to one per slot, transient slots filled (§7); finally no
 /// byte may remain. Every count is checked against the bytes left before anything is
-/// reserved (§8). A v2 insert run (§13.2) becomes one insert per row, in row order.
+/// reserved (§8). A v2 insert run (§13.2) becomes one insert per row, in row order. A v5
+/// body's peer table and text come after the group count, its group headers and splices
+/// are packed (``TextEditUnpacker``, §19).
 ///
 /// ```swift
 /// let segment = try SegmentDecoder.decode(body, model: model, storeTag: tag, sequenceHint: 7)
@@ -29,6 +31,11 @@ package struct SegmentDecoder {
     var changeScratch: [SlotChange] = []
     /// The scopes of the IDs decoded so far (one lookup per entity, not per ID).
     var scopes = ObjectIDScopeCache()
+    /// Version 5: the body's peers and text, and the registers its steps are read against.
+    var textUnpacker = TextEditUnpacker()
+    /// Version 5: the previous group's id and action name (§19.1).
+    var previousGroupID: UInt64 = 0
+    var previousActionName = ""
 
     init(bytes: [UInt8], model: ManagedObjectModel, storeTag: UInt32, sequenceHint: UInt64?) {
         self.reader = ByteReader(bytes)
@@ -80,7 +87,7 @@ package struct SegmentDecoder {
         var groups: [SegmentGroup] = []
         groups.reserveCapacity(header.groupCount)
         for _ in 0..<header.groupCount { groups.append(try readGroup()) }
-        try reader.expectEnd()
+        try finishBody()
         return Segment(sequence: header.sequence, timestamp: header.timestamp, groups: groups,
                        author: header.author, contextName: header.contextName)
     }
@@ -114,8 +121,18 @@ package struct SegmentDecoder {
             author = try readOptionalString(what: "author")
             contextName = try readOptionalString(what: "context name")
         }
-        let groupCount = try reader.readCount(minimumItemSize: SegmentFormat.minimumGroupSize, what: "group count")
+        let packed = version >= SegmentFormat.packedTextVersion
+        let groupCount = try reader.readCount(minimumItemSize: packed ? SegmentFormat.minimumPackedGroupSize : SegmentFormat.minimumGroupSize,
+                                              what: "group count")
+        if packed { try textUnpacker.readTables(from: &reader) }
         return (sequence, timestamp, author, contextName, groupCount)
+    }
+
+    /// After the last group: every scalar of a v5 body's text was taken (§19.7), and no
+    /// byte is left (§8).
+    mutating func finishBody() throws {
+        if version >= SegmentFormat.packedTextVersion { try textUnpacker.finish(reader) }
+        try reader.expectEnd()
     }
 
     /// §15: a flag byte (`00` absent, `01` a string follows).
@@ -148,6 +165,7 @@ package struct SegmentDecoder {
     mutating func readGroupHeader() throws
         -> (id: UInt64, kind: ChangeGroupKind, reverts: UInt64?, actionName: String, operationCount: Int)
     {
+        if version >= SegmentFormat.packedTextVersion { return try readPackedGroupHeader() }
         let id = try reader.readVarint()
         let kindOffset = reader.offset
         let kindByte = try reader.readByte()
@@ -169,12 +187,42 @@ package struct SegmentDecoder {
         return (id, kind, reverts, actionName, count)
     }
 
+    /// §19.1: a group header written against the previous group's id and action name.
+    private mutating func readPackedGroupHeader() throws
+        -> (id: UInt64, kind: ChangeGroupKind, reverts: UInt64?, actionName: String, operationCount: Int)
+    {
+        let delta = try reader.readZigzag()
+        let id = (previousGroupID &+ 1) &+ UInt64(bitPattern: delta)
+        let headerOffset = reader.offset
+        let header = try reader.readByte()
+        guard header & ~SegmentFormat.PackedGroup.allBits == 0,
+              let kind = ChangeGroupKind(rawValue: header & SegmentFormat.PackedGroup.kindMask) else {
+            throw reader.failure("unknown group header 0x\(hex(header))", at: headerOffset)
+        }
+        var reverts: UInt64?
+        if header & SegmentFormat.PackedGroup.reverts != 0 {
+            let difference = try reader.readZigzag()
+            reverts = id &+ UInt64(bitPattern: difference)
+        }
+        let actionName = try header & SegmentFormat.PackedGroup.sameAction != 0 ? previousActionName : reader.readString()
+        let count = try reader.readCount(minimumItemSize: SegmentFormat.minimumRunRowSize, what: "operation count")
+        previousGroupID = id
+        previousActionName = actionName
+        return (id, kind, reverts, actionName, count)
+    }
+
     // MARK: §4 operations
 
     mutating func readOperation() throws -> ChangeOperation {
         let tagOffset = reader.offset
         let tagByte = try reader.readByte()
         let tag: SegmentFormat.OperationTag
+        if tagByte == SegmentFormat.OperationTag.spliceAgain.rawValue, version >= SegmentFormat.packedTextVersion {
+            guard let target = textUnpacker.lastTarget else {
+                throw reader.failure("a splice repeats the target of no earlier splice", at: tagOffset)
+            }
+            return .splice(target.id, slot: target.slot, edit: try textUnpacker.readEdit(from: &reader))
+        }
         switch tagByte {  // not `init(rawValue:)`, which is not inlined
         case SegmentFormat.OperationTag.update.rawValue: tag = .update
         case SegmentFormat.OperationTag.insert.rawValue: tag = .insert
@@ -188,8 +236,8 @@ package struct SegmentDecoder {
         let id = scopes.id(plan.entity, storeTag: storeTag, primaryKey: try reader.readZigzag())
         let entity = plan.entity
         switch tag {
-        case .insertRun:
-            preconditionFailure("an insert run is read by readInsertRun, never as one operation")
+        case .insertRun, .spliceAgain:
+            preconditionFailure("an insert run is read by readInsertRun, a repeated splice above, never here")
         case .insert, .delete:
             let values = try readSlotValues(of: plan)
             return tag == .insert ? .insert(id, values: values) : .delete(id, values: values)
@@ -216,6 +264,10 @@ package struct SegmentDecoder {
             let (slot, _) = try readPersistentSlot(of: plan)
             guard entity.isText(slot: slot) else {
                 throw reader.failure("slot \(slot) of \(entity.name) is not a text attribute", at: slotOffset)
+            }
+            if version >= SegmentFormat.packedTextVersion {
+                textUnpacker.setTarget(id, slot: slot)
+                return .splice(id, slot: slot, edit: try textUnpacker.readEdit(from: &reader))
             }
             return .splice(id, slot: slot, edit: try TextCoding.readEdit(from: &reader))
         }

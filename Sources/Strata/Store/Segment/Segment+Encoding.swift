@@ -1,7 +1,8 @@
 import Foundation
 
-/// Writes a ``Segment`` as a format v2 body (docs/FORMAT.md §2–§7, §13), or as v1 when
-/// asked (the golden files of v1 and the decoder's tests of it).
+/// Writes a ``Segment`` as a format v2 body (docs/FORMAT.md §2–§7, §13), v3 with an author
+/// or context name (§15), v5 with text edits (§19); or as v1 or v4 when asked (the golden
+/// files of those versions and the decoder's tests of them).
 ///
 /// Version 2 differs in one place: two or more consecutive inserts of one entity in a group
 /// are written as one insert run, column by column (§13.2), so that a bulk save costs a few
@@ -28,6 +29,12 @@ package struct SegmentEncoder {
     /// Where the body goes as it is written, when it is compressed on the way
     /// (``encodeCompressed(_:model:version:)``); nil when it is returned raw.
     let stream: BodyStream?
+    /// Version 5: the body's text edits, planned before anything is written (§19).
+    private var textPacker: TextEditPacker?
+    /// Version 5: the previous group's id and action name, which a group header is
+    /// written against (§19.1).
+    private var previousGroupID: UInt64 = 0
+    private var previousActionName = ""
 
     private init(model: ManagedObjectModel, sequence: UInt64, version: UInt64, stream: BodyStream? = nil) {
         self.model = model
@@ -111,8 +118,9 @@ package struct SegmentEncoder {
     ///   timestamp out of range. The context names the segment, group, entity and slot.
     /// - Complexity: O(size of the segment).
     /// - Parameter version: The format version to write: by default 4 when the segment
-    ///   holds text edits (§17), 3 when it names an author or a context (§15), else 2; or
-    ///   1 or 2 explicitly, which drop the author and context name (and refuse text edits).
+    ///   5 when the segment holds text edits (§19), 3 when it names an author or a context
+    ///   (§15), else 2; or 1 or 2 explicitly, which drop the author and context name (and
+    ///   refuse text edits), or 4, which writes text edits unpacked (§17).
     package static func encode(_ segment: Segment, model: ManagedObjectModel,
                                version: UInt64? = nil) throws -> [UInt8] {
         let version = version ?? segment.formatVersion(in: model)
@@ -161,7 +169,26 @@ package struct SegmentEncoder {
             writeOptionalString(segment.contextName)
         }
         writer.writeVarint(UInt64(segment.groups.count))
+        if version >= SegmentFormat.packedTextVersion {
+            // After the group count, where a reader of version 4 stops looking at a header
+            // (DocumentWriteCheck), so that an older build refuses the version, not the body.
+            let packer = TextEditPacker(edits: writtenSplices(of: segment))
+            packer.writeTables(to: &writer)
+            textPacker = packer
+        }
         for group in segment.groups { try writeGroup(group) }
+    }
+
+    /// The edits of the splices the body will hold, in body order (§19.2: the peer table
+    /// and the text are made from them).
+    private func writtenSplices(of segment: Segment) -> [TextEdit] {
+        var edits: [TextEdit] = []
+        for group in segment.groups {
+            for operation in group.operations {
+                if case .splice(_, _, let edit) = operation, isWritten(operation) { edits.append(edit) }
+            }
+        }
+        return edits
     }
 
     /// §15: a flag byte, then the string when the flag is `01`.
@@ -174,15 +201,19 @@ package struct SegmentEncoder {
     // MARK: §3 groups
 
     private mutating func writeGroup(_ group: SegmentGroup) throws {
-        writer.writeVarint(group.id)
-        writer.writeByte(group.kind.rawValue)
-        if let reverted = group.revertsGroup {
-            writer.writeByte(1)
-            writer.writeVarint(reverted)
+        if version >= SegmentFormat.packedTextVersion {
+            writePackedGroupHeader(group.info)
         } else {
-            writer.writeByte(0)
+            writer.writeVarint(group.id)
+            writer.writeByte(group.kind.rawValue)
+            if let reverted = group.revertsGroup {
+                writer.writeByte(1)
+                writer.writeVarint(reverted)
+            } else {
+                writer.writeByte(0)
+            }
+            writer.writeString(group.actionName)
         }
-        writer.writeString(group.actionName)
         // The count comes before the operations and dropping transient slots may leave some
         // empty, so they are counted first; writing them straight after (no side buffer)
         // spares copying a bulk save's whole body once more.
@@ -209,6 +240,20 @@ package struct SegmentEncoder {
             try drain(&out)
         }
         assert(check == written, "isWritten disagrees with writeOperation")
+    }
+
+    /// §19.1: the id as a difference from the previous group's plus one, a header byte with
+    /// the kind and two flags, the reverted group as a difference from the id, and the action
+    /// name unless it is the previous group's.
+    private mutating func writePackedGroupHeader(_ info: ChangeGroupInfo) {
+        writer.writeZigzag(Int64(bitPattern: info.id &- (previousGroupID &+ 1)))
+        let sameAction = info.actionName == previousActionName
+        writer.writeByte(info.kind.rawValue | (info.revertsGroup == nil ? 0 : SegmentFormat.PackedGroup.reverts)
+                         | (sameAction ? SegmentFormat.PackedGroup.sameAction : 0))
+        if let reverted = info.revertsGroup { writer.writeZigzag(Int64(bitPattern: reverted &- info.id)) }
+        if !sameAction { writer.writeString(info.actionName) }
+        previousGroupID = info.id
+        previousActionName = info.actionName
     }
 
     /// Whether `writeOperation` writes the operation: everything but an update or relate
@@ -296,6 +341,17 @@ package struct SegmentEncoder {
             }
             guard version >= SegmentFormat.textVersion else {
                 throw invalid("text edits need format version \(SegmentFormat.textVersion); version \(version) was asked for", group: group, entity: entity.name)
+            }
+            if let textPacker {
+                if textPacker.repeatsTarget(id, slot: slot) {
+                    out.writeByte(SegmentFormat.OperationTag.spliceAgain.rawValue)
+                } else {
+                    out.writeByte(SegmentFormat.OperationTag.splice.rawValue)
+                    try writeObjectID(id, to: &out, group: group)
+                    out.writeVarint(UInt64(slot))
+                }
+                try textPacker.write(edit, to: &out)
+                return true
             }
             out.writeByte(SegmentFormat.OperationTag.splice.rawValue)
             try writeObjectID(id, to: &out, group: group)

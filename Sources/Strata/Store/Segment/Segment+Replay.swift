@@ -94,7 +94,7 @@ extension SegmentDecoder {
                 }
             }
         }
-        try reader.expectEnd()
+        try finishBody()
         if let failure { throw failure }
         return summary
     }

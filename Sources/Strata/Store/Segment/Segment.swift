@@ -36,17 +36,18 @@ public struct Segment: Hashable, Sendable {
     /// context (docs/FORMAT.md §15).
     var hasMetadata: Bool { author != nil || contextName != nil }
 
-    /// Whether the segment needs format version 4 to be written: it holds text edits
-    /// (docs/FORMAT.md §17).
+    /// Whether the segment needs format version 4 or later to be written: it holds text
+    /// edits (docs/FORMAT.md §17, §19).
     var hasTextEdits: Bool {
         groups.contains { group in group.operations.contains { if case .splice = $0 { return true } else { return false } } }
     }
 
     /// The version a segment of `model` is written in unless one is asked for: the lowest
     /// that holds what it holds, so older builds read every segment that needs nothing
-    /// newer. Only a model with texts has its operations looked through.
+    /// newer. Only a model with texts has its operations looked through: text edits are
+    /// written in version 5's packed form (§19).
     func formatVersion(in model: ManagedObjectModel) -> UInt64 {
-        if model.hasTexts, hasTextEdits { return SegmentFormat.textVersion }
+        if model.hasTexts, hasTextEdits { return SegmentFormat.packedTextVersion }
         return hasMetadata ? SegmentFormat.metadataVersion : SegmentFormat.version
     }
 }
@@ -94,7 +95,7 @@ public struct SegmentGroup: Hashable, Sendable {
     }
 }
 
-/// The constants of segment formats v1 to v4 (docs/FORMAT.md) and the slot rules the
+/// The constants of segment formats v1 to v5 (docs/FORMAT.md) and the slot rules the
 /// encoder and the decoder share, so that nothing is written that could not be read back.
 enum SegmentFormat {
     /// `STRS` (§2).
@@ -106,12 +107,18 @@ enum SegmentFormat {
     static let metadataVersion: UInt64 = 3
     /// The version that adds text edits (the `splice` operation, §17) to version 3's.
     static let textVersion: UInt64 = 4
+    /// The version that packs text edits (§19): a peer table and the body's text before
+    /// the groups, steps written against the steps before them, compact group headers.
+    static let packedTextVersion: UInt64 = 5
     /// The versions this code reads: every version ever written (§10).
-    static let readableVersions: ClosedRange<UInt64> = 1...4
+    static let readableVersions: ClosedRange<UInt64> = 1...5
 
-    /// Operation tags (§4); `insertRun` from version 2 (§13.2), `splice` from version 4 (§17).
+    /// Operation tags (§4); `insertRun` from version 2 (§13.2), `splice` from version 4
+    /// (§17), `spliceAgain` (a splice of the previous splice's object and slot) from
+    /// version 5 (§19.6).
     enum OperationTag: UInt8 {
         case insert = 0x01, delete = 0x02, update = 0x03, relate = 0x04, insertRun = 0x05, splice = 0x06
+        case spliceAgain = 0x07
     }
 
     /// Value tags (§6).
@@ -133,6 +140,16 @@ enum SegmentFormat {
     static let minimumSlotValueSize = 2      // slot, value tag
     static let minimumSlotChangeSize = 3     // slot, old tag, new tag
     static let minimumRunRowSize = 1         // v2: a row of an insert run, its key (§13.2)
+    static let minimumPackedGroupSize = 3    // v5: id, header byte, op count (§19.1)
+
+    /// Version 5's group header byte (§19.1): bits 0–2 the kind, bit 3 a reverted group
+    /// follows, bit 4 the action name is the previous group's; bits 5–7 zero.
+    enum PackedGroup {
+        static let kindMask: UInt8 = 0b111
+        static let reverts: UInt8 = 1 << 3
+        static let sameAction: UInt8 = 1 << 4
+        static let allBits: UInt8 = 0b1_1111
+    }
 
     /// What one storage slot holds, resolved from the model.
     enum SlotShape {

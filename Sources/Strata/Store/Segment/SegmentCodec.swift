@@ -1,7 +1,8 @@
 import Foundation
 
-/// A segment as stored in a document: the format v2 (or, when older, v1) body inside one LZ4 frame
-/// (docs/FORMAT.md §9). `lz4 -d` turns a stored body back into the raw body.
+/// A segment as stored in a document: its body (format v1 to v5; the encoder chooses as
+/// docs/FORMAT.md §15.2 and §19.9 say) inside one LZ4 frame (docs/FORMAT.md §9). `lz4 -d`
+/// turns a stored body back into the raw body.
 ///
 /// ```swift
 /// let stored = try SegmentCodec.compressedBody(segment, model: model)
