@@ -42,19 +42,20 @@ extension ManagedObjectContext {
         object.storage[slot] = value
     }
 
-    /// Loads a fault's values from the store.
+    /// Loads a fault's values from the store: with the rest of its batch when a fetch
+    /// with ``FetchRequest/fetchBatchSize`` left it in one (``FaultBatch``), else alone.
     /// - Throws: `.objectNotFound` when the record is gone.
     func fireFault(_ object: ManagedObject) throws {
         guard object.state.isFault else { return }
+        if object.state.inFaultBatch {
+            try fireFaultBatch(of: object)
+            if !object.state.isFault { return }
+        }
         guard let (values, generation) = try sourceRow(for: object.objectID) else {
             throw StrataError(.objectNotFound, "The record \(object.objectID) does not exist in its store.",
                               context: .init { $0.object = object.objectID.description })
         }
-        object.storage = Self.withTransientDefaults(values, of: object.entity)
-        object.loadGeneration = generation
-        object.state.isFault = false
-        object.state.existsInStore = true
-        awakeFromFetchUntracked(object)
+        fill(object, with: values, generation: generation)
     }
 
     /// Calls `awakeFromFetch()` with change tracking off for the object, as Core Data does,

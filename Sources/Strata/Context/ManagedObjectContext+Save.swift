@@ -355,6 +355,7 @@ extension ManagedObjectContext {
         retainAll.removeAll()
         fetchedPropertyCache.removeAll()
         prefetchedObjects.removeAll()
+        faultBatches.removeAll()
         texts.removeAll()
         log.clearUnsaved()
         undoManager?.removeAllActions()

@@ -168,6 +168,9 @@ struct ObjectState {
     var inDirtyList: Bool { get { bit(1 << 12) } set { set(1 << 12, newValue) } }
     /// The context the object was registered in was released (its `deinit` ran).
     var contextReleased: Bool { get { bit(1 << 13) } set { set(1 << 13, newValue) } }
+    /// A fault a fetch with ``FetchRequest/fetchBatchSize`` left in one of the context's
+    /// fault batches (``FaultBatch``): firing it fills its whole batch.
+    var inFaultBatch: Bool { get { bit(1 << 14) } set { set(1 << 14, newValue) } }
 }
 
 extension ManagedObject {
