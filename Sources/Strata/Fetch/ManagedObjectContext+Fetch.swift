@@ -210,8 +210,12 @@ extension ManagedObjectContext {
         var read: [ManagedObjectID: StoreRecord] = [:]
         for store in stores {
             // The sort reads every record's values anyway: read them with the IDs.
-            let found = withValues || !request.sortDescriptors.isEmpty
-                ? try store.fetchRecords(each) : try store.fetchObjectIDs(each).map { StoreRecord(objectID: $0, values: []) }
+            let found: [StoreRecord]
+            if withValues || !request.sortDescriptors.isEmpty {
+                found = try store.fetchRecords(each)
+            } else {
+                found = try store.fetchObjectIDs(each).map { StoreRecord(objectID: $0, values: []) }
+            }
             for record in found {
                 var keys: [PropertyValue] = []
                 if !request.sortDescriptors.isEmpty {

@@ -152,7 +152,7 @@ public final class PersistentStoreCoordinator: Sendable {
         var result = rowCache.values(for: ids, stalenessInterval: stalenessInterval) { hasChanged($0, since: $1) }
         var missingByStore: [ObjectIdentifier: (store: any PersistentStore, positions: [Int])] = [:]
         for (position, id) in ids.enumerated() where result[position] == nil && !id.isTemporaryID {
-            let store = try store(for: id.entity)
+            let store = try self.store(for: id.entity)
             missingByStore[ObjectIdentifier(store), default: (store, [])].positions.append(position)
         }
         guard !missingByStore.isEmpty else { return result }
