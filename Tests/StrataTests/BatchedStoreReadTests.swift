@@ -112,4 +112,68 @@ import Testing
         context.reset()
         #expect(context.faultBatches.isEmpty)
     }
+
+    @Test func aStoreWithABatchedReadIsAskedOncePerBatch() throws {
+        let store = BatchReadingStore(model: sharedExampleModel)
+        let coordinator = PersistentStoreCoordinator(model: sharedExampleModel)
+        try coordinator.addStore(store)
+        let writer = ManagedObjectContext(coordinator: coordinator)
+        let department = try writer.insertObject(forEntityName: "Department")
+        try department.setValue(.string("R&D"), forKey: "name")
+        for index in 0..<6 {
+            let employee = try writer.insertObject(forEntityName: "Employee")
+            try employee.setValue(.string("F\(index)"), forKey: "firstName")
+            try employee.setValue(.string("L\(index)"), forKey: "lastName")
+            try employee.setObject(department, forKey: "department")
+        }
+        try writer.save()
+
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let request = FetchRequest(entityName: "Employee", sortDescriptors: [FetchSortDescriptor("lastName")])
+        request.fetchBatchSize = 2
+        store.batches.withLock { $0 = [] }
+        let all = try context.fetch(request)
+        #expect(store.batches.withLock { $0.map(\.count) } == [2])
+        #expect(try all[5].string("lastName") == "L5")
+        #expect(store.batches.withLock { $0.map(\.count) } == [2, 2])
+        #expect(!all[4].isFault && all[3].isFault)
+
+        let prefetching = FetchRequest(entityName: "Employee")
+        prefetching.relationshipKeyPathsForPrefetching = ["department"]
+        store.batches.withLock { $0 = [] }
+        let other = ManagedObjectContext(coordinator: coordinator)
+        _ = try other.fetch(prefetching)
+        // The results with their IDs (the default fetchRecords: one batched read), then the
+        // department.
+        #expect(store.batches.withLock { $0.map(\.count) } == [6, 1])
+    }
+}
+
+/// A third-party store with a batched read of its own (over an in-memory store), which
+/// records the batches it is asked for.
+final class BatchReadingStore: PersistentStore {
+    let base: InMemoryStore
+    let batches = Locked<[[ManagedObjectID]]>([])
+
+    init(model: ManagedObjectModel) { base = InMemoryStore(model: model) }
+
+    var identifier: String { base.identifier }
+    var configurationName: String? { base.configurationName }
+    var model: ManagedObjectModel { base.model }
+
+    func values(for objectID: ManagedObjectID) throws -> [PropertyValue]? { try base.values(for: objectID) }
+    func values(for objectIDs: [ManagedObjectID]) throws -> [[PropertyValue]?] {
+        batches.withLock { $0.append(objectIDs) }
+        return try objectIDs.map { try base.values(for: $0) }
+    }
+    func objectIDs(for entity: EntityDescription, includingSubentities: Bool) throws -> [ManagedObjectID] {
+        try base.objectIDs(for: entity, includingSubentities: includingSubentities)
+    }
+    func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws -> ClosedRange<Int64> {
+        try base.allocatePrimaryKeys(for: entity, count: count)
+    }
+    func save(_ request: StoreSaveRequest) throws -> StoreSaveResult { try base.save(request) }
+    func largestGroupID() throws -> UInt64 { try base.largestGroupID() }
+    func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ManagedObjectID] { try base.fetchObjectIDs(request) }
+    func countObjects(_ request: StoreFetchRequest) throws -> Int { try base.countObjects(request) }
 }

@@ -146,14 +146,21 @@ extension ManagedObjectContext {
     /// through the row cache (as ``storedValues(for:)-(ManagedObjectID)``).
     func storedValues(for ids: [ManagedObjectID]) throws -> [[PropertyValue]?] {
         var result = [[PropertyValue]?](repeating: nil, count: ids.count)
+        typealias Reader = (identity: ObjectIdentifier, read: ([ManagedObjectID]) throws -> [[PropertyValue]?])
         var groups: [ObjectIdentifier: (read: ([ManagedObjectID]) throws -> [[PropertyValue]?], positions: [Int])] = [:]
+        var readerByEntity: [Int: Reader] = [:]
         for (position, id) in ids.enumerated() where !id.isTemporaryID {
-            if let reader = pinnedReader(for: id.entity) {
-                groups[ObjectIdentifier(reader), default: ({ try reader.values(for: $0) }, [])].positions.append(position)
+            let reader: Reader
+            if let known = readerByEntity[id.entity.index] {
+                reader = known
+            } else if let pinned = pinnedReader(for: id.entity) {
+                reader = (ObjectIdentifier(pinned), { try pinned.values(for: $0) })
             } else {
                 let store = try coordinator.store(for: id.entity)
-                groups[ObjectIdentifier(store), default: ({ try store.values(for: $0) }, [])].positions.append(position)
+                reader = (ObjectIdentifier(store), { try store.values(for: $0) })
             }
+            readerByEntity[id.entity.index] = reader
+            groups[reader.identity, default: (reader.read, [])].positions.append(position)
         }
         for (_, group) in groups {
             let rows = try group.read(group.positions.map { ids[$0] })

@@ -151,8 +151,10 @@ public final class PersistentStoreCoordinator: Sendable {
     {
         var result = rowCache.values(for: ids, stalenessInterval: stalenessInterval) { hasChanged($0, since: $1) }
         var missingByStore: [ObjectIdentifier: (store: any PersistentStore, positions: [Int])] = [:]
+        var storeByEntity: [Int: any PersistentStore] = [:]
         for (position, id) in ids.enumerated() where result[position] == nil && !id.isTemporaryID {
-            let store = try self.store(for: id.entity)
+            let store = try storeByEntity[id.entity.index] ?? self.store(for: id.entity)
+            storeByEntity[id.entity.index] = store
             missingByStore[ObjectIdentifier(store), default: (store, [])].positions.append(position)
         }
         guard !missingByStore.isEmpty else { return result }

@@ -19,19 +19,27 @@ extension DocumentFetch {
         var base: [ManagedObjectID] = []
         var rows: [[PropertyValue]?] = []
         var scopes = ObjectIDScopeCache()
+        // The rows of one fetch are nearly always of one entity: its decoder is kept.
+        var current: (index: Int, entity: EntityDescription, decoder: SnapshotRowLayout.EntityDecoder)?
         try plan.select.forEachCachedRow(on: state.connection) { statement in
-            guard let entity = schema.model.entities[safe: Int(statement.int64(at: 1))],
-                  let decoder = layout?.decoders[entity.index] else { return }
-            base.append(scopes.id(entity, storeTag: storeTag, primaryKey: statement.int64(at: 0)))
-            rows.append(try reader.decodeColumns(statement, from: 2, decoder, scopes: &scopes))
+            let index = Int(statement.int64(at: 1))
+            if current?.index != index {
+                guard let entity = schema.model.entities[safe: index], let decoder = layout?.decoders[index] else { return }
+                current = (index, entity, decoder)
+            }
+            guard let current else { return }
+            base.append(scopes.id(current.entity, storeTag: storeTag, primaryKey: statement.int64(at: 0)))
+            rows.append(try reader.decodeColumns(statement, from: 2, current.decoder, scopes: &scopes))
         }
         try reader.fillToManys(&rows, of: base)
         // What the overlay holds wins; members it deleted leave the snapshot's to-manys.
-        for (position, id) in base.enumerated() {
-            switch state.overlay.lookup(id) {
-            case .row(let row): rows[position] = state.withoutDeletedMembers(row)
-            case .deleted: rows[position] = nil
-            case .unknown: if !state.overlay.deleted.isEmpty { rows[position] = rows[position].map(state.withoutDeletedMembers) }
+        if !state.overlay.isEmpty {
+            for (position, id) in base.enumerated() {
+                switch state.overlay.lookup(id) {
+                case .row(let row): rows[position] = state.withoutDeletedMembers(row)
+                case .deleted: rows[position] = nil
+                case .unknown: if !state.overlay.deleted.isEmpty { rows[position] = rows[position].map(state.withoutDeletedMembers) }
+                }
             }
         }
         if let residual = plan.residual {

@@ -132,17 +132,26 @@ struct SnapshotRowReader {
             var positions: [Int] = []
         }
         var needs: [SQLiteStatementShape: Need] = [:]
+        // Per entity, once: its to-many slots and where each is defined.
+        var toManysByEntity: [Int: [(slot: Int, defining: EntityDescription, shape: SQLiteStatementShape)]] = [:]
         for (position, id) in ids.enumerated() where rows[position] != nil {
             let entity = id.entity
-            guard let decoder = schema.rowLayouts[entity.rootEntityIndex]?.decoders[entity.index],
-                  !decoder.toManySlots.isEmpty else { continue }
-            for slot in decoder.toManySlots {
-                // An inherited slot is stored where it is defined: one statement serves the
-                // whole hierarchy.
-                var defining = entity
-                while let parent = defining.superentity, slot < parent.slotCount { defining = parent }
-                needs[shape(.membersByKeys, defining.index, slot), default: Need(slot: slot, definingEntity: defining)]
-                    .positions.append(position)
+            let toManys: [(slot: Int, defining: EntityDescription, shape: SQLiteStatementShape)]
+            if let known = toManysByEntity[entity.index] {
+                toManys = known
+            } else {
+                let slots = schema.rowLayouts[entity.rootEntityIndex]?.decoders[entity.index]?.toManySlots ?? []
+                toManys = slots.map { slot in
+                    // An inherited slot is stored where it is defined: one statement serves
+                    // the whole hierarchy.
+                    var defining = entity
+                    while let parent = defining.superentity, slot < parent.slotCount { defining = parent }
+                    return (slot, defining, shape(.membersByKeys, defining.index, slot))
+                }
+                toManysByEntity[entity.index] = toManys
+            }
+            for toMany in toManys {
+                needs[toMany.shape, default: Need(slot: toMany.slot, definingEntity: toMany.defining)].positions.append(position)
             }
         }
         for need in needs.values {
