@@ -27,9 +27,9 @@ extension DocumentFetch {
                 guard let entity = schema.model.entities[safe: index], let decoder = layout?.decoders[index] else { return }
                 current = (index, entity, decoder)
             }
-            guard let current else { return }
-            base.append(scopes.id(current.entity, storeTag: storeTag, primaryKey: statement.int64(at: 0)))
-            rows.append(try reader.decodeColumns(statement, from: 2, current.decoder, scopes: &scopes))
+            guard let kind = current else { return }
+            base.append(scopes.id(kind.entity, storeTag: storeTag, primaryKey: statement.int64(at: 0)))
+            rows.append(try reader.decodeColumns(statement, from: 2, kind.decoder, scopes: &scopes))
         }
         try reader.fillToManys(&rows, of: base)
         // What the overlay holds wins; members it deleted leave the snapshot's to-manys.
