@@ -56,16 +56,18 @@ import Testing
         #expect(statements.isEmpty, "\(statements)")
     }
 
-    @Test func aDictionaryFetchRunsOneStatementPlusOnePerToMany() throws {
+    @Test func aDictionaryFetchRunsOneStatementPlusOnePerToManyAndKeyPath() throws {
         let fixture = try ReadPathFixture()
         let context = try fixture.freshContext()
         let request = fixture.employeesByLastName()
-        request.propertiesToFetch = ["lastName", "salary", "department"]
+        request.propertiesToFetch = ["lastName", "salary", "department", "department.name"]
         let (rows, statements) = try fixture.statements { try context.fetchDictionaries(request) }
         #expect(rows.count == 40)
         #expect(rows[3]["lastName"] == .string("L003") && rows[3]["salary"] == .integer(3000))
-        #expect(rows[3]["department"] == .object(fixture.departments[0]))
-        #expect(statements.count == 1 + employeeToManys, "\(statements)")
+        #expect(rows[3]["department"] == .object(fixture.departments[0]) && rows[3]["department.name"] == .string("D0"))
+        // The departments the `department` key path reaches (it gives a destination that
+        // exists): one batch, not a read per employee.
+        #expect(statements.count == 1 + employeeToManys + 1 + 1, "\(statements)")
     }
 
     @Test func aFetchWithAResidualStillReadsInOnePass() throws {

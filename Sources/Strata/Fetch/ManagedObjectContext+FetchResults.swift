@@ -26,7 +26,9 @@ extension ManagedObjectContext {
         let distinct = request.returnsDistinctResults
         // The values come with the IDs, in one pass (a child reads through its parent).
         let matched = try matchingRecords(resolved, windowed: !distinct, withValues: parent == nil)
-        let rows = storeRowSource
+        let reached = ReachedRows(read: storeRowSource)
+        try readFirstHops(of: resolved, from: matched, into: reached)
+        let rows: (ManagedObjectID) throws -> [PropertyValue]? = { try reached.values(for: $0) }
         var result: [[String: PropertyValue]] = []
         var seen: Set<[String: PropertyValue]> = []
         for (position, id) in matched.ids.enumerated() {
@@ -47,6 +49,30 @@ extension ManagedObjectContext {
             result.append(row)
         }
         return distinct ? StoreFetchMerge.window(result, offset: request.fetchOffset, limit: request.fetchLimit) : result
+    }
+
+    /// Reads, in one batch, the destinations of the to-ones the dictionary fetch's key paths
+    /// start with (`department` of `department.name`) for every record read with the fetch,
+    /// so that resolving the key paths reads no row per record.
+    private func readFirstHops(of resolved: ResolvedFetchRequest, from matched: MatchedRecords, into reached: ReachedRows) throws {
+        let entity = resolved.entity
+        var slots: Set<Int> = []
+        for path in resolved.properties {
+            let first = String(path.prefix { $0 != "." })
+            guard let slot = entity.slot(forKey: first), case .relationship(let index) = entity.slotKinds[slot],
+                  !entity.relationships[index].isToMany else { continue }
+            slots.insert(slot)
+        }
+        guard !slots.isEmpty else { return }
+        var wanted: OrderedSet<ManagedObjectID> = []
+        for case let values? in matched.values {
+            for slot in slots where slot < values.count {
+                if case .object(let id) = values[slot] { wanted.append(id) }
+            }
+        }
+        guard !wanted.isEmpty else { return }
+        let ids = Array(wanted)
+        reached.keep(ids, try sourceValues(for: ids))
     }
 
     // MARK: Loading results
