@@ -130,9 +130,9 @@ struct SnapshotSchema {
             for case .join(let join, false) in storage { joinTables[join.name] = join; _ = entityIndex }
         }
         resolveInverseForeignKeyColumns()
-        for (rootIndex, table) in tables {
-            rowLayouts[rootIndex] = SnapshotRowLayout(table: table, schema: self)
-        }
+        var layouts: [Int: SnapshotRowLayout] = [:]
+        for (rootIndex, table) in tables { layouts[rootIndex] = SnapshotRowLayout(table: table, schema: self) }
+        rowLayouts = layouts
     }
 
     private static let shapeOwners = Atomic<Int>(0)
