@@ -235,7 +235,7 @@ struct DocumentState: @unchecked Sendable {
 
     /// A record's values as the snapshot tables hold them.
     func snapshotValues(_ id: ManagedObjectID) throws -> [PropertyValue]? {
-        try rowReader.values(of: [id])[0]
+        try rowReader.value(of: id)
     }
 
     /// What reads the snapshot tables' rows, a batch at a time.

@@ -41,6 +41,7 @@ struct SnapshotRowReader {
     /// - Complexity: one statement per root table among the IDs, plus one per persistent
     ///   to-many relationship of their entities.
     func values(of ids: [ManagedObjectID]) throws -> [[PropertyValue]?] {
+        if ids.count == 1 { return [try value(of: ids[0])] }
         var rows = [[PropertyValue]?](repeating: nil, count: ids.count)
         guard !ids.isEmpty else { return rows }
         var positionsByRoot: [Int: [Int]] = [:]
@@ -54,22 +55,51 @@ struct SnapshotRowReader {
         return rows
     }
 
+    /// One record's snapshot values: the batch's statements with one key, and nothing to
+    /// group (saves look records up one at a time).
+    func value(of id: ManagedObjectID) throws -> [PropertyValue]? {
+        let entity = id.entity
+        let rootIndex = entity.rootEntityIndex
+        guard let layout = schema.rowLayouts[rootIndex], let decoder = layout.decoders[entity.index] else { return nil }
+        let statement = try connection.prepare(shape: shape(.rowByKey, rootIndex)) {
+            Self.selectRows(layout, table: schema.table(for: entity)) + " WHERE \"_pk\" = ?1"
+        }
+        defer { statement.resetQuietly() }
+        try statement.bind(.integer(id.primaryKey), at: 1)
+        // A row of another entity of the hierarchy is not this record.
+        guard try statement.step() == .row, statement.int64(at: 1) == Int64(entity.index) else { return nil }
+        var scopes = ObjectIDScopeCache()
+        var row = try decodeColumns(statement, from: 2, decoder, scopes: &scopes)
+        statement.resetQuietly()
+        for slot in decoder.toManySlots {
+            var defining = entity
+            while let parent = defining.superentity, slot < parent.slotCount { defining = parent }
+            let members = try memberLists(of: defining, slot: slot, keys: [id.primaryKey])
+            row[slot] = .objects(OrderedSet(members[id.primaryKey] ?? []))
+        }
+        return row
+    }
+
+    /// `SELECT "_pk", <entity>, <columns> FROM "<table>"`: the start of every row statement.
+    private static func selectRows(_ layout: SnapshotRowLayout, table: SnapshotSchema.Table) -> String {
+        let list = layout.columns.isEmpty ? "" : ", " + layout.selectList(alias: nil)
+        return "SELECT \"_pk\", \(table.entitySQL(alias: nil))\(list) FROM \(SnapshotSchema.quote(table.name))"
+    }
+
     private func readRows(root rootIndex: Int, positions: [Int], of ids: [ManagedObjectID],
                           into rows: inout [[PropertyValue]?]) throws {
         let root = schema.model.entities[rootIndex]
         let table = schema.table(for: root)
         guard let layout = schema.rowLayouts[rootIndex] else { return }
-        func select() -> String {
-            let list = layout.columns.isEmpty ? "" : ", " + layout.selectList(alias: nil)
-            return "SELECT \"_pk\", \(table.entitySQL(alias: nil))\(list) FROM \(SnapshotSchema.quote(table.name))"
-        }
         let statement: SQLiteStatement
         if positions.count == 1 {
-            statement = try connection.prepare(shape: shape(.rowByKey, rootIndex)) { select() + " WHERE \"_pk\" = ?1" }
+            statement = try connection.prepare(shape: shape(.rowByKey, rootIndex)) {
+                Self.selectRows(layout, table: table) + " WHERE \"_pk\" = ?1"
+            }
             try statement.bind(.integer(ids[positions[0]].primaryKey), at: 1)
         } else {
             statement = try connection.prepare(shape: shape(.rowsByKeys, rootIndex)) {
-                select() + " WHERE \"_pk\" IN (SELECT value FROM json_each(?1))"
+                Self.selectRows(layout, table: table) + " WHERE \"_pk\" IN (SELECT value FROM json_each(?1))"
             }
             try statement.bind(.text(Self.jsonArray(positions.lazy.map { ids[$0].primaryKey })), at: 1)
         }
