@@ -42,6 +42,9 @@ struct SnapshotRowReader {
     ///   to-many relationship of their entities.
     func values(of ids: [ManagedObjectID]) throws -> [[PropertyValue]?] {
         if ids.count == 1 { return [try value(of: ids[0])] }
+        // IDs of another tag (as a record read by ID always was, its related IDs carry the
+        // tag it was asked with): one at a time.
+        if ids.contains(where: { $0.storeTag != storeTag }) { return try ids.map { try value(of: $0) } }
         var rows = [[PropertyValue]?](repeating: nil, count: ids.count)
         guard !ids.isEmpty else { return rows }
         var positionsByRoot: [Int: [Int]] = [:]
@@ -58,6 +61,9 @@ struct SnapshotRowReader {
     /// One record's snapshot values: the batch's statements with one key, and nothing to
     /// group (saves look records up one at a time).
     func value(of id: ManagedObjectID) throws -> [PropertyValue]? {
+        guard id.storeTag == storeTag else {
+            return try SnapshotRowReader(connection: connection, schema: schema, storeTag: id.storeTag).value(of: id)
+        }
         let entity = id.entity
         let rootIndex = entity.rootEntityIndex
         guard let layout = schema.rowLayouts[rootIndex], let decoder = layout.decoders[entity.index] else { return nil }
