@@ -102,14 +102,22 @@ import Testing
         #expect(!all[3].isFault)
     }
 
-    @Test func resetForgetsTheBatches() throws {
+    @Test func resetAndReleasingForgetTheBatches() throws {
         let fixture = try FetchFixture()
         let context = fixture.freshContext()
         let request = try employeesRequest()
         request.fetchBatchSize = 2
-        _ = try context.fetch(request)
+        let all = try context.fetch(request)
         #expect(!context.faultBatches.isEmpty)
         context.reset()
+        #expect(context.faultBatches.isEmpty)
+        withExtendedLifetime(all) {}
+        // Released objects leave their batches.
+        do {
+            let released = try context.fetch(request)
+            #expect(context.faultBatches.count == 3)
+            withExtendedLifetime(released) {}
+        }
         #expect(context.faultBatches.isEmpty)
     }
 

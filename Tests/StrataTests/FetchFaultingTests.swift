@@ -29,9 +29,14 @@ import Testing
         #expect(fixture.store.valuesCalls == 5)
         _ = try all.map { try $0.value(forKey: "salary") }
         #expect(fixture.store.valuesCalls == 5)
-        // A second fetch does not reload loaded objects.
-        _ = try context.fetch(request)
-        #expect(fixture.store.valuesCalls == 5)
+        // A second fetch reads the rows with the IDs again (as Core Data's fetch does; this
+        // store has the default fetchRecords, which reads them one by one), and changes no
+        // loaded object: an unsaved value stays.
+        try all[0].setValue(.integer(1), forKey: "salary")
+        let again = try context.fetch(request)
+        #expect(fixture.store.valuesCalls == 10)
+        #expect(again.map(ObjectIdentifier.init) == all.map(ObjectIdentifier.init))
+        #expect(try all[0].int("salary") == 1)
     }
 
     @Test func resultsBeyondTheFirstBatchStayFaultsUntilABatchIsTouched() throws {

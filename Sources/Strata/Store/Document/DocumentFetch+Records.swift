@@ -43,9 +43,13 @@ extension DocumentFetch {
             }
         }
         if let residual = plan.residual {
+            // The rows the residual reaches through relationships are read once each.
+            let reached = ReachedRows { [state] in try state.currentValues($0) }
             var kept: [Int] = []
             for (position, id) in base.enumerated() {
-                guard let row = rows[position], try residual.evaluate(with: subject(id, row)) else { continue }
+                guard let row = rows[position] else { continue }
+                let candidate = RowSubject(objectID: id, values: row) { try reached.values(for: $0) }
+                guard try residual.evaluate(with: candidate) else { continue }
                 kept.append(position)
             }
             base = kept.map { base[$0] }
