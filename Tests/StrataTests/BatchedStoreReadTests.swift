@@ -79,7 +79,7 @@ import Testing
         #expect(batched.map(\.isFault) == [false, false, false, true, true])
         // Another context deletes dijkstra, the second member of the last batch.
         let other = fixture.freshContext()
-        try other.delete(try fixture.employee("dijkstra", in: other))
+        other.delete(try fixture.employee("dijkstra", in: other))
         try other.save()
         #expect(try all[3].string("lastName") == "Turing")
         #expect(all[4].isFault)
