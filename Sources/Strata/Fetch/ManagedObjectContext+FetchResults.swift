@@ -29,21 +29,41 @@ extension ManagedObjectContext {
         let reached = ReachedRows(read: storeRowSource)
         try readFirstHops(of: resolved, from: matched, into: reached)
         let rows: (ManagedObjectID) throws -> [PropertyValue]? = { try reached.values(for: $0) }
+        let columns = DictionaryColumn.columns(resolved.properties, of: resolved.entity)
         var result: [[String: PropertyValue]] = []
+        result.reserveCapacity(matched.ids.count)
         var seen: Set<[String: PropertyValue]> = []
         for (position, id) in matched.ids.enumerated() {
-            let subject: any PredicateSubject
+            var row: [String: PropertyValue] = [:]
+            row.reserveCapacity(columns.count)
             if request.includesPendingChanges, let object = registeredObject(for: id), !object.state.isFault {
-                subject = object
+                for column in columns {
+                    let value = try object.resolvedValue(atKeyPath: column.path)
+                    if !value.isNull { row[column.path] = value }
+                }
             } else if let values = try matched.values[safe: position].flatMap({ $0 }) ?? rows(id) {
-                subject = RowSubject(objectID: id, values: values, rowSource: rows)
+                // A stored row: a key that names a slot is read from it directly.
+                var subject: RowSubject?
+                for column in columns {
+                    let value: PropertyValue
+                    switch column.kind {
+                    case .attribute(let slot):
+                        value = slot < values.count ? values[slot] : .null
+                    case .toOne(let slot):
+                        // The destination's ID when it exists, as the key path gives it.
+                        if slot < values.count, case .object(let destination) = values[slot], try rows(destination) != nil {
+                            value = values[slot]
+                        } else {
+                            value = .null
+                        }
+                    case .keyPath:
+                        if subject == nil { subject = RowSubject(objectID: id, values: values, rowSource: rows) }
+                        value = try subject!.resolvedValue(atKeyPath: column.path)
+                    }
+                    if !value.isNull { row[column.path] = value }
+                }
             } else {
                 continue
-            }
-            var row: [String: PropertyValue] = [:]
-            for path in resolved.properties {
-                let value = try subject.resolvedValue(atKeyPath: path)
-                if !value.isNull { row[path] = value }
             }
             if distinct, !seen.insert(row).inserted { continue }
             result.append(row)
