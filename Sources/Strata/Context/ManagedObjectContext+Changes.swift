@@ -82,6 +82,12 @@ extension ManagedObjectContext {
         if result.count < entity.slotCount {
             result.append(contentsOf: repeatElement(.null, count: entity.slotCount - result.count))
         }
+        if entity.initialValues.count == entity.slotCount {
+            // Laid out by the model: the transient defaults are listed (no attribute copied);
+            // a row already holding them stays the buffer it shares with the store's.
+            for (slot, value) in entity.transientDefaults where result[slot] != value { result[slot] = value }
+            return result
+        }
         for attribute in entity.attributes where attribute.isTransient {
             result[attribute.slot] = attribute.defaultValue
         }

@@ -51,11 +51,16 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// `init(entity:insertInto:)`); with a nil context the object is not registered.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
         self.objectID = .temporary(for: entity)
-        self.storage = entity.attributes.reduce(into: Array(repeating: PropertyValue.null, count: entity.slotCount)) {
-            values, attribute in values[attribute.slot] = attribute.defaultValue
-        }
-        for relationship in entity.relationships where relationship.isToMany {
-            storage[relationship.slot] = .objects([])
+        if entity.initialValues.count == entity.slotCount {
+            // Shared until the object changes a value (a fetched fault replaces them whole).
+            self.storage = entity.initialValues
+        } else {
+            self.storage = entity.attributes.reduce(into: Array(repeating: PropertyValue.null, count: entity.slotCount)) {
+                values, attribute in values[attribute.slot] = attribute.defaultValue
+            }
+            for relationship in entity.relationships where relationship.isToMany {
+                storage[relationship.slot] = .objects([])
+            }
         }
         if let context { context.registerInserted(self) }
     }

@@ -61,6 +61,7 @@ final class RowCache: Sendable {
     func store(_ rows: some Sequence<(ManagedObjectID, [PropertyValue])>, generation: UInt64) {
         let time = Self.now()
         entries.withLock { entries in
+            entries.reserveCapacity(min(Self.limit, entries.count + rows.underestimatedCount))
             for (id, values) in rows {
                 if entries.count >= Self.limit, entries[id] == nil { entries.removeAll(keepingCapacity: true) }
                 entries[id] = Entry(values: values, generation: generation, time: time)
