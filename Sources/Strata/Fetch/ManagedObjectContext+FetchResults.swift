@@ -25,9 +25,12 @@ extension ManagedObjectContext {
         let resolved = try request.resolve(in: model)
         let distinct = request.returnsDistinctResults
         // The values come with the IDs, in one pass (a child reads through its parent).
-        let matched = try matchingRecords(resolved, windowed: !distinct, withValues: parent == nil)
+        var matched = try matchingRecords(resolved, windowed: !distinct, withValues: parent == nil)
         let reached = ReachedRows(read: storeRowSource)
         try readFirstHops(of: resolved, from: matched, into: reached)
+        // Each stored row is let go once its dictionary is made: the rows and the
+        // dictionaries are not all in memory at once.
+        matched.read = []
         let rows: (ManagedObjectID) throws -> [PropertyValue]? = { try reached.values(for: $0) }
         let columns = DictionaryColumn.columns(resolved.properties, of: resolved.entity)
         var result: [[String: PropertyValue]] = []
@@ -42,6 +45,7 @@ extension ManagedObjectContext {
                     if !value.isNull { row[column.path] = value }
                 }
             } else if let values = try matched.values[safe: position].flatMap({ $0 }) ?? rows(id) {
+                if position < matched.values.count { matched.values[position] = nil }
                 // A stored row: a key that names a slot is read from it directly.
                 var subject: RowSubject?
                 for column in columns {
