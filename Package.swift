@@ -31,13 +31,14 @@ let storageStrataTests = [
     "DocumentCompaction", "DocumentCorruption", "DocumentCrash", "DocumentFile", "DocumentFolding",
     "DocumentFormat", "DocumentIntegrity", "DocumentRoundTrip", "DocumentUndo", "LogTables", "StreamingReplay",
     "UpdateReplay", "FaultInjection", "FaultRecovery", "SQLiteConnection", "InMemoryStoreAtomicity",
-    "RevertPrecondition", "ObjectIDTable",
+    "RevertPrecondition", "ObjectIDTable", "ReadStatementCount", "ReadPathOverlay", "BatchedStoreRead",
     // The codecs (unsafe pointers and bytes).
     "SegmentByteCodec", "SegmentCodec", "SegmentFuzz", "SegmentGolden", "SegmentHostileCounts",
     "SegmentMalformed", "SegmentSplit", "SegmentV2Golden", "SegmentV2Seed", "SegmentV2", "SegmentV3Golden", "SegmentV4Golden",
     "SegmentV5Golden", "SegmentV5", "TextDocumentPacking", "GroupRun",
     "LZ4Frame", "JSONValue", "ModelJSON",
-].map { $0 + "Tests.swift" } + ["SQLTranslationTestSupport.swift", "SegmentTestSupport.swift", "SegmentV2TestSupport.swift"]
+].map { $0 + "Tests.swift" } + ["SQLTranslationTestSupport.swift", "SegmentTestSupport.swift", "SegmentV2TestSupport.swift",
+                                 "ReadPathTestSupport.swift"]
 let sanitizedStrataTests = concurrentStrataTests.map { $0 + "Tests.swift" } + (sanitizesProcesses ? storageStrataTests : []) + [
     "TestSupport.swift", "BatchTestSupport.swift", "CoreTestSupport.swift", "DerivedAttributeSupport.swift",
     "DocumentTestSupport.swift", "FaultTestSupport.swift", "FetchEquivalenceSupport.swift", "FetchTestSupport.swift",

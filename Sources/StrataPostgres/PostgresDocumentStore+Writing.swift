@@ -90,6 +90,16 @@ extension PostgresDocumentStore: HeldWriteSaving {
         try replica.values(for: objectID)
     }
 
+    /// Several records' persistent values, from the replica in one batched read.
+    public func values(for objectIDs: [ManagedObjectID]) throws -> [[PropertyValue]?] {
+        try replica.values(for: objectIDs)
+    }
+
+    /// The matching records with their values, from the replica in one pass.
+    public func fetchRecords(_ request: StoreFetchRequest) throws -> [StoreRecord] {
+        try replica.fetchRecords(request)
+    }
+
     /// Every record of an entity (and its sub-entities when asked), from the replica.
     public func objectIDs(for entity: EntityDescription, includingSubentities: Bool) throws -> [ManagedObjectID] {
         try replica.objectIDs(for: entity, includingSubentities: includingSubentities)

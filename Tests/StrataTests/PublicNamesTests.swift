@@ -111,6 +111,7 @@ import Testing
         "StoreBatchRequest": StoreBatchRequest.self,
         "StoreFetchMerge": StoreFetchMerge.self,
         "StoreFetchRequest": StoreFetchRequest.self,
+        "StoreRecord": StoreRecord.self,
         "StoreRemoteChange": StoreRemoteChange.self,
         "StoreSaveRequest": StoreSaveRequest.self,
         "StoreSaveResult": StoreSaveResult.self,

@@ -42,20 +42,20 @@ extension ManagedObjectContext {
         object.storage[slot] = value
     }
 
-    /// Loads a fault's values from the store.
+    /// Loads a fault's values from the store: with the rest of its batch when a fetch
+    /// with ``FetchRequest/fetchBatchSize`` left it in one (``FaultBatch``), else alone.
     /// - Throws: `.objectNotFound` when the record is gone.
     func fireFault(_ object: ManagedObject) throws {
         guard object.state.isFault else { return }
+        if object.state.inFaultBatch {
+            try fireFaultBatch(of: object)
+            if !object.state.isFault { return }
+        }
         guard let (values, generation) = try sourceRow(for: object.objectID) else {
             throw StrataError(.objectNotFound, "The record \(object.objectID) does not exist in its store.",
                               context: .init { $0.object = object.objectID.description })
         }
-        object.storage = Self.withTransientDefaults(values, of: object.entity)
-        textsReadAgain(with: object)
-        object.loadGeneration = generation
-        object.state.isFault = false
-        object.state.existsInStore = true
-        awakeFromFetchUntracked(object)
+        fill(object, with: values, generation: generation)
     }
 
     /// Calls `awakeFromFetch()` with change tracking off for the object, as Core Data does,
@@ -81,6 +81,12 @@ extension ManagedObjectContext {
         var result = values
         if result.count < entity.slotCount {
             result.append(contentsOf: repeatElement(.null, count: entity.slotCount - result.count))
+        }
+        if entity.initialValues.count == entity.slotCount {
+            // Laid out by the model: the transient defaults are listed (no attribute copied);
+            // a row already holding them stays the buffer it shares with the store's.
+            for (slot, value) in entity.transientDefaults where result[slot] != value { result[slot] = value }
+            return result
         }
         for attribute in entity.attributes where attribute.isTransient {
             result[attribute.slot] = attribute.defaultValue

@@ -77,18 +77,10 @@ extension ManagedObjectContext {
     }
 
     /// A record's values and the change generation to stamp them with, for firing a fault
-    /// or refreshing: the row cache or store as ``stalenessInterval`` allows, or the parent.
+    /// or refreshing: the row cache or store as ``stalenessInterval`` allows, or the parent
+    /// (the batch path of ``sourceRows(for:readingStore:)`` with one ID).
     func sourceRow(for id: ManagedObjectID) throws -> (values: [PropertyValue], generation: UInt64)? {
-        guard parent == nil else {
-            let generation = coordinator.generation
-            return try sourceValues(for: id).map { ($0, generation) }
-        }
-        // A pinned generation's rows are neither taken from the coordinator's row cache nor
-        // put in it: the cache holds the document as it is now.
-        if let pinned = pinnedGeneration, !id.isTemporaryID, let reader = pinnedReader(for: id.entity) {
-            return try reader.values(for: id).map { ($0, pinned.generation) }
-        }
-        return try coordinator.values(for: id, stalenessInterval: stalenessInterval)
+        try sourceRows(for: [id])[0]
     }
 
     // MARK: Permanent IDs from an ancestor's save

@@ -359,6 +359,7 @@ extension ManagedObjectContext {
         retainAll.removeAll()
         fetchedPropertyCache.removeAll()
         prefetchedObjects.removeAll()
+        faultBatches.removeAll()
         texts.removeAll()
         log.clearUnsaved()
         undoManager?.removeAllActions()

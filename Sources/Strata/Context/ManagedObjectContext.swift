@@ -100,6 +100,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// The destinations the last prefetching fetch loaded, kept alive (the registry holds
     /// objects weakly) until the next prefetching fetch or `reset()`.
     var prefetchedObjects: [ManagedObject] = []
+    /// The batches the faults of fetches with ``FetchRequest/fetchBatchSize`` belong to, by
+    /// ID: touching one fills its batch with one read (``FaultBatch``). Only objects flagged
+    /// `inFaultBatch` are looked up.
+    var faultBatches: [ManagedObjectID: FaultBatch] = [:]
 
     /// How the context is tied to threads.
     public let concurrencyType: ConcurrencyType
@@ -224,7 +228,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Called by a deallocating object: its entry must go before the memory is reused.
     func forgetDeallocated(_ objectID: ManagedObjectID, _ identifier: ObjectIdentifier) {
-        if registry[objectID]?.identifier == identifier { registry[objectID] = nil }
+        guard registry[objectID]?.identifier == identifier else { return }
+        registry[objectID] = nil
+        if !faultBatches.isEmpty { faultBatches[objectID] = nil }
     }
 
     // MARK: Insert and delete

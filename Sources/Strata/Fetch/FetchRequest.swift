@@ -39,7 +39,16 @@ public final class FetchRequest {
     /// How many results to skip first (default 0).
     public var fetchOffset: Int = 0
     /// With a value n > 0, only the first n objects are loaded by the fetch; the rest stay
-    /// faults until touched. Default 0: every result is treated alike.
+    /// faults, in batches of n, until touched: as in Core Data, touching one fault of a
+    /// batch loads the whole batch with one read
+    /// (``PersistentStore/values(for:)-([ManagedObjectID])``). Default 0: every result is
+    /// treated alike.
+    ///
+    /// ```swift
+    /// request.fetchBatchSize = 50
+    /// let employees = try context.fetch(request)   // 50 loaded, the rest faults
+    /// _ = try employees[120].value(forKey: "salary")   // loads results 100…149 in one read
+    /// ```
     public var fetchBatchSize: Int = 0
     /// Whether records of sub-entities are included (default `true`).
     public var includesSubentities = true
@@ -51,7 +60,9 @@ public final class FetchRequest {
     /// loads their values with the fetch.
     public var returnsObjectsAsFaults = true
     /// Relationship key paths (`"department"`, `"manager.department"`, `"projects"`)
-    /// whose destinations are loaded with the results. Default: none.
+    /// whose destinations are loaded with the results, as Core Data's: one read per
+    /// relationship a key path crosses, for all the results at once, not one per object.
+    /// Default: none.
     public var relationshipKeyPathsForPrefetching: [String] = []
     /// What ``ManagedObjectContext/execute(_:)`` returns (default `.managedObject`).
     public var resultType: ResultType = .managedObject

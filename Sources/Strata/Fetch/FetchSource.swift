@@ -12,6 +12,10 @@ struct FetchSource {
         try generation?.fetchObjectIDs(request) ?? store.fetchObjectIDs(request)
     }
 
+    func fetchRecords(_ request: StoreFetchRequest) throws -> [StoreRecord] {
+        try generation?.fetchRecords(request) ?? store.fetchRecords(request)
+    }
+
     func countObjects(_ request: StoreFetchRequest) throws -> Int {
         try generation?.countObjects(request) ?? store.countObjects(request)
     }

@@ -22,8 +22,11 @@ extension ManagedObjectContext {
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
         enter()
         let resolved = try request.resolve(in: model)
-        let objects = try matchingIDs(resolved, windowed: true).map { object(with: $0) }
-        try load(objects, for: resolved)
+        // Read before the store is: objects stamped with it are never newer than their values.
+        let generation = pinnedGeneration?.generation ?? coordinator.generation
+        let matched = try matchingRecords(resolved, windowed: true, withValues: readsValuesWithIDs(resolved))
+        let objects = matched.ids.map { object(with: $0) }
+        try load(objects, for: resolved, read: matched, generation: generation)
         return objects
     }
 
@@ -102,6 +105,15 @@ extension ManagedObjectContext {
     /// included) merged with the pending changes. `windowed: false` ignores the request's
     /// offset and limit; `includingPending` overrides the request's `includesPendingChanges`.
     func matchingIDs(_ resolved: ResolvedFetchRequest, windowed: Bool, includingPending: Bool? = nil) throws -> [ManagedObjectID] {
+        try matchingRecords(resolved, windowed: windowed, includingPending: includingPending, withValues: false).ids
+    }
+
+    /// The matching IDs in order, as ``matchingIDs(_:windowed:includingPending:)``, and with
+    /// `withValues` the stored values of the records the stores returned, read in the same
+    /// pass (``PersistentStore/fetchRecords(_:)``; docs/ARCHITECTURE.md, "Reads: one pass
+    /// from SQL to objects"). A child reads its parent's IDs only.
+    func matchingRecords(_ resolved: ResolvedFetchRequest, windowed: Bool, includingPending: Bool? = nil,
+                         withValues: Bool) throws -> MatchedRecords {
         let request = resolved.request
         let pending = includingPending ?? request.includesPendingChanges
         if pending { processPendingChanges() }
@@ -110,32 +122,46 @@ extension ManagedObjectContext {
         let offset = windowed ? request.fetchOffset : 0
         let limit = windowed ? request.fetchLimit : 0
         var storeRequest = resolved.storeRequest
-        let base: [ManagedObjectID]
+        let base: MatchedRecords
         if let parent {
             // The parent is this context's store: its whole answer, its own pending changes
             // on top of its source's, in the request's order.
             let all = try parent.onQueue { try parent.matchingIDs(resolved, windowed: false, includingPending: true) }
-            guard !overlay.isEmpty else { return StoreFetchMerge.window(all, offset: offset, limit: limit) }
-            base = all
+            guard !overlay.isEmpty else { return MatchedRecords(ids: StoreFetchMerge.window(all, offset: offset, limit: limit)) }
+            base = MatchedRecords(ids: all)
         } else {
             guard !overlay.isEmpty else {
                 (storeRequest.fetchOffset, storeRequest.fetchLimit) = (offset, limit)
-                return try storeIDs(storeRequest, from: stores)
+                return try storeRecords(storeRequest, from: stores, withValues: withValues)
             }
             (storeRequest.fetchOffset, storeRequest.fetchLimit) =
                 StoreFetchMerge.storeWindow(offset: offset, limit: limit, overlayCount: overlay.count)
-            base = try storeIDs(storeRequest, from: stores)
+            base = try storeRecords(storeRequest, from: stores, withValues: withValues)
         }
         let descriptors = request.sortDescriptors
         let rows = storeRowSource
-        return try StoreFetchMerge.merge(
-            base: base, overlay: overlay, sortDescriptors: descriptors, offset: offset, limit: limit,
+        let read = base.valuesByID()
+        let ids = try StoreFetchMerge.merge(
+            base: base.ids, overlay: overlay, sortDescriptors: descriptors, offset: offset, limit: limit,
             matches: { _, object in try request.predicate?.evaluate(with: object) ?? true },
             sortKeys: { id, object in
                 if let object { return try FetchSortDescriptor.sortKeys(of: object, for: descriptors) }
-                guard let values = try rows(id) else { return [] }
+                guard let values = try read[id] ?? rows(id) else { return [] }
                 return try FetchSortDescriptor.sortKeys(of: RowSubject(objectID: id, values: values, rowSource: rows), for: descriptors)
             })
+        guard !read.isEmpty else { return MatchedRecords(ids: ids) }
+        // Pending objects have no stored values here: they are registered and loaded.
+        return MatchedRecords(ids: ids, values: ids.map { read[$0] }, read: base.read)
+    }
+
+    /// Whether a fetch of objects reads its records' values with their IDs: when it loads
+    /// them all (``FetchRequest/returnsObjectsAsFaults`` false, or prefetching), with no
+    /// ``FetchRequest/fetchBatchSize`` (which loads a batch at a time) and from a store (a
+    /// child reads through its parent).
+    func readsValuesWithIDs(_ resolved: ResolvedFetchRequest) -> Bool {
+        let request = resolved.request
+        return parent == nil && request.fetchBatchSize == 0
+            && (!request.returnsObjectsAsFaults || !resolved.prefetchPaths.isEmpty)
     }
 
     /// The stored values of any record, through the coordinator (nil for temporary IDs);
@@ -165,23 +191,45 @@ extension ManagedObjectContext {
     /// The stores' matching IDs in the request's order and window. Several stores are each
     /// asked for the first offset + limit records, then merged by the shared comparator.
     func storeIDs(_ request: StoreFetchRequest, from stores: [FetchSource]) throws -> [ManagedObjectID] {
-        if stores.count == 1 { return try stores[0].fetchObjectIDs(request) }
+        try storeRecords(request, from: stores, withValues: false).ids
+    }
+
+    /// The stores' matching records in the request's order and window, with their values
+    /// when `withValues` (read in the same pass: ``PersistentStore/fetchRecords(_:)``).
+    /// Several stores are each asked for the first offset + limit records, then merged by
+    /// the shared comparator, which reads the sort keys from the values.
+    func storeRecords(_ request: StoreFetchRequest, from stores: [FetchSource], withValues: Bool) throws -> MatchedRecords {
+        if stores.count == 1 {
+            guard withValues else { return MatchedRecords(ids: try stores[0].fetchObjectIDs(request)) }
+            return MatchedRecords(records: try stores[0].fetchRecords(request))
+        }
         var each = request
         (each.fetchOffset, each.fetchLimit) = StoreFetchMerge.storeWindow(offset: request.fetchOffset, limit: request.fetchLimit, overlayCount: 0)
         let rows = storeRowSource
         var records: [(id: ManagedObjectID, keys: [PropertyValue])] = []
+        var read: [ManagedObjectID: StoreRecord] = [:]
         for store in stores {
-            for id in try store.fetchObjectIDs(each) {
+            // The sort reads every record's values anyway: read them with the IDs.
+            let found: [StoreRecord]
+            if withValues || !request.sortDescriptors.isEmpty {
+                found = try store.fetchRecords(each)
+            } else {
+                found = try store.fetchObjectIDs(each).map { StoreRecord(objectID: $0, values: []) }
+            }
+            for record in found {
                 var keys: [PropertyValue] = []
-                if !request.sortDescriptors.isEmpty, let values = try rows(id) {
-                    keys = try FetchSortDescriptor.sortKeys(of: RowSubject(objectID: id, values: values, rowSource: rows),
+                if !request.sortDescriptors.isEmpty {
+                    keys = try FetchSortDescriptor.sortKeys(of: RowSubject(objectID: record.objectID, values: record.values, rowSource: rows),
                                                             for: request.sortDescriptors)
                 }
-                records.append((id, keys))
+                records.append((record.objectID, keys))
+                if withValues { read[record.objectID] = record }
             }
         }
         let sorted = FetchSortDescriptor.sort(records, by: request.sortDescriptors).map(\.id)
-        return StoreFetchMerge.window(sorted, offset: request.fetchOffset, limit: request.fetchLimit)
+        let ids = StoreFetchMerge.window(sorted, offset: request.fetchOffset, limit: request.fetchLimit)
+        guard withValues else { return MatchedRecords(ids: ids) }
+        return MatchedRecords(records: ids.compactMap { read[$0] })
     }
 
     /// The pending objects that can change the answer: every changed (inserted, updated,

@@ -24,23 +24,50 @@ extension ManagedObjectContext {
         if request.isComputedFetch { return try fetchComputedDictionaries(request) }
         let resolved = try request.resolve(in: model)
         let distinct = request.returnsDistinctResults
-        let ids = try matchingIDs(resolved, windowed: !distinct)
-        let rows = storeRowSource
+        // The values come with the IDs, in one pass (a child reads through its parent).
+        var matched = try matchingRecords(resolved, windowed: !distinct, withValues: parent == nil)
+        let reached = ReachedRows(read: storeRowSource)
+        try readFirstHops(of: resolved, from: matched, into: reached)
+        // Each stored row is let go once its dictionary is made: the rows and the
+        // dictionaries are not all in memory at once.
+        matched.read = []
+        let rows: (ManagedObjectID) throws -> [PropertyValue]? = { try reached.values(for: $0) }
+        let columns = DictionaryColumn.columns(resolved.properties, of: resolved.entity)
         var result: [[String: PropertyValue]] = []
+        result.reserveCapacity(matched.ids.count)
         var seen: Set<[String: PropertyValue]> = []
-        for id in ids {
-            let subject: any PredicateSubject
+        for (position, id) in matched.ids.enumerated() {
+            var row: [String: PropertyValue] = [:]
+            row.reserveCapacity(columns.count)
             if request.includesPendingChanges, let object = registeredObject(for: id), !object.state.isFault {
-                subject = object
-            } else if let values = try rows(id) {
-                subject = RowSubject(objectID: id, values: values, rowSource: rows)
+                for column in columns {
+                    let value = try object.resolvedValue(atKeyPath: column.path)
+                    if !value.isNull { row[column.path] = value }
+                }
+            } else if let values = try matched.values[safe: position].flatMap({ $0 }) ?? rows(id) {
+                if position < matched.values.count { matched.values[position] = nil }
+                // A stored row: a key that names a slot is read from it directly.
+                var subject: RowSubject?
+                for column in columns {
+                    let value: PropertyValue
+                    switch column.kind {
+                    case .attribute(let slot):
+                        value = slot < values.count ? values[slot] : .null
+                    case .toOne(let slot):
+                        // The destination's ID when it exists, as the key path gives it.
+                        if slot < values.count, case .object(let destination) = values[slot], try rows(destination) != nil {
+                            value = values[slot]
+                        } else {
+                            value = .null
+                        }
+                    case .keyPath:
+                        if subject == nil { subject = RowSubject(objectID: id, values: values, rowSource: rows) }
+                        value = try subject!.resolvedValue(atKeyPath: column.path)
+                    }
+                    if !value.isNull { row[column.path] = value }
+                }
             } else {
                 continue
-            }
-            var row: [String: PropertyValue] = [:]
-            for path in resolved.properties {
-                let value = try subject.resolvedValue(atKeyPath: path)
-                if !value.isNull { row[path] = value }
             }
             if distinct, !seen.insert(row).inserted { continue }
             result.append(row)
@@ -48,12 +75,37 @@ extension ManagedObjectContext {
         return distinct ? StoreFetchMerge.window(result, offset: request.fetchOffset, limit: request.fetchLimit) : result
     }
 
+    /// Reads, in one batch, the destinations of the to-ones the dictionary fetch's key paths
+    /// start with (`department` of `department.name`) for every record read with the fetch,
+    /// so that resolving the key paths reads no row per record.
+    private func readFirstHops(of resolved: ResolvedFetchRequest, from matched: MatchedRecords, into reached: ReachedRows) throws {
+        let entity = resolved.entity
+        var slots: Set<Int> = []
+        for path in resolved.properties {
+            let first = String(path.prefix { $0 != "." })
+            guard let slot = entity.slot(forKey: first), case .relationship(let index) = entity.slotKinds[slot],
+                  !entity.relationships[index].isToMany else { continue }
+            slots.insert(slot)
+        }
+        guard !slots.isEmpty else { return }
+        var wanted: OrderedSet<ManagedObjectID> = []
+        for case let values? in matched.values {
+            for slot in slots where slot < values.count {
+                if case .object(let id) = values[slot] { wanted.append(id) }
+            }
+        }
+        guard !wanted.isEmpty else { return }
+        let ids = Array(wanted)
+        reached.keep(ids, try sourceValues(for: ids))
+    }
+
     // MARK: Loading results
 
     /// Loads what the request asks for: the results' values (all of them when
-    /// `returnsObjectsAsFaults` is false, the first batch when `fetchBatchSize` is set), and
-    /// the destinations of the prefetching key paths.
-    func load(_ objects: [ManagedObject], for resolved: ResolvedFetchRequest) throws {
+    /// `returnsObjectsAsFaults` is false, the first batch when `fetchBatchSize` is set, the
+    /// rest left in batches of faults), and the destinations of the prefetching key paths.
+    /// `read` holds the values the fetch read with the IDs, at `generation`.
+    func load(_ objects: [ManagedObject], for resolved: ResolvedFetchRequest, read: MatchedRecords, generation: UInt64) throws {
         let request = resolved.request
         let loadCount: Int
         if request.fetchBatchSize > 0 {
@@ -63,60 +115,26 @@ extension ManagedObjectContext {
         } else {
             loadCount = 0
         }
+        if !read.values.isEmpty {
+            for (object, values) in zip(objects, read.values) where object.state.isFault && !object.state.isInvalid {
+                if let values { fill(object, with: values, generation: generation) }
+            }
+            // Faults fired later find these rows as the staleness interval allows. A pinned
+            // generation's rows stay out: the cache holds the document as it is now.
+            if pinnedGeneration == nil { coordinator.cacheFetchedRows(read.read.suffix(RowCache.limit), generation: generation) }
+        }
         let loaded = Array(objects.prefix(loadCount))
-        try loadFaults(loaded)
+        try loadFaults(loaded, readingStore: true)
+        if request.fetchBatchSize > 0 { batchFaults(objects[loadCount...], size: request.fetchBatchSize) }
         if !resolved.prefetchPaths.isEmpty {
             prefetchedObjects = try prefetch(resolved.prefetchPaths, from: loaded)
         }
     }
 
-    /// Loads the values of the faults among `objects`, one store request per object but in
-    /// one pass (a store that can batch gets the IDs together from ``storeValues(for:)``).
-    /// Objects with pending changes are never faults, so nothing pending is overwritten.
-    func loadFaults(_ objects: [ManagedObject]) throws {
-        // A child's faults may be objects its parent inserted (temporary IDs).
-        let faults = objects.filter { $0.state.isFault && !$0.state.isInvalid && (parent != nil || !$0.objectID.isTemporaryID) }
-        guard !faults.isEmpty else { return }
-        // Pinned, the values are as old as the generation (docs/SEMANTICS.md "Query generations").
-        let generation = pinnedGeneration?.generation ?? coordinator.generation
-        let values = try storeValues(for: faults.map(\.objectID))
-        for object in faults where object.state.isFault {
-            guard let stored = values[object.objectID] else { continue }
-            object.storage = Self.withTransientDefaults(stored, of: object.entity)
-            textsReadAgain(with: object)
-            object.loadGeneration = generation
-            object.state.isFault = false
-            object.state.existsInStore = true
-            awakeFromFetchUntracked(object)
-        }
-    }
-
-    /// The stored values of several records, by ID (records that no longer exist are left
-    /// out), grouped by store.
-    func storeValues(for ids: [ManagedObjectID]) throws -> [ManagedObjectID: [PropertyValue]] {
-        if parent != nil {
-            var fromParent: [ManagedObjectID: [PropertyValue]] = [:]
-            for id in ids { fromParent[id] = try sourceValues(for: id) }
-            return fromParent
-        }
-        var byStore: [ObjectIdentifier: (store: any PersistentStore, ids: [ManagedObjectID])] = [:]
-        for id in ids where !id.isTemporaryID {
-            let store = try coordinator.store(for: id.entity)
-            byStore[ObjectIdentifier(store), default: (store, [])].ids.append(id)
-        }
-        var result: [ManagedObjectID: [PropertyValue]] = [:]
-        result.reserveCapacity(ids.count)
-        for (_, group) in byStore {
-            let pinned = pinnedGeneration?.readers[ObjectIdentifier(group.store)]
-            for id in group.ids {
-                if let values = try pinned?.values(for: id) ?? group.store.values(for: id) { result[id] = values }
-            }
-        }
-        return result
-    }
-
     /// Loads the destinations along each relationship key path from `sources`, level by
-    /// level, and returns every object reached (so the caller can keep them alive).
+    /// level — each level one batched read (``loadFaults(_:readingStore:)``), so a key path
+    /// costs a read per relationship it crosses, not one per object — and returns every
+    /// object reached (so the caller can keep them alive).
     private func prefetch(_ paths: [[String]], from sources: [ManagedObject]) throws -> [ManagedObject] {
         var reached: OrderedSet<ManagedObject> = []
         for path in paths {
@@ -128,7 +146,7 @@ extension ManagedObjectContext {
                     ids.append(contentsOf: source.storage[slot].objectIDs)
                 }
                 let destinations = ids.map { object(with: $0) }
-                try loadFaults(destinations)
+                try loadFaults(destinations, readingStore: true)
                 reached.append(contentsOf: destinations)
                 level = destinations
             }

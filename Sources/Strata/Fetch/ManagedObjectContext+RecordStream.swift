@@ -2,7 +2,7 @@ import Foundation
 
 extension ManagedObjectContext {
     /// Calls `body` with each saved record a fetch matches and its stored values (by
-    /// slot, as ``PersistentStore/values(for:)`` gives them), in the request's order and
+    /// slot, as ``PersistentStore/values(for:)-(ManagedObjectID)`` gives them), in the request's order and
     /// window, loading no object: for answers too large to hold (`strata fetch` and
     /// `strata export` print 200,000 records in constant memory with it).
     ///

@@ -71,6 +71,13 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     @exclusivity(unchecked) internal var textSlots: [Int] = []
     /// Whether any attribute (own or inherited) is derived: a write checks no further without.
     @exclusivity(unchecked) internal var hasDerivedAttributes = false
+    /// A new object's values by slot: each attribute's default, to-manys empty, to-ones
+    /// NULL. Built once when the model lays the entity out, so making an object (a fault a
+    /// fetch returns, above all) shares it instead of walking the attributes.
+    @exclusivity(unchecked) internal var initialValues: [PropertyValue] = []
+    /// The transient attributes' slots and default values (own and inherited), which a
+    /// record read from a store gets (stores keep no transient value).
+    @exclusivity(unchecked) internal var transientDefaults: [(slot: Int, value: PropertyValue)] = []
     @exclusivity(unchecked) internal private(set) var slotNameTable = SlotNameTable.empty
     /// Owns `slotNameTable`'s memory.
     internal var slotNameStorage: SlotNameStorage? {

@@ -211,6 +211,11 @@ public final class ManagedObjectModel: @unchecked Sendable {
         entity.fetchedProperties = fetched
         entity.slotNames = slotNames
         entity.slotKinds = kinds
+        var initial = [PropertyValue](repeating: .null, count: slotNames.count)
+        for attribute in attributes { initial[attribute.slot] = attribute.defaultValue }
+        for relationship in relationships where relationship.isToMany { initial[relationship.slot] = .objects([]) }
+        entity.initialValues = initial
+        entity.transientDefaults = attributes.filter(\.isTransient).map { ($0.slot, $0.defaultValue) }
         entity.textSlots = attributes.filter(\.isText).map(\.slot)
         entity.slotNameStorage = SlotNameStorage(slotNames)
         entity.attributesByName = Dictionary(uniqueKeysWithValues: attributes.map { ($0.name, $0) })

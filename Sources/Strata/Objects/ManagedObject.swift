@@ -51,11 +51,16 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// `init(entity:insertInto:)`); with a nil context the object is not registered.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
         self.objectID = .temporary(for: entity)
-        self.storage = entity.attributes.reduce(into: Array(repeating: PropertyValue.null, count: entity.slotCount)) {
-            values, attribute in values[attribute.slot] = attribute.defaultValue
-        }
-        for relationship in entity.relationships where relationship.isToMany {
-            storage[relationship.slot] = .objects([])
+        if entity.initialValues.count == entity.slotCount {
+            // Shared until the object changes a value (a fetched fault replaces them whole).
+            self.storage = entity.initialValues
+        } else {
+            self.storage = entity.attributes.reduce(into: Array(repeating: PropertyValue.null, count: entity.slotCount)) {
+                values, attribute in values[attribute.slot] = attribute.defaultValue
+            }
+            for relationship in entity.relationships where relationship.isToMany {
+                storage[relationship.slot] = .objects([])
+            }
         }
         if let context { context.registerInserted(self) }
     }
@@ -168,6 +173,9 @@ struct ObjectState {
     var inDirtyList: Bool { get { bit(1 << 12) } set { set(1 << 12, newValue) } }
     /// The context the object was registered in was released (its `deinit` ran).
     var contextReleased: Bool { get { bit(1 << 13) } set { set(1 << 13, newValue) } }
+    /// A fault a fetch with ``FetchRequest/fetchBatchSize`` left in one of the context's
+    /// fault batches (``FaultBatch``): firing it fills its whole batch.
+    var inFaultBatch: Bool { get { bit(1 << 14) } set { set(1 << 14, newValue) } }
 }
 
 extension ManagedObject {

@@ -37,6 +37,21 @@ public final class InMemoryStore: PersistentStore, TextStoring {
         state.withLock { $0.rows.values(for: objectID) }
     }
 
+    /// Several records' persistent values, in the order asked, under one acquisition of
+    /// the store's lock.
+    public func values(for objectIDs: [ManagedObjectID]) throws -> [[PropertyValue]?] {
+        state.withLock { state in objectIDs.map { state.rows.values(for: $0) } }
+    }
+
+    /// The matching records with their values, found and read from one copy of the rows.
+    public func fetchRecords(_ request: StoreFetchRequest) throws -> [StoreRecord] {
+        let rows = state.withLock { $0.rows }
+        let ids = try StoreRowFetch.objectIDs(
+            request, candidates: rows.objectIDs(for: request.entity, includingSubentities: request.includesSubentities)
+        ) { rows.values(for: $0) }
+        return ids.compactMap { id in rows.values(for: id).map { StoreRecord(objectID: id, values: $0) } }
+    }
+
     /// The text of a record with its characters' identities.
     package func textSequence(for id: ManagedObjectID, slot: Int) throws -> TextSequence? {
         state.withLock { $0.rows.textSequence(for: id, slot: slot) }

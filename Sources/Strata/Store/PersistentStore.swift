@@ -40,6 +40,30 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// `.objects`), or nil when the record does not exist.
     func values(for objectID: ManagedObjectID) throws -> [PropertyValue]?
 
+    /// The persistent values of several records, in the order of `objectIDs`: each element
+    /// is what ``values(for:)-(ManagedObjectID)`` returns for that ID (nil when the record
+    /// does not exist).
+    ///
+    /// Contexts read through it whenever they need more than one record — a fetch's
+    /// results, a batch of faults (``FetchRequest/fetchBatchSize``), the destinations of
+    /// ``FetchRequest/relationshipKeyPathsForPrefetching`` — so a store that can read many
+    /// records in one round trip should implement it; the default reads them one by one
+    /// with ``values(for:)-(ManagedObjectID)``. The document store reads the snapshot rows
+    /// of a batch in one statement per table and one per to-many relationship
+    /// (docs/ARCHITECTURE.md, "Reads: one pass from SQL to objects").
+    func values(for objectIDs: [ManagedObjectID]) throws -> [[PropertyValue]?]
+
+    /// The records matching the request, in its order and within its window, each with its
+    /// persistent values: what ``fetchObjectIDs(_:)`` returns, with what
+    /// ``values(for:)-(ManagedObjectID)`` returns for each.
+    ///
+    /// A fetch that loads its results (``FetchRequest/returnsObjectsAsFaults`` false,
+    /// dictionary results, prefetching) asks for this, so a store that can find records and
+    /// read their values in one pass should implement it. The default asks
+    /// ``fetchObjectIDs(_:)``, then ``values(for:)-([ManagedObjectID])`` for all of them,
+    /// and leaves out a record that vanished in between.
+    func fetchRecords(_ request: StoreFetchRequest) throws -> [StoreRecord]
+
     /// The IDs of every record of `entity` (and its sub-entities when asked), in key order.
     func objectIDs(for entity: EntityDescription, includingSubentities: Bool) throws -> [ManagedObjectID]
 
@@ -88,6 +112,27 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// A call nested in the same thread's write passes what the outer one caught up with.
     /// Stores no one else writes just run `body` with no changes (the default).
     func performWrite<T>(_ body: (_ changedElsewhere: Set<ManagedObjectID>) throws -> T) throws -> T
+}
+
+extension PersistentStore {
+    /// Reads the records one by one with ``values(for:)-(ManagedObjectID)``: a store with
+    /// a batched read implements ``values(for:)-([ManagedObjectID])`` itself.
+    public func values(for objectIDs: [ManagedObjectID]) throws -> [[PropertyValue]?] {
+        try objectIDs.map { try values(for: $0) }
+    }
+
+    /// Asks ``fetchObjectIDs(_:)``, then ``values(for:)-([ManagedObjectID])`` for the IDs
+    /// found, leaving out a record that no longer exists.
+    public func fetchRecords(_ request: StoreFetchRequest) throws -> [StoreRecord] {
+        let ids = try fetchObjectIDs(request)
+        let rows = try values(for: ids)
+        var records: [StoreRecord] = []
+        records.reserveCapacity(ids.count)
+        for (id, row) in zip(ids, rows) {
+            if let row { records.append(StoreRecord(objectID: id, values: row)) }
+        }
+        return records
+    }
 }
 
 extension PersistentStore {

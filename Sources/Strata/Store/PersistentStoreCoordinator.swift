@@ -137,15 +137,48 @@ public final class PersistentStoreCoordinator: Sendable {
     func values(for objectID: ManagedObjectID, stalenessInterval: TimeInterval) throws
         -> (values: [PropertyValue], generation: UInt64)?
     {
-        guard !objectID.isTemporaryID else { return nil }
-        if let cached = rowCache.values(for: objectID, stalenessInterval: stalenessInterval,
-                                        changedSince: { hasChanged(objectID, since: $0) }) {
-            return cached
+        try values(for: [objectID], stalenessInterval: stalenessInterval)[0]
+    }
+
+    /// The rows of several records for a context whose staleness interval is
+    /// `stalenessInterval`, in the order of `ids` (nil for temporary IDs and records that
+    /// do not exist): the cached rows young enough, the others read from their stores with
+    /// one batched read each (``PersistentStore/values(for:)-([ManagedObjectID])``) and
+    /// cached. The one path by which faults — one, or a batch of them — read rows
+    /// (docs/ARCHITECTURE.md, "Reads: one pass from SQL to objects").
+    func values(for ids: [ManagedObjectID], stalenessInterval: TimeInterval) throws
+        -> [(values: [PropertyValue], generation: UInt64)?]
+    {
+        var result = rowCache.values(for: ids, stalenessInterval: stalenessInterval) { hasChanged($0, since: $1) }
+        var missingByStore: [ObjectIdentifier: (store: any PersistentStore, positions: [Int])] = [:]
+        var storeByEntity: [Int: any PersistentStore] = [:]
+        for (position, id) in ids.enumerated() where result[position] == nil && !id.isTemporaryID {
+            let store = try storeByEntity[id.entity.index] ?? self.store(for: id.entity)
+            storeByEntity[id.entity.index] = store
+            missingByStore[ObjectIdentifier(store), default: (store, [])].positions.append(position)
         }
+        guard !missingByStore.isEmpty else { return result }
         let generation = self.generation
-        guard let values = try values(for: objectID) else { return nil }
-        rowCache.store(values, for: objectID, generation: generation)
-        return (values, generation)
+        for (_, group) in missingByStore {
+            let wanted = group.positions.map { ids[$0] }
+            let rows = try group.store.values(for: wanted)
+            var read: [(ManagedObjectID, [PropertyValue])] = []
+            read.reserveCapacity(wanted.count)
+            for (position, row) in zip(group.positions, rows) {
+                guard let row else { continue }
+                result[position] = (row, generation)
+                read.append((ids[position], row))
+            }
+            rowCache.store(read, generation: generation)
+        }
+        return result
+    }
+
+    /// Keeps the rows a fetch read at `generation` in the row cache: fetches and faults
+    /// share one row path, so a fault fired later (after a refresh) finds the fetched row
+    /// as the staleness interval allows.
+    func cacheFetchedRows(_ records: some Sequence<StoreRecord>, generation: UInt64) {
+        rowCache.store(records.lazy.map { ($0.objectID, $0.values) }, generation: generation)
     }
 
     /// The current change generation. Read it before reading a record's values: an object

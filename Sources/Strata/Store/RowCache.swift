@@ -33,6 +33,42 @@ final class RowCache: Sendable {
         return (entry.values, entry.generation)
     }
 
+    /// The cached rows of several records, in the order of `ids`, each as
+    /// ``values(for:stalenessInterval:changedSince:)`` answers for it, under one
+    /// acquisition of the lock.
+    func values(for ids: [ManagedObjectID], stalenessInterval: TimeInterval,
+                changedSince: (ManagedObjectID, UInt64) -> Bool) -> [(values: [PropertyValue], generation: UInt64)?] {
+        guard stalenessInterval != 0 else { return Array(repeating: nil, count: ids.count) }
+        let found: [Entry?] = entries.withLock { entries in
+            entries.isEmpty ? Array(repeating: nil, count: ids.count) : ids.map { entries[$0] }
+        }
+        let now = stalenessInterval > 0 ? Self.now() : 0
+        var result: [(values: [PropertyValue], generation: UInt64)?] = []
+        result.reserveCapacity(ids.count)
+        for (id, entry) in zip(ids, found) {
+            guard let entry, stalenessInterval < 0 || now - entry.time < stalenessInterval,
+                  !changedSince(id, entry.generation) else {
+                result.append(nil)
+                continue
+            }
+            result.append((entry.values, entry.generation))
+        }
+        return result
+    }
+
+    /// Keeps rows read from the store at `generation` (a batch of faults, a fetch's
+    /// results), under one acquisition of the lock.
+    func store(_ rows: some Sequence<(ManagedObjectID, [PropertyValue])>, generation: UInt64) {
+        let time = Self.now()
+        entries.withLock { entries in
+            entries.reserveCapacity(min(Self.limit, entries.count + rows.underestimatedCount))
+            for (id, values) in rows {
+                if entries.count >= Self.limit, entries[id] == nil { entries.removeAll(keepingCapacity: true) }
+                entries[id] = Entry(values: values, generation: generation, time: time)
+            }
+        }
+    }
+
     /// Keeps a row read from the store at `generation`.
     func store(_ values: [PropertyValue], for id: ManagedObjectID, generation: UInt64) {
         let entry = Entry(values: values, generation: generation, time: Self.now())

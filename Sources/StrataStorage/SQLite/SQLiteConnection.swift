@@ -40,6 +40,8 @@ package final class SQLiteConnection {
     /// The path the connection was opened with.
     package let path: String
     var statementCache: [String: SQLiteStatement] = [:]
+    /// Statements cached under their shape (``prepare(shape:sql:)``), not their text.
+    var shapeCache: [SQLiteStatementShape: SQLiteStatement] = [:]
     var functionNames: Set<String> = []
     /// What a registered function threw in the statement running now (``takeFunctionError()``).
     var functionError: StrataError?
@@ -153,8 +155,28 @@ package final class SQLiteConnection {
         return SQLiteStatement(handle: raw, database: database, sql: sql)
     }
 
+    /// The prepared statement of a shape: the one cached under `shape`, reset with its
+    /// bindings cleared, or the one `sql` makes, cached under it.
+    ///
+    /// For statements run again and again whose text is derived from a few facts (which
+    /// table, which relationship): the caller names the shape and the text is built only the
+    /// first time, where ``prepare(_:)`` needs the text built and hashed on every call
+    /// (docs/ARCHITECTURE.md, "Reads: one pass from SQL to objects"). A shape must always
+    /// stand for the same SQL on one connection.
+    /// - Throws: ``StrataError`` `.sqlite` when the SQL does not compile.
+    package func prepare(shape: SQLiteStatementShape, sql: () -> String) throws -> SQLiteStatement {
+        if let cached = shapeCache[shape] {
+            cached.resetQuietly()
+            try cached.clearBindings()
+            return cached
+        }
+        let statement = try makeStatement(sql())
+        shapeCache[shape] = statement
+        return statement
+    }
+
     /// The number of statements currently in the cache.
-    package var cachedStatementCount: Int { statementCache.count }
+    package var cachedStatementCount: Int { statementCache.count + shapeCache.count }
 
     /// The row ID of the most recent successful INSERT on this connection.
     package var lastInsertRowID: Int64 { handle.map { sqlite3_last_insert_rowid($0) } ?? 0 }
@@ -172,6 +194,8 @@ package final class SQLiteConnection {
         guard let database = handle else { return }
         for statement in statementCache.values { statement.finalize() }
         statementCache.removeAll()
+        for statement in shapeCache.values { statement.finalize() }
+        shapeCache.removeAll()
         sqlite3_trace_v2(database, 0, nil, nil)
         traceBox?.release()
         traceBox = nil

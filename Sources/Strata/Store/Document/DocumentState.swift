@@ -218,7 +218,7 @@ struct DocumentState: @unchecked Sendable {
         }
     }
 
-    private func withoutDeletedMembers(_ row: [PropertyValue]) -> [PropertyValue] {
+    func withoutDeletedMembers(_ row: [PropertyValue]) -> [PropertyValue] {
         guard !overlay.deleted.isEmpty else { return row }
         return row.map { value in
             guard case .objects(let members) = value, members.contains(where: overlay.deleted.contains) else { return value }
@@ -235,71 +235,34 @@ struct DocumentState: @unchecked Sendable {
 
     /// A record's values as the snapshot tables hold them.
     func snapshotValues(_ id: ManagedObjectID) throws -> [PropertyValue]? {
-        let entity = id.entity
-        let table = schema.table(for: entity)
-        let storage = schema.storage(of: entity)
-        var columns: [String] = [table.entitySQL(alias: nil)]
-        for case .column(let name) in storage { columns.append(SnapshotSchema.quote(name)) }
-        for slotStorage in storage {
-            if case .toOne(let column, let entityColumn, _) = slotStorage {
-                columns.append(SnapshotSchema.quote(column))
-                if let entityColumn { columns.append(SnapshotSchema.quote(entityColumn)) }
+        try rowReader.value(of: id)
+    }
+
+    /// What reads the snapshot tables' rows, a batch at a time.
+    var rowReader: SnapshotRowReader {
+        SnapshotRowReader(connection: connection, schema: schema, storeTag: storeTag)
+    }
+
+    /// Several records' persistent values, in the order of `ids` (nil where a record does
+    /// not exist): the overlay's where it has them, the rest read from the snapshot in one
+    /// batch (``SnapshotRowReader``), members deleted in the overlay filtered out as
+    /// ``currentValues(_:)`` does.
+    func currentValues(_ ids: [ManagedObjectID]) throws -> [[PropertyValue]?] {
+        var result = [[PropertyValue]?](repeating: nil, count: ids.count)
+        var unknown: [Int] = []
+        for (position, id) in ids.enumerated() {
+            switch overlay.lookup(id) {
+            case .row(let row): result[position] = withoutDeletedMembers(row)
+            case .deleted: continue
+            case .unknown: unknown.append(position)
             }
         }
-        let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(SnapshotSchema.quote(table.name)) WHERE \"_pk\" = ?"
-        let statement = try connection.prepare(sql)
-        try statement.bind([.integer(id.primaryKey)])
-        defer { try? statement.reset() }
-        guard try statement.step() == .row else { return nil }
-        guard statement.int64(at: 0) == Int64(entity.index) else { return nil }
-        var values = RowTable.persistent(Array(repeating: .null, count: entity.slotCount), of: entity)
-        var column = 1
-        for (slot, slotStorage) in storage.enumerated() {
-            guard case .column(let name) = slotStorage, case .attribute(let index) = entity.slotKinds[slot] else { continue }
-            values[slot] = try SnapshotValueCoding.decode(statement.value(at: column), as: entity.attributes[index].attributeType, column: name)
-            column += 1
+        guard !unknown.isEmpty else { return result }
+        let read = try rowReader.values(of: unknown.map { ids[$0] })
+        for (index, position) in unknown.enumerated() {
+            result[position] = read[index].map(withoutDeletedMembers)
         }
-        for (slot, slotStorage) in storage.enumerated() {
-            guard case .toOne(_, let entityColumn, let destination) = slotStorage else { continue }
-            let key = statement.value(at: column)
-            column += 1
-            var target = destination.rootEntity
-            if entityColumn != nil {
-                if case .integer(let index) = statement.value(at: column), let entity = schema.model.entities[safe: Int(index)] {
-                    target = entity
-                }
-                column += 1
-            }
-            if case .integer(let pk) = key {
-                values[slot] = .object(ManagedObjectID(entity: target, storeTag: id.storeTag, primaryKey: pk))
-            }
-        }
-        try statement.reset()
-        for (slot, slotStorage) in storage.enumerated() {
-            switch slotStorage {
-            case .inverseForeignKey(let tableName, let column, let destination):
-                let entitySQL = schema.table(for: destination).entitySQL(alias: nil)
-                let rows = try connection.prepare(
-                    "SELECT \"_pk\", \(entitySQL) FROM \(SnapshotSchema.quote(tableName)) WHERE \(SnapshotSchema.quote(column)) = ?")
-                    .rows([.integer(id.primaryKey)])
-                values[slot] = .objects(OrderedSet(members(rows, fallback: nil, storeTag: id.storeTag).sorted()))
-            case .join(let join, let reversed):
-                let near = reversed ? "destination" : "source"
-                let far = reversed ? "source" : "destination"
-                let farHasEntity = reversed ? join.sourceHasEntity : join.destinationHasEntity
-                let farRoot = reversed ? join.owner.rootEntity : schema.model.entities[join.relationship.destinationIndex].rootEntity
-                let order = join.isOrdered && !reversed ? "\"position\"" : "\"\(far)\""
-                let entityColumn = farHasEntity ? ", \"\(far)_entity\"" : ""
-                let rows = try connection.prepare(
-                    "SELECT \"\(far)\"\(entityColumn) FROM \(SnapshotSchema.quote(join.name)) WHERE \"\(near)\" = ? ORDER BY \(order)")
-                    .rows([.integer(id.primaryKey)])
-                let found = members(rows, fallback: farHasEntity ? nil : farRoot, storeTag: id.storeTag)
-                values[slot] = .objects(OrderedSet(join.isOrdered && !reversed ? found : found.sorted()))
-            default:
-                continue
-            }
-        }
-        return values
+        return result
     }
 
     private func members(_ rows: [[SQLiteValue]], fallback: EntityDescription?, storeTag: UInt32) -> [ManagedObjectID] {

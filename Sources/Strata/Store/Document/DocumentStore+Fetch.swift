@@ -12,6 +12,20 @@ extension DocumentStore {
         }
     }
 
+    /// The matching records with their values, in order, within the window: the IDs and
+    /// the values come from the same SQL statement, to-many members from one statement per
+    /// relationship, and the overlay of uncompacted segments wins as in
+    /// ``fetchObjectIDs(_:)``.
+    ///
+    /// - Complexity: 1 + T statements for an entity with T persistent to-many
+    ///   relationships, whatever the number of records (docs/ARCHITECTURE.md, "Reads: one
+    ///   pass from SQL to objects").
+    public func fetchRecords(_ request: StoreFetchRequest) throws -> [StoreRecord] {
+        try withOpenState { state in
+            try DocumentFetch(state: state, schema: schema, storeTag: tag, limits: configuration.limits, request: request).records()
+        }
+    }
+
     /// The number of matching records, limit and offset applied.
     public func countObjects(_ request: StoreFetchRequest) throws -> Int {
         try withOpenState { state in

@@ -6,6 +6,14 @@ extension DocumentStore {
         try withOpenState { try $0.currentValues(objectID) }
     }
 
+    /// Several records' persistent values, in the order asked: the overlay's where it has
+    /// them, the others read from the snapshot tables in one statement per table and one
+    /// per to-many relationship (docs/ARCHITECTURE.md, "Reads: one pass from SQL to
+    /// objects"), under one acquisition of the store's lock.
+    public func values(for objectIDs: [ManagedObjectID]) throws -> [[PropertyValue]?] {
+        try withOpenState { try $0.currentValues(objectIDs) }
+    }
+
     /// Every record of an entity (and its sub-entities when asked), in ID order.
     public func objectIDs(for entity: EntityDescription, includingSubentities: Bool) throws -> [ManagedObjectID] {
         let entities = includingSubentities ? entity.selfAndDescendants : [entity]

@@ -88,6 +88,21 @@ final class DocumentGeneration: @unchecked Sendable {
         try state.withLock { try $0.currentValues(id) }
     }
 
+    /// Several records' values in this generation, in the order asked (nil where one did
+    /// not exist then), read as ``DocumentStore/values(for:)-([ManagedObjectID])`` reads them.
+    func values(for ids: [ManagedObjectID]) throws -> [[PropertyValue]?] {
+        try state.withLock { try $0.currentValues(ids) }
+    }
+
+    /// The matching records of this generation with their values, in order, within the
+    /// window, read as ``DocumentStore/fetchRecords(_:)`` reads them.
+    func fetchRecords(_ request: StoreFetchRequest) throws -> [StoreRecord] {
+        try state.withLock { state in
+            try DocumentFetch(state: state, schema: store.schema, storeTag: store.tag, limits: store.configuration.limits,
+                              request: request).records()
+        }
+    }
+
     /// The matching records of this generation, in order, within the window.
     func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ManagedObjectID] {
         try state.withLock { state in

@@ -38,6 +38,9 @@ struct SQLPredicateTranslator {
     /// - Parameters:
     ///   - request: the fetch; its predicate's free `$VARIABLES` are replaced from `variables`.
     ///   - variables: substitution variables.
+    ///   - selectingValues: whether ``SQLFetchPlan/select`` also returns each row's
+    ///     columns (``SnapshotRowLayout/columns``, after `_pk` and the entity), so that a
+    ///     fetch reads its records' values in the statement that finds them.
     /// - Returns: the plan; see ``SQLFetchPlan`` for how to run it.
     /// - Throws: `StrataError(.predicateEvaluation)` for what the evaluator rejects (a string
     ///   compared with a number, per the model's attribute types; a to-many compared
@@ -46,7 +49,8 @@ struct SQLPredicateTranslator {
     ///   something that is not a stored attribute; a predicate beyond ``limits``
     ///   (docs/LIMITS.md) is refused with `.predicateEvaluation` before any SQL is built.
     /// - Complexity: O(size of the predicate and sort descriptors).
-    func plan(for request: StoreFetchRequest, variables: [String: PropertyValue] = [:]) throws -> SQLFetchPlan {
+    func plan(for request: StoreFetchRequest, variables: [String: PropertyValue] = [:],
+              selectingValues: Bool = false) throws -> SQLFetchPlan {
         try request.predicate?.checkLimits(limits)
         var translation = SQLTranslation(schema: schema, storeTag: storeTag, entity: request.entity)
         var conditions: [String] = []
@@ -76,7 +80,11 @@ struct SQLPredicateTranslator {
             orderTerms.append(try translation.orderTerm(descriptor))
         }
         orderTerms.append("t.\"_pk\" ASC")
-        var sql = "SELECT t.\"_pk\", \(schema.table(for: request.entity).entitySQL(alias: "t")) FROM \(translation.renderFrom(translation.rootScope))\(whereClause)"
+        var values = ""
+        if selectingValues, let layout = schema.rowLayouts[request.entity.rootEntityIndex], !layout.columns.isEmpty {
+            values = ", " + layout.selectList(alias: "t")
+        }
+        var sql = "SELECT t.\"_pk\", \(schema.table(for: request.entity).entitySQL(alias: "t"))\(values) FROM \(translation.renderFrom(translation.rootScope))\(whereClause)"
         sql += " ORDER BY " + orderTerms.joined(separator: ", ")
         if residual.isEmpty, request.fetchLimit > 0 || request.fetchOffset > 0 {
             let limit = translation.bind(.integer(request.fetchLimit > 0 ? Int64(request.fetchLimit) : -1))

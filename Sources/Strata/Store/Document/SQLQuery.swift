@@ -47,6 +47,29 @@ package struct SQLQuery: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Runs the query on `connection` (through its statement cache) and hands `body` the
+    /// statement at each row, to read its columns there: a fetch decodes its records'
+    /// values from the rows as SQLite steps, with no array of ``SQLiteValue`` per row.
+    ///
+    /// `body` must not run this query's SQL again (the cached statement is the cursor);
+    /// other statements are fine once it has returned.
+    /// - Throws: as ``rows(on:)``; whatever `body` throws, which stops the cursor.
+    package func forEachCachedRow(on connection: SQLiteConnection, _ body: (SQLiteStatement) throws -> Void) throws {
+        _ = connection.takeFunctionError()
+        do {
+            let statement = try connection.prepare(sql)
+            defer { statement.resetQuietly() }
+            try statement.bind(bindings)
+            while try statement.step() == .row { try body(statement) }
+        } catch let error as StrataError where error.code == .sqlite {
+            if var thrown = connection.takeFunctionError() {
+                thrown.context.sql = sql
+                throw thrown
+            }
+            throw error
+        }
+    }
+
     /// Runs the query on `connection` and hands each row to `body` as SQLite produces it,
     /// holding none: a cursor, for results too large to keep (`strata fetch`, `export`).
     ///

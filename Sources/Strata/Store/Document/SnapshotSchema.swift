@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// How a document's snapshot tables store the model (docs/FORMAT.md, "Snapshot tables").
 ///
@@ -88,6 +89,13 @@ struct SnapshotSchema {
     private(set) var tables: [Int: Table] = [:]          // by root entity index
     private(set) var joinTables: [String: JoinTable] = [:]
     private(set) var slots: [Int: [SlotStorage]] = [:]   // by entity index
+    /// How a row of each root table is read and decoded, by root entity index
+    /// (``SnapshotRowLayout``).
+    private(set) var rowLayouts: [Int: SnapshotRowLayout] = [:]
+    /// Names this schema's statements in a connection's shape cache
+    /// (`SQLiteConnection.prepare(shape:sql:)`): unique per schema built, and per renamed
+    /// copy, so a shape never finds another schema's SQL.
+    private(set) var shapeOwner = SnapshotSchema.nextShapeOwner()
 
     /// Builds the schema of a model.
     /// - Throws: `.invalidModel` when an entity name collides with Strata's own tables.
@@ -122,6 +130,15 @@ struct SnapshotSchema {
             for case .join(let join, false) in storage { joinTables[join.name] = join; _ = entityIndex }
         }
         resolveInverseForeignKeyColumns()
+        var layouts: [Int: SnapshotRowLayout] = [:]
+        for (rootIndex, table) in tables { layouts[rootIndex] = SnapshotRowLayout(table: table, schema: self) }
+        rowLayouts = layouts
+    }
+
+    private static let shapeOwners = Atomic<Int>(0)
+
+    private static func nextShapeOwner() -> Int {
+        shapeOwners.add(1, ordering: .relaxed).newValue
     }
 
     /// Points each to-many read through an inverse foreign key at the column the inverse
@@ -264,6 +281,7 @@ extension SnapshotSchema {
     /// migration writes the new tables while the old ones, of the same names, are read.
     func renamed(prefix: String) -> SnapshotSchema {
         var copy = self
+        copy.shapeOwner = Self.nextShapeOwner()
         copy.tables = tables.mapValues { table in
             Table(name: prefix + table.name, root: table.root, columns: table.columns,
                   hasEntityColumn: table.hasEntityColumn, hasVersionColumn: table.hasVersionColumn)

@@ -43,6 +43,8 @@ enum Subject {
     static let strataNoUndo = "strata-noundo"
     /// W1b's batch insert with automatic compaction off (the request alone).
     static let strataNoFold = "strata-nofold"
+    /// W12's dictionary results (`fetchDictionaries`), beside its objects.
+    static let strataDictionaries = "strata-dictionaries"
     static let sqlite = "sqlite"
     static let grdbRecords = "grdb-records"
     static let grdbStatements = "grdb-statements"

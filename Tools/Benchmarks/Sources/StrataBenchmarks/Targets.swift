@@ -127,6 +127,19 @@ enum Targets {
             let megabytes = peak * 1.048_576
             return (megabytes < 64, String(format: "%.1f MB (%.1f MiB) for the whole process", megabytes, peak))
         },
+        Target(workload: "W12", text: "every employee as objects (faults off) ≤ 1.5× GRDB's Codable records") { m in
+            guard let strata = m["W12.strata.fetch_s"], let grdb = m["W12.grdb-records.fetch_s"] else { return nil }
+            return (strata <= 1.5 * grdb, "\(seconds(strata)) vs \(seconds(grdb)): \(String(format: "%.2f", strata / grdb))×")
+        },
+        Target(workload: "W12", text: "every employee as dictionaries ≤ 1.5× GRDB's rows") { m in
+            guard let strata = m["W12.strata-dictionaries.fetch_s"], let grdb = m["W12.grdb-statements.fetch_s"] else { return nil }
+            return (strata <= 1.5 * grdb, "\(seconds(strata)) vs \(seconds(grdb)): \(String(format: "%.2f", strata / grdb))×")
+        },
+        Target(workload: "W12", text: "peak memory ≤ 2× GRDB's records'") { m in
+            guard let strata = m["W12.strata.peak_mib"], let grdb = m["W12.grdb-records.peak_mib"] else { return nil }
+            let dictionaries = m["W12.strata-dictionaries.peak_mib"].map { String(format: "; dictionaries %.0f MiB", $0) } ?? ""
+            return (strata <= 2 * grdb, String(format: "%.0f MiB vs %.0f MiB: %.1f×", strata, grdb, strata / grdb) + dictionaries)
+        },
         Target(workload: "W5", text: "compaction ≥ 50% of raw SQLite's row rate") { m in
             guard let strata = m["W5.strata.compact_ops_per_s"], let sqlite = m["W5.sqlite.rows_per_s"] else { return nil }
             return (strata >= 0.5 * sqlite, "\(rate(strata)) vs \(rate(sqlite)): \(String(format: "%.0f", 100 * strata / sqlite))%")

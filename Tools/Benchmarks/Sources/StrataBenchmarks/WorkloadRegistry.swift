@@ -4,8 +4,8 @@ import Foundation
 /// units here (one line each), and its table rows in `ReportRows` (same file order).
 /// Units that need a W1 document build it when an earlier unit has not.
 enum WorkloadRegistry {
-    static let units: [BenchUnit] = bulkCreate + batchInsert + editUndo + smallSave + openRead + logReplay + fetchedResults
-        + importCSV + bigSaveOpen + manyWriters + textTraces
+    static let units: [BenchUnit] = bulkCreate + batchInsert + editUndo + smallSave + openRead + fetchAll + logReplay
+        + fetchedResults + importCSV + bigSaveOpen + manyWriters + textTraces
 
     static let bulkCreate: [BenchUnit] = [
         BenchUnit("w1-strata", "W1", Subject.strata, isBulk: true, .swift(BulkCreateWorkload.runStrata)),
@@ -37,6 +37,15 @@ enum WorkloadRegistry {
         BenchUnit("w4-strata", "W4", Subject.strata, .swift(OpenReadWorkload.runStrata)),
         BenchUnit("w4-sqlite", "W4", Subject.sqlite, .swift(RawSQLitePeer.openRead)),
         BenchUnit("w4-grdb-records", "W4", Subject.grdbRecords, .swift(GRDBPeer.openRead)),
+    ]
+
+    /// W12: every employee of W1's document, every attribute read.
+    static let fetchAll: [BenchUnit] = [
+        BenchUnit("w12-strata", "W12", Subject.strata, .swift(FetchAllWorkload.runStrataObjects)),
+        BenchUnit("w12-strata-dictionaries", "W12", Subject.strataDictionaries, .swift(FetchAllWorkload.runStrataDictionaries)),
+        BenchUnit("w12-sqlite", "W12", Subject.sqlite, .swift(FetchAllWorkload.runSQLite)),
+        BenchUnit("w12-grdb-records", "W12", Subject.grdbRecords, .swift(FetchAllWorkload.runGRDBRecords)),
+        BenchUnit("w12-grdb-rows", "W12", Subject.grdbStatements, .swift(FetchAllWorkload.runGRDBRows)),
     ]
 
     static let logReplay: [BenchUnit] = [
