@@ -102,16 +102,7 @@ enum FetchAllWorkload {
         let db = try RawSQLite(path: url.path)
         try db.useDocumentDurability()
         let (count, seconds) = try Clock.measure { () -> Int in
-            let statement = try db.prepare("SELECT id, firstName, lastName, salary, employeeID, startDate, department FROM Employee ORDER BY id")
-            var rows = 0
-            var checksum = 0
-            while try statement.step() {
-                checksum &+= Int(statement.int64(0)) &+ statement.text(1).utf8.count &+ statement.text(2).utf8.count
-                checksum &+= Int(statement.int64(3)) &+ Int(statement.int64(4)) &+ Int(statement.double(5)) &+ Int(statement.int64(6))
-                rows += 1
-            }
-            blackHole(checksum)
-            return rows
+            try RawSQLitePeer.readRows(db.prepare("SELECT id, firstName, lastName, salary, employeeID, startDate, department FROM Employee ORDER BY id"))
         }
         note("W12 sqlite: \(count) rows")
         return ["W12.fetch_s": seconds, "W12.rows": Double(count), "W12.peak_mib": peakMemoryMiB()]

@@ -119,7 +119,8 @@ enum RawSQLitePeer {
                 "W4.prefix_s": prefixSeconds, "W4.rows": Double(first + second), "W4.peak_mib": peakMemoryMiB()]
     }
 
-    private static func readRows(_ statement: RawSQLite.Statement) throws -> Int {
+    /// Steps an employee query (W4, W12) to its end, reading every column; the rows read.
+    static func readRows(_ statement: RawSQLite.Statement) throws -> Int {
         var rows = 0
         var checksum = 0
         while try statement.step() {
