@@ -35,16 +35,7 @@ package struct SQLQuery: Hashable, Sendable, CustomStringConvertible {
     ///   evaluator's) when that made the statement fail.
     /// - Complexity: that of the SQL; a fetch without residual reads only the rows returned.
     package func rows(on connection: SQLiteConnection) throws -> [[SQLiteValue]] {
-        _ = connection.takeFunctionError()
-        do {
-            return try connection.prepare(sql).rows(bindings)
-        } catch let error as StrataError where error.code == .sqlite {
-            if var thrown = connection.takeFunctionError() {
-                thrown.context.sql = sql
-                throw thrown
-            }
-            throw error
-        }
+        try reportingFunctionErrors(on: connection) { try connection.prepare(sql).rows(bindings) }
     }
 
     /// Runs the query on `connection` (through its statement cache) and hands `body` the
@@ -55,18 +46,11 @@ package struct SQLQuery: Hashable, Sendable, CustomStringConvertible {
     /// other statements are fine once it has returned.
     /// - Throws: as ``rows(on:)``; whatever `body` throws, which stops the cursor.
     package func forEachCachedRow(on connection: SQLiteConnection, _ body: (SQLiteStatement) throws -> Void) throws {
-        _ = connection.takeFunctionError()
-        do {
+        try reportingFunctionErrors(on: connection) {
             let statement = try connection.prepare(sql)
             defer { statement.resetQuietly() }
             try statement.bind(bindings)
             while try statement.step() == .row { try body(statement) }
-        } catch let error as StrataError where error.code == .sqlite {
-            if var thrown = connection.takeFunctionError() {
-                thrown.context.sql = sql
-                throw thrown
-            }
-            throw error
         }
     }
 
@@ -81,13 +65,21 @@ package struct SQLQuery: Hashable, Sendable, CustomStringConvertible {
     /// - Complexity: that of the SQL; memory does not grow with the number of rows (an
     ///   ORDER BY that no index serves is sorted by SQLite, which spills to disk).
     package func forEachRow(on connection: SQLiteConnection, _ body: (SQLiteStatement) throws -> Bool) throws {
-        _ = connection.takeFunctionError()
-        do {
+        try reportingFunctionErrors(on: connection) {
             let statement = try connection.makeStatement(sql)
             try statement.bind(bindings)
             while try statement.step() == .row {
                 guard try body(statement) else { break }
             }
+        }
+    }
+
+    /// Runs `work` on `connection`; an SQLite failure that one of Strata's SQL functions
+    /// caused is reported as that function's own error, naming this query's SQL.
+    private func reportingFunctionErrors<Result>(on connection: SQLiteConnection, _ work: () throws -> Result) throws -> Result {
+        _ = connection.takeFunctionError()
+        do {
+            return try work()
         } catch let error as StrataError where error.code == .sqlite {
             if var thrown = connection.takeFunctionError() {
                 thrown.context.sql = sql
