@@ -12,16 +12,27 @@ extension PostgresDocumentStore: RemoteChangeAnnouncing {
     /// - Throws: `.server` naming the server; `.corruptSegment` naming a damaged segment.
     @discardableResult
     public func catchUp() throws -> StoreRemoteChange? {
-        _ = try withWriter { try pullFromServerLocked() }
+        try catchUp(through: nil)
+    }
+
+    /// Catches up to at least `target` (nil: the primary's head), reading from the
+    /// location's replicas what they have replayed.
+    func catchUp(through target: Int64?) throws -> StoreRemoteChange? {
+        _ = try withWriter { try pullFromServerLocked(routed: true, through: target) }
         // Outside the write lock: the coordinators' contexts may be waiting for it.
         return try replica.catchUp()
     }
 
-    /// A NOTIFY arrived (on the listener's queue): catch up. A failure is left for the
-    /// next save or catch-up, which reads the server again and reports it.
-    func serverChanged() {
-        _ = try? catchUp()
+    /// A NOTIFY arrived (on the listener's queue) with the last sequence appended: catch
+    /// up. A failure is left for the next save or catch-up, which reads the server again
+    /// and reports it.
+    func serverChanged(through target: Int64?) {
+        _ = try? catchUp(through: target)
     }
+
+    /// How many segments this store read from the location's replicas and from the
+    /// primary when opening and catching up (tests, diagnostics).
+    var segmentsReadByServer: (replicas: Int, primary: Int) { reads.segmentCounts }
 
     /// Sets (nil: removes) what a coordinator does with the changes the replica took in.
     package func setRemoteChangeHandler(for coordinator: PersistentStoreCoordinator,

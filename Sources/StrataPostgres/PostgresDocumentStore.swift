@@ -51,6 +51,12 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
         /// than this is sent as several segments in its one server transaction. Every store
         /// opening the document must accept what the others write.
         public var maxSegmentSize = DocumentStore.Configuration().maxSegmentSize
+        /// Seconds the store's connection for saves and catch-ups may go unused before it
+        /// is closed (default 30; nil: kept open): an idle store costs the server no
+        /// connection, and its next call opens one again. Following the other writers
+        /// costs none either: every store of the process on one server shares one
+        /// listening connection (docs/POSTGRES.md, "Connections").
+        public var idleConnectionTimeout: TimeInterval? = 30
         /// The defaults.
         public init() {}
     }
@@ -74,14 +80,20 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
     let documentID: Int64
     /// The connection saves and catch-ups use (under ``writer``).
     let session: PostgresSession
+    /// Where opens and catch-ups read segments: the location's replicas when they have
+    /// replayed far enough, else `session` (under ``writer``).
+    let reads: PostgresReadRouter
     /// Held by a save (its whole server transaction) and by a catch-up from the server.
     /// Recursive: a direct save inside `performWrite` takes it again on the same thread.
     let writer = NSRecursiveLock()
     /// Whether the thread holding ``writer`` is inside `performWrite` (only read
     /// and written by that thread).
     var inWriteLocked = false
-    /// The LISTEN connection, while the store listens.
+    /// Its subscription to the shared LISTEN connection, while the store listens.
     private var listener: PostgresChangeListener?
+    /// The server process of the process's shared listening connection, nil when the
+    /// store does not listen (tests).
+    var listenerBackendPID: Int32? { listener?.backendPID }
     /// Whether the store is open (under ``writer``).
     var isOpenLocked = true
     /// What the store knows of the server's snapshot; whether it compacts in the background.
@@ -122,7 +134,8 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
         self.location = location
         self.model = model
         self.configuration = configuration
-        session = PostgresSession(location)
+        session = PostgresSession(location, idleTimeout: configuration.idleConnectionTimeout)
+        reads = PostgresReadRouter(primary: session, idleTimeout: configuration.idleConnectionTimeout)
         try PostgresLog.installSchema(session)
         let document = try Self.findOrCreate(location, model: model, create: configuration.createsDocument, session)
         guard document.remote.modelHash == model.versionHash else {
@@ -160,12 +173,12 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
         openedFromServerSnapshot = snapshot?.through
         compaction.withLock { $0.snapshotSequence = snapshot?.through ?? 0 }
         do {
-            segmentsReplayedOnOpen = try pullFromServerLocked()
+            segmentsReplayedOnOpen = try pullFromServerLocked(routed: true)
             // What the document held when it opened is not news to anyone.
             try replica.catchUpWithoutReporting()
             if configuration.listensForRemoteChanges {
-                listener = try PostgresChangeListener(location: location, channel: PostgresLog.channel(documentID)) { [weak self] in
-                    self?.serverChanged()
+                listener = try PostgresChangeListener(location: location, channel: PostgresLog.channel(documentID)) { [weak self] sequence in
+                    self?.serverChanged(through: sequence)
                 }
             }
         } catch {
@@ -204,6 +217,7 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
         // A catch-up the listener started finds the store closed once it gets the lock.
         listener?.stop()
         listener = nil
+        reads.close()
         session.close()
         defer { Self.removeCache(cacheURL) }
         try replica.close()
@@ -226,9 +240,18 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
     /// Writes the server's segments after the replica's last into it, with the counters;
     /// returns how many. Called holding ``writer`` (or while opening).
     @discardableResult
-    func pullFromServerLocked() throws -> Int {
-        let head = try PostgresLog.head(documentID, session)
+    /// Takes in the server's segments this store has not: from the primary inside a save's
+    /// transaction (it must see everything before it appends), else `routed` through
+    /// ``reads`` — replicas first — up to at least `target` (nil: the primary's head).
+    func pullFromServerLocked(routed: Bool = false, through target: Int64? = nil) throws -> Int {
         let last = try replica.lastStoredSequence()
+        if routed {
+            if let target, target <= last { return 0 }
+            let pulled = try reads.segments(of: documentID, after: last, through: target)
+            try replica.ingest(pulled.segments, keyCounters: pulled.head.keys, groupCounter: pulled.head.groups)
+            return pulled.segments.count
+        }
+        let head = try PostgresLog.head(documentID, session)
         let segments = head.last > last ? try PostgresLog.segments(documentID, after: last, session) : []
         try replica.ingest(segments, keyCounters: head.keys, groupCounter: head.groups)
         return segments.count

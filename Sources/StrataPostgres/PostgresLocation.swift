@@ -10,8 +10,9 @@ import Strata
 /// ```
 ///
 /// The URL is `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`; `?host=/path/to/dir` connects
-/// through the Unix socket in that directory instead of TCP. TLS is not used (a server
-/// on another machine belongs behind a tunnel or a local proxy; docs/POSTGRES.md).
+/// through the Unix socket in that directory instead of TCP. Over TCP, libpq's `sslmode`,
+/// `sslrootcert`, `sslcert` and `sslkey` set TLS (``PostgresTLS``; `verify-full` for a
+/// server on another machine).
 public struct PostgresLocation: Sendable, CustomStringConvertible {
     /// The settings PostgresNIO connects with.
     public let configuration: PostgresConnection.Configuration
@@ -19,6 +20,12 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
     public let server: String
     /// The document's name (its row in `strata_documents`).
     public let document: String
+    /// How a TCP connection uses TLS; nil for a Unix socket, which never does.
+    public let tls: PostgresTLS?
+    /// Streaming replicas of the server that opens, catch-ups, clones and pulls may read
+    /// from (`replica=HOST[:PORT]` in the URL, repeatable; the same user, database and TLS
+    /// settings): docs/POSTGRES.md, "Reading from replicas".
+    public let replicas: [PostgresLocation]
 
     /// Parses a `postgres://` (or `postgresql://`) URL.
     /// - Throws: `.invalidArgument` naming the URL (without its password) and what is wrong.
@@ -42,36 +49,69 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
         var database = String(components.path.drop(while: { $0 == "/" }))
         if database.isEmpty { database = user }
         let socketDirectory = components.queryItems?.first(where: { $0.name == "host" })?.value
+        let applicationName = Self.applicationName(components.queryItems ?? [])
+        self.applicationName = applicationName
         let port = components.port ?? 5432
         guard (1...65535).contains(port) else { throw bad("port \(port) is out of range") }
         if let socketDirectory, socketDirectory.hasPrefix("/") {
             var settings = PostgresConnection.Configuration(
                 unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: user, password: password, database: database)
-            settings.options.additionalStartupParameters = Self.startupParameters
+            settings.options.additionalStartupParameters = [("application_name", applicationName)]
             configuration = settings
             server = "\(user)@\(socketDirectory):\(port)/\(database)"
+            tls = nil
+            guard !(components.queryItems ?? []).contains(where: { $0.name == "replica" }) else {
+                throw bad("replica= reads from other servers over TCP: it cannot go with a Unix socket (host=)")
+            }
+            replicas = []
             documentURL = Self.url(user: user, host: "localhost", port: port, database: database, document: document,
-                                   socketDirectory: socketDirectory)
+                                   query: [URLQueryItem(name: "host", value: socketDirectory)])
         } else {
             guard let host = components.host, !host.isEmpty else { throw bad("it names no host") }
+            let tls = try PostgresTLS(query: components.queryItems ?? [], bad: bad)
             var settings = PostgresConnection.Configuration(host: host, port: port, username: user, password: password,
-                                                            database: database, tls: .disable)
+                                                            database: database, tls: try tls.driverSetting(bad: bad))
             settings.options.connectTimeout = .seconds(10)
-            settings.options.additionalStartupParameters = Self.startupParameters
+            settings.options.additionalStartupParameters = [("application_name", applicationName)]
             configuration = settings
             server = "\(user)@\(host):\(port)/\(database)"
+            self.tls = tls
+            let replicaItems = (components.queryItems ?? []).filter { $0.name == "replica" }
+            replicas = try replicaItems.map { item in
+                try Self.replica(item.value ?? "", of: components, defaultPort: port, document: document, bad: bad)
+            }
             documentURL = Self.url(user: user, host: host, port: port, database: database, document: document,
-                                   socketDirectory: nil)
+                                   query: tls.queryItems + replicaItems)
         }
         self.document = document
     }
 
-    /// The name a connection shows in `pg_stat_activity.application_name`: `PGAPPNAME`
-    /// when set (as libpq's tools take it), else `strata`, so that an operator can tell
-    /// Strata's connections apart (and a test can end one process's connections).
-    static var startupParameters: [(String, String)] {
-        let name = ProcessInfo.processInfo.environment["PGAPPNAME"].flatMap { $0.isEmpty ? nil : $0 } ?? "strata"
-        return [("application_name", name)]
+    /// A replica's location: the primary's URL with the replica's host and port, and no
+    /// replicas of its own.
+    private static func replica(_ address: String, of primary: URLComponents, defaultPort: Int, document: String,
+                                bad: (String) -> StrataError) throws -> PostgresLocation {
+        guard let parsed = URLComponents(string: "postgres://\(address)"), let host = parsed.host, !host.isEmpty,
+              parsed.path.isEmpty, parsed.user == nil else {
+            throw bad("replica=\(address) must be HOST or HOST:PORT")
+        }
+        var parts = primary
+        parts.host = host
+        parts.port = parsed.port ?? defaultPort
+        parts.queryItems = primary.queryItems?.filter { $0.name != "replica" }
+        if parts.queryItems?.isEmpty == true { parts.queryItems = nil }
+        guard let url = parts.string else { throw bad("replica=\(address) must be HOST or HOST:PORT") }
+        return try PostgresLocation(url, document: document)
+    }
+
+    /// The name connections show in `pg_stat_activity.application_name`.
+    public let applicationName: String
+
+    /// The URL's `application_name` (libpq's parameter), else `PGAPPNAME` when set (as
+    /// libpq's tools take it), else `strata`, so that an operator can tell Strata's
+    /// connections apart (and a test can end or count one process's connections).
+    private static func applicationName(_ query: [URLQueryItem]) -> String {
+        if let named = query.last(where: { $0.name == "application_name" })?.value, !named.isEmpty { return named }
+        return ProcessInfo.processInfo.environment["PGAPPNAME"].flatMap { $0.isEmpty ? nil : $0 } ?? "strata"
     }
 
     /// Parses a URL whose last path component after the database is the document:
@@ -94,7 +134,8 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
     }
 
     /// The document's URL without a password, `postgres://USER@HOST:PORT/DATABASE/DOCUMENT`
-    /// (with `?host=DIR` for a Unix socket): what `strata sync` remembers and
+    /// (with `?host=DIR` for a Unix socket, the TLS settings when not libpq's default):
+    /// what `strata sync` remembers and
     /// ``init(documentURL:)`` reads back.
     public let documentURL: String
 
@@ -103,7 +144,7 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
 
     /// A document URL from its parts, percent-encoding what a URL path cannot hold.
     private static func url(user: String, host: String, port: Int, database: String, document: String,
-                            socketDirectory: String?) -> String {
+                            query: [URLQueryItem]) -> String {
         var components = URLComponents()
         components.scheme = "postgres"
         components.user = user
@@ -113,7 +154,7 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
         segment.remove("/")
         func encoded(_ part: String) -> String { part.addingPercentEncoding(withAllowedCharacters: segment) ?? part }
         components.percentEncodedPath = "/\(encoded(database))/\(encoded(document))"
-        if let socketDirectory { components.queryItems = [URLQueryItem(name: "host", value: socketDirectory)] }
+        if !query.isEmpty { components.queryItems = query }
         return components.string ?? "postgres://\(user)@\(host):\(port)/\(database)/\(document)"
     }
 

@@ -18,6 +18,8 @@ public final class PostgresSegmentRemote: SegmentRemote, @unchecked Sendable {
     public var location: String { session.location.description }
 
     private let session: PostgresSession
+    /// Reads segments from the location's replicas when they have replayed far enough.
+    private let reads: PostgresReadRouter
     private let lock = NSLock()
     /// The document's id, once found.
     private var id: Int64?
@@ -33,12 +35,16 @@ public final class PostgresSegmentRemote: SegmentRemote, @unchecked Sendable {
     /// - Throws: `.server` naming the server when it cannot be reached or refuses the login.
     public init(location: PostgresLocation) throws {
         session = PostgresSession(location)
+        reads = PostgresReadRouter(primary: session, idleTimeout: nil)
         try PostgresLog.installSchema(session)
     }
 
-    /// Closes the connection.
+    /// Closes the connections.
     public func close() {
-        lock.withLock { session.close() }
+        lock.withLock {
+            reads.close()
+            session.close()
+        }
     }
 
     /// The document, or nil when the server has none of that name.
@@ -68,9 +74,10 @@ public final class PostgresSegmentRemote: SegmentRemote, @unchecked Sendable {
         }
     }
 
-    /// The segments after `sequence`, oldest first, at most `limit`.
+    /// The segments after `sequence`, oldest first, at most `limit`: from the location's
+    /// replicas what they have replayed, the rest from the primary.
     public func segments(after sequence: Int64, limit: Int) throws -> [RemoteSegment] {
-        try lock.withLock { try PostgresLog.segments(try documentID(), after: sequence, limit: limit, session) }
+        try lock.withLock { try reads.segments(of: try documentID(), after: sequence, limit: limit).segments }
     }
 
     /// Appends the segments if the document's last sequence is still `expectedLast`.

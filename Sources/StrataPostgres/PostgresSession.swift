@@ -13,20 +13,30 @@ extension StrataError.Code {
 ///
 /// Every call waits on an `EventLoopFuture` whose work runs on the session's own event
 /// loop thread (not Swift concurrency's cooperative pool), so waiting from any thread —
-/// including a task's — never needs a thread the wait is holding. Not thread-safe: its
-/// owner serializes calls (the stores hold their write lock). A lost connection is
-/// reopened by the next call. Package-visible: tests run statements of their own with it.
+/// including a task's — never needs a thread the wait is holding. Its owner serializes
+/// calls (the stores hold their write lock); the session's own lock only keeps the idle
+/// close out of a call. A lost connection is reopened by the next call, and with an
+/// ``idleTimeout`` a connection unused that long is closed, so an idle store costs the
+/// server no connection. Package-visible: tests run statements of their own with it.
 package final class PostgresSession: @unchecked Sendable {
     package let location: PostgresLocation
     private let group: MultiThreadedEventLoopGroup
     private var connection: PostgresConnection?
     /// Whether a `BEGIN` ran on `connection` and no `COMMIT` or `ROLLBACK` since.
     private var inTransaction = false
+    /// Seconds a connection may go unused, outside a transaction, before it is closed;
+    /// nil: kept open until ``close()``.
+    private let idleTimeout: TimeInterval?
+    /// Held by every call and by the idle close.
+    private let use = NSLock()
+    private var lastUse = DispatchTime.now()
+    private var idleCloseScheduled = false
     private let logger = Logger(label: "Strata.Postgres")
     private static let nextID = ManagedAtomicCounter()
 
-    package init(_ location: PostgresLocation) {
+    package init(_ location: PostgresLocation, idleTimeout: TimeInterval? = nil) {
         self.location = location
+        self.idleTimeout = idleTimeout
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     }
 
@@ -38,6 +48,10 @@ package final class PostgresSession: @unchecked Sendable {
     /// The open connection, connecting first when there is none (or it closed).
     /// - Throws: `.server` naming the server: unreachable, refused login.
     func open() throws -> PostgresConnection {
+        try use.withLock { try openLocked() }
+    }
+
+    private func openLocked() throws -> PostgresConnection {
         if let connection, !connection.isClosed { return connection }
         connection = nil
         do {
@@ -46,7 +60,7 @@ package final class PostgresSession: @unchecked Sendable {
             connection = opened
             return opened
         } catch {
-            throw Self.failure(error, server: location.server, doing: "connect to")
+            throw Self.failure(error, server: location.server, tls: location.tls, doing: "connect to")
         }
     }
 
@@ -54,6 +68,13 @@ package final class PostgresSession: @unchecked Sendable {
     /// - Throws: `.server` naming the server and the statement's error.
     @discardableResult
     package func query(_ query: PostgresQuery) throws -> [PostgresRow] {
+        try use.withLock {
+            defer { usedLocked() }
+            return try queryLocked(query)
+        }
+    }
+
+    private func queryLocked(_ query: PostgresQuery) throws -> [PostgresRow] {
         let statement = query.sql.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
         let ends = statement == "COMMIT" || statement == "ROLLBACK"
         if inTransaction, connection?.isClosed ?? true {
@@ -64,7 +85,7 @@ package final class PostgresSession: @unchecked Sendable {
             throw StrataError(.server, "The connection to the PostgreSQL server \(location.server) was lost inside a transaction, so the transaction did not happen.",
                               context: .init { $0.server = location.server })
         }
-        let connection = try open()
+        let connection = try openLocked()
         // A COMMIT or ROLLBACK ends the transaction even when it fails.
         defer { if ends { inTransaction = false } }
         do {
@@ -116,20 +137,52 @@ package final class PostgresSession: @unchecked Sendable {
 
     /// Closes the connection (the session can open another).
     package func close() {
+        use.withLock { closeLocked() }
+    }
+
+    private func closeLocked() {
         try? connection?.close().wait()
         connection = nil
         inTransaction = false
+    }
+
+    /// Notes a call's end and, with an idle timeout, arranges the idle close.
+    private func usedLocked() {
+        lastUse = .now()
+        guard let idleTimeout, !idleCloseScheduled else { return }
+        idleCloseScheduled = true
+        DispatchQueue.global().asyncAfter(deadline: .now() + idleTimeout) { [weak self] in self?.closeIfIdle() }
+    }
+
+    /// Closes the connection when it went unused for the idle timeout outside a
+    /// transaction; else looks again when it will have.
+    private func closeIfIdle() {
+        use.withLock {
+            idleCloseScheduled = false
+            guard let idleTimeout, connection != nil else { return }
+            let due = lastUse + idleTimeout
+            if inTransaction || due > .now() {
+                idleCloseScheduled = true
+                let next: DispatchTime = inTransaction ? .now() + idleTimeout : due
+                DispatchQueue.global().asyncAfter(deadline: next) { [weak self] in self?.closeIfIdle() }
+            } else {
+                closeLocked()
+            }
+        }
     }
 
     /// A PostgresNIO error as a StrataError naming the server, in words a user can act on
     /// (authentication failed, the server closed the connection, could not connect to
     /// HOST:PORT); the driver's own description stays in `context.driverDetail`, which
     /// the tools print with `STRATA_VERBOSE=1`.
-    static func failure(_ error: any Error, server: String, doing: String) -> StrataError {
+    static func failure(_ error: any Error, server: String, tls: PostgresTLS? = nil, doing: String) -> StrataError {
         if let error = error as? StrataError { return error }
-        var context = StrataError.Context { $0.server = server; $0.driverDetail = String(describing: error) }
+        var context = StrataError.Context { $0.server = server; $0.driverDetail = String(reflecting: error) }
         let reason: String
-        if let error = error as? PSQLError {
+        let address = hostAndPort(server)
+        if let tlsReason = tls?.failureReason(for: error, host: address.lastIndex(of: ":").map { address[..<$0] } ?? address) {
+            reason = tlsReason
+        } else if let error = error as? PSQLError {
             if let message = error.serverInfo?[.message] {
                 // The server's own words ("password authentication failed for user …").
                 let state = error.serverInfo?[.sqlState]

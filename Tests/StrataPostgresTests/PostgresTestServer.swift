@@ -21,15 +21,55 @@ enum PostgresTestServer {
         return url
     }
 
+    /// A second server with TLS on (`Tools/postgres-server --tls`), started on first use
+    /// for the TLS tests and stopped when the test process exits.
+    static var tlsURL: String {
+        get throws { try sharedTLS.get() }
+    }
+
+    private static let sharedTLS: Result<String, any Error> = Result {
+        let url = try start(arguments: "--tls")
+        startedTLS.withLock { $0 = url }
+        atexit { if let url = PostgresTestServer.startedTLS.withLock({ $0 }) { PostgresTestServer.stop(url) } }
+        return url
+    }
+
+    /// A file of the TLS server's throwaway certificates (Tools/postgres-server, "--tls"):
+    /// `ca.crt`, `other-ca.crt`, `client.crt`, `client.key`.
+    static func tlsFile(_ name: String) throws -> String {
+        let url = try tlsURL
+        guard let port = URLComponents(string: url)?.port else { throw StrataError(.io, "No port in \(url)") }
+        let directory = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        return "\(directory)/strata-postgres-\(port)/tls/\(name)"
+    }
+
+    /// A primary and its streaming replica (`Tools/postgres-server --replica`), started on
+    /// first use for the replica tests and stopped (both) when the test process exits.
+    static var replicated: (primary: String, replica: String) {
+        get throws { try sharedReplicated.get() }
+    }
+
+    private static let sharedReplicated: Result<(primary: String, replica: String), any Error> = Result {
+        let lines = try start(arguments: "--replica").split(separator: "\n").map(String.init)
+        guard lines.count == 2, lines[1].hasPrefix("postgres://") else {
+            throw StrataError(.io, "Tools/postgres-server --replica printed \(lines)")
+        }
+        startedReplicated.withLock { $0 = lines[0] }
+        atexit { if let url = PostgresTestServer.startedReplicated.withLock({ $0 }) { PostgresTestServer.stop(url) } }
+        return (lines[0], lines[1])
+    }
+
     private static let started = Locked<String?>(nil)
+    private static let startedReplicated = Locked<String?>(nil)
+    private static let startedTLS = Locked<String?>(nil)
 
     /// The repository's Tools/postgres-server.
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Tools/postgres-server")
 
     /// Starts a throwaway server and returns its URL.
-    static func start() throws -> String {
-        let result = shell("/bin/bash '\(script.path)'")
+    static func start(arguments: String = "") throws -> String {
+        let result = shell("/bin/bash '\(script.path)' \(arguments)")
         let url = result.output.trimmingCharacters(in: .whitespacesAndNewlines)
         guard result.status == 0, url.hasPrefix("postgres://") else {
             throw StrataError(.io, "Tools/postgres-server failed (status \(result.status)): \(result.output)")
@@ -82,6 +122,14 @@ final class PostgresStack: @unchecked Sendable {
         store = try PostgresDocumentStore(location: PostgresLocation(url ?? PostgresTestServer.url, document: document),
                                           model: model, configuration: configuration)
         coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addStore(store)
+        context = ManagedObjectContext(coordinator: coordinator)
+    }
+
+    /// A coordinator and a context over a store opened by the caller.
+    init(store: PostgresDocumentStore) throws {
+        self.store = store
+        coordinator = PersistentStoreCoordinator(model: store.model)
         try coordinator.addStore(store)
         context = ManagedObjectContext(coordinator: coordinator)
     }
