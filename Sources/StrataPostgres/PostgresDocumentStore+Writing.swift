@@ -35,8 +35,8 @@ extension PostgresDocumentStore: HeldWriteSaving {
                         try PostgresLog.append(mine, to: documentID, keys: counters.keys, groups: counters.groups, session)
                     }
                     if let hook = beforeServerCommit { try hook(try session.backendPID()) }
-                    try session.query("COMMIT")
                 }
+                try commitResolvingDoubt(mine)
                 finished = true
                 saved = mine.last?.sequence
                 return result
@@ -137,13 +137,56 @@ extension PostgresDocumentStore: HeldWriteSaving {
     }
 
     /// Runs a step of a save on the server: a server failure means the save did not happen.
+    /// Commits the save's server transaction. When the connection fails before the server
+    /// answers the COMMIT, the save may have committed or not; the store asks the server
+    /// (on a new connection, trying for ``inDoubtResolutionTime`` seconds, long enough for
+    /// a restart or a failover) whether its first segment is there with its bytes, so that
+    /// "did not happen" is only said when true (docs/POSTGRES.md, "Errors").
+    /// - Throws: `.server` with `kind` `.notCommitted`: it did not happen, or, when the
+    ///   server could not be asked, that it may not have.
+    private func commitResolvingDoubt(_ mine: [RemoteSegment]) throws {
+        let failure: StrataError
+        do {
+            try session.query("COMMIT")
+            try afterServerCommit?()
+            return
+        } catch let error as StrataError where error.code == .server && error.context.sqlState == nil && !mine.isEmpty {
+            failure = error
+        } catch let error as StrataError where error.code == .server {
+            throw notCommitted(error)
+        }
+        // No answer from the server: did the commit happen?
+        let deadline = Date().addingTimeInterval(Self.inDoubtResolutionTime)
+        var delay = 0.05
+        while true {
+            do {
+                if try PostgresLog.holds(mine[0], document: documentID, session) { return }
+                throw notCommitted(failure)
+            } catch let error as StrataError where error.code == .server && error.context.kind != .notCommitted
+                        && error.context.sqlState == nil {
+                guard Date() < deadline else {
+                    throw StrataError(.server,
+                                      "The connection to \(location.server) was lost as the save committed, and the server could not be asked whether it did, so it may not have happened: if it did, the next catch-up shows it (\(failure.message))",
+                                      context: failure.context.with { $0.server = location.server; $0.kind = .notCommitted })
+                }
+                Thread.sleep(forTimeInterval: delay)
+                delay = min(delay * 2, 1)
+            }
+        }
+    }
+
+    /// A server error as the save's "did not happen".
+    private func notCommitted(_ error: StrataError) -> StrataError {
+        StrataError(.server,
+                    "The save was not committed to \(location.server), so it did not happen (nothing was applied locally): \(error.message)",
+                    context: error.context.with { $0.server = location.server; $0.kind = .notCommitted })
+    }
+
     private func notCommittedOnFailure(_ body: () throws -> Void) throws {
         do {
             try body()
         } catch let error as StrataError where error.code == .server && error.context.kind != .notCommitted {
-            throw StrataError(.server,
-                              "The save was not committed to \(location.server), so it did not happen (nothing was applied locally): \(error.message)",
-                              context: error.context.with { $0.server = location.server; $0.kind = .notCommitted })
+            throw notCommitted(error)
         }
     }
 }

@@ -93,7 +93,7 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
     private var listener: PostgresChangeListener?
     /// The server process of the process's shared listening connection, nil when the
     /// store does not listen (tests).
-    var listenerBackendPID: Int32? { listener?.backendPID }
+    package var listenerBackendPID: Int32? { listener?.backendPID }
     /// Whether the store is open (under ``writer``).
     var isOpenLocked = true
     /// What the store knows of the server's snapshot; whether it compacts in the background.
@@ -110,6 +110,13 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
     /// inserted and before COMMIT, with the server process of the save's connection (so a
     /// test can end it there). Set before saving; read under ``writer``.
     package var beforeServerCommit: (@Sendable (_ backendPID: Int32) throws -> Void)?
+    /// Test seam: called right after a save's COMMIT returned; what it throws stands for a
+    /// connection lost before the server's answer arrived (the answer's loss, not the
+    /// commit's), so a test can check that the store learns the save did happen.
+    package var afterServerCommit: (@Sendable () throws -> Void)?
+    /// How long a save whose COMMIT got no answer keeps trying to ask the server whether
+    /// it committed.
+    static let inDoubtResolutionTime = 15.0
 
     // MARK: Opening
 

@@ -30,6 +30,8 @@ final class PostgresListenerHub: @unchecked Sendable {
     private var subscribers: [String: [ObjectIdentifier: PostgresChangeListener]] = [:]
     private var contexts: [String: PostgresListenContext] = [:]
     private var connection: PostgresConnection?
+    /// The server process of `connection`, read once as it connects.
+    private var connectionPID: Int32?
     private var closed = false
     private var reconnections = 0
 
@@ -53,7 +55,7 @@ final class PostgresListenerHub: @unchecked Sendable {
     /// The server process serving the shared connection, or nil while it is not connected
     /// (tests compare it across stores and look it up in `pg_stat_activity`).
     var backendPID: Int32? {
-        lock.withLock { connection == nil ? nil : try? session.backendPID() }
+        lock.withLock { connection == nil ? nil : connectionPID }
     }
 
     /// How many times the connection was re-established.
@@ -96,6 +98,7 @@ final class PostgresListenerHub: @unchecked Sendable {
     private func connectLocked() throws {
         let opened = try session.open()
         connection = opened
+        connectionPID = try? session.backendPID()
         opened.closeFuture.whenComplete { [weak self] _ in
             guard let self else { return }
             self.queue.async { self.reconnect(after: Self.firstRetryDelay) }

@@ -119,6 +119,15 @@ enum PostgresLog {
         }
     }
 
+    /// Whether the document holds `segment`: its sequence with its very bytes (another
+    /// writer's segment at that sequence is not it).
+    static func holds(_ segment: RemoteSegment, document id: Int64, _ session: PostgresSession) throws -> Bool {
+        let rows = try session.query("""
+            SELECT body = \(segment.body) FROM strata_segments WHERE document = \(id) AND sequence = \(segment.sequence)
+            """)
+        return try rows.first?.decode(Bool.self) ?? false
+    }
+
     /// Appends segments and moves the head (inside the caller's transaction, holding
     /// ``lock(_:_:)``); the unique (document, sequence) key refuses a duplicate even so.
     /// Tells listeners once the transaction commits (NOTIFY is delivered at COMMIT).

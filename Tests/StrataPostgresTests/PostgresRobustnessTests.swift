@@ -20,11 +20,11 @@ func documentID(_ name: String, _ session: PostgresSession) throws -> String {
     try #require(try scalar(session, "SELECT id::text FROM strata_documents WHERE name = '\(name)'"))
 }
 
-/// The server processes LISTENing on a document's channel (their last statement was its LISTEN).
-func listenerPIDs(_ id: String, _ session: PostgresSession) throws -> [String] {
-    try session.rows("""
-        SELECT pid::text FROM pg_stat_activity WHERE query LIKE 'LISTEN "strata_document_\(id)"%' ORDER BY pid
-        """).compactMap { $0.first ?? nil }
+/// Whether the server process `pid` is a listening connection: its last statement was a
+/// LISTEN or an UNLISTEN (the process's stores share it and come and go;
+/// docs/POSTGRES.md, "Connections").
+func isListening(_ pid: Int32, _ session: PostgresSession) throws -> Bool {
+    try scalar(session, "SELECT count(*)::text FROM pg_stat_activity WHERE pid = \(pid) AND query ~ '^(UN)?LISTEN '") == "1"
 }
 
 @Suite("PostgreSQL document: dropped connections and passwords")
@@ -39,12 +39,11 @@ struct PostgresRobustnessTests {
         defer { two.close() }
         let admin = try adminSession()
         defer { admin.close() }
-        let id = try documentID(name, admin)
-        let first = try listenerPIDs(id, admin)
-        #expect(first.count == 1, "one store listens: \(first)")
+        let first = try #require(two.store.listenerBackendPID)
+        #expect(try isListening(first, admin))
 
         // End the listener's connection (waiting until its server process is gone), then save.
-        let ended = try admin.rows("SELECT pg_terminate_backend(pid, 10000)::text FROM pg_stat_activity WHERE pid = \(first[0])")
+        let ended = try admin.rows("SELECT pg_terminate_backend(pid, 10000)::text FROM pg_stat_activity WHERE pid = \(first)")
         #expect(ended.map { $0.first ?? nil } == ["true"])
         try hire("Hopper", one.context)
         try one.context.save()
@@ -52,9 +51,9 @@ struct PostgresRobustnessTests {
         #expect(eventually { (try? lastNames(two.newContext())) == ["Hopper", "Lovelace"] })
 
         // It LISTENs again on a new connection: a later save arrives by NOTIFY.
-        #expect(try eventually { try listenerPIDs(id, admin).count == 1 })
-        let second = try listenerPIDs(id, admin)
-        #expect(second != first)
+        #expect(eventually { two.store.listenerBackendPID.map { $0 != first } ?? false })
+        let second = try #require(two.store.listenerBackendPID)
+        #expect(try isListening(second, admin))
         try hire("Liskov", one.context)
         try one.context.save()
         #expect(eventually { (try? lastNames(two.newContext())) == ["Hopper", "Liskov", "Lovelace"] })
@@ -98,6 +97,43 @@ struct PostgresRobustnessTests {
         let reader = try PostgresStack(name, create: false, listens: false)
         defer { reader.close() }
         #expect(try lastNames(reader.context) == ["Hopper", "Lovelace"])
+    }
+
+    /// COMMIT ran on the server but its answer never came back (the connection went away
+    /// first): the store asks the server, finds its segment, and reports the save as done —
+    /// saving it again would write it twice, calling it "did not happen" would lie.
+    @Test func aCommitWhoseAnswerWasLostIsFoundOnTheServerAndCountsAsSaved() throws {
+        let name = uniqueDocumentName("in-doubt")
+        let stack = try PostgresStack(name, listens: false)
+        defer { stack.close() }
+        let admin = try adminSession()
+        defer { admin.close() }
+        let id = try documentID(name, admin)
+        let countSQL = "SELECT count(*)::text FROM strata_segments WHERE document = \(id)"
+        let before = Int(try scalar(admin, countSQL) ?? "") ?? -1
+
+        let saving = Locked<Int32?>(nil)
+        stack.store.beforeServerCommit = { pid in saving.withLock { $0 = pid } }
+        stack.store.afterServerCommit = {
+            // The save's server process ends before its answer could be read.
+            let pid = saving.withLock { $0 } ?? 0
+            _ = try admin.rows("SELECT pg_terminate_backend(\(pid), 10000)::text")
+            throw StrataError(.server, "Cannot query the PostgreSQL server: the server closed the connection")
+        }
+        let lovelace = try hire("Lovelace", stack.context)
+        try stack.context.save()
+        #expect(!lovelace.objectID.isTemporaryID)
+        #expect(!stack.context.hasChanges)
+        #expect(Int(try scalar(admin, countSQL) ?? "") == before + 1)
+
+        stack.store.beforeServerCommit = nil
+        stack.store.afterServerCommit = nil
+        try hire("Hopper", stack.context)
+        try stack.context.save()
+        #expect(Int(try scalar(admin, countSQL) ?? "") == before + 2)
+        let reader = try PostgresStack(name, create: false, listens: false)
+        defer { reader.close() }
+        #expect(try lastNames(reader.context) == ["Hopper", "Lovelace"], "each save once")
     }
 
     /// Tools/postgres-server's role `strata_password` must give its password
