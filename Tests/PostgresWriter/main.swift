@@ -14,7 +14,9 @@ import StrataTestSupport
 //       succeeded it prints "ack ID PRIMARYKEY". Then it waits (without saving) until its
 //       store has taken in TOTAL employees through LISTEN/NOTIFY, and prints
 //       "saw COUNT NAMES" (the first names it sees, sorted, with how many each).
-//       A failed save prints "failed: ERROR" (not acknowledged).
+//       A failed save prints "failed: ERROR" (not acknowledged). STRATA_WRITER_PAUSE_MS
+//       waits that long after each save, so that a test can break the server meanwhile;
+//       with STRATA_WRITER_RETRY set, a failed save is saved again until it succeeds.
 //
 // Exit status: 0 when done, 1 on an error, 2 on bad usage.
 
@@ -24,6 +26,9 @@ guard arguments.count == 6, let saves = Int(arguments[4]), let total = Int(argum
 }
 let (url, document, name) = (arguments[1], arguments[2], arguments[3])
 let model = sharedExampleModel
+let environment = ProcessInfo.processInfo.environment
+let pause = environment["STRATA_WRITER_PAUSE_MS"].flatMap(Double.init).map { $0 / 1000 } ?? 0
+let retries = environment["STRATA_WRITER_RETRY"] != nil
 
 do {
     let store = try PostgresDocumentStore(url: url, document: document, model: model)
@@ -40,13 +45,24 @@ do {
         try employee.setValue(.string("Writer"), forKey: "lastName")
         try employee.setValue(.integer(Int64(number)), forKey: "employeeID")
         try employee.setObject(shared, forKey: "department")
-        do {
-            try context.save()
-            say("ack \(number) \(employee.objectID.primaryKey)")
-        } catch {
-            say("failed: \(error)")
-            context.rollback()
+        // With STRATA_WRITER_RETRY a failed save is saved again (its changes kept) until it
+        // succeeds or a minute has passed: what an editor does after "did not happen".
+        let retryUntil = retries ? Date().addingTimeInterval(60) : Date.distantPast
+        while true {
+            do {
+                try context.save()
+                say("ack \(number) \(employee.objectID.primaryKey)")
+                break
+            } catch {
+                say("failed: \(error)")
+                guard Date() < retryUntil else {
+                    context.rollback()
+                    break
+                }
+                Thread.sleep(forTimeInterval: max(pause, 0.05))
+            }
         }
+        Thread.sleep(forTimeInterval: pause)
     }
     // Every other process's saves reach this one through NOTIFY; the deadline bounds a
     // hang, it measures nothing.
