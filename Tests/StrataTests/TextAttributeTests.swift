@@ -275,6 +275,45 @@ struct CursorSelection: Sendable, Equatable {
     }
 }
 
+/// Keystrokes coalesced into one undo step keep one batch with one splice of their text
+/// (docs/TEXT.md, "Undo"), which undo and redo apply whole.
+@Suite struct TextUndoStepsJoinTheirKeystrokes {
+    @Test func aWordTypedKeyByKeyIsOneBatchWithOneInsertion() throws {
+        let stack = Stack(model: textNoteModel)
+        stack.undo.coalescingInterval = 60
+        let note = try stack.context.insertObject(forEntityName: "Note")
+        try note.setValue(.string("Hello !"), forKey: "body")
+        try stack.context.save()
+        stack.undo.removeAllActions()
+
+        for (offset, scalar) in "world".unicodeScalars.enumerated() {
+            try note.replaceCharacters(in: (6 + offset)..<(6 + offset), with: String(scalar), forKey: "body")
+            stack.undo.setActionName("Typing")
+        }
+        // A second place in the same step: the same batch, a second step of its splice.
+        try note.replaceCharacters(in: 0..<0, with: ">", forKey: "body")
+        stack.undo.setActionName("Typing")
+        #expect(try note.text("body") == ">Hello world!")
+
+        #expect(stack.undo.undoCount == 1)
+        let batches = try #require(stack.undo.undoStack.last?.batches)
+        #expect(batches.count == 1, "\(batches.count) batches for six keystrokes")
+        guard batches.count == 1, batches[0].operations.count == 1, case .splice(_, _, let edit) = batches[0].operations[0] else {
+            Issue.record("the step holds \(batches.first?.operations ?? [])")
+            return
+        }
+        #expect(edit.insertions == ["world", ">"])
+        #expect(edit.deletedCount == 0)
+
+        try stack.undo.undo()
+        #expect(try note.text("body") == "Hello !")
+        try stack.undo.redo()
+        #expect(try note.text("body") == ">Hello world!")
+        try stack.undo.undo()
+        #expect(try note.text("body") == "Hello !")
+    }
+}
+
 @Suite struct TextAttributeDocuments {
     @Test func splicesSurviveSavesCompactionAndReopening() throws {
         let stack = try DocumentStack(model: textNoteModel, configuration: manualCompaction())

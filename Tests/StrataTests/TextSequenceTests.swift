@@ -183,29 +183,52 @@ import StrataTestSupport
         #expect(text.count == 0)
     }
 
-    /// The chunks' running sums against adding them up, with empty chunks among them.
-    @Test func chunkCountsFindWhatAddingUpFinds() {
+    /// The chunk tree against a list of chunks added up, through many splits of its nodes,
+    /// with empty chunks among them: sums before a chunk, the chunk of an index, the chunks
+    /// after and before one, and the order.
+    @Test func chunkTreeFindsWhatAddingUpFinds() {
         var random = SeededGenerator(seed: testSeed("TextSequence.counts"))
-        var counts = (0..<300).map { _ in Int.random(in: 0...5, using: &random) }
-        var sums = ChunkCounts(counts)
-        for _ in 0..<500 {
-            let chunk = Int.random(in: 0..<counts.count, using: &random)
-            let delta = Int.random(in: -counts[chunk]...4, using: &random)
-            counts[chunk] += delta
-            sums.add(delta, at: chunk)
-            let probe = Int.random(in: 0...counts.count, using: &random)
-            #expect(sums.sum(before: probe) == counts[..<probe].reduce(0, +))
-            let total = counts.reduce(0, +)
-            let index = Int.random(in: 0...total, using: &random)
-            var remaining = index
-            var expected: (chunk: Int, offset: Int)?
-            for (position, count) in counts.enumerated() {
-                if remaining < count { expected = (position, remaining); break }
-                remaining -= count
+        var tree = ChunkTree()
+        var order: [Int] = []
+        var counts: [ChunkTree.Counts] = []
+        let kinds: [ChunkTree.Kind] = [.visible, .total, .visibleUTF8]
+        for step in 0..<2_000 {
+            if order.isEmpty || Int.random(in: 0..<3, using: &random) == 0 {
+                // A new chunk after a random one (mostly near the last new one, as typing does).
+                let key = counts.count
+                let previous: Int? = order.isEmpty ? nil : order[Int.random(in: 0..<order.count, using: &random)]
+                tree.insert(key, after: previous)
+                counts.append(ChunkTree.Counts())
+                order.insert(key, at: previous.map { order.firstIndex(of: $0)! + 1 } ?? 0)
             }
-            let found = sums.chunk(containing: index)
-            #expect(found?.chunk == expected?.chunk && found?.offset == expected?.offset, "index \(index)")
+            let chunk = order[Int.random(in: 0..<order.count, using: &random)]
+            let total = Int.random(in: -counts[chunk].total...5, using: &random)
+            let visible = Int.random(in: -counts[chunk].visible...max(-counts[chunk].visible, min(total + counts[chunk].total - counts[chunk].visible, 5)), using: &random)
+            let delta = ChunkTree.Counts(visible: visible, total: total, visibleUTF8: 2 * visible)
+            counts[chunk] = counts[chunk] + delta
+            tree.add(delta, to: chunk)
+            guard step % 7 == 0 else { continue }
+            #expect(tree.inOrder == order)
+            #expect(tree.first == order.first && tree.last == order.last)
+            let probe = Int.random(in: 0..<order.count, using: &random)
+            #expect(tree.chunk(after: order[probe]) == (probe + 1 < order.count ? order[probe + 1] : nil))
+            #expect(tree.chunk(before: order[probe]) == (probe > 0 ? order[probe - 1] : nil))
+            for kind in kinds {
+                #expect(tree.sum(kind, before: order[probe]) == order[..<probe].reduce(0) { $0 + counts[$1][kind] })
+                let whole = order.reduce(0) { $0 + counts[$1][kind] }
+                #expect(tree.sums[kind] == whole)
+                let index = Int.random(in: 0...whole, using: &random)
+                var remaining = index
+                var expected: (chunk: Int, offset: Int)?
+                for key in order {
+                    if remaining < counts[key][kind] { expected = (key, remaining); break }
+                    remaining -= counts[key][kind]
+                }
+                let found = tree.chunk(containing: index, kind)
+                #expect(found?.chunk == expected?.chunk && found?.offset == expected?.offset, "index \(index) of \(kind)")
+            }
         }
+        #expect(order.count > ChunkTree.fanout * ChunkTree.fanout, "the tree grew past two levels")
     }
 
     /// Restorations arriving in any order (an undo walks back, a redo forward) find, for

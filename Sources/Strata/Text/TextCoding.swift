@@ -103,13 +103,11 @@ enum TextCoding {
     static func encode(_ sequence: TextSequence) -> [UInt8] {
         var out = ByteWriter()
         out.writeVarint(UInt64(sequence.runCount))
-        for chunk in sequence.chunks {
-            for run in chunk.runs {
-                write(run.id, to: &out)
-                out.writeVarint(UInt64(run.length))
-                writeOrigins(run.originLeft, run.originRight, flags: run.isDeleted ? isDeleted : 0, to: &out)
-                if !run.isDeleted { writeScalars(run.scalars, to: &out) }
-            }
+        for run in sequence.runsInOrder {
+            write(run.id, to: &out)
+            out.writeVarint(UInt64(run.length))
+            writeOrigins(run.originLeft, run.originRight, flags: run.isDeleted ? isDeleted : 0, to: &out)
+            if !run.isDeleted { writeScalars(run.scalars, to: &out) }
         }
         return out.bytes
     }
@@ -158,7 +156,7 @@ enum TextCoding {
 extension TextSequence {
     /// Appends a run read back from its encoding, after every run held.
     mutating func appendRun(_ run: TextRun) {
-        let chunk = Swift.max(chunks.count - 1, 0)
+        let chunk = order.last ?? 0
         insert(run, chunk: chunk, run: chunks.isEmpty ? 0 : chunks[chunk].runs.count)
     }
 }

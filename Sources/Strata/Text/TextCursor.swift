@@ -52,7 +52,7 @@ extension TextSequence {
         // A character deleted and put back by an undo here: the cursor follows it.
         let anchor = current(original)
         let (chunk, run, offset) = location(of: anchor)
-        var position = visibleCounts.sum(before: chunk)
+        var position = order.sum(.visible, before: chunk)
         for earlier in chunks[chunk].runs[..<run] { position += earlier.visibleLength }
         if !chunks[chunk].runs[run].isDeleted { position += offset + 1 }
         return position

@@ -4,7 +4,7 @@ extension TextSequence {
     /// The chunk, run and offset of the shown character at `index` (0-based).
     /// - Precondition: `0 <= index < count`.
     func shown(_ index: Int) -> (chunk: Int, run: Int, offset: Int) {
-        guard let (chunk, offset) = visibleCounts.chunk(containing: index) else {
+        guard let (chunk, offset) = order.chunk(containing: index, .visible) else {
             preconditionFailure("shown character \(index) is past the text's \(count)")
         }
         var remaining = offset
@@ -19,7 +19,7 @@ extension TextSequence {
     /// bytes (`count`: the string's end), in O(log chunks + a chunk's runs): a context
     /// changes its `String` there in place of walking it scalar by scalar.
     package func utf8Offset(ofShown position: Int) -> Int {
-        if position == count { return utf8Counts.sum(before: chunks.count) }
+        if position == count { return order.sums.visibleUTF8 }
         let (chunk, run, offset) = shown(position)
         return utf8Offset(chunk: chunk, run: run, offset: offset)
     }
@@ -27,7 +27,7 @@ extension TextSequence {
     /// Where the character at `offset` in a run starts in the text's string, in UTF-8 bytes
     /// (for a deleted run: where it would be).
     func utf8Offset(chunk: Int, run: Int, offset: Int) -> Int {
-        var bytes = utf8Counts.sum(before: chunk)
+        var bytes = order.sum(.visibleUTF8, before: chunk)
         for earlier in chunks[chunk].runs[..<run] { bytes += earlier.utf8Count }
         let here = chunks[chunk].runs[run]
         if !here.isDeleted, offset > 0 { bytes += TextRun.utf8Count(of: here.scalars[..<offset]) }
@@ -55,8 +55,8 @@ extension TextSequence {
         var originRight: TextElementID?
         let place: (chunk: Int, run: Int)
         if position == 0 {
-            place = (0, 0)
-            originRight = chunks.first?.runs.first?.id
+            place = (order.first ?? 0, 0)
+            originRight = order.first.flatMap { chunks[$0].runs.first?.id }
         } else {
             let (chunk, run, offset) = shown(position - 1)
             let left = chunks[chunk].runs[run].id.advanced(by: offset)

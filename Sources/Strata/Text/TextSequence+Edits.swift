@@ -183,7 +183,7 @@ extension TextSequence {
     /// says everything then (a document keeps no identities for it).
     package var isFirstValueOnly: Bool {
         guard runCount <= 1 else { return false }
-        guard let run = chunks.first?.runs.first else { return true }
+        guard let run = order.first.flatMap({ chunks[$0].runs.first }) else { return true }
         return run.id == TextElementID(peer: Self.basePeer, counter: 0) && !run.isDeleted
     }
 }

@@ -86,19 +86,19 @@ extension TextSequence {
             position = self.run(after: chunk, run)
         }
         if destination >= total {
-            let last = max(chunks.count - 1, 0)
+            let last = order.last ?? 0
             insert(new, chunk: last, run: chunks.isEmpty ? 0 : chunks[last].runs.count)
         } else {
             var (chunk, run) = runLocation(atGlobal: destination)!
             // At a chunk's start, the end of the chunk before: a continued run merges there.
-            if run == 0, chunk > 0 { (chunk, run) = (chunk - 1, chunks[chunk - 1].runs.count) }
+            if run == 0, let previous = order.chunk(before: chunk) { (chunk, run) = (previous, chunks[previous].runs.count) }
             insert(new, chunk: chunk, run: run)
         }
     }
 
     /// The run that starts at the global index `index` (runs start there: see `integrate`).
     private func runLocation(atGlobal index: Int) -> (chunk: Int, run: Int)? {
-        guard let (chunk, offset) = totalCounts.chunk(containing: index) else { return nil }
+        guard let (chunk, offset) = order.chunk(containing: index, .total) else { return nil }
         var remaining = offset
         for (run, item) in chunks[chunk].runs.enumerated() {
             if remaining == 0 { return (chunk, run) }

@@ -11,35 +11,23 @@ import Foundation
 /// Positions are in Unicode scalars (the unit Loro and Automerge count in); `String`'s
 /// other views are converted at the API's edge.
 package struct TextSequence: Sendable {
-    /// A stretch of runs with its counts.
+    /// A stretch of runs. Its counts are the tree's (``ChunkTree/counts(of:)``).
     struct Chunk: Sendable {
-        /// Stable for the chunk's life: the peer index names chunks by it.
-        let key: Int
         var runs: [TextRun] = []
-        /// Characters shown.
-        var visible = 0
-        /// Characters held, tombstones included.
-        var total = 0
-        /// UTF-8 bytes of the characters shown.
-        var visibleUTF8 = 0
     }
 
     /// A chunk splits in two past this many runs.
     static let chunkCapacity = 64
 
+    /// The chunks by key: keys are handed out from 0 up, never reused, and name a chunk for
+    /// its life (the peer index names chunks by them); ``order`` puts them in order.
     private(set) var chunks: [Chunk] = []
-    /// Running sums of the chunks' shown and held characters.
-    private(set) var visibleCounts = ChunkCounts([])
-    private(set) var totalCounts = ChunkCounts([])
-    private(set) var utf8Counts = ChunkCounts([])
-    /// Each chunk's index by its key.
-    /// (Keys are handed out from 0 up and never reused: an array indexed by key.)
-    private var chunkIndexByKey: [Int] = []
+    /// The chunks' order and counts.
+    private(set) var order = ChunkTree()
     /// Per peer, where each of its runs starts, by first counter (``RunStarts``).
     var starts: [UInt64: RunStarts] = [:]
     /// Per peer, the counter its next character gets (every lower one is in the text).
     private(set) var nextCounter: [UInt64: UInt32] = [:]
-    private var nextChunkKey = 0
 
     /// The characters shown.
     package private(set) var count = 0
@@ -55,10 +43,10 @@ package struct TextSequence: Sendable {
     package var string: String {
         // Written as UTF-8 straight into a string of the size the runs count (see
         // `String.init(scalars:)`).
-        String(unsafeUninitializedCapacity: utf8Counts.sum(before: chunks.count)) { buffer in
+        String(unsafeUninitializedCapacity: order.sums.visibleUTF8) { buffer in
             var written = 0
-            for chunk in chunks {
-                for run in chunk.runs where !run.isDeleted {
+            for chunk in order.inOrder {
+                for run in chunks[chunk].runs where !run.isDeleted {
                     for scalar in run.scalars {
                         for byte in scalar.utf8 {
                             buffer[written] = byte
@@ -75,8 +63,8 @@ package struct TextSequence: Sendable {
     package func shownIdentities() -> [TextElementID] {
         var result: [TextElementID] = []
         result.reserveCapacity(count)
-        for chunk in chunks {
-            for run in chunk.runs where !run.isDeleted { result += (0..<run.length).map { run.id.advanced(by: $0) } }
+        for chunk in order.inOrder {
+            for run in chunks[chunk].runs where !run.isDeleted { result += (0..<run.length).map { run.id.advanced(by: $0) } }
         }
         return result
     }
@@ -104,7 +92,7 @@ package struct TextSequence: Sendable {
     /// alone, docs/TEXT.md "Merging"). O(peers).
     func holdsSameCharacters(as other: TextSequence) -> Bool {
         count == other.count && totalCount == other.totalCount && nextCounter == other.nextCounter
-            && utf8Counts.sum(before: chunks.count) == other.utf8Counts.sum(before: other.chunks.count)
+            && order.sums.visibleUTF8 == other.order.sums.visibleUTF8
     }
 
     /// Whether the peer's character `id` has been applied.
@@ -112,16 +100,15 @@ package struct TextSequence: Sendable {
 
     // MARK: Finding runs
 
-    /// The chunk index of a chunk key.
-    @inline(__always)
-    func chunkIndex(ofKey key: Int) -> Int { chunkIndexByKey[key] }
-
     /// The characters held, tombstones included.
-    var totalCount: Int { totalCounts.sum(before: chunks.count) }
+    var totalCount: Int { order.sums.total }
+
+    /// The runs in order (for encoding).
+    var runsInOrder: [TextRun] { order.inOrder.flatMap { chunks[$0].runs } }
 
     /// The chunk, run and offset of character `id`, which the text holds.
     func location(of id: TextElementID) -> (chunk: Int, run: Int, offset: Int) {
-        let chunk = chunkIndex(ofKey: starts[id.peer]!.last(atOrBefore: id.counter).chunk)
+        let chunk = starts[id.peer]!.last(atOrBefore: id.counter).chunk
         let run = chunks[chunk].runs.firstIndex { $0.contains(id) }!
         return (chunk, run, chunks[chunk].runs[run].offset(of: id))
     }
@@ -134,7 +121,7 @@ package struct TextSequence: Sendable {
 
     /// The position of a run's first character among all characters.
     func globalIndex(chunk: Int, run: Int) -> Int {
-        var index = totalCounts.sum(before: chunk)
+        var index = order.sum(.total, before: chunk)
         for earlier in chunks[chunk].runs[..<run] { index += earlier.length }
         return index
     }
@@ -142,10 +129,10 @@ package struct TextSequence: Sendable {
     /// The run after (`chunk`, `run`), if any.
     func run(after chunk: Int, _ run: Int) -> (chunk: Int, run: Int)? {
         if run + 1 < chunks[chunk].runs.count { return (chunk, run + 1) }
-        var next = chunk + 1
-        while next < chunks.count {
-            if !chunks[next].runs.isEmpty { return (next, 0) }
-            next += 1
+        var next = order.chunk(after: chunk)
+        while let candidate = next {
+            if !chunks[candidate].runs.isEmpty { return (candidate, 0) }
+            next = order.chunk(after: candidate)
         }
         return nil
     }
@@ -166,16 +153,16 @@ package struct TextSequence: Sendable {
     mutating func split(chunk: Int, run: Int, at offset: Int) {
         let rest = chunks[chunk].runs[run].split(at: offset)
         chunks[chunk].runs.insert(rest, at: run + 1)
-        insertStart(of: rest, chunk: chunks[chunk].key)
+        insertStart(of: rest, chunk: chunk)
         splitChunkIfFull(chunk)
     }
 
     /// A (chunk, run) position after a chunk split may have moved it into the next chunk.
     func normalized(chunk: Int, run: Int) -> (chunk: Int, run: Int) {
         var (chunk, run) = (chunk, run)
-        while chunk < chunks.count, run >= chunks[chunk].runs.count, chunk + 1 < chunks.count {
+        while run >= chunks[chunk].runs.count, let next = order.chunk(after: chunk) {
             run -= chunks[chunk].runs.count
-            chunk += 1
+            chunk = next
         }
         return (chunk, run)
     }
@@ -183,22 +170,14 @@ package struct TextSequence: Sendable {
     /// Inserts a run before the run at (`chunk`, `run`) (or at the chunk's end), merging it
     /// into the run before when it continues that one.
     mutating func insert(_ new: TextRun, chunk: Int, run: Int) {
-        if chunks.isEmpty {
-            chunks.append(Chunk(key: takeChunkKey()))
-            rebuildCounts()
-        }
+        if chunks.isEmpty { addChunk(after: nil) }
         if run > 0, chunks[chunk].runs[run - 1].isContinued(by: new) {
             chunks[chunk].runs[run - 1].append(new)
         } else {
             chunks[chunk].runs.insert(new, at: run)
-            insertStart(of: new, chunk: chunks[chunk].key)
+            insertStart(of: new, chunk: chunk)
         }
-        chunks[chunk].total += new.length
-        chunks[chunk].visible += new.visibleLength
-        chunks[chunk].visibleUTF8 += new.utf8Count
-        totalCounts.add(new.length, at: chunk)
-        visibleCounts.add(new.visibleLength, at: chunk)
-        utf8Counts.add(new.utf8Count, at: chunk)
+        order.add(ChunkTree.Counts(visible: new.visibleLength, total: new.length, visibleUTF8: new.utf8Count), to: chunk)
         count += new.visibleLength
         noteApplied(new.id, count: new.length)
         splitChunkIfFull(chunk)
@@ -209,10 +188,7 @@ package struct TextSequence: Sendable {
         let length = chunks[chunk].runs[run].length
         let utf8 = chunks[chunk].runs[run].utf8Count
         chunks[chunk].runs[run].markDeleted()
-        chunks[chunk].visible -= length
-        chunks[chunk].visibleUTF8 -= utf8
-        visibleCounts.add(-length, at: chunk)
-        utf8Counts.add(-utf8, at: chunk)
+        order.add(ChunkTree.Counts(visible: -length, total: 0, visibleUTF8: -utf8), to: chunk)
         count -= length
     }
 
@@ -222,10 +198,13 @@ package struct TextSequence: Sendable {
         if next > nextCounter[id.peer] ?? 0 { nextCounter[id.peer] = next }
     }
 
-    private mutating func takeChunkKey() -> Int {
-        defer { nextChunkKey += 1 }
-        chunkIndexByKey.append(-1)
-        return nextChunkKey
+    /// Adds an empty chunk after `previous` (nil: the first chunk); returns its key.
+    @discardableResult
+    private mutating func addChunk(after previous: Int?) -> Int {
+        let key = chunks.count
+        chunks.append(Chunk())
+        order.insert(key, after: previous)
+        return key
     }
 
     /// Adds a run's start to its peer's index.
@@ -233,43 +212,22 @@ package struct TextSequence: Sendable {
         starts[run.id.peer, default: RunStarts()].insert(RunStart(counter: run.id.counter, chunk: key))
     }
 
-    /// Moves the second half of a chunk past ``chunkCapacity`` runs into a new chunk after it.
+    /// Moves the second half of a chunk past ``chunkCapacity`` runs into a new chunk after it:
+    /// O(log chunks) for the tree, O(runs moved) for the index.
     private mutating func splitChunkIfFull(_ chunk: Int) {
         guard chunks[chunk].runs.count > Self.chunkCapacity else { return }
         let half = chunks[chunk].runs.count / 2
-        var moved = Chunk(key: takeChunkKey())
-        moved.runs = Array(chunks[chunk].runs[half...])
+        let moved = Array(chunks[chunk].runs[half...])
         chunks[chunk].runs.removeSubrange(half...)
-        for run in moved.runs {
-            moved.total += run.length
-            moved.visible += run.visibleLength
-            moved.visibleUTF8 += run.utf8Count
-            repoint(run.id, to: moved.key)
+        let key = addChunk(after: chunk)
+        var counts = ChunkTree.Counts()
+        for run in moved {
+            counts = counts + ChunkTree.Counts(visible: run.visibleLength, total: run.length, visibleUTF8: run.utf8Count)
+            repoint(run.id, to: key)
         }
-        chunks[chunk].total -= moved.total
-        chunks[chunk].visible -= moved.visible
-        chunks[chunk].visibleUTF8 -= moved.visibleUTF8
-        chunks.insert(moved, at: chunk + 1)
-        rebuildCounts()
-    }
-
-    /// Recomputes the running sums and key index after the chunk list changed (a split:
-    /// once every few dozen runs).
-    private mutating func rebuildCounts() {
-        // By index, not `chunks.map(\.visible)`: that copies each chunk (retaining its runs).
-        var visible: [Int] = [], total: [Int] = [], utf8: [Int] = []
-        visible.reserveCapacity(chunks.count)
-        total.reserveCapacity(chunks.count)
-        utf8.reserveCapacity(chunks.count)
-        for index in chunks.indices {
-            visible.append(chunks[index].visible)
-            total.append(chunks[index].total)
-            utf8.append(chunks[index].visibleUTF8)
-        }
-        visibleCounts = ChunkCounts(visible)
-        totalCounts = ChunkCounts(total)
-        utf8Counts = ChunkCounts(utf8)
-        for index in chunks.indices { chunkIndexByKey[chunks[index].key] = index }
+        chunks[key].runs = moved
+        order.add(ChunkTree.Counts() - counts, to: chunk)
+        order.add(counts, to: key)
     }
 
     /// Points the index entry of the run starting at `id` to another chunk.

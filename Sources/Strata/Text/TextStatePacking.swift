@@ -42,8 +42,8 @@ enum TextStatePacking {
         // join again here: on the automerge-paper trace 83,218 runs are 12,387.
         var runs: [TextRun] = []
         var peers = Set<UInt64>()
-        for chunk in sequence.chunks {
-            for run in chunk.runs {
+        for chunk in sequence.order.inOrder {
+            for run in sequence.chunks[chunk].runs {
                 if let last = runs.last, last.isContinued(by: run) {
                     runs[runs.count - 1].append(run)
                     continue

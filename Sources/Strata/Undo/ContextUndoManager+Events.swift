@@ -35,7 +35,7 @@ extension ContextUndoManager {
             switch item {
             case .batch(var batch):
                 batch.groupID = older.id
-                older.append(batch)
+                older.appendJoiningSplices(batch)
             case .group(let group): older.append(group)
             case .action(let action): older.append(action)
             }

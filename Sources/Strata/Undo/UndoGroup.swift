@@ -122,6 +122,24 @@ final class UndoGroup {
         mayHoldTemporaryIDs = true
     }
 
+    /// Appends a batch coalesced into this group (typing's next keystroke): a splice of the
+    /// same text as the group's last batch, and nothing else, joins that batch's splice, as
+    /// one flush's keystrokes join (``TextEdit/append(_:)``) and as a save joins a group's
+    /// keystrokes (docs/FORMAT.md §19.8). A typed word is then one batch and one step to undo,
+    /// not a batch per keystroke (docs/TEXT.md, "Undo").
+    func appendJoiningSplices(_ batch: ChangeBatch) {
+        guard case .batch(var last)? = items.last, last.isUndoable == batch.isUndoable, last.kind == batch.kind,
+              last.operations.count == 1, batch.operations.count == 1,
+              case .splice(let id, let slot, var edit) = last.operations[0],
+              case .splice(id, slot, let next) = batch.operations[0]
+        else { return append(batch) }
+        for step in next.steps { edit.append(step) }
+        last.operations[0] = .splice(id, slot: slot, edit: edit)
+        last.sequence = batch.sequence
+        items[items.count - 1] = .batch(last)
+        mayHoldTemporaryIDs = true
+    }
+
     func append(_ action: UndoAction) {
         items.append(.action(action))
         hasActions = true
