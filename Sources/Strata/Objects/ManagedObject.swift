@@ -125,6 +125,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// lists its keys to have them checked.
     open class var typedKeys: [TypedKeyDescription] { [] }
 
+    /// The entity the class declares with StrataModels' `@Entity` macro, which generates
+    /// this; nil for other classes. ``ManagedObjectModel/init(types:versionIdentifier:)``
+    /// builds a model from it.
+    open class var entityDeclaration: EntityDeclaration? { nil }
+
     /// Per-key custom validation, run after the model's constraints. Throw a
     /// ``StrataStorage/StrataError`` (or any error) to reject; assign `value` to coerce.
     open func validateValue(_ value: inout PropertyValue, forKey key: String) throws {}

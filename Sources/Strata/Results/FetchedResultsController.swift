@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 
 /// A fetch whose results stay current as its context changes, reported as diffs a list view
 /// can apply: Core Data's `NSFetchedResultsController`.
@@ -69,6 +70,9 @@ public final class FetchedResultsController {
     }
 
     var sectionList: [SectionEntries] = []
+    /// Tells Observation's tracked reads of the results that they changed
+    /// (FetchedResultsController+Observation.swift).
+    let observationRegistrar = ObservationRegistrar()
     var sectionsByName: [String: SectionEntries] = [:]
     var sectionIndex: [String: Int] = [:]
     var members: [ObjectIdentifier: Member] = [:]
@@ -107,17 +111,22 @@ public final class FetchedResultsController {
     /// The objects in order, section after section; nil before ``performFetch()``.
     /// - Complexity: O(n).
     public var fetchedObjects: [ManagedObject]? {
-        hasFetched ? sectionList.flatMap { $0.entries.map(\.object) } : nil
+        observeResults()
+        return hasFetched ? sectionList.flatMap { $0.entries.map(\.object) } : nil
     }
 
     /// The sections in order; nil before ``performFetch()``.
     /// - Complexity: O(n) (the objects of every section are listed).
     public var sections: [FetchedResultsSection]? {
-        hasFetched ? sectionList.map { FetchedResultsSection(name: $0.name, objects: $0.entries.map(\.object)) } : nil
+        observeResults()
+        return hasFetched ? sectionList.map { FetchedResultsSection(name: $0.name, objects: $0.entries.map(\.object)) } : nil
     }
 
     /// The number of sections (0 before ``performFetch()``).
-    public var numberOfSections: Int { sectionList.count }
+    public var numberOfSections: Int {
+        observeResults()
+        return sectionList.count
+    }
 
     /// The number of objects in a section.
     /// - Precondition: `section` is a valid section index.
@@ -214,6 +223,7 @@ public final class FetchedResultsController {
         hasFetched = true
         startObserving()
         if let before { publish(reset(from: before)) }
+        announceResultsChanged()
     }
 
     // MARK: Pieces
@@ -281,6 +291,7 @@ public final class FetchedResultsController {
 
     /// Hands a diff to the stream listeners.
     func publish(_ diff: FetchedResultsDiff) {
+        announceResultsChanged()
         guard !listeners.isEmpty else { return }
         let update = FetchedResultsUpdate(snapshot: snapshot(), diff: diff)
         for (key, listener) in listeners {
