@@ -119,6 +119,10 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         if let relationship = property.relationship {
             for argument in relationship.arguments?.as(LabeledExprListSyntax.self) ?? [] {
                 if argument.label?.text == "inverse" {
+                    if argument.expression.is(NilLiteralExprSyntax.self) {
+                        arguments.append("withoutInverse: true")
+                        continue
+                    }
                     guard let name = lastComponent(argument.expression) else {
                         context.diagnose(Diagnostic(node: argument.expression, message: EntityDiagnostic.inverseNotKeyPath()))
                         return nil
@@ -176,7 +180,7 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         guard declaration.is(ClassDeclSyntax.self), let variable = member.as(VariableDeclSyntax.self),
               StoredProperty.isCandidate(variable), variable.bindingSpecifier.tokenKind == .keyword(.var),
               variable.bindings.count == 1, variable.bindings.first?.accessorBlock == nil,
-              variable.bindings.first?.typeAnnotation != nil
+              let type = variable.bindings.first?.typeAnnotation?.type, StoredProperty.unsupported(type) == nil
         else { return [] }
         if variable.attributes.contains(where: {
             if case .attribute(let attribute) = $0 { return StoredProperty.annotationName(attribute) == "EntityProperty" }

@@ -53,14 +53,15 @@ struct StoredProperty {
             context.diagnose(Diagnostic(node: binding, message: EntityDiagnostic.observers(name)))
             return nil
         }
-        guard let type = binding.typeAnnotation?.type.trimmed else {
+        guard let typeNode = binding.typeAnnotation?.type else {
             context.diagnose(Diagnostic(node: binding, message: EntityDiagnostic.missingType(name)))
             return nil
         }
-        if let reason = unsupported(type) {
-            context.diagnose(Diagnostic(node: type, message: EntityDiagnostic.unsupportedType(name, reason)))
+        if let reason = unsupported(typeNode) {
+            context.diagnose(Diagnostic(node: typeNode, message: EntityDiagnostic.unsupportedType(name, reason)))
             return nil
         }
+        let type = typeNode.trimmed
         var attribute: AttributeSyntax?, relationship: AttributeSyntax?
         var isTransient = false, isUnique = false
         for case .attribute(let annotation) in variable.attributes {
@@ -89,7 +90,7 @@ struct StoredProperty {
     /// Why a type is certainly not storable, judged from its spelling: functions, tuples,
     /// existentials and metatypes. Everything else is judged at run time by
     /// `ManagedObjectModel(types:)`, which sees the real type.
-    private static func unsupported(_ type: TypeSyntax) -> String? {
+    static func unsupported(_ type: TypeSyntax) -> String? {
         if let optional = type.as(OptionalTypeSyntax.self) { return unsupported(optional.wrappedType) }
         if let optional = type.as(ImplicitlyUnwrappedOptionalTypeSyntax.self) { return unsupported(optional.wrappedType) }
         if let attributed = type.as(AttributedTypeSyntax.self) { return unsupported(attributed.baseType) }

@@ -67,7 +67,10 @@ public macro Attribute(
 /// @Relationship(deleteRule: .cascade, inverse: \Employee.department)
 /// var employees: Set<Employee>
 /// ```
-/// One side naming the inverse is enough: the model names it on the other side too.
+/// Name the inverse on one side only: the model names it on the other side too (and two
+/// annotations naming each other by key path are a circular reference for the compiler). A
+/// relationship whose inverse neither side names is an error when the model is built,
+/// unless `inverse: nil` says it has none on purpose.
 /// - Parameters:
 ///   - deleteRule: What deleting the object does to its destinations (default `.nullify`).
 ///   - inverse: The destination's relationship back, as a key path.

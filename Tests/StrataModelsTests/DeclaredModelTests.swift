@@ -141,6 +141,14 @@ struct DeclaredModelTests {
         #expect(error.problems.contains { $0.key == "partner" && $0.reason.contains("inverse") })
     }
 
+    @Test("A relationship whose inverse neither side names is an error unless it asks for none")
+    func missingInverse() throws {
+        let error = try #require(throws: StrataError.self) { try ManagedObjectModel(types: [Loner.self]) }
+        #expect(error.problems.contains { $0.entityName == "Loner" && $0.key == "friend" && $0.reason.contains("names no inverse") })
+        let model = try ManagedObjectModel(types: [Solo.self])
+        #expect(try model.entity(named: "Solo").relationshipsByName["friend"]?.inverseName == nil)
+    }
+
     @Test("The key path table names each declared property")
     func keyPathNames() throws {
         let declaration = try #require(Employee.entityDeclaration)
@@ -172,4 +180,12 @@ final class PlainObject: ManagedObject {}
 @Entity final class WrongInverse: ManagedObject {
     @Relationship(inverse: \WrongInverse.name) var partner: WrongInverse?
     var name: String?
+}
+
+@Entity final class Loner: ManagedObject {
+    var friend: Loner?
+}
+
+@Entity final class Solo: ManagedObject {
+    @Relationship(inverse: nil) var friend: Solo?
 }

@@ -66,6 +66,26 @@ struct EntityMacroExpansionTests {
                     }
                 }
                 var label: String { name }
+
+                override class var entityDeclaration: Strata.EntityDeclaration? {
+                    Strata.EntityDeclaration(
+                        name: "Department", class: Department.self, parent: nil, isAbstract: false,
+                        properties: [
+                            .attribute("name", \\Department.name, .unique, minLength: 1),
+                            .property("budget", \\Department.budget, defaultValue: 1000),
+                            .relationship("employees", \\Department.employees, deleteRule: .cascade, inverse: "department"),
+                        ]
+                    )
+                }
+
+                required init(entity: Strata.EntityDescription, insertInto context: Strata.ManagedObjectContext?) {
+                    super.init(entity: entity, insertInto: context)
+                }
+
+                let observationRegistrar = Observation.ObservationRegistrar()
+            }
+
+            extension Department: Strata.ObservableManagedObject {
             }
             """)
     }
@@ -82,6 +102,31 @@ struct EntityMacroExpansionTests {
             }
             """,
             expands: """
+            class Manager: Employee {
+                var draft: String? {
+                    get {
+                        declaredValue(forKey: "draft", keyPath: \\.draft)
+                    }
+                    set {
+                        setDeclaredValue(newValue, forKey: "draft", keyPath: \\.draft)
+                    }
+                }
+
+                override class var entityDeclaration: Strata.EntityDeclaration? {
+                    Strata.EntityDeclaration(
+                        name: "Manager", class: Manager.self, parent: Employee.self, isAbstract: true,
+                        properties: [
+                            .property("draft", \\Manager.draft, isTransient: true),
+                        ],
+                        uniquenessConstraints: [["firstName", "lastName"]],
+                        fetchIndexes: [Strata.FetchIndexDescription("byLastName", elements: [.init("lastName")])]
+                    )
+                }
+
+                required init(entity: Strata.EntityDescription, insertInto context: Strata.ManagedObjectContext?) {
+                    super.init(entity: entity, insertInto: context)
+                }
+            }
             """)
     }
 
@@ -132,7 +177,45 @@ struct EntityMacroExpansionTests {
             }
             """,
             expands: """
+            final class Bad: ManagedObject {
+                var callback: () -> Void
+                var pair: (Int, Int)
+                let constant: Int = 1
+                var untyped = 3
+                var watched: Int = 0 { didSet { print(watched) } }
+                var things: Set<Thing> {
+                    get {
+                        declaredValue(forKey: "things", keyPath: \\.things)
+                    }
+                    set {
+                        setDeclaredValue(newValue, forKey: "things", keyPath: \\.things)
+                    }
+                }
+
+                override class var entityDeclaration: Strata.EntityDeclaration? {
+                    Strata.EntityDeclaration(
+                        name: "Bad", class: Bad.self, parent: nil, isAbstract: false,
+                        properties: []
+                    )
+                }
+
+                required init(entity: Strata.EntityDescription, insertInto context: Strata.ManagedObjectContext?) {
+                    super.init(entity: entity, insertInto: context)
+                }
+
+                let observationRegistrar = Observation.ObservationRegistrar()
+            }
+
+            extension Bad: Strata.ObservableManagedObject {
+            }
             """,
-            diagnostics: [])
+            diagnostics: [
+                DiagnosticSpec(message: "property 'callback' has type '() -> Void', which cannot be stored: use a value type, an enum with raw values, a Codable type, an @Entity class, or a Set or Array of them", line: 3, column: 19),
+                DiagnosticSpec(message: "property 'pair' has type '(Int, Int)', which cannot be stored: use a value type, an enum with raw values, a Codable type, an @Entity class, or a Set or Array of them", line: 4, column: 15),
+                DiagnosticSpec(message: "'let constant' cannot be stored by the entity; declare it 'var'", line: 5, column: 5),
+                DiagnosticSpec(message: "property 'untyped' needs an explicit type (for example 'var untyped: String')", line: 6, column: 9),
+                DiagnosticSpec(message: "property 'watched' cannot have willSet or didSet: its value lives in the object's storage (observe it with Observation)", line: 7, column: 9),
+                DiagnosticSpec(message: "inverse must be a key path to the destination's relationship, like \\Department.employees", line: 8, column: 28),
+            ])
     }
 }

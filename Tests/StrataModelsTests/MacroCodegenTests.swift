@@ -36,6 +36,9 @@ struct MacroCodegenTests {
         #expect(employee.contains("    var active: Bool = true\n"))
         #expect(employee.contains("    @Attribute(.transformable) var address: Data?\n"))
         #expect(employee.contains("    @Relationship(inverse: \\Employee.manager) var reports: [Employee]\n"))
+        // The inverse is named on one side only (both would be a circular reference).
+        #expect(employee.contains("    var department: Department?\n"))
+        #expect(employee.contains("    var manager: Employee?\n"))
         #expect(employee.contains("    #UniquenessConstraint<Employee>([\\.firstName, \\.lastName])\n"))
         #expect(employee.contains("    #FetchIndex<Employee>([\\.salary, \\.startDate], name: \"bySalaryStartDate\")\n"))
         let person = try String(contentsOf: out.appendingPathComponent("Person.swift"), encoding: .utf8)
@@ -55,9 +58,10 @@ struct MacroCodegenTests {
         let sandbox = try TemporaryDirectory()
         let modelFile = sandbox.file("Derived.json")
         try Data("""
-            {"entities": [{"name": "Team", "attributes": [
+            {"format": "strata-model", "formatVersion": 1, "entities": [{"name": "Team", "attributes": [
               {"name": "size", "type": "integer64", "derivation": "members.@count"}],
-              "relationships": [{"name": "members", "destination": "Team", "toMany": true}]}]}
+              "relationships": [{"name": "members", "destination": "Player", "toMany": true, "inverse": "team"}]},
+              {"name": "Player", "relationships": [{"name": "team", "destination": "Team", "inverse": "members"}]}]}
             """.utf8).write(to: modelFile)
         let result = try CLI.run("strata", ["codegen", modelFile.path, "--style", "macro", "--out", sandbox.file("Out").path])
         #expect(result.status != 0)

@@ -59,6 +59,7 @@ func staffModel() throws -> ManagedObjectModel {
 
 let staffJSON = """
 {
+  "format": "strata-model", "formatVersion": 1,
   "entities": [
     {"name": "Person", "abstract": true, "attributes": [
       {"name": "firstName", "type": "string", "optional": false},

@@ -102,7 +102,13 @@ struct MacroClassGenerator {
         let destination = try naming.className(destinationEntity)
         var arguments: [String] = []
         if relationship.deleteRule != .nullify { arguments.append("deleteRule: .\(relationship.deleteRule.rawValue)") }
-        if let inverse = relationship.inverseName { arguments.append("inverse: \\\(destination).\(property(inverse))") }
+        if let inverse = relationship.inverseName {
+            if namesInverse(relationship, of: entity, inverse: inverse, destination: destinationEntity) {
+                arguments.append("inverse: \\\(destination).\(property(inverse))")
+            }
+        } else {
+            arguments.append("inverse: nil")
+        }
         if !relationship.isOptional { arguments.append("isOptional: false") }
         if relationship.isToMany, relationship.minCount > 0 { arguments.append("minCount: \(relationship.minCount)") }
         if relationship.isToMany, relationship.maxCount > 0 { arguments.append("maxCount: \(relationship.maxCount)") }
@@ -112,6 +118,18 @@ struct MacroClassGenerator {
         if !arguments.isEmpty { annotations.append("@Relationship(" + arguments.joined(separator: ", ") + ")") }
         let type = relationship.isToMany ? (relationship.isOrdered ? "[\(destination)]" : "Set<\(destination)>") : "\(destination)?"
         return "    " + (annotations + ["\(access)var \(property(relationship.name)): \(type)"]).joined(separator: " ")
+    }
+
+    /// Whether this side of a relationship pair writes `inverse:`. One side only: two
+    /// `@Relationship`s naming each other by key path are a circular reference for the
+    /// compiler, and `ManagedObjectModel(types:)` names the inverse on the other side
+    /// itself. The to-many side writes it; of two alike, the one whose entity and name sort
+    /// first.
+    private func namesInverse(_ relationship: RelationshipDescription, of entity: EntityDescription, inverse: String,
+                              destination: EntityDescription) -> Bool {
+        guard let other = destination.relationshipsByName[inverse] else { return true }
+        if relationship.isToMany != other.isToMany { return relationship.isToMany }
+        return (entity.name, relationship.name) <= (destination.name, other.name)
     }
 
     /// The Swift initial value of an attribute's default; nil for null.

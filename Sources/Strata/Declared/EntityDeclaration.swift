@@ -102,6 +102,8 @@ public struct PropertyDeclaration: Sendable {
     struct RelationshipSettings: Sendable {
         var deleteRule: DeleteRule = .nullify
         var inverse: String?
+        /// `@Relationship(inverse: nil)`: no inverse, on purpose.
+        var isWithoutInverse = false
         var isOptional = true
         var minCount = 0
         var maxCount = 0
@@ -148,14 +150,16 @@ public struct PropertyDeclaration: Sendable {
     }
 
     /// A relationship with the settings of its `@Relationship(…)` annotation; `inverse` is
-    /// the name of the inverse relationship on the destination.
+    /// the name of the inverse relationship on the destination, `withoutInverse` says
+    /// `@Relationship(inverse: nil)` asked for none.
     public static func relationship<Root: ObservableManagedObject, Value>(
         _ name: String, _ keyPath: KeyPath<Root, Value> & Sendable, defaultValue: Value? = nil, isTransient: Bool = false,
-        deleteRule: DeleteRule = .nullify, inverse: String? = nil, isOptional: Bool = true, minCount: Int = 0,
-        maxCount: Int = 0, originalName: String? = nil
+        deleteRule: DeleteRule = .nullify, inverse: String? = nil, withoutInverse: Bool = false, isOptional: Bool = true,
+        minCount: Int = 0, maxCount: Int = 0, originalName: String? = nil
     ) -> PropertyDeclaration {
         PropertyDeclaration(name, keyPath, kind: .relationship, defaultValue: defaultValue, isTransient: isTransient,
-                            relationship: RelationshipSettings(deleteRule: deleteRule, inverse: inverse, isOptional: isOptional,
+                            relationship: RelationshipSettings(deleteRule: deleteRule, inverse: inverse,
+                                                               isWithoutInverse: withoutInverse, isOptional: isOptional,
                                                                minCount: minCount, maxCount: maxCount,
                                                                originalName: originalName))
     }

@@ -20,7 +20,8 @@ extension ManagedObjectModel {
     /// - Throws: ``StrataStorage/StrataError`` `.invalidModel` listing every problem: a
     ///   class without `@Entity`, a property type that cannot be stored (each names the
     ///   entity, the property and the type), `@Attribute` on a relationship or
-    ///   `@Relationship` on an attribute, and whatever ``init(entities:configurations:fetchRequestTemplates:versionIdentifier:)`` finds.
+    ///   `@Relationship` on an attribute, a relationship whose inverse neither side names
+    ///   (unless `@Relationship(inverse: nil)` asks for none), and whatever ``init(entities:configurations:fetchRequestTemplates:versionIdentifier:)`` finds.
     public convenience init(types: [ManagedObject.Type], versionIdentifier: String? = nil) throws {
         let (entities, classes) = try DeclaredModelBuilder(types: types).entities()
         try self.init(entities: entities, versionIdentifier: versionIdentifier)
@@ -132,9 +133,15 @@ private struct DeclaredModelBuilder {
                     if !toMany, !isOptional {
                         problem(entity, property.name, "a to-one is declared optional (\(destinationClass)?); a required one says @Relationship(isOptional: false)")
                     }
+                    let inverse = settings.inverse ?? inverses[entity]?[property.name]
+                    if inverse == nil, !settings.isWithoutInverse {
+                        // Core Data warns of a relationship without inverse (the other side
+                        // keeps pointing at deleted objects); here it must be asked for.
+                        problem(entity, property.name, "the relationship names no inverse: add @Relationship(inverse: \\\(destination).property) on one side, or @Relationship(inverse: nil) for none")
+                    }
                     var relationship = RelationshipDescription(
                         property.name, to: destination, toMany: toMany,
-                        inverse: settings.inverse ?? inverses[entity]?[property.name], deleteRule: settings.deleteRule,
+                        inverse: inverse, deleteRule: settings.deleteRule,
                         isOptional: settings.isOptional, isOrdered: ordered, minCount: settings.minCount,
                         maxCount: settings.maxCount, isTransient: property.isTransient)
                     relationship.renamingIdentifier = settings.originalName
