@@ -49,6 +49,7 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         guard let entity = entityClass(declaration, at: node, in: context) else { return [] }
         let access = entity.isPublic ? "public " : ""
         var properties: [String] = []
+        var nameTable: [String] = []
         var uniqueness: [String] = []
         var indexes: [String] = []
         for member in declaration.memberBlock.members {
@@ -56,6 +57,7 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 guard let property = StoredProperty.read(variable, in: context) else { continue }
                 guard let line = declarationLine(property, entity: entity, in: context) else { continue }
                 properties.append(line)
+                nameTable.append("\\.\(escaped(property.name)): \(literal(property.name))")
                 if property.isUnique { uniqueness.append("[\(literal(property.name))]") }
             } else if let marker = member.decl.as(MacroExpansionDeclSyntax.self) {
                 switch marker.macroName.text {
@@ -88,6 +90,20 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             }
             """,
         ]
+        // The key path table typed requests and `#Predicate` read (ManagedObject.propertyName(for:)),
+        // rooted at `Self` so that a sub-entity's class finds its parent's properties.
+        let table = nameTable.isEmpty ? "[:]" : "[" + nameTable.joined(separator: ", ") + "]"
+        members.append("""
+            \(raw: access)override class func propertyName(for keyPath: AnyKeyPath) -> String? {
+                func names<Root: \(raw: entity.name)>(_: Root.Type) -> [PartialKeyPath<Root>: String] {
+                    \(raw: table)
+                }
+                return propertyName(for: keyPath, in: names(Self.self)) ?? super.propertyName(for: keyPath)
+            }
+            """)
+        if arguments?.contains(where: { $0.label?.text == "name" }) == true {
+            members.append("\(raw: access)override class var entityName: String { \(raw: entityName) }")
+        }
         let declaresInit = declaration.memberBlock.members.contains { member in
             guard let initializer = member.decl.as(InitializerDeclSyntax.self) else { return false }
             return initializer.signature.parameterClause.parameters.map(\.firstName.text) == ["entity", "insertInto"]

@@ -30,7 +30,8 @@
 /// - Parameters:
 ///   - name: The entity's name; the class's name when nil.
 ///   - isAbstract: Whether objects of exactly this entity may not be inserted.
-@attached(member, names: named(entityDeclaration), named(init), named(observationRegistrar))
+@attached(member, names: named(entityDeclaration), named(propertyName(for:)), named(entityName), named(init),
+          named(observationRegistrar))
 @attached(memberAttribute)
 @attached(extension, conformances: ObservableManagedObject)
 public macro Entity(name: String? = nil, isAbstract: Bool = false) =

@@ -149,12 +149,13 @@ struct DeclaredModelTests {
         #expect(try model.entity(named: "Solo").relationshipsByName["friend"]?.inverseName == nil)
     }
 
-    @Test("The key path table names each declared property")
+    @Test("The key path table names each declared property, inherited ones from a sub-entity's class too")
     func keyPathNames() throws {
-        let declaration = try #require(Employee.entityDeclaration)
-        #expect(declaration.propertyName(for: \Employee.salary) == "salary")
-        #expect(declaration.propertyName(for: \Employee.reports) == "reports")
-        #expect(declaration.propertyName(for: \Employee.fullName) == nil)
+        #expect(Employee.propertyName(for: \Employee.salary) == "salary")
+        #expect(Employee.propertyName(for: \Employee.reports) == "reports")
+        #expect(Employee.propertyName(for: \Employee.lastName) == "lastName")
+        #expect(Person.propertyName(for: \Person.lastName) == "lastName")
+        #expect(Employee.propertyName(for: \Employee.fullName) == nil)
     }
 }
 

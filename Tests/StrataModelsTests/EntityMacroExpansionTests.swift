@@ -78,6 +78,13 @@ struct EntityMacroExpansionTests {
                     )
                 }
 
+                override class func propertyName(for keyPath: AnyKeyPath) -> String? {
+                    func names<Root: Department>(_: Root.Type) -> [PartialKeyPath<Root>: String] {
+                        [\\.name: "name", \\.budget: "budget", \\.employees: "employees"]
+                    }
+                    return propertyName(for: keyPath, in: names(Self.self)) ?? super.propertyName(for: keyPath)
+                }
+
                 required init(entity: Strata.EntityDescription, insertInto context: Strata.ManagedObjectContext?) {
                     super.init(entity: entity, insertInto: context)
                 }
@@ -121,6 +128,13 @@ struct EntityMacroExpansionTests {
                         uniquenessConstraints: [["firstName", "lastName"]],
                         fetchIndexes: [Strata.FetchIndexDescription("byLastName", elements: [.init("lastName")])]
                     )
+                }
+
+                override class func propertyName(for keyPath: AnyKeyPath) -> String? {
+                    func names<Root: Manager>(_: Root.Type) -> [PartialKeyPath<Root>: String] {
+                        [\\.draft: "draft"]
+                    }
+                    return propertyName(for: keyPath, in: names(Self.self)) ?? super.propertyName(for: keyPath)
                 }
 
                 required init(entity: Strata.EntityDescription, insertInto context: Strata.ManagedObjectContext?) {
@@ -197,6 +211,13 @@ struct EntityMacroExpansionTests {
                         name: "Bad", class: Bad.self, parent: nil, isAbstract: false,
                         properties: []
                     )
+                }
+
+                override class func propertyName(for keyPath: AnyKeyPath) -> String? {
+                    func names<Root: Bad>(_: Root.Type) -> [PartialKeyPath<Root>: String] {
+                        [:]
+                    }
+                    return propertyName(for: keyPath, in: names(Self.self)) ?? super.propertyName(for: keyPath)
                 }
 
                 required init(entity: Strata.EntityDescription, insertInto context: Strata.ManagedObjectContext?) {

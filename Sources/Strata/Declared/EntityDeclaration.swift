@@ -49,12 +49,6 @@ public struct EntityDeclaration: Sendable {
         self.uniquenessConstraints = uniquenessConstraints
         self.fetchIndexes = fetchIndexes
     }
-
-    /// The name of the declared property a key path reaches, or nil for any other key path
-    /// (a computed property, a property of another class).
-    public func propertyName(for keyPath: AnyKeyPath) -> String? {
-        properties.first { $0.keyPath == keyPath }?.name
-    }
 }
 
 /// One stored property of an `@Entity` class: its name, key path, Swift type and what its

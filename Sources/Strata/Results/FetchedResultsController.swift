@@ -5,14 +5,19 @@ import Observation
 /// can apply: Core Data's `NSFetchedResultsController`.
 ///
 /// ```swift
-/// let request = FetchRequest(entityName: "Employee",
-///                            sortDescriptors: [FetchSortDescriptor("department.name"), FetchSortDescriptor("lastName")])
+/// let request = FetchRequest<Employee>(
+///     sortDescriptors: [FetchSortDescriptor("department.name"), FetchSortDescriptor("lastName")])
 /// let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context,
 ///                                           sectionNameKeyPath: "department.name")
 /// controller.delegate = list                  // or: for await update in controller.changes() { ... }
 /// try controller.performFetch()
-/// let first = controller.object(at: ResultIndexPath(item: 0, section: 0))
+/// let first: Employee = controller.object(at: ResultIndexPath(item: 0, section: 0))
 /// ```
+///
+/// The results are instances of the request's type (Core Data's
+/// `NSFetchedResultsController<ResultType>`); an object of the entity whose class is not
+/// one (a sub-entity registered with an unrelated class) makes ``performFetch()`` throw,
+/// and is never admitted by a later change.
 ///
 /// The results follow the context's own changes (at each flush: ``ManagedObjectContext/processPendingChanges()``,
 /// undo, redo, saves), the saves of other contexts merged into it
@@ -36,10 +41,10 @@ import Observation
 /// there (inside `perform` for a queue context). Its delegate is called there.
 ///
 /// The request's `fetchLimit` and `fetchOffset` must be 0, and `includesPendingChanges` true.
-public final class FetchedResultsController {
+public final class FetchedResultsController<ResultType: ManagedObject> {
     /// The request: entity, predicate, sort descriptors. Changing it takes effect at the next
     /// ``performFetch()``.
-    public let fetchRequest: FetchRequest
+    public let fetchRequest: FetchRequest<ResultType>
     /// The context whose objects the results are.
     public let managedObjectContext: ManagedObjectContext
     /// The key path whose value names an object's section; nil puts every object in one
@@ -93,7 +98,7 @@ public final class FetchedResultsController {
     ///   - managedObjectContext: the context whose objects the results are.
     ///   - sectionNameKeyPath: a key path (through to-ones) whose value names each object's
     ///     section; nil for one section.
-    public init(fetchRequest: FetchRequest, managedObjectContext: ManagedObjectContext, sectionNameKeyPath: String? = nil) {
+    public init(fetchRequest: FetchRequest<ResultType>, managedObjectContext: ManagedObjectContext, sectionNameKeyPath: String? = nil) {
         self.fetchRequest = fetchRequest
         self.managedObjectContext = managedObjectContext
         self.sectionNameKeyPath = sectionNameKeyPath
@@ -110,9 +115,9 @@ public final class FetchedResultsController {
 
     /// The objects in order, section after section; nil before ``performFetch()``.
     /// - Complexity: O(n).
-    public var fetchedObjects: [ManagedObject]? {
+    public var fetchedObjects: [ResultType]? {
         observeResults()
-        return hasFetched ? sectionList.flatMap { $0.entries.map(\.object) } : nil
+        return hasFetched ? sectionList.flatMap { $0.entries.map { Self.typed($0.object) } } : nil
     }
 
     /// The sections in order; nil before ``performFetch()``.
@@ -139,8 +144,17 @@ public final class FetchedResultsController {
     /// The object at an index path.
     /// - Precondition: the index path is within the results.
     /// - Complexity: O(1).
-    public func object(at indexPath: ResultIndexPath) -> ManagedObject {
-        sectionList[indexPath.section].entries[indexPath.item].object
+    public func object(at indexPath: ResultIndexPath) -> ResultType {
+        Self.typed(sectionList[indexPath.section].entries[indexPath.item].object)
+    }
+
+    /// A member as the request's type: ``performFetch()`` and ``placement(of:)`` admit
+    /// only `ResultType`s, so anything else is a broken invariant, not a caller's mistake.
+    private static func typed(_ object: ManagedObject) -> ResultType {
+        guard let typed = object as? ResultType else {
+            preconditionFailure("a FetchedResultsController<\(ResultType.self)> holds \(withArticle(type(of: object)))")
+        }
+        return typed
     }
 
     /// Where an object is in the results, or nil when it is not in them.
@@ -325,7 +339,7 @@ public final class FetchedResultsController {
 
 /// Lets a notification block, which must be `Sendable`, reach the controller. The block runs
 /// on the posting context's queue, the controller's own.
-private final class WeakController: @unchecked Sendable {
-    weak var controller: FetchedResultsController?
-    init(_ controller: FetchedResultsController) { self.controller = controller }
+private final class WeakController<ResultType: ManagedObject>: @unchecked Sendable {
+    weak var controller: FetchedResultsController<ResultType>?
+    init(_ controller: FetchedResultsController<ResultType>) { self.controller = controller }
 }
