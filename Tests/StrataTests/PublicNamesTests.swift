@@ -124,6 +124,10 @@ import Testing
         "ToOneKey": ToOneKey<ManagedObject>.self,
         "TypedKeyDescription": TypedKeyDescription.self,
         "Transformed": Transformed<String>.self,
+        "EntityDeclaration": EntityDeclaration.self,
+        "PropertyDeclaration": PropertyDeclaration.self,
+        "AttributeOption": AttributeOption.self,
+        "ObservableManagedObject": (any ObservableManagedObject).self,
     ]
 
     @Test func everyPublicTopLevelTypeIsNamedBesideFoundation() throws {
