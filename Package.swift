@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+import CompilerPluginSupport
 import PackageDescription
 
 // PostgreSQL sharing (docs/POSTGRES.md) pulls in SwiftNIO, BoringSSL and PostgresNIO, which
@@ -62,11 +63,17 @@ let package = Package(
         .executable(name: "background-import-example", targets: ["BackgroundImportExample"]),
         .executable(name: "staff-list-example", targets: ["StaffListExample"]),
         .executable(name: "outliner", targets: ["Outliner"]),
+        // Entities declared as Swift classes (`@Entity`): a library of its own, so an app
+        // that does not use the macros compiles no swift-syntax.
+        .library(name: "StrataModels", targets: ["StrataModels"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
+        // The compiler's own syntax library, for the macros of StrataModels only; 603 is
+        // Swift 6.3's.
+        .package(url: "https://github.com/swiftlang/swift-syntax", "603.0.1"..<"604.0.0"),
     ] + (postgres ? [.package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2")] : [])
       + (benchmarks ? [.package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0")] : []),
     targets: [
@@ -87,6 +94,15 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ],
             swiftSettings: [.define("STRATA_INVARIANTS", .when(configuration: .debug))]),
+        // `@Entity` and its property macros: the compiler plugin (swift-syntax) and the
+        // library that declares the macros and re-exports Strata.
+        .macro(
+            name: "StrataMacros",
+            dependencies: [
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ]),
+        .target(name: "StrataModels", dependencies: ["Strata", "StrataMacros"]),
         .target(
             name: "StrataToolSupport",
             dependencies: ["Strata", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
@@ -128,6 +144,12 @@ let package = Package(
             "Strata", "StrataTestSupport", "strata", "strata-log", "strata-stress-writer",
             "EmployeesExample", "BackgroundImportExample", "StaffListExample",
         ]),
+        // The macro tests; they also run `strata codegen --style macro` and type-check its
+        // classes with the macro plugin.
+        .testTarget(name: "StrataModelsTests", dependencies: [
+            "StrataModels", "StrataMacros", "StrataTestSupport", "strata",
+            .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+        ]),
         .testTarget(name: "StrataFuzzTests", dependencies: ["Strata", "StrataFuzzTargets"],
                     resources: [.copy("Crashers")]),
     ],
@@ -143,8 +165,9 @@ if !sanitizesProcesses {
 // A sanitized build compiles only what its suites run: no terminal app or measuring tool,
 // and under ThreadSanitizer none of the tools the process tests spawn.
 if sanitizerSuites != nil {
-    var unused: Set<String> = ["Outliner", "OutlinerCore", "strata-segment-measure"]
-    var unusedProducts: Set<String> = ["outliner"]
+    var unused: Set<String> = ["Outliner", "OutlinerCore", "strata-segment-measure",
+                               "StrataMacros", "StrataModels", "StrataModelsTests"]
+    var unusedProducts: Set<String> = ["outliner", "StrataModels"]
     if !sanitizesProcesses {
         unused.formUnion(["strata", "strata-log", "StrataToolSupport", "EmployeesExample", "BackgroundImportExample",
                           "StaffListExample", "strata-stress-writer", "StrataFuzzTargets", "strata-fuzz"])

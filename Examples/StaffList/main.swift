@@ -87,15 +87,15 @@ final class DiffPrinter: FetchedResultsControllerDelegate {
     /// How many diffs were printed.
     var diffs = 0
 
-    func controllerWillChangeContent(_ controller: FetchedResultsController) {
+    func controllerWillChangeContent(_ controller: FetchedResultsController<some ManagedObject>) {
         diffs += 1
         say("diff after \(step):")
     }
-    func controller(_ controller: FetchedResultsController, didChange section: FetchedResultsSection,
+    func controller(_ controller: FetchedResultsController<some ManagedObject>, didChange section: FetchedResultsSection,
                     atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType) {
         say("  section \(type) [\(sectionIndex)] \(section.name)")
     }
-    func controller(_ controller: FetchedResultsController, didChange object: ManagedObject,
+    func controller(_ controller: FetchedResultsController<some ManagedObject>, didChange object: ManagedObject,
                     at indexPath: ResultIndexPath?, for type: FetchedResultsChangeType, newIndexPath: ResultIndexPath?) {
         let name = type == .delete ? names[ObjectIdentifier(object)] ?? "?" : lastName(object)
         names[ObjectIdentifier(object)] = name
@@ -105,7 +105,7 @@ final class DiffPrinter: FetchedResultsControllerDelegate {
     }
 }
 
-func show(_ list: FetchedResultsController) -> String {
+func show(_ list: FetchedResultsController<some ManagedObject>) -> String {
     (list.sections ?? []).map { section in
         "\(section.name): " + section.objects.map(lastName).joined(separator: ", ")
     }.joined(separator: " | ")

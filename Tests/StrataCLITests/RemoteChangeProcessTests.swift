@@ -5,7 +5,7 @@ import Testing
 /// Records the changes a fetched results controller reports, as "type lastName" lines.
 private final class ChangeLog: FetchedResultsControllerDelegate {
     var lines: [String] = []
-    func controller(_ controller: FetchedResultsController, didChange object: ManagedObject, at indexPath: ResultIndexPath?,
+    func controller(_ controller: FetchedResultsController<some ManagedObject>, didChange object: ManagedObject, at indexPath: ResultIndexPath?,
                     for type: FetchedResultsChangeType, newIndexPath: ResultIndexPath?) {
         let name = if case .string(let last)? = try? object.value(forKey: "lastName") { last } else { "?" }
         lines.append("\(type) \(name)")
@@ -17,7 +17,7 @@ private final class ChangeLog: FetchedResultsControllerDelegate {
 /// though this process never saves or asks.
 @Suite("another process's saves reach a watching document")
 struct RemoteChangeProcessTests {
-    private static func sections(_ list: FetchedResultsController) -> String {
+    private static func sections(_ list: FetchedResultsController<some ManagedObject>) -> String {
         (list.sections ?? []).map { section in
             "\(section.name): " + section.objects.map { object in
                 if case .string(let last)? = try? object.value(forKey: "lastName") { return last }
@@ -28,7 +28,7 @@ struct RemoteChangeProcessTests {
 
     /// Polls until the list shows `expected` (the confinement view context merges at its
     /// next operation); the generous timeout only bounds a hang.
-    private static func waitForList(_ list: FetchedResultsController, _ expected: String, in context: ManagedObjectContext) throws -> Bool {
+    private static func waitForList(_ list: FetchedResultsController<some ManagedObject>, _ expected: String, in context: ManagedObjectContext) throws -> Bool {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             _ = try context.count(for: list.fetchRequest)

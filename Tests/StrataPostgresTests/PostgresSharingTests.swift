@@ -26,7 +26,7 @@ final class RemoteChangeRecorder: @unchecked Sendable {
 /// Records what a fetched results controller reports.
 final class ControllerLog: FetchedResultsControllerDelegate, @unchecked Sendable {
     let changed = Locked(0)
-    func controllerDidChangeContent(_ controller: FetchedResultsController) { changed.withLock { $0 += 1 } }
+    func controllerDidChangeContent(_ controller: FetchedResultsController<some ManagedObject>) { changed.withLock { $0 += 1 } }
 }
 
 @Suite("PostgreSQL document: two stores share it (NOTIFY, conflicts)")

@@ -131,7 +131,7 @@ private struct ChildEditor {
 
     /// Every employee the child sees (the store's, the parent's new ones, its own), judged
     /// and sorted one by one by the child's current values.
-    func bruteForce(_ request: FetchRequest, parent world: RandomFetchWorld) throws -> [ManagedObjectID] {
+    func bruteForce(_ request: FetchRequest<ManagedObject>, parent world: RandomFetchWorld) throws -> [ManagedObjectID] {
         child.processPendingChanges()
         let entity = try world.stack.model.entity(named: "Employee")
         var ids = Set(try world.stack.store.objectIDs(for: entity, includingSubentities: true))

@@ -349,15 +349,15 @@ private func confinedContainer() -> PersistentContainer.Options {
 /// A delegate that writes down what it hears.
 private final class SectionRecorder: FetchedResultsControllerDelegate {
     var events: [String] = []
-    func controllerWillChangeContent(_ controller: FetchedResultsController) { events.append("will") }
-    func controller(_ controller: FetchedResultsController, didChange section: FetchedResultsSection,
+    func controllerWillChangeContent(_ controller: FetchedResultsController<some ManagedObject>) { events.append("will") }
+    func controller(_ controller: FetchedResultsController<some ManagedObject>, didChange section: FetchedResultsSection,
                     atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType) {
         events.append("section \(type) \(sectionIndex)")
     }
-    func controller(_ controller: FetchedResultsController, didChange object: ManagedObject,
+    func controller(_ controller: FetchedResultsController<some ManagedObject>, didChange object: ManagedObject,
                     at indexPath: ResultIndexPath?, for type: FetchedResultsChangeType, newIndexPath: ResultIndexPath?) {
         let path = newIndexPath ?? indexPath
         events.append("object \(type) \(path.map { "\($0.section).\($0.item)" } ?? "-")")
     }
-    func controllerDidChangeContent(_ controller: FetchedResultsController) { events.append("did") }
+    func controllerDidChangeContent(_ controller: FetchedResultsController<some ManagedObject>) { events.append("did") }
 }

@@ -72,7 +72,7 @@ func expression(_ name: String, _ expression: FetchExpression, _ type: Attribute
 
 /// The grouped request every test starts from: per department name, the total, the
 /// number of salaries, the largest and the average.
-func departmentTotals() -> FetchRequest {
+func departmentTotals() -> FetchRequest<ManagedObject> {
     let request = FetchRequest(entityName: "Employee", sortDescriptors: [FetchSortDescriptor("department.name")])
     request.resultType = .dictionary
     request.propertiesToFetch = [
@@ -279,7 +279,7 @@ let departmentTotalsSQL = """
 
     @Test func sqlAndMemoryGiveTheSameAnswers() throws {
         let fixture = try ComputedFetchFixture()
-        var requests: [FetchRequest] = [departmentTotals()]
+        var requests: [FetchRequest<ManagedObject>] = [departmentTotals()]
         let having = departmentTotals()
         having.havingPredicate = try FetchPredicate(format: "total > 100000 OR department.name == 'Legal'")
         having.sortDescriptors = [FetchSortDescriptor("staff"), FetchSortDescriptor("mean", ascending: false)]

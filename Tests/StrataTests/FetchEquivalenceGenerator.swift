@@ -228,7 +228,7 @@ struct EquivalenceRequest: CustomStringConvertible {
     var limit: Int
     var kind: Kind
 
-    func fetchRequest(in world: EquivalenceWorld) throws -> FetchRequest {
+    func fetchRequest(in world: EquivalenceWorld) throws -> FetchRequest<ManagedObject> {
         let predicate = try format.map { try FetchPredicate(format: $0).withSubstitutionVariables(world.variables()) }
         let request = FetchRequest(entityName: entity, predicate: predicate,
                                    sortDescriptors: sorts.map { FetchSortDescriptor($0.0, ascending: $0.1, comparison: $0.2) })

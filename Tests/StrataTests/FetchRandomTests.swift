@@ -147,7 +147,7 @@ struct RandomFetchWorld {
         }
     }
 
-    mutating func request() throws -> (FetchRequest, String) {
+    mutating func request() throws -> (FetchRequest<ManagedObject>, String) {
         let format = chance(10) ? nil : predicateFormat(depth: 2)
         let request = FetchRequest(entityName: "Employee", predicate: try format.map { try FetchPredicate(format: $0) },
                                    sortDescriptors: sortDescriptors())
@@ -159,7 +159,7 @@ struct RandomFetchWorld {
     // MARK: Brute force
 
     /// Every live employee, judged and sorted one by one by its current values.
-    func bruteForce(_ request: FetchRequest) throws -> [ManagedObjectID] {
+    func bruteForce(_ request: FetchRequest<ManagedObject>) throws -> [ManagedObjectID] {
         context.processPendingChanges()
         let entity = try stack.model.entity(named: "Employee")
         var ids = Set(try stack.store.objectIDs(for: entity, includingSubentities: true))

@@ -119,6 +119,6 @@ func lastNames(_ objects: [ManagedObject]) throws -> [String] {
 }
 
 /// An employees request with a predicate format and sort keys.
-func employeesRequest(_ format: String? = nil, sortedBy sorts: [FetchSortDescriptor] = []) throws -> FetchRequest {
+func employeesRequest(_ format: String? = nil, sortedBy sorts: [FetchSortDescriptor] = []) throws -> FetchRequest<ManagedObject> {
     FetchRequest(entityName: "Employee", predicate: try format.map { try FetchPredicate(format: $0) }, sortDescriptors: sorts)
 }

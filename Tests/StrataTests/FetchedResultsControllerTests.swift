@@ -10,7 +10,7 @@ import Testing
     final class Fixture {
         let container: PersistentContainer
         var context: ManagedObjectContext { container.viewContext }
-        let controller: FetchedResultsController
+        let controller: FetchedResultsController<ManagedObject>
         let delegate = RecordingDelegate()
         var snapshot = FetchedResultsSnapshot()
         var departments: [String: ManagedObject] = [:]

@@ -10,7 +10,7 @@ import Strata
     final class Recorder: FetchedResultsControllerDelegate {
         var changes: [String] = []
 
-        func controller(_ controller: FetchedResultsController, didChange object: ManagedObject,
+        func controller(_ controller: FetchedResultsController<some ManagedObject>, didChange object: ManagedObject,
                         at indexPath: ResultIndexPath?, for type: FetchedResultsChangeType, newIndexPath: ResultIndexPath?) {
             let name: String
             if case .string(let text)? = try? object.value(forKey: "lastName") { name = text } else { name = "?" }
@@ -22,7 +22,7 @@ import Strata
     /// Research holds King.
     final class Staff {
         let container: PersistentContainer
-        let controller: FetchedResultsController
+        let controller: FetchedResultsController<ManagedObject>
         let recorder = Recorder()
         var departments: [String: ManagedObject] = [:]
         var employees: [String: ManagedObject] = [:]

@@ -45,7 +45,7 @@ private final class RandomRun {
     let container: PersistentContainer
     let sibling: ManagedObjectContext?
     let remote: DocumentStack?
-    let controller: FetchedResultsController
+    let controller: FetchedResultsController<ManagedObject>
     let delegate = RecordingDelegate()
     let names = ["Ada", "Alan", "Grace", "Edsger", "Barbara", "Donald"]
     let departments = ["R&D", "Sales", "Ops", "Legal"]
@@ -82,7 +82,7 @@ private final class RandomRun {
         } else {
             remote = nil
         }
-        let request: FetchRequest
+        let request: FetchRequest<ManagedObject>
         if sectioned {
             request = FetchRequest(entityName: "Employee", predicate: try FetchPredicate(format: "salary >= 20"),
                                    sortDescriptors: [FetchSortDescriptor("department.name"), FetchSortDescriptor("lastName"),

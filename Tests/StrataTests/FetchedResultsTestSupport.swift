@@ -13,13 +13,13 @@ final class RecordingDelegate: FetchedResultsControllerDelegate {
     private var names: [Int: String] = [:]
     private(set) var callOrder: [FetchedResultsChangeType] = []
 
-    func controllerWillChangeContent(_ controller: FetchedResultsController) {
+    func controllerWillChangeContent(_ controller: FetchedResultsController<some ManagedObject>) {
         #expect(current == nil, "willChange twice")
         current = FetchedResultsDiff()
         names = [:]
     }
 
-    func controller(_ controller: FetchedResultsController, didChange object: ManagedObject, at indexPath: ResultIndexPath?,
+    func controller(_ controller: FetchedResultsController<some ManagedObject>, didChange object: ManagedObject, at indexPath: ResultIndexPath?,
                     for type: FetchedResultsChangeType, newIndexPath: ResultIndexPath?) {
         let change = FetchedResultsItemChange(objectID: object.objectID, oldIndexPath: indexPath, newIndexPath: newIndexPath)
         callOrder.append(type)
@@ -31,7 +31,7 @@ final class RecordingDelegate: FetchedResultsControllerDelegate {
         }
     }
 
-    func controller(_ controller: FetchedResultsController, didChange section: FetchedResultsSection,
+    func controller(_ controller: FetchedResultsController<some ManagedObject>, didChange section: FetchedResultsSection,
                     atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType) {
         switch type {
         case .delete: current?.deletedSections.append(sectionIndex)
@@ -42,7 +42,7 @@ final class RecordingDelegate: FetchedResultsControllerDelegate {
         }
     }
 
-    func controllerDidChangeContent(_ controller: FetchedResultsController) {
+    func controllerDidChangeContent(_ controller: FetchedResultsController<some ManagedObject>) {
         if let current { batches.append(current) }
         insertedSectionNames.append(names)
         current = nil
@@ -95,7 +95,7 @@ func applying(_ diff: FetchedResultsDiff, to old: FetchedResultsSnapshot, sectio
 
 /// The snapshot a fresh fetch gives: the request's results grouped by section name, in the
 /// order of their first objects.
-func freshSnapshot(_ controller: FetchedResultsController) throws -> FetchedResultsSnapshot {
+func freshSnapshot(_ controller: FetchedResultsController<some ManagedObject>) throws -> FetchedResultsSnapshot {
     let context = controller.managedObjectContext
     var sections: [FetchedResultsSnapshot.Section] = []
     var index: [String: Int] = [:]
@@ -115,7 +115,7 @@ func freshSnapshot(_ controller: FetchedResultsController) throws -> FetchedResu
 
 /// Checks the controller against a fresh fetch and every recorded batch against the
 /// snapshots before and after; returns the new snapshot.
-func checkController(_ controller: FetchedResultsController, delegate: RecordingDelegate, previous: FetchedResultsSnapshot,
+func checkController(_ controller: FetchedResultsController<some ManagedObject>, delegate: RecordingDelegate, previous: FetchedResultsSnapshot,
                      step: String) throws -> FetchedResultsSnapshot {
     let now = controller.snapshot()
     let expected = try freshSnapshot(controller)

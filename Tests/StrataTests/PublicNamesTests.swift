@@ -38,7 +38,7 @@ import Testing
         "SyncReport": SyncReport.self,
         "EntityDescription": EntityDescription.self,
         "FetchedResultsChangeType": FetchedResultsChangeType.self,
-        "FetchedResultsController": FetchedResultsController.self,
+        "FetchedResultsController": FetchedResultsController<ManagedObject>.self,
         "FetchedResultsControllerDelegate": (any FetchedResultsControllerDelegate).self,
         "FetchedResultsDiff": FetchedResultsDiff.self,
         "FetchedResultsItemChange": FetchedResultsItemChange.self,
@@ -63,7 +63,9 @@ import Testing
         "FetchIndexDescription": FetchIndexDescription.self,
         "FetchOperand": FetchOperand.self,
         "FetchPredicate": FetchPredicate.self,
-        "FetchRequest": FetchRequest.self,
+        "FetchRequest": FetchRequest<ManagedObject>.self,
+        "FetchRequestResult": (any FetchRequestResult).self,
+        "FetchRequestResultType": FetchRequestResultType.self,
         "FetchRequestTemplate": FetchRequestTemplate.self,
         "FetchResults": FetchResults.self,
         "FetchSortDescriptor": FetchSortDescriptor.self,
@@ -122,6 +124,10 @@ import Testing
         "ToOneKey": ToOneKey<ManagedObject>.self,
         "TypedKeyDescription": TypedKeyDescription.self,
         "Transformed": Transformed<String>.self,
+        "EntityDeclaration": EntityDeclaration.self,
+        "PropertyDeclaration": PropertyDeclaration.self,
+        "AttributeOption": AttributeOption.self,
+        "ObservableManagedObject": (any ObservableManagedObject).self,
     ]
 
     @Test func everyPublicTopLevelTypeIsNamedBesideFoundation() throws {

@@ -73,7 +73,7 @@ struct ReadPathFixture {
     }
 
     /// The request for every employee, in last-name order.
-    func employeesByLastName() -> FetchRequest {
+    func employeesByLastName() -> FetchRequest<ManagedObject> {
         FetchRequest(entityName: "Employee", sortDescriptors: [FetchSortDescriptor("lastName")])
     }
 

@@ -63,11 +63,11 @@ private func hire(_ last: String, in department: ManagedObject, _ context: Manag
     return employee
 }
 
-private func listRequest() -> FetchRequest {
+private func listRequest() -> FetchRequest<ManagedObject> {
     FetchRequest(entityName: "Employee", sortDescriptors: [FetchSortDescriptor("department.name"), FetchSortDescriptor("lastName")])
 }
 
-private func names(_ controller: FetchedResultsController) -> String {
+private func names(_ controller: FetchedResultsController<some ManagedObject>) -> String {
     (controller.sections ?? []).map { section in
         "\(section.name): " + section.objects.map { (try? $0.string("lastName")) ?? "?" }.joined(separator: ",")
     }.joined(separator: " | ")

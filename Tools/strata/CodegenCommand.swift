@@ -3,7 +3,7 @@ import Foundation
 import Strata
 import StrataToolSupport
 
-/// `strata codegen MODEL [--out DIR] [--mode class|extension] [--public]`.
+/// `strata codegen MODEL [--out DIR] [--style keys|macro] [--mode class|extension] [--public]`.
 struct CodegenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "codegen",
@@ -17,10 +17,16 @@ struct CodegenCommand: ParsableCommand {
             (Entity+Properties.swift) for a class you write yourself. Existing files of the \
             same names are replaced; the same model always gives the same bytes.
 
+            --style macro writes @Entity classes instead (the StrataModels library's \
+            macros): plain properties with @Attribute, @Relationship and @Transient where \
+            the Swift type does not say it all, to-manys as Set (ordered ones as Array); \
+            ManagedObjectModel(types:) over them, in model order, is the model itself.
+
             Examples:
               strata codegen Model.xcdatamodeld --out Sources/App/Model
               strata codegen --example employees --out Generated --mode extension
               strata codegen Model.json --out - > Model.swift
+              strata codegen Model.json --style macro --out Sources/App/Model
             """)
 
     @Argument(help: "A model file: JSON, .xcdatamodel or .xcdatamodeld; - reads a JSON model from standard input.",
@@ -34,7 +40,10 @@ struct CodegenCommand: ParsableCommand {
             completion: .directory)
     var out: String = "."
 
-    @Option(help: "class: the class and its properties; extension: only the properties extension.")
+    @Option(help: "keys: typed keys and computed properties; macro: @Entity classes (StrataModels).")
+    var style: String = "keys"
+
+    @Option(help: "class: the class and its properties; extension: only the properties extension (keys style).")
     var mode: String = ClassGenerator.Mode.classDefinition.rawValue
 
     @Flag(name: .customLong("public"), help: "Declare the classes and their members public.")
@@ -46,6 +55,9 @@ struct CodegenCommand: ParsableCommand {
         }
         if let example, example != "employees" {
             throw ValidationError("Unknown example \(input: example); the examples are: employees.")
+        }
+        guard ["keys", "macro"].contains(style) else {
+            throw ValidationError("Unknown style \(input: style); the styles are: keys, macro.")
         }
         guard ClassGenerator.Mode(rawValue: mode) != nil else {
             throw ValidationError("Unknown mode \(input: mode); the modes are: class, extension.")
@@ -62,9 +74,12 @@ struct CodegenCommand: ParsableCommand {
             objectModel = ManagedObjectModel.employeesExample()
             source = "the built-in employees example model"
         }
-        let generator = ClassGenerator(model: objectModel, mode: ClassGenerator.Mode(rawValue: mode)!,
-                                       access: isPublic ? "public" : "", source: source)
-        let files = try generator.files()
+        let files = if style == "macro" {
+            try MacroClassGenerator(model: objectModel, access: isPublic ? "public" : "", source: source).files()
+        } else {
+            try ClassGenerator(model: objectModel, mode: ClassGenerator.Mode(rawValue: mode)!,
+                               access: isPublic ? "public" : "", source: source).files()
+        }
         if out == ToolStandardStreams.dash {
             // One Swift file that compiles as the several would (repeated imports are allowed).
             try ToolStandardStreams.write(Data(files.map(\.text).joined(separator: "\n").utf8), to: out)

@@ -10,7 +10,7 @@ struct FetchSpecification {
     var offset: Int
 
     /// The library's fetch request for it (sub-entities included).
-    var request: FetchRequest {
+    var request: FetchRequest<ManagedObject> {
         let request = FetchRequest(entityName: entity.name, predicate: predicate, sortDescriptors: sortDescriptors)
         request.fetchLimit = limit
         request.fetchOffset = offset

@@ -37,7 +37,7 @@ public final class OutlineEditor {
     /// The list: the top-level items (or, with a filter, every item matching it), kept
     /// current by the context's changes, undo, and other processes' saves merged by
     /// ``pollForRemoteChanges()``. Deeper levels are read through `children` as they are drawn.
-    public internal(set) var controller: FetchedResultsController
+    public internal(set) var controller: FetchedResultsController<ManagedObject>
     /// The invisible item whose children are the top level.
     var root: ManagedObject
     /// The selected item.
@@ -117,7 +117,7 @@ public final class OutlineEditor {
 
     /// A controller over the items matching `predicate`, in creation order, read in batches
     /// of faults: opening a big outline loads only what is drawn.
-    static func makeController(_ context: ManagedObjectContext, predicate: FetchPredicate, watcher: ChangeWatcher) throws -> FetchedResultsController {
+    static func makeController(_ context: ManagedObjectContext, predicate: FetchPredicate, watcher: ChangeWatcher) throws -> FetchedResultsController<ManagedObject> {
         let request = FetchRequest(entityName: "Item", predicate: predicate,
                                    sortDescriptors: [FetchSortDescriptor("created")])
         request.fetchBatchSize = 100
@@ -200,5 +200,5 @@ public final class OutlineEditor {
 /// Marks the editor for redrawing whenever its controller reports a change.
 final class ChangeWatcher: FetchedResultsControllerDelegate {
     var onChange: () -> Void = {}
-    func controllerDidChangeContent(_ controller: FetchedResultsController) { onChange() }
+    func controllerDidChangeContent(_ controller: FetchedResultsController<some ManagedObject>) { onChange() }
 }

@@ -62,7 +62,7 @@ public final class BatchDeleteRequest {
     /// oldest.fetchLimit = 10
     /// try context.executeBatch(BatchDeleteRequest(fetchRequest: oldest))
     /// ```
-    public convenience init(fetchRequest: FetchRequest) {
+    public convenience init<ResultType>(fetchRequest: FetchRequest<ResultType>) {
         self.init(entityName: fetchRequest.entityName, predicate: fetchRequest.predicate)
         includesSubentities = fetchRequest.includesSubentities
         sortDescriptors = fetchRequest.sortDescriptors

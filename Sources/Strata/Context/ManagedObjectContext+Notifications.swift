@@ -82,6 +82,7 @@ extension ManagedObjectContext {
             deferredChangeNotices?.append(changes)
             return
         }
+        if model.hasObservableClasses.withLock({ $0 }) { announceObservedChanges(changes) }
         // As Core Data: a key only when its set is not empty (a flush after edits carries
         // one set, not five).
         var userInfo: [AnyHashable: Any] = [:]

@@ -12,12 +12,14 @@ extension ManagedObjectContext {
     /// temporary IDs — except that a merge policy's resolution of conflicts stays merged in
     /// (as after ``mergeChanges(fromContextDidSave:)-(SaveChanges)``).
     ///
-    /// - Throws: `.validation` listing each object, key and reason; `.mergeConflict` under
+    /// - Throws: the first error a non-throwing typed accessor met since the last save
+    ///   (``typedAccessErrors``), saving nothing; `.validation` listing each object, key and reason; `.mergeConflict` under
     ///   ``MergePolicy/error`` with ``StrataStorage/StrataError/mergeConflicts``; `.constraintConflict`
     ///   under ``MergePolicy/error`` with ``StrataStorage/StrataError/constraintConflicts``; store errors.
     /// - Complexity: O(changes since the last save), not O(document).
     public func save() throws {
         enter()
+        try throwTypedAccessErrors()
         // Derived values go into the flush of the changes they follow (so one undo group
         // holds both), after delete rules (a nullified to-many counts one fewer).
         // A child's save hands its changes to the parent, whose save to the store computes them.

@@ -132,6 +132,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// The texts whose splices a flush logged since the log was last empty: only their
     /// loads look for unsaved splices in the log (`applyUnsavedSplices`).
     var textsWithLoggedSplices = Set<TextKey>()
+    /// What non-throwing typed accessors could not do since the last save
+    /// (`ManagedObjectContext+TypedAccessErrors.swift`).
+    var pendingTypedAccessErrors: [StrataError] = []
     /// The peer this context's text edits are made as: random, never the base peer.
     let textPeer: UInt64 = UInt64.random(in: 1...UInt64.max)
 

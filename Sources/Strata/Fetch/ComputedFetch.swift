@@ -17,7 +17,7 @@ import Foundation
 /// with aggregates is one group of every record (one dictionary, even for no record), and
 /// one without aggregates gives a dictionary per record.
 struct ComputedFetch {
-    let request: FetchRequest
+    let request: FetchRequest<ManagedObject>
     let entity: EntityDescription
 
     /// What is fetched: the request's properties, or the group-by ones when it names none.

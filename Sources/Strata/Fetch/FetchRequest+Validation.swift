@@ -3,7 +3,7 @@ import Foundation
 /// A fetch request checked against a model: its entity, its store request and its key
 /// paths split into components.
 struct ResolvedFetchRequest {
-    let request: FetchRequest
+    let request: FetchRequest<ManagedObject>
     let entity: EntityDescription
     /// The store request with the request's window.
     let storeRequest: StoreFetchRequest
@@ -20,14 +20,16 @@ extension FetchRequest {
     /// The most sort descriptors, fetched properties or grouping properties a request may
     /// have: half of SQLite's 2,000-column limit on a result set and an ORDER BY, leaving
     /// room for the columns a fetch adds (keys, entity, sort values).
-    static let maxListLength = 1000
+    static var maxListLength: Int { 1000 }
 
     /// Checks the request against the model.
-    /// - Throws: `.unknownKey` for an unknown entity or a key path that does not exist
+    /// - Throws: the error translating the Swift predicate or sort descriptors it was made
+    ///   with; `.unknownKey` for an unknown entity or a key path that does not exist
     ///   (naming the entity, the key path and where it is used); `.invalidArgument` for a
     ///   negative limit, offset or batch size, or a key path of the wrong kind;
     ///   `.predicateEvaluation` for a predicate beyond ``StrataLimits/current``.
     func resolve(in model: ManagedObjectModel) throws -> ResolvedFetchRequest {
+        if let error = predicateTranslationError ?? sortTranslationError { throw error }
         guard let entity = model.entitiesByName[entityName] else {
             throw StrataError(.unknownKey, "The fetch request names the entity '\(entityName)', which is not in the model.",
                               context: .init { $0.entity = entityName })
@@ -71,7 +73,7 @@ extension FetchRequest {
             sortDescriptors: sortDescriptors, fetchLimit: fetchLimit, fetchOffset: fetchOffset)
         let readsRelated = (predicate?.readsRelatedObjects ?? false) || sortDescriptors.contains { $0.keyPath.contains(".") }
         return ResolvedFetchRequest(
-            request: self, entity: entity, storeRequest: storeRequest, properties: properties,
+            request: untyped, entity: entity, storeRequest: storeRequest, properties: properties,
             prefetchPaths: prefetch, readsRelatedObjects: readsRelated)
     }
 

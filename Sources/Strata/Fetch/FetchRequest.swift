@@ -1,39 +1,50 @@
 import Foundation
 
-/// A description of what to fetch from a context: Core Data's `NSFetchRequest`.
+/// A description of what to fetch from a context: Core Data's `NSFetchRequest<ResultType>`.
+///
+/// A request typed with a ``ManagedObject`` subclass fetches instances of it, and names
+/// the class's entity (``ManagedObject/entityName``) unless told otherwise:
+///
+/// ```swift
+/// let request = FetchRequest<Employee>(
+///     predicate: #Predicate { $0.salary > 50_000 },
+///     sortBy: [SortDescriptor(\.lastName)])
+/// request.fetchLimit = 20
+/// let employees: [Employee] = try context.fetch(request)
+/// ```
+///
+/// Without a type it fetches ``ManagedObject``s, named by entity: the form for dynamic
+/// queries and the command line.
 ///
 /// ```swift
 /// let request = try FetchRequest(
 ///     entityName: "Employee",
 ///     predicate: FetchPredicate(format: "salary > %d", 50_000),
 ///     sortDescriptors: [FetchSortDescriptor("lastName", comparison: .caseInsensitive)])
-/// request.fetchLimit = 20
-/// let employees = try context.fetch(request)
 /// ```
 ///
 /// By default a fetch includes sub-entities and the context's pending changes (inserted
 /// objects that match appear, deleted ones do not, updated ones are judged by their
 /// current values), and returns objects as faults.
-public final class FetchRequest {
-    /// What a fetch returns, for ``ManagedObjectContext/execute(_:)``.
-    public enum ResultType: String, Hashable, Sendable, CaseIterable {
-        /// Managed objects (the default).
-        case managedObject
-        /// Object IDs.
-        case managedObjectID
-        /// One dictionary per record, of ``FetchRequest/propertiesToFetch``.
-        case dictionary
-        /// The number of matching records.
-        case count
-    }
-
+public final class FetchRequest<ResultType: FetchRequestResult> {
     /// The name of the entity fetched.
     public var entityName: String
     /// The filter; nil matches every record.
-    public var predicate: FetchPredicate?
+    public var predicate: FetchPredicate? {
+        didSet { predicateTranslationError = nil }
+    }
     /// The order (key paths through to-ones allowed); records equal on every key come in
     /// object ID order. Default: none (ID order).
-    public var sortDescriptors: [FetchSortDescriptor]
+    public var sortDescriptors: [FetchSortDescriptor] {
+        didSet { sortTranslationError = nil }
+    }
+    /// Why the Swift `Predicate` the request was made with could not be translated: the
+    /// fetch throws it (SwiftData's choice: the initializer does not throw, the fetch
+    /// does). Setting ``predicate`` forgets it.
+    var predicateTranslationError: (any Error)?
+    /// Why a Swift `SortDescriptor` the request was made with could not be translated;
+    /// setting ``sortDescriptors`` forgets it.
+    var sortTranslationError: (any Error)?
     /// The most results returned; 0 (the default) means no limit.
     public var fetchLimit: Int = 0
     /// How many results to skip first (default 0).
@@ -65,7 +76,7 @@ public final class FetchRequest {
     /// Default: none.
     public var relationshipKeyPathsForPrefetching: [String] = []
     /// What ``ManagedObjectContext/execute(_:)`` returns (default `.managedObject`).
-    public var resultType: ResultType = .managedObject
+    public var resultType: FetchRequestResultType = .managedObject
     /// For dictionary results: the attribute and to-one key paths to return
     /// (`"department.name"`; a relationship gives its destination's object ID) and computed
     /// values (``FetchProperty/expression(_:)``, aggregates included). Nil (the default)
@@ -83,20 +94,34 @@ public final class FetchRequest {
     /// For dictionary results: drop dictionaries equal to an earlier one (default `false`).
     public var returnsDistinctResults = false
 
-    /// Creates a fetch request for an entity.
+    /// Creates a fetch request for an entity whose results are `ResultType`s.
     ///
     /// ```swift
-    /// let all = FetchRequest(entityName: "Department")
+    /// let all = FetchRequest<Department>(entityName: "Department")
     /// ```
-    public init(entityName: String, predicate: FetchPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = []) {
+    public convenience init(entityName: String, predicate: FetchPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = []) {
+        self.init(naming: entityName, predicate: predicate, sortDescriptors: sortDescriptors)
+    }
+
+    // The one designated initializer: the public ones share names across constrained
+    // extensions, where `self.init(entityName:…)` would call itself.
+    init(naming entityName: String, predicate: FetchPredicate?, sortDescriptors: [FetchSortDescriptor]) {
         self.entityName = entityName
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors
     }
 
     /// A copy with the same settings.
-    public func copy() -> FetchRequest {
-        let copy = FetchRequest(entityName: entityName, predicate: predicate, sortDescriptors: sortDescriptors)
+    public func copy() -> FetchRequest<ResultType> {
+        retyped(as: ResultType.self)
+    }
+
+    /// A copy with the same settings whose results are typed `Other`: how the engine,
+    /// which reads a request's settings alone, takes requests of any result type.
+    func retyped<Other>(as type: Other.Type) -> FetchRequest<Other> {
+        let copy = FetchRequest<Other>(naming: entityName, predicate: predicate, sortDescriptors: sortDescriptors)
+        copy.predicateTranslationError = predicateTranslationError
+        copy.sortTranslationError = sortTranslationError
         copy.fetchLimit = fetchLimit
         copy.fetchOffset = fetchOffset
         copy.fetchBatchSize = fetchBatchSize
@@ -111,6 +136,62 @@ public final class FetchRequest {
         copy.returnsDistinctResults = returnsDistinctResults
         return copy
     }
+}
+
+extension FetchRequest where ResultType == ManagedObject {
+    /// Creates a fetch request for an entity whose results are plain ``ManagedObject``s:
+    /// the form for dynamic queries, where the entity is known by name alone.
+    ///
+    /// ```swift
+    /// let all = FetchRequest(entityName: "Department")
+    /// ```
+    public convenience init(entityName: String, predicate: FetchPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = []) {
+        self.init(naming: entityName, predicate: predicate, sortDescriptors: sortDescriptors)
+    }
+
+    /// The request itself: the engine's currency is a request for managed objects.
+    var untyped: FetchRequest<ManagedObject> { self }
+}
+
+extension FetchRequest where ResultType: ManagedObject {
+    /// Creates a fetch request for the entity of a ``ManagedObject`` subclass
+    /// (``ManagedObject/entityName``).
+    ///
+    /// ```swift
+    /// let rich = try FetchRequest<Employee>(predicate: FetchPredicate(format: "salary > 100000"))
+    /// ```
+    public convenience init(predicate: FetchPredicate? = nil, sortDescriptors: [FetchSortDescriptor] = []) {
+        self.init(naming: ResultType.entityName, predicate: predicate, sortDescriptors: sortDescriptors)
+    }
+}
+
+extension FetchRequest {
+    /// The request as the engine reads it (its settings; the result type is the caller's).
+    var untyped: FetchRequest<ManagedObject> { retyped(as: ManagedObject.self) }
+}
+
+/// What a ``FetchRequest`` can be typed with: Core Data's `NSFetchRequestResult`.
+///
+/// ``ManagedObject`` (and so every subclass), ``ManagedObjectID`` and a dictionary of
+/// fetched values conform; ``FetchRequest/resultType`` says which of them
+/// ``ManagedObjectContext/execute(_:)`` returns.
+public protocol FetchRequestResult {}
+
+extension ManagedObject: FetchRequestResult {}
+extension ManagedObjectID: FetchRequestResult {}
+extension Dictionary: FetchRequestResult where Key == String, Value == PropertyValue {}
+
+/// What a fetch returns, for ``ManagedObjectContext/execute(_:)``: Core Data's
+/// `NSFetchRequestResultType`.
+public enum FetchRequestResultType: String, Hashable, Sendable, CaseIterable {
+    /// Managed objects (the default).
+    case managedObject
+    /// Object IDs.
+    case managedObjectID
+    /// One dictionary per record, of ``FetchRequest/propertiesToFetch``.
+    case dictionary
+    /// The number of matching records.
+    case count
 }
 
 /// The result of ``ManagedObjectContext/execute(_:)``, by the request's result type.

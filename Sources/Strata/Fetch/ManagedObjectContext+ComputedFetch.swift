@@ -5,7 +5,7 @@ extension ManagedObjectContext {
     /// over the snapshot when the answer is the store's alone, otherwise it is computed in
     /// memory over the matching records with their current values (docs/SEMANTICS.md
     /// "Computed and grouped fetches").
-    func fetchComputedDictionaries(_ request: FetchRequest) throws -> [[String: PropertyValue]] {
+    func fetchComputedDictionaries(_ request: FetchRequest<ManagedObject>) throws -> [[String: PropertyValue]] {
         let resolved = try request.resolve(in: model)
         let records = try Self.recordsRequest(of: request).resolve(in: model)
         if request.includesPendingChanges { processPendingChanges() }
@@ -30,7 +30,7 @@ extension ManagedObjectContext {
 
     /// The request that finds the records a computed fetch reduces: its entity, predicate
     /// and sub-entity and pending-change settings, without order, window or properties.
-    static func recordsRequest(of request: FetchRequest) -> FetchRequest {
+    static func recordsRequest(of request: FetchRequest<ManagedObject>) -> FetchRequest<ManagedObject> {
         let records = request.copy()
         records.sortDescriptors = []
         (records.fetchLimit, records.fetchOffset) = (0, 0)

@@ -1,13 +1,13 @@
 import Foundation
 
 extension ManagedObjectContext {
-    /// The objects matching a request, in its order and window (whatever its result type).
+    /// The objects matching a request, in its order and window (whatever its result type),
+    /// as instances of the request's type.
     ///
     /// ```swift
-    /// let request = FetchRequest(entityName: "Employee",
-    ///                            predicate: try FetchPredicate(format: "department.name == %@", "R&D"),
-    ///                            sortDescriptors: [FetchSortDescriptor("salary", ascending: false)])
-    /// let employees = try context.fetch(request)
+    /// let request = FetchRequest<Employee>(predicate: #Predicate { $0.department?.name == "R&D" },
+    ///                                      sortBy: [SortDescriptor(\.salary, order: .reverse)])
+    /// let employees: [Employee] = try context.fetch(request)
     /// ```
     ///
     /// With `includesPendingChanges` (the default) the context first runs
@@ -17,9 +17,10 @@ extension ManagedObjectContext {
     /// values with stored ones.
     /// - Throws: `.unknownKey` for an unknown entity or key path, `.invalidArgument` for a
     ///   negative window or a key path of the wrong kind, `.noStore`, predicate evaluation
-    ///   errors, store errors.
+    ///   errors, store errors; `.typeMismatch` naming the object when a result is not a
+    ///   `ResultType` (its entity's class is not the request's class or a subclass).
     /// - Complexity: the store's query, plus O(k log n) for k pending objects of the entity.
-    public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
+    public func fetch<ResultType: ManagedObject>(_ request: FetchRequest<ResultType>) throws -> [ResultType] {
         enter()
         let resolved = try request.resolve(in: model)
         // Read before the store is: objects stamped with it are never newer than their values.
@@ -27,7 +28,7 @@ extension ManagedObjectContext {
         let matched = try matchingRecords(resolved, windowed: true, withValues: readsValuesWithIDs(resolved))
         let objects = matched.ids.map { object(with: $0) }
         try load(objects, for: resolved, read: matched, generation: generation)
-        return objects
+        return try objects.map { try Self.typed($0, as: ResultType.self) }
     }
 
     /// The objects matching a request, as instances of a subclass.
@@ -36,19 +37,22 @@ extension ManagedObjectContext {
     /// let employees: [Employee] = try context.fetch(FetchRequest(entityName: "Employee"), as: Employee.self)
     /// ```
     /// - Throws: as ``fetch(_:)``; `.typeMismatch` naming the entity when a result is not a `T`.
-    public func fetch<T: ManagedObject>(_ request: FetchRequest, as type: T.Type) throws -> [T] {
-        try fetch(request).map { object in
-            guard let typed = object as? T else {
-                throw StrataError(.typeMismatch, "\(object.entity.name) \(object.objectID) is \(withArticle(Swift.type(of: object))), not \(withArticle(T.self)).",
-                                  context: .init { $0.entity = object.entity.name; $0.object = object.objectID.description })
-            }
-            return typed
+    public func fetch<T: ManagedObject>(_ request: FetchRequest<ManagedObject>, as type: T.Type) throws -> [T] {
+        try fetch(request.retyped(as: T.self))
+    }
+
+    /// An object as an instance of a class, or a `.typeMismatch` error naming it.
+    static func typed<T: ManagedObject>(_ object: ManagedObject, as type: T.Type) throws -> T {
+        guard let typed = object as? T else {
+            throw StrataError(.typeMismatch, "\(object.entity.name) \(object.objectID) is \(withArticle(Swift.type(of: object))), not \(withArticle(T.self)).",
+                              context: .init { $0.entity = object.entity.name; $0.object = object.objectID.description })
         }
+        return typed
     }
 
     /// The IDs of the records matching a request, in its order and window. Loads no object.
     /// - Throws: as ``fetch(_:)``.
-    public func fetchObjectIDs(_ request: FetchRequest) throws -> [ManagedObjectID] {
+    public func fetchObjectIDs<ResultType>(_ request: FetchRequest<ResultType>) throws -> [ManagedObjectID] {
         enter()
         return try matchingIDs(try request.resolve(in: model), windowed: true)
     }
@@ -57,7 +61,7 @@ extension ManagedObjectContext {
     /// as in ``fetch(_:)``.
     /// - Throws: as ``fetch(_:)``.
     /// - Complexity: the store's count when no pending object of the entity exists.
-    public func count(for request: FetchRequest) throws -> Int {
+    public func count<ResultType>(for request: FetchRequest<ResultType>) throws -> Int {
         enter()
         let resolved = try request.resolve(in: model)
         // A child counts what its fetch would return: the parent's answer is a list anyway.
@@ -90,9 +94,9 @@ extension ManagedObjectContext {
     /// if case .count(let n) = try context.execute(request) { print(n) }
     /// ```
     /// - Throws: as ``fetch(_:)``.
-    public func execute(_ request: FetchRequest) throws -> FetchResults {
+    public func execute<ResultType>(_ request: FetchRequest<ResultType>) throws -> FetchResults {
         switch request.resultType {
-        case .managedObject: return .objects(try fetch(request))
+        case .managedObject: return .objects(try fetch(request.untyped))
         case .managedObjectID: return .objectIDs(try fetchObjectIDs(request))
         case .dictionary: return .dictionaries(try fetchDictionaries(request))
         case .count: return .count(try count(for: request))

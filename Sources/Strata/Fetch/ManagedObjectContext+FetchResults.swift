@@ -19,9 +19,9 @@ extension ManagedObjectContext {
     /// ones otherwise. No fault fires for the fetched records themselves. With
     /// `returnsDistinctResults`, duplicates are dropped before the offset and limit apply.
     /// - Throws: as ``fetch(_:)``.
-    public func fetchDictionaries(_ request: FetchRequest) throws -> [[String: PropertyValue]] {
+    public func fetchDictionaries<ResultType>(_ request: FetchRequest<ResultType>) throws -> [[String: PropertyValue]] {
         enter()
-        if request.isComputedFetch { return try fetchComputedDictionaries(request) }
+        if request.isComputedFetch { return try fetchComputedDictionaries(request.untyped) }
         let resolved = try request.resolve(in: model)
         let distinct = request.returnsDistinctResults
         // The values come with the IDs, in one pass (a child reads through its parent).

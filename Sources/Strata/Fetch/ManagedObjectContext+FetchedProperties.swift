@@ -14,7 +14,7 @@ extension ManagedObjectModel {
     ///   a variable that has no value (`context.variable`).
     public func fetchRequestFromTemplate(
         withName name: String, substitutionVariables variables: [String: PropertyValue]
-    ) throws -> FetchRequest {
+    ) throws -> FetchRequest<ManagedObject> {
         guard let template = fetchRequestTemplatesByName[name] else {
             throw StrataError(.unknownKey, "The model has no fetch request template named \(input: name).",
                               context: .init { $0.template = name })

@@ -21,7 +21,7 @@ extension ManagedObjectContext {
     /// gathered first and each record's values read as it is handed on.
     /// `body` must not use the store (it is locked while the records stream).
     /// - Throws: as ``fetch(_:)``; whatever `body` throws, which stops the fetch.
-    public func forEachStoredRecord(matching request: FetchRequest, _ body: (ManagedObjectID, [PropertyValue]) throws -> Void) throws {
+    public func forEachStoredRecord<ResultType>(matching request: FetchRequest<ResultType>, _ body: (ManagedObjectID, [PropertyValue]) throws -> Void) throws {
         enter()
         let resolved = try request.resolve(in: model)
         let stores = try self.stores(serving: resolved)

@@ -27,6 +27,7 @@ extension ManagedObjectModel {
             defer { classes[name] = type }
             return classes[name]
         }
+        if type is any ObservableManagedObject.Type { hasObservableClasses.withLock { $0 = true } }
         let registered = classRegistrations.withLock { $0 }
         var problems: [StrataError.Problem] = []
         for (entityName, registeredType) in registered.sorted(by: { $0.key < $1.key }) {

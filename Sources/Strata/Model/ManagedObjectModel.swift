@@ -34,6 +34,9 @@ public final class ManagedObjectModel: @unchecked Sendable {
     /// they go with it: a table outside keyed by the model's address outlived the model, and
     /// a new model allocated at the same address inherited its classes.
     let classRegistrations = Locked<[String: ManagedObject.Type]>([:])
+    /// Whether a registered class takes part in Observation (an `@Entity` class): only then
+    /// does a context tell objects of their changes (ManagedObjectContext+Observation.swift).
+    let hasObservableClasses = Locked(false)
 
     /// Property names that collide with the object's own API and are refused.
     public static let reservedPropertyNames: Set<String> = [

@@ -10,15 +10,50 @@ extension ManagedObject {
     /// let salary = try employee.value(for: Employee.salary)
     /// ```
     /// - Throws: `.unknownKey` for a key the entity lacks; `.invalidObject` or
-    ///   `.objectNotFound` for an object that is gone.
+    ///   `.objectNotFound` for an object that is gone; `.typeMismatch` naming the object
+    ///   and key for a stored value that is not a `Value` (a ``Transformed`` value whose
+    ///   JSON does not decode).
     public func value<Value>(for key: AttributeKey<Value>) throws -> Value {
-        Value(propertyValue: try value(forKey: key.name))
+        let stored = try value(forKey: key.name)
+        do { return try Value(checking: stored) } catch {
+            throw decodingFailure(error, key: key.name, as: Value.self)
+        }
     }
 
     /// Writes an attribute with its Swift type.
-    /// - Throws: as ``setValue(_:forKey:)``.
+    /// - Throws: as ``setValue(_:forKey:)``; `.typeMismatch` naming the object and key for
+    ///   a value with no storage form (a ``Transformed`` value that does not encode).
     public func setValue<Value>(_ value: Value, for key: AttributeKey<Value>) throws {
-        try setValue(value.propertyValue, forKey: key.name)
+        let stored: PropertyValue
+        do { stored = try value.checkedPropertyValue() } catch {
+            throw encodingFailure(error, key: key.name, as: Value.self)
+        }
+        try setValue(stored, forKey: key.name)
+    }
+
+    /// A stored value that does not convert to `Value`, as an error naming the object and key.
+    func decodingFailure(_ error: any Error, key: String, as type: Any.Type) -> StrataError {
+        StrataError(.typeMismatch, "\(entity.name) \(objectID).\(key) holds a value that does not read as \(type): \(Self.reason(error))",
+                    context: .init { $0.entity = entity.name; $0.object = objectID.description; $0.key = key })
+    }
+
+    /// A value with no storage form, as an error naming the object and key.
+    func encodingFailure(_ error: any Error, key: String, as type: Any.Type) -> StrataError {
+        StrataError(.typeMismatch, "\(entity.name) \(objectID).\(key) cannot store this \(type): \(Self.reason(error))",
+                    context: .init { $0.entity = entity.name; $0.object = objectID.description; $0.key = key })
+    }
+
+    /// A coder's error in a sentence (its debug description says which field and why).
+    private static func reason(_ error: any Error) -> String {
+        switch error {
+        case let error as StrataError: error.message
+        case DecodingError.dataCorrupted(let context), DecodingError.keyNotFound(_, let context),
+             DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            context.debugDescription + (context.codingPath.isEmpty ? "" : " (at \(context.codingPath.map(\.stringValue).joined(separator: ".")))")
+        case EncodingError.invalidValue(_, let context):
+            context.debugDescription
+        default: "\(error)"
+        }
     }
 
     /// Reads a to-one relationship as an object of the key's class.

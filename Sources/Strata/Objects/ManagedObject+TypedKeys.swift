@@ -38,14 +38,27 @@ public struct ToManyKey<Destination: ManagedObject>: Sendable {
 extension ManagedObject {
     /// Reads and writes an attribute with its Swift type. Reading fires the fault.
     ///
-    /// Misuse (an unknown key, a deleted and saved object) is a programming error and
-    /// stops the program with a message naming the key, as Core Data does. Code that can
-    /// meet a dead object (one another context deleted) uses the throwing forms,
-    /// ``value(for:)`` and ``setValue(_:for:)``; registering the class with its
-    /// ``typedKeys`` checks the keys against the model once.
+    /// A subscript cannot throw, so what it cannot do (an unknown key, a dead object, a
+    /// stored Codable value that does not decode) is recorded in the context's
+    /// ``ManagedObjectContext/typedAccessErrors``, which the next
+    /// ``ManagedObjectContext/save()`` throws, as `NSCoder`'s `setErrorAndReturn` policy
+    /// does: a read gives the type's value for null (nil, zero, empty) and a write is
+    /// dropped (docs/SEMANTICS.md, "Typed access"). Code that must know at once uses the
+    /// throwing forms, ``value(for:)`` and ``setValue(_:for:)``; registering the class with
+    /// its ``typedKeys`` checks the keys against the model once.
     public subscript<Value>(key: AttributeKey<Value>) -> Value {
-        get { Value(propertyValue: typedRead(key.name)) }
-        set { typedWrite(key.name, newValue.propertyValue) }
+        get {
+            let stored = typedRead(key.name)
+            do { return try Value(checking: stored) } catch {
+                recordTypedAccessError(decodingFailure(error, key: key.name, as: Value.self))
+                return Value(propertyValue: .null)
+            }
+        }
+        set {
+            do { typedWrite(key.name, try newValue.checkedPropertyValue()) } catch {
+                recordTypedAccessError(encodingFailure(error, key: key.name, as: Value.self))
+            }
+        }
     }
 
     /// Reads and writes a to-one relationship as an object.
@@ -66,11 +79,16 @@ extension ManagedObject {
         set { typedWrite(key.name, .objects(OrderedSet(newValue.map(\.objectID)))) }
     }
 
+    /// The stored value, or null with the error recorded.
     private func typedRead(_ key: String) -> PropertyValue {
-        do { return try value(forKey: key) } catch { preconditionFailure("\(entity.name).\(key): \(error)") }
+        do { return try value(forKey: key) } catch {
+            recordTypedAccessError(error)
+            return .null
+        }
     }
 
+    /// Writes the value, or records why it could not.
     private func typedWrite(_ key: String, _ value: PropertyValue) {
-        do { try setValue(value, forKey: key) } catch { preconditionFailure("\(entity.name).\(key): \(error)") }
+        do { try setValue(value, forKey: key) } catch { recordTypedAccessError(error) }
     }
 }

@@ -125,6 +125,42 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// lists its keys to have them checked.
     open class var typedKeys: [TypedKeyDescription] { [] }
 
+    /// The entity the class declares with StrataModels' `@Entity` macro, which generates
+    /// this; nil for other classes. ``ManagedObjectModel/init(types:versionIdentifier:)``
+    /// builds a model from it.
+    open class var entityDeclaration: EntityDeclaration? { nil }
+
+    /// The name of the entity whose objects are instances of this class, as a typed
+    /// ``FetchRequest`` names it when given no entity: the class's own name by default
+    /// (Core Data's generated `fetchRequest()` convention). A class for an entity of
+    /// another name overrides it.
+    ///
+    /// ```swift
+    /// final class Employee: ManagedObject {
+    ///     override class var entityName: String { "Person" }
+    /// }
+    /// ```
+    open class var entityName: String { String(describing: self) }
+
+    /// The model property a key path of this class reads, for `#Predicate`,
+    /// `SortDescriptor` and batch requests given key paths (docs/PREDICATES.md, "Swift
+    /// predicates"); nil (the default) for a key path the class does not map.
+    ///
+    /// Swift cannot tell the name of a computed property from its key path, so a class
+    /// whose key paths are used so lists them. The table is built for the class the key
+    /// path starts from (`Self`), so that a subclass's `\Manager.salary` finds the
+    /// `salary` its superclass declares:
+    ///
+    /// ```swift
+    /// override class func propertyName(for keyPath: AnyKeyPath) -> String? {
+    ///     func names<Root: Employee>(_: Root.Type) -> [PartialKeyPath<Root>: String] {
+    ///         [\.salary: "salary", \.department: "department"]
+    ///     }
+    ///     return propertyName(for: keyPath, in: names(Self.self)) ?? super.propertyName(for: keyPath)
+    /// }
+    /// ```
+    open class func propertyName(for keyPath: AnyKeyPath) -> String? { nil }
+
     /// Per-key custom validation, run after the model's constraints. Throw a
     /// ``StrataStorage/StrataError`` (or any error) to reject; assign `value` to coerce.
     open func validateValue(_ value: inout PropertyValue, forKey key: String) throws {}

@@ -122,7 +122,7 @@ extension FetchedResultsController {
         for relationship in followedToOnes {
             guard let destination = try? context.model.entity(named: relationship.destinationEntityName) else { continue }
             for id in ids where id.entity.isKind(of: destination) {
-                let request = FetchRequest(entityName: entity?.name ?? "",
+                let request = FetchRequest<ManagedObject>(entityName: entity?.name ?? "",
                                            predicate: try? FetchPredicate(format: "%K == %@", .key(relationship.name), .value(.object(id))))
                 request.includesSubentities = fetchRequest.includesSubentities
                 for related in (try? context.fetchObjectIDs(request)) ?? [] { add(related, loading: true) }
@@ -142,7 +142,7 @@ extension FetchedResultsController {
     /// be read (its record is gone) or that the predicate cannot evaluate does not match.
     func placement(of object: ManagedObject) -> Placement? {
         guard object.context === managedObjectContext, !object.state.isInvalid, !object.state.isDeleted,
-              wanted(object.entity) else { return nil }
+              wanted(object.entity), object is ResultType else { return nil }
         do {
             if let predicate = fetchRequest.predicate, try !predicate.evaluate(with: object) { return nil }
             return (try FetchSortDescriptor.sortKeys(of: object, for: fetchRequest.sortDescriptors), try sectionName(of: object))
@@ -255,8 +255,7 @@ extension FetchedResultsController {
         }
         for key in oldRows.keys { oldRows[key]!.sort() }
         for key in newRows.keys { newRows[key]!.sort() }
-        struct Gap: Hashable { let section: String; let untouchedBefore: Int }
-        var candidates: [Gap: [Int]] = [:]
+        var candidates: [UntouchedGap: [Int]] = [:]
         func change(_ touch: Touch, old: Bool, new: Bool) -> Reported {
             Reported(change: FetchedResultsItemChange(
                 objectID: touch.object.objectID,
@@ -280,7 +279,7 @@ extension FetchedResultsController {
                 let before = touch.oldRow - Self.countBelow(touch.oldRow, in: oldRows[old]!)
                 let after = touch.newRow - Self.countBelow(touch.newRow, in: newRows[new]!)
                 if before == after {
-                    candidates[Gap(section: old, untouchedBefore: before), default: []].append(position)
+                    candidates[UntouchedGap(section: old, untouchedBefore: before), default: []].append(position)
                 } else {
                     changes.moves.append(change(touch, old: true, new: true))
                 }
@@ -407,4 +406,11 @@ extension FetchedResultsController {
         }
         return result.reversed()
     }
+}
+
+/// A place between untouched neighbours in a section: objects there that keep their order
+/// are updates, not moves (a type of the file, as a generic function cannot nest one).
+private struct UntouchedGap: Hashable {
+    let section: String
+    let untouchedBefore: Int
 }

@@ -1,17 +1,23 @@
 import Foundation
+import Observation
 
 /// A fetch whose results stay current as its context changes, reported as diffs a list view
 /// can apply: Core Data's `NSFetchedResultsController`.
 ///
 /// ```swift
-/// let request = FetchRequest(entityName: "Employee",
-///                            sortDescriptors: [FetchSortDescriptor("department.name"), FetchSortDescriptor("lastName")])
+/// let request = FetchRequest<Employee>(
+///     sortDescriptors: [FetchSortDescriptor("department.name"), FetchSortDescriptor("lastName")])
 /// let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context,
 ///                                           sectionNameKeyPath: "department.name")
 /// controller.delegate = list                  // or: for await update in controller.changes() { ... }
 /// try controller.performFetch()
-/// let first = controller.object(at: ResultIndexPath(item: 0, section: 0))
+/// let first: Employee = controller.object(at: ResultIndexPath(item: 0, section: 0))
 /// ```
+///
+/// The results are instances of the request's type (Core Data's
+/// `NSFetchedResultsController<ResultType>`); an object of the entity whose class is not
+/// one (a sub-entity registered with an unrelated class) makes ``performFetch()`` throw,
+/// and is never admitted by a later change.
 ///
 /// The results follow the context's own changes (at each flush: ``ManagedObjectContext/processPendingChanges()``,
 /// undo, redo, saves), the saves of other contexts merged into it
@@ -35,10 +41,10 @@ import Foundation
 /// there (inside `perform` for a queue context). Its delegate is called there.
 ///
 /// The request's `fetchLimit` and `fetchOffset` must be 0, and `includesPendingChanges` true.
-public final class FetchedResultsController {
+public final class FetchedResultsController<ResultType: ManagedObject> {
     /// The request: entity, predicate, sort descriptors. Changing it takes effect at the next
     /// ``performFetch()``.
-    public let fetchRequest: FetchRequest
+    public let fetchRequest: FetchRequest<ResultType>
     /// The context whose objects the results are.
     public let managedObjectContext: ManagedObjectContext
     /// The key path whose value names an object's section; nil puts every object in one
@@ -69,6 +75,9 @@ public final class FetchedResultsController {
     }
 
     var sectionList: [SectionEntries] = []
+    /// Tells Observation's tracked reads of the results that they changed
+    /// (FetchedResultsController+Observation.swift).
+    let observationRegistrar = ObservationRegistrar()
     var sectionsByName: [String: SectionEntries] = [:]
     var sectionIndex: [String: Int] = [:]
     var members: [ObjectIdentifier: Member] = [:]
@@ -89,7 +98,7 @@ public final class FetchedResultsController {
     ///   - managedObjectContext: the context whose objects the results are.
     ///   - sectionNameKeyPath: a key path (through to-ones) whose value names each object's
     ///     section; nil for one section.
-    public init(fetchRequest: FetchRequest, managedObjectContext: ManagedObjectContext, sectionNameKeyPath: String? = nil) {
+    public init(fetchRequest: FetchRequest<ResultType>, managedObjectContext: ManagedObjectContext, sectionNameKeyPath: String? = nil) {
         self.fetchRequest = fetchRequest
         self.managedObjectContext = managedObjectContext
         self.sectionNameKeyPath = sectionNameKeyPath
@@ -106,18 +115,23 @@ public final class FetchedResultsController {
 
     /// The objects in order, section after section; nil before ``performFetch()``.
     /// - Complexity: O(n).
-    public var fetchedObjects: [ManagedObject]? {
-        hasFetched ? sectionList.flatMap { $0.entries.map(\.object) } : nil
+    public var fetchedObjects: [ResultType]? {
+        observeResults()
+        return hasFetched ? sectionList.flatMap { $0.entries.map { Self.typed($0.object) } } : nil
     }
 
     /// The sections in order; nil before ``performFetch()``.
     /// - Complexity: O(n) (the objects of every section are listed).
     public var sections: [FetchedResultsSection]? {
-        hasFetched ? sectionList.map { FetchedResultsSection(name: $0.name, objects: $0.entries.map(\.object)) } : nil
+        observeResults()
+        return hasFetched ? sectionList.map { FetchedResultsSection(name: $0.name, objects: $0.entries.map(\.object)) } : nil
     }
 
     /// The number of sections (0 before ``performFetch()``).
-    public var numberOfSections: Int { sectionList.count }
+    public var numberOfSections: Int {
+        observeResults()
+        return sectionList.count
+    }
 
     /// The number of objects in a section.
     /// - Precondition: `section` is a valid section index.
@@ -130,8 +144,17 @@ public final class FetchedResultsController {
     /// The object at an index path.
     /// - Precondition: the index path is within the results.
     /// - Complexity: O(1).
-    public func object(at indexPath: ResultIndexPath) -> ManagedObject {
-        sectionList[indexPath.section].entries[indexPath.item].object
+    public func object(at indexPath: ResultIndexPath) -> ResultType {
+        Self.typed(sectionList[indexPath.section].entries[indexPath.item].object)
+    }
+
+    /// A member as the request's type: ``performFetch()`` and ``placement(of:)`` admit
+    /// only `ResultType`s, so anything else is a broken invariant, not a caller's mistake.
+    private static func typed(_ object: ManagedObject) -> ResultType {
+        guard let typed = object as? ResultType else {
+            preconditionFailure("a FetchedResultsController<\(ResultType.self)> holds \(withArticle(type(of: object)))")
+        }
+        return typed
     }
 
     /// Where an object is in the results, or nil when it is not in them.
@@ -214,6 +237,7 @@ public final class FetchedResultsController {
         hasFetched = true
         startObserving()
         if let before { publish(reset(from: before)) }
+        announceResultsChanged()
     }
 
     // MARK: Pieces
@@ -281,6 +305,7 @@ public final class FetchedResultsController {
 
     /// Hands a diff to the stream listeners.
     func publish(_ diff: FetchedResultsDiff) {
+        announceResultsChanged()
         guard !listeners.isEmpty else { return }
         let update = FetchedResultsUpdate(snapshot: snapshot(), diff: diff)
         for (key, listener) in listeners {
@@ -314,7 +339,7 @@ public final class FetchedResultsController {
 
 /// Lets a notification block, which must be `Sendable`, reach the controller. The block runs
 /// on the posting context's queue, the controller's own.
-private final class WeakController: @unchecked Sendable {
-    weak var controller: FetchedResultsController?
-    init(_ controller: FetchedResultsController) { self.controller = controller }
+private final class WeakController<ResultType: ManagedObject>: @unchecked Sendable {
+    weak var controller: FetchedResultsController<ResultType>?
+    init(_ controller: FetchedResultsController<ResultType>) { self.controller = controller }
 }

@@ -6,7 +6,7 @@
 ///
 /// ```swift
 /// final class List: FetchedResultsControllerDelegate {
-///     func controller(_ controller: FetchedResultsController, didChange object: ManagedObject,
+///     func controller(_ controller: FetchedResultsController<some ManagedObject>, didChange object: ManagedObject,
 ///                     at indexPath: ResultIndexPath?, for type: FetchedResultsChangeType,
 ///                     newIndexPath: ResultIndexPath?) {
 ///         print(type, indexPath as Any, newIndexPath as Any)
@@ -17,29 +17,29 @@
 /// Calls come on the context's queue, during the flush, merge or save that changed the results.
 public protocol FetchedResultsControllerDelegate: AnyObject {
     /// Before the first change of a batch.
-    func controllerWillChangeContent(_ controller: FetchedResultsController)
+    func controllerWillChangeContent(_ controller: FetchedResultsController<some ManagedObject>)
     /// One object's change: `indexPath` is where it was (nil for an insertion),
     /// `newIndexPath` where it is now (nil for a deletion).
-    func controller(_ controller: FetchedResultsController, didChange object: ManagedObject,
+    func controller(_ controller: FetchedResultsController<some ManagedObject>, didChange object: ManagedObject,
                     at indexPath: ResultIndexPath?, for type: FetchedResultsChangeType, newIndexPath: ResultIndexPath?)
     /// One section's change: an insertion (index after the change) or a deletion (index before).
-    func controller(_ controller: FetchedResultsController, didChange section: FetchedResultsSection,
+    func controller(_ controller: FetchedResultsController<some ManagedObject>, didChange section: FetchedResultsSection,
                     atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType)
     /// After the last change of a batch.
-    func controllerDidChangeContent(_ controller: FetchedResultsController)
+    func controllerDidChangeContent(_ controller: FetchedResultsController<some ManagedObject>)
 }
 
 extension FetchedResultsControllerDelegate {
     /// Does nothing.
-    public func controllerWillChangeContent(_ controller: FetchedResultsController) {}
+    public func controllerWillChangeContent(_ controller: FetchedResultsController<some ManagedObject>) {}
     /// Does nothing.
-    public func controller(_ controller: FetchedResultsController, didChange object: ManagedObject,
+    public func controller(_ controller: FetchedResultsController<some ManagedObject>, didChange object: ManagedObject,
                            at indexPath: ResultIndexPath?, for type: FetchedResultsChangeType, newIndexPath: ResultIndexPath?) {}
     /// Does nothing.
-    public func controller(_ controller: FetchedResultsController, didChange section: FetchedResultsSection,
+    public func controller(_ controller: FetchedResultsController<some ManagedObject>, didChange section: FetchedResultsSection,
                            atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType) {}
     /// Does nothing.
-    public func controllerDidChangeContent(_ controller: FetchedResultsController) {}
+    public func controllerDidChangeContent(_ controller: FetchedResultsController<some ManagedObject>) {}
 }
 
 /// The kind of a change reported to a ``FetchedResultsControllerDelegate``.

@@ -6,6 +6,22 @@ public protocol PropertyValueConvertible {
     var propertyValue: PropertyValue { get }
     /// The Swift value for a stored value; `null` gives the type's zero value or nil.
     init(propertyValue: PropertyValue)
+    /// The Swift value for a stored value, or an error when the stored value cannot be
+    /// one (a ``Transformed`` value whose JSON does not decode). By default
+    /// ``init(propertyValue:)``, which cannot fail.
+    /// - Throws: why the value cannot be read; the typed accessors add the object and key.
+    init(checking propertyValue: PropertyValue) throws
+    /// The value in storage form, or an error when it has none (a ``Transformed`` value
+    /// that does not encode). By default ``propertyValue``.
+    /// - Throws: why the value cannot be stored.
+    func checkedPropertyValue() throws -> PropertyValue
+}
+
+extension PropertyValueConvertible {
+    /// ``init(propertyValue:)``: a conversion that cannot fail.
+    public init(checking propertyValue: PropertyValue) throws { self.init(propertyValue: propertyValue) }
+    /// ``propertyValue``: a conversion that cannot fail.
+    public func checkedPropertyValue() throws -> PropertyValue { propertyValue }
 }
 
 extension Int64: PropertyValueConvertible {
@@ -129,26 +145,60 @@ extension Optional: PropertyValueConvertible where Wrapped: PropertyValueConvert
     public init(propertyValue: PropertyValue) {
         self = propertyValue.isNull ? nil : Wrapped(propertyValue: propertyValue)
     }
+    /// nil for `.null`, otherwise the wrapped type's checked conversion.
+    public init(checking propertyValue: PropertyValue) throws {
+        self = propertyValue.isNull ? nil : try Wrapped(checking: propertyValue)
+    }
+    /// `.null`, or the wrapped value's checked conversion.
+    public func checkedPropertyValue() throws -> PropertyValue {
+        try self?.checkedPropertyValue() ?? .null
+    }
 }
 
-/// A Codable value stored in a Transformable attribute as JSON.
+/// A Codable value stored in a Transformable attribute as JSON (UTF-8, keys sorted), so
+/// that the snapshot's column reads as JSON in `sqlite3`
+/// (`SELECT json_extract(CAST(tags AS TEXT), '$[0]') …`).
 ///
 /// ```swift
 /// static let tags = AttributeKey<Transformed<[String]>>("tags")
 /// ```
+///
+/// A stored value that does not decode as `Value` (the type changed, the bytes are not
+/// JSON) is an error naming the object and key, never a silent nil: the throwing accessor
+/// ``ManagedObject/value(for:)`` throws it, and the typed subscript records it for the next
+/// save (``ManagedObjectContext/typedAccessErrors``; docs/SEMANTICS.md, "Typed access").
 public struct Transformed<Value: Codable & Sendable>: PropertyValueConvertible, Sendable {
-    /// The decoded value, nil when null or undecodable.
+    /// The decoded value, nil when null.
     public var value: Value?
     /// Wraps a value.
     public init(_ value: Value?) { self.value = value }
-    /// `.data` of the JSON encoding, or `.null`.
+    /// `.data` of the JSON encoding, or `.null` (also for a value that does not encode:
+    /// ``checkedPropertyValue()`` says why).
     public var propertyValue: PropertyValue {
-        guard let value, let data = try? Self.encoder.encode(value) else { return .null }
-        return .data(data)
+        (try? checkedPropertyValue()) ?? .null
     }
-    /// Decodes `.data` as JSON.
+    /// Decodes `.data` as JSON; nil for null or for bytes that do not decode (the
+    /// unchecked conversion: ``init(checking:)`` says why).
     public init(propertyValue: PropertyValue) {
-        if case .data(let data) = propertyValue { value = try? JSONDecoder().decode(Value.self, from: data) } else { value = nil }
+        value = (try? Self(checking: propertyValue))?.value
+    }
+    /// Decodes `.data` (or a string) as JSON; nil for null.
+    /// - Throws: the decoder's error for bytes that are not `Value`'s JSON; `.typeMismatch`
+    ///   for a stored value of another kind.
+    public init(checking propertyValue: PropertyValue) throws {
+        switch propertyValue {
+        case .null: value = nil
+        case .data(let data): value = try JSONDecoder().decode(Value.self, from: data)
+        case .string(let text): value = try JSONDecoder().decode(Value.self, from: Data(text.utf8))
+        default:
+            throw StrataError(.typeMismatch, "A Transformed<\(Value.self)> reads JSON data, not \(withArticle(ModelValueRules.kindName(propertyValue))).")
+        }
+    }
+    /// `.data` of the JSON encoding, or `.null` for nil.
+    /// - Throws: the encoder's error for a value JSON cannot hold (a non-finite double).
+    public func checkedPropertyValue() throws -> PropertyValue {
+        guard let value else { return .null }
+        return .data(try Self.encoder.encode(value))
     }
     private static var encoder: JSONEncoder {
         let encoder = JSONEncoder()

@@ -29,7 +29,7 @@ struct ComputedFetchSQL {
     }
 
     /// Builds the statement, or nil when SQL cannot give the in-memory answer exactly.
-    func build(_ request: FetchRequest, entity: EntityDescription) throws -> Built? {
+    func build(_ request: FetchRequest<ManagedObject>, entity: EntityDescription) throws -> Built? {
         try request.predicate?.checkLimits(limits)
         try request.havingPredicate?.checkLimits(limits)
         let plan = ComputedFetch(request: request, entity: entity)

@@ -17,12 +17,12 @@ enum FetchedResultsWorkload {
         var batches = 0
         var moves = 0
         var insertions = 0
-        func controller(_ controller: FetchedResultsController, didChange object: ManagedObject, at indexPath: ResultIndexPath?,
+        func controller(_ controller: FetchedResultsController<some ManagedObject>, didChange object: ManagedObject, at indexPath: ResultIndexPath?,
                         for type: FetchedResultsChangeType, newIndexPath: ResultIndexPath?) {
             if type == .move { moves += 1 }
             if type == .insert { insertions += 1 }
         }
-        func controllerDidChangeContent(_ controller: FetchedResultsController) { batches += 1 }
+        func controllerDidChangeContent(_ controller: FetchedResultsController<some ManagedObject>) { batches += 1 }
     }
 
     static func name(_ index: Int) -> String { String(format: "Name%03d", index % 100) }

@@ -1,0 +1,70 @@
+import Foundation
+import StrataModels
+import StrataTestSupport
+import Testing
+
+/// `strata codegen --style macro`: the classes it writes for a JSON model type-check with
+/// the macros of this build, and say what the JSON says.
+@Suite("Macro-style codegen")
+struct MacroCodegenTests {
+    /// The repository (this file is Tests/StrataModelsTests/MacroCodegenTests.swift).
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Type-checks files against the built StrataModels module, expanding the macros with
+    /// the plugin this build made.
+    static func typecheck(_ files: [URL]) throws -> CommandResult {
+        let sources = repository.appendingPathComponent("Sources")
+        let plugin = productsDirectory.appendingPathComponent("StrataMacros-tool").path
+        return try CLI.run("/usr/bin/env", ["swiftc", "-typecheck", "-swift-version", "6",
+                                            "-I", productsDirectory.appendingPathComponent("Modules").path,
+                                            "-I", sources.appendingPathComponent("CSQLite").path,
+                                            "-I", sources.appendingPathComponent("CLZ4").path,
+                                            "-load-plugin-executable", plugin + "#StrataMacros"] + files.map(\.path))
+    }
+
+    @Test("The classes written for a JSON model declare its schema and type-check")
+    func staffModelClasses() throws {
+        let sandbox = try TemporaryDirectory()
+        let modelFile = sandbox.file("Staff.json")
+        try Data(staffJSON.utf8).write(to: modelFile)
+        let out = sandbox.file("Generated")
+        let result = try CLI.run("strata", ["codegen", modelFile.path, "--style", "macro", "--out", out.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let employee = try String(contentsOf: out.appendingPathComponent("Employee.swift"), encoding: .utf8)
+        #expect(employee.contains("@Entity\nfinal class Employee: Person {"))
+        #expect(employee.contains("    var salary: Int64? = 50000\n"))
+        #expect(employee.contains("    var active: Bool = true\n"))
+        #expect(employee.contains("    @Attribute(.transformable) var address: Data?\n"))
+        #expect(employee.contains("    @Relationship(inverse: \\Employee.manager) var reports: [Employee]\n"))
+        // The inverse is named on one side only (both would be a circular reference).
+        #expect(employee.contains("    var department: Department?\n"))
+        #expect(employee.contains("    var manager: Employee?\n"))
+        #expect(employee.contains("    #UniquenessConstraint<Employee>([\\.firstName, \\.lastName])\n"))
+        #expect(employee.contains("    #FetchIndex<Employee>([\\.salary, \\.startDate], name: \"bySalaryStartDate\")\n"))
+        let person = try String(contentsOf: out.appendingPathComponent("Person.swift"), encoding: .utf8)
+        #expect(person.contains("@Entity(isAbstract: true)\nclass Person: ManagedObject {"))
+        #expect(person.contains("    @Transient var nickname: String?\n"))
+        #expect(person.contains("    @Attribute(.indexed, minLength: 1) var lastName: String\n"))
+        let department = try String(contentsOf: out.appendingPathComponent("Department.swift"), encoding: .utf8)
+        #expect(department.contains("    @Relationship(deleteRule: .cascade, inverse: \\Employee.department) var employees: Set<Employee>\n"))
+
+        let files = ["Person.swift", "Employee.swift", "Department.swift"].map { out.appendingPathComponent($0) }
+        let compiled = try Self.typecheck(files)
+        #expect(compiled.status == 0, "\(compiled.stderr)")
+    }
+
+    @Test("What the macros cannot declare is an error naming the entity and property")
+    func unsupportedModel() throws {
+        let sandbox = try TemporaryDirectory()
+        let modelFile = sandbox.file("Derived.json")
+        try Data("""
+            {"format": "strata-model", "formatVersion": 1, "entities": [{"name": "Team", "attributes": [
+              {"name": "size", "type": "integer64", "derivation": "members.@count"}],
+              "relationships": [{"name": "members", "destination": "Player", "toMany": true, "inverse": "team"}]},
+              {"name": "Player", "relationships": [{"name": "team", "destination": "Team", "inverse": "members"}]}]}
+            """.utf8).write(to: modelFile)
+        let result = try CLI.run("strata", ["codegen", modelFile.path, "--style", "macro", "--out", sandbox.file("Out").path])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("Team.size: a derived attribute cannot be declared with the macros"))
+    }
+}
