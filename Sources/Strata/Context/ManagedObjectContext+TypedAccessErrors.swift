@@ -1,6 +1,6 @@
 import Foundation
 
-/// What the non-throwing typed subscripts (``ManagedObject/subscript(key:)-(AttributeKey<Value>)``
+/// What the non-throwing typed subscripts of ``ManagedObject`` (`object[Employee.salary]`,
 /// and the relationship ones) could not do.
 ///
 /// A Swift property cannot throw, yet an access can fail at run time: a key the model

@@ -154,6 +154,16 @@ extension FetchRequest where ResultType == ManagedObject {
 }
 
 extension FetchRequest where ResultType: ManagedObject {
+    /// Creates a fetch request for every object of the class's entity
+    /// (``ManagedObject/entityName``).
+    ///
+    /// ```swift
+    /// let everyone = try context.fetch(FetchRequest<Employee>())
+    /// ```
+    public convenience init() {
+        self.init(naming: ResultType.entityName, predicate: nil, sortDescriptors: [])
+    }
+
     /// Creates a fetch request for the entity of a ``ManagedObject`` subclass
     /// (``ManagedObject/entityName``).
     ///
