@@ -1,0 +1,54 @@
+import Strata
+
+/// Folds the changes of consecutive saves into one change per object, as a comparison of
+/// two saves shows them: inserted then changed is one insert with the last values, changed
+/// then deleted one delete, inserted then deleted nothing; a property keeps its first old
+/// and last new value, and one set back to where it was drops out.
+struct InspectorComparison {
+    private var order: [ManagedObjectID] = []
+    private var folded: [ManagedObjectID: PersistentHistoryChange] = [:]
+
+    /// Adds one save's changes, in save order.
+    mutating func add(_ changes: [PersistentHistoryChange]) {
+        for change in changes {
+            guard var earlier = folded[change.objectID] else {
+                order.append(change.objectID)
+                folded[change.objectID] = change
+                continue
+            }
+            switch (earlier.kind, change.kind) {
+            case (.insert, .delete):
+                folded[change.objectID] = nil
+                continue
+            case (_, .delete):
+                earlier.kind = .delete
+            case (.delete, .insert):
+                earlier.kind = .update
+            default:
+                break
+            }
+            for property in change.properties {
+                if let index = earlier.properties.firstIndex(where: { $0.key == property.key }) {
+                    earlier.properties[index].new = property.new
+                    earlier.properties[index].added += property.added
+                    earlier.properties[index].removed += property.removed
+                } else {
+                    earlier.properties.append(property)
+                }
+            }
+            folded[change.objectID] = earlier
+        }
+    }
+
+    /// One change per object still changed, in the order each was first changed.
+    func changes() -> [PersistentHistoryChange] {
+        order.compactMap { id in
+            guard var change = folded[id] else { return nil }
+            if change.kind == .update {
+                change.properties.removeAll { $0.old == $0.new && $0.added.isEmpty && $0.removed.isEmpty }
+                if change.properties.isEmpty { return nil }
+            }
+            return change
+        }
+    }
+}
