@@ -3,7 +3,7 @@ import Strata
 /// Folds the changes of consecutive saves into one change per object, as a comparison of
 /// two saves shows them: inserted then changed is one insert with the last values, changed
 /// then deleted one delete, inserted then deleted nothing; a property keeps its first old
-/// and last new value, and one set back to where it was drops out.
+/// and last new value, and one that ends where it began drops out.
 struct InspectorComparison {
     private var order: [ManagedObjectID] = []
     private var folded: [ManagedObjectID: PersistentHistoryChange] = [:]
@@ -44,10 +44,10 @@ struct InspectorComparison {
     func changes() -> [PersistentHistoryChange] {
         order.compactMap { id in
             guard var change = folded[id] else { return nil }
-            if change.kind == .update {
-                change.properties.removeAll { $0.old == $0.new && $0.added.isEmpty && $0.removed.isEmpty }
-                if change.properties.isEmpty { return nil }
-            }
+            // A property whose value ends where it began says nothing (an insert's empty
+            // properties, a value set back); an update left with none drops out.
+            change.properties.removeAll { ($0.old ?? .null) == ($0.new ?? .null) && $0.added.isEmpty && $0.removed.isEmpty }
+            if change.kind == .update, change.properties.isEmpty { return nil }
             return change
         }
     }

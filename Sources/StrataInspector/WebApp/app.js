@@ -230,7 +230,7 @@ async function saveView(params) {
     el("p", {}, save.time, " · ", save.author || "no author", " · ", save.context || "no context name", " · ",
       save.action || "no action name", " ", kinds(save.kinds)),
     el("p", {}, travel, " ", el("a", { href: href("compare", { from: Math.max(0, save.sequence - 1), to: save.sequence }) }, "compare with the save before")),
-    el("p", { class: "muted" }, `${save.changeCount} objects changed` + (save.changeCount > save.changes.length ? `; the first ${save.changes.length} are shown` : "")),
+    el("p", { class: "muted" }, `${save.changeCount} ${save.changeCount === 1 ? "object" : "objects"} changed` + (save.changeCount > save.changes.length ? `; the first ${save.changes.length} are shown` : "")),
     el("div", { id: "changes" }, save.changes.map(changeNode))];
 }
 
