@@ -14,8 +14,7 @@ package struct InspectorServer: Sendable {
     package let api: InspectorAPI
     /// The web app's files.
     package let files: InspectorFiles
-    /// Set when the process is told to stop, so that open event streams end and the
-    /// server's graceful shutdown does not wait for them.
+    /// Set by ``stop()``: open event streams end within a poll interval.
     let stopping = StopFlag()
 
     /// A server over an open document.
@@ -34,15 +33,6 @@ package struct InspectorServer: Sendable {
         // its address; warnings and errors still show.
         if ProcessInfo.processInfo.environment["LOG_LEVEL"] == nil { setenv("LOG_LEVEL", "warning", 1) }
         let server = self
-        // Hummingbird stops gracefully on SIGINT and SIGTERM, waiting for requests in
-        // flight; these sources (beside its own) end the event streams, which never finish.
-        let signals = [SIGINT, SIGTERM].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { server.stopping.set() }
-            source.resume()
-            return source
-        }
-        defer { signals.forEach { $0.cancel() } }
         let responder = CallbackResponder<BasicRequestContext> { request, _ in
             await server.respond(to: request)
         }
@@ -52,6 +42,9 @@ package struct InspectorServer: Sendable {
             onServerRunning: { channel in onRunning(channel.localAddress?.port ?? port) })
         try await application.runService()
     }
+
+    /// Ends the open event streams (which otherwise never finish), before the process stops.
+    package func stop() { stopping.set() }
 
     /// The answer to one request.
     func respond(to request: Request) async -> Response {

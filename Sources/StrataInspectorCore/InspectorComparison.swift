@@ -3,7 +3,8 @@ import Strata
 /// Folds the changes of consecutive saves into one change per object, as a comparison of
 /// two saves shows them: inserted then changed is one insert with the last values, changed
 /// then deleted one delete, inserted then deleted nothing; a property keeps its first old
-/// and last new value, and one that ends where it began drops out.
+/// and last new value, a to-many's members added and removed cancel, and a property that
+/// ends where it began drops out.
 struct InspectorComparison {
     private var order: [ManagedObjectID] = []
     private var folded: [ManagedObjectID: PersistentHistoryChange] = [:]
@@ -29,9 +30,16 @@ struct InspectorComparison {
             }
             for property in change.properties {
                 if let index = earlier.properties.firstIndex(where: { $0.key == property.key }) {
-                    earlier.properties[index].new = property.new
-                    earlier.properties[index].added += property.added
-                    earlier.properties[index].removed += property.removed
+                    var folded = earlier.properties[index]
+                    folded.new = property.new
+                    // A member added then removed (or removed then added) is no change.
+                    for member in property.added {
+                        if let at = folded.removed.firstIndex(of: member) { folded.removed.remove(at: at) } else { folded.added.append(member) }
+                    }
+                    for member in property.removed {
+                        if let at = folded.added.firstIndex(of: member) { folded.added.remove(at: at) } else { folded.removed.append(member) }
+                    }
+                    earlier.properties[index] = folded
                 } else {
                     earlier.properties.append(property)
                 }

@@ -65,7 +65,11 @@ package final class InspectorDocument: @unchecked Sendable {
     /// save is replayed once into the scratch folder and opened read-only.
     /// - Throws: 400 for a save past the last one or history dropped by retention.
     func document(at sequence: UInt64?) throws -> ShownDocument {
-        guard let sequence, sequence < (try store.logPosition.last) else { return ShownDocument(store: store, coordinator: coordinator) }
+        let last = try store.logPosition.last
+        if let sequence, sequence > last {
+            throw InspectorError.badRequest("There is no save \(sequence) to travel to; the last is \(last).")
+        }
+        guard let sequence, sequence < last else { return ShownDocument(store: store, coordinator: coordinator) }
         if let index = pastStores.firstIndex(where: { $0.sequence == sequence }) {
             let entry = pastStores.remove(at: index)
             pastStores.append(entry)

@@ -225,7 +225,7 @@ import Testing
 
     @Test func theInspectorNeverChangesTheDocumentsBytes() throws {
         let before = try Data(contentsOf: fixture.url)
-        try fixture.withAPI { api in
+        try fixture.withAPI { api throws in
             for path in ["/api/document", "/api/timeline", "/api/timeline/chart", "/api/undo", "/api/file"] {
                 #expect(try api.get(path).status == 200)
             }

@@ -61,7 +61,20 @@ struct StrataInspectorCommand: ParsableCommand {
             }
             finished.signal()
         }
-        finished.wait()
+        // Ctrl-C or SIGTERM: end the event streams, close the document (removing the time
+        // travel scratch folder) and exit; nothing was written, so nothing needs finishing.
+        let stops = [SIGINT, SIGTERM].map { (number: Int32) -> any DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                server.stop()
+                document.close()
+                Foundation.exit(0)
+            }
+            source.resume()
+            return source
+        }
+        withExtendedLifetime(stops) { finished.wait() }
         if let failure = outcome.failure {
             throw StrataError(.io, "The inspector could not serve on 127.0.0.1:\(port): \(failure)")
         }
