@@ -24,7 +24,7 @@ package struct InspectorServer: Sendable {
         files = try InspectorFiles()
     }
 
-    /// Serves until the task is cancelled or the process is told to stop (SIGINT, SIGTERM).
+    /// Serves until the task is cancelled; the caller handles signals (``stop()``).
     /// - Parameters:
     ///   - port: the port to bind on 127.0.0.1; 0 takes a free one.
     ///   - onRunning: called once with the port bound.
@@ -40,7 +40,9 @@ package struct InspectorServer: Sendable {
             responder: responder,
             configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port), serverName: "strata-inspector"),
             onServerRunning: { channel in onRunning(channel.localAddress?.port ?? port) })
-        try await application.runService()
+        // No graceful shutdown on signals here: the tool handles SIGINT and SIGTERM itself
+        // (an event stream never finishes, so waiting for requests in flight would hang).
+        try await application.runService(gracefulShutdownSignals: [])
     }
 
     /// Ends the open event streams (which otherwise never finish), before the process stops.

@@ -12,11 +12,13 @@ final class InspectorProcess: @unchecked Sendable {
     let port: Int
     private let output: TemporaryDirectory
 
-    /// Starts the inspector on `document` and waits (up to 60 s) for the address it prints.
-    init(document: URL) throws {
+    /// Starts the inspector on `document` (with `environment` added to this process's) and
+    /// waits (up to 60 s) for the address it prints.
+    init(document: URL, environment: [String: String] = [:]) throws {
         output = try TemporaryDirectory()
         let stdout = output.path("stdout"), stderr = output.path("stderr")
-        process = try SpawnedProcess(builtExecutable("strata-inspector").path, [document.path], stdin: nil, stdout: stdout, stderr: stderr)
+        process = try SpawnedProcess(builtExecutable("strata-inspector").path, [document.path], stdin: nil, stdout: stdout, stderr: stderr,
+                                     environment: environment)
         let deadline = Date().addingTimeInterval(60)
         while true {
             let printed = (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? ""
@@ -33,6 +35,12 @@ final class InspectorProcess: @unchecked Sendable {
             }
             usleep(50_000)
         }
+    }
+
+    /// Sends SIGTERM and waits for the end.
+    func terminate() -> SpawnedProcess.Ending {
+        kill(process.pid, SIGTERM)
+        return process.wait(deadline: 10)
     }
 
     /// Asks the inspector to stop (SIGTERM: it closes the document and removes its scratch

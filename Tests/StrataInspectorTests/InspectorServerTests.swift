@@ -74,6 +74,18 @@ import Testing
         #expect(answer.json?["total"] as? Int == 2)
     }
 
+    @Test func sigtermClosesTheDocumentAndRemovesTheTimeTravelScratchFolder() throws {
+        let fixture = try InspectorFixture()
+        let scratch = try TemporaryDirectory()
+        let inspector = try InspectorProcess(document: fixture.url, environment: ["TMPDIR": scratch.url.path])
+        #expect(try inspector.request("/api/objects?entity=Employee&at=2").status == 200)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).count == 1)
+        let events = try inspector.events(timeout: 10, until: { !$0.isEmpty }, meanwhile: {})
+        #expect(events == ["{\"lastSequence\":5}"])
+        #expect(inspector.terminate() == .exited(0))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty)
+    }
+
     @Test func aDamagedDocumentIsRefusedWithTheCLIsMessage() throws {
         let directory = try TemporaryDirectory()
         let damaged = directory.file("damaged.strata")
