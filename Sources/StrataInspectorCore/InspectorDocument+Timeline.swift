@@ -33,24 +33,19 @@ extension InspectorDocument {
             if let entity { _ = try Self.entity(named: entity, in: model) }
             let last = try store.logPosition.last
             var end = min(before.map { $0 == 0 ? 0 : $0 - 1 } ?? last, last)
-            let request = PersistentHistoryRequest(authors: author.map { [$0] }, contextNames: context.map { [$0] },
-                                                   entityNames: entity.map { [$0] })
+            let filters = TimelineFilters(author: author, context: context, entity: entity, kind: kind)
             var rows: [JSONValue] = []
             var scanned: UInt64 = 0
             while end > 0, rows.count < limit, scanned < Self.timelineScanLimit {
                 let start = end > Self.timelineWindow ? end - Self.timelineWindow : 0
-                var windowRequest = request
-                windowRequest.after = PersistentHistoryToken(sequence: start)
-                var transactions = try store.history(windowRequest, through: end)
-                if let kind { transactions.removeAll { !$0.groups.contains { ToolLogText.kindName($0.kind) == kind } } }
-                var taken = end
-                for transaction in transactions.reversed() {
+                var considered = start + 1
+                for record in try store.segmentRecords(in: (start + 1)...end).reversed() {
                     if rows.count == limit { break }
-                    rows.append(InspectorTimeline.row(transaction))
-                    taken = transaction.token.sequence - 1
+                    considered = record.sequence
+                    if let row = try timelineRow(record, filters) { rows.append(row) }
                 }
                 scanned += end - start
-                end = rows.count == limit ? taken : start
+                end = rows.count == limit ? considered - 1 : start
             }
             return .fields([
                 "lastSequence": .int(last),
@@ -58,6 +53,27 @@ extension InspectorDocument {
                 "before": end > 0 ? .int(end + 1) : .null,
             ])
         }
+    }
+
+    /// The most operations a save may have for the timeline to summarize its changes; a
+    /// bigger save (a batch import) is listed from its header, without decoding it.
+    static let summaryOperationLimit = 2_000
+
+    /// A save's timeline row, or nil when a filter leaves it out.
+    private func timelineRow(_ record: SegmentRecord, _ filters: TimelineFilters) throws -> JSONValue? {
+        if filters.entity == nil, record.operationCount > Self.summaryOperationLimit {
+            let header = try store.saveHeader(record)
+            if let author = filters.author, header.author != author { return nil }
+            if let context = filters.context, header.contextName != context { return nil }
+            if let kind = filters.kind, !header.groups.contains(where: { ToolLogText.kindName($0.kind) == kind }) { return nil }
+            return InspectorTimeline.row(header, operations: record.operationCount)
+        }
+        let request = PersistentHistoryRequest(after: PersistentHistoryToken(sequence: record.sequence - 1),
+                                               authors: filters.author.map { [$0] }, contextNames: filters.context.map { [$0] },
+                                               entityNames: filters.entity.map { [$0] })
+        guard let transaction = try store.history(request, through: record.sequence).first else { return nil }
+        if let kind = filters.kind, !transaction.groups.contains(where: { ToolLogText.kindName($0.kind) == kind }) { return nil }
+        return InspectorTimeline.row(transaction, operations: record.operationCount)
     }
 
     /// `GET /api/timeline/chart`: saves per time slice over the whole retained log, for
@@ -111,7 +127,8 @@ extension InspectorDocument {
             guard let transaction = try store.history(request, through: sequence).first else {
                 throw InspectorError.notFound("The log holds no save \(sequence) (the last is \(try store.logPosition.last); compaction's retention may have dropped older ones).")
             }
-            var row = InspectorTimeline.row(transaction)
+            let operations = try store.segmentRecords(in: sequence...sequence).first?.operationCount ?? 0
+            var row = InspectorTimeline.row(transaction, operations: operations)
             if case .object(var members) = row {
                 members.append(.init("changeCount", .int(transaction.changes.count)))
                 members.append(.init("changes", .array(transaction.changes.prefix(Self.changeListLimit).map(InspectorTimeline.json))))
@@ -150,4 +167,12 @@ extension InspectorDocument {
             ])
         }
     }
+}
+
+/// The timeline's filters; nil lets every save through.
+struct TimelineFilters {
+    var author: String?
+    var context: String?
+    var entity: String?
+    var kind: String?
 }

@@ -8,8 +8,8 @@ enum InspectorTimeline {
     /// The kinds a save may carry, as the filter takes them.
     static let kindNames = ChangeGroupKind.allCases.map(ToolLogText.kindName)
 
-    /// A save as a timeline row.
-    static func row(_ transaction: PersistentHistoryTransaction) -> JSONValue {
+    /// A save as a timeline row, with a summary of its changes by kind and entity.
+    static func row(_ transaction: PersistentHistoryTransaction, operations: Int) -> JSONValue {
         var inserted = 0, updated = 0, deleted = 0
         var entities: [String: Int] = [:]
         for change in transaction.changes {
@@ -20,19 +20,32 @@ enum InspectorTimeline {
             }
             entities[change.objectID.entity.name, default: 0] += 1
         }
-        let kinds = orderedUnique(transaction.groups.map { ToolLogText.kindName($0.kind) })
-        return .fields([
-            "sequence": .int(transaction.token.sequence),
-            "time": InspectorValues.time(transaction.timestamp),
-            "author": transaction.author.map { .string($0) } ?? .null,
-            "context": transaction.contextName.map { .string($0) } ?? .null,
-            "action": .string(transaction.actionName ?? ""),
-            "kinds": .array(kinds.map { .string($0) }),
-            "groups": .array(transaction.groups.map { .int($0.id) }),
-            "summary": .fields([
-                "inserted": .int(inserted), "updated": .int(updated), "deleted": .int(deleted),
-                "entities": .array(entities.keys.sorted().map { .fields(["name": .string($0), "changes": .int(entities[$0]!)]) }),
-            ]),
+        return row(sequence: transaction.token.sequence, timestamp: transaction.timestamp, author: transaction.author,
+                   contextName: transaction.contextName, groups: transaction.groups, summary: .fields([
+                       "summarized": .bool(true), "operations": .int(operations),
+                       "inserted": .int(inserted), "updated": .int(updated), "deleted": .int(deleted),
+                       "entities": .array(entities.keys.sorted().map { .fields(["name": .string($0), "changes": .int(entities[$0]!)]) }),
+                   ]))
+    }
+
+    /// A big save as a timeline row from its header alone: its operations are counted, not
+    /// summarized (the save page folds them).
+    static func row(_ header: SaveHeader, operations: Int) -> JSONValue {
+        row(sequence: header.sequence, timestamp: header.timestamp, author: header.author, contextName: header.contextName,
+            groups: header.groups, summary: .fields(["summarized": .bool(false), "operations": .int(operations)]))
+    }
+
+    private static func row(sequence: UInt64, timestamp: Date, author: String?, contextName: String?,
+                            groups: [ChangeGroupInfo], summary: JSONValue) -> JSONValue {
+        .fields([
+            "sequence": .int(sequence),
+            "time": InspectorValues.time(timestamp),
+            "author": author.map { .string($0) } ?? .null,
+            "context": contextName.map { .string($0) } ?? .null,
+            "action": .string(groups.last(where: { !$0.actionName.isEmpty })?.actionName ?? ""),
+            "kinds": .array(orderedUnique(groups.map { ToolLogText.kindName($0.kind) }).map { .string($0) }),
+            "groups": .array(groups.map { .int($0.id) }),
+            "summary": summary,
         ])
     }
 

@@ -209,8 +209,7 @@ async function timelineView(params) {
       el("td", { class: "number" }, el("a", { href: href("save", { sequence: save.sequence }) }, save.sequence)),
       el("td", {}, save.time), el("td", {}, save.author || ""), el("td", {}, save.context || ""),
       el("td", {}, save.action), el("td", {}, kinds(save.kinds)),
-      el("td", {}, `+${save.summary.inserted} ~${save.summary.updated} −${save.summary.deleted} `,
-        el("span", { class: "muted" }, save.summary.entities.map((entity) => `${entity.name} ${entity.changes}`).join(", ")))));
+      el("td", {}, summaryNode(save.summary))));
     parts.push(el("table", { id: "timeline" },
       el("tr", {}, ["save", "time", "author", "context", "action", "kind", "changes"].map((name) => el("th", {}, name))), rows));
     if (!page.saves.length) parts.push(el("p", { class: "muted" }, "No saves match."));
@@ -219,6 +218,14 @@ async function timelineView(params) {
     parts.push(errorBox(error));
   }
   return parts;
+}
+
+// A save's changes in a timeline row: counts by kind and entity, or for a big save (not
+// decoded for the timeline) its number of operations.
+function summaryNode(summary) {
+  if (!summary.summarized) return el("span", {}, `${summary.operations.toLocaleString("en")} operations`);
+  return el("span", {}, `+${summary.inserted} ~${summary.updated} −${summary.deleted} `,
+    el("span", { class: "muted" }, summary.entities.map((entity) => `${entity.name} ${entity.changes}`).join(", ")));
 }
 
 async function saveView(params) {
