@@ -11,6 +11,10 @@ let postgres = enabled("STRATA_POSTGRES")
 // The benchmark suite (Tools/Benchmarks, docs/BENCHMARKS.md) measures Strata against GRDB.swift
 // and raw SQLite; with STRATA_BENCHMARKS=1 the package declares it and its GRDB dependency.
 let benchmarks = enabled("STRATA_BENCHMARKS")
+// The local inspector (docs/INSPECTOR.md) serves a web app over Hummingbird and SwiftNIO; with
+// STRATA_INSPECTOR=1 the package declares it, its tool `strata-inspector` and its tests, so the
+// core library and the default tools never resolve or compile an HTTP stack.
+let inspector = enabled("STRATA_INSPECTOR")
 
 // CI's sanitizer builds (.ci/run, docs/RELIABILITY.md "Sanitizers") compile only the test
 // suites where AddressSanitizer and ThreadSanitizer can find something. SwiftPM builds every
@@ -75,7 +79,8 @@ let package = Package(
         // Swift 6.3's.
         .package(url: "https://github.com/swiftlang/swift-syntax", "603.0.1"..<"604.0.0"),
     ] + (postgres ? [.package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2")] : [])
-      + (benchmarks ? [.package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0")] : []),
+      + (benchmarks ? [.package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0")] : [])
+      + (inspector ? [.package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1")] : []),
     targets: [
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
@@ -206,6 +211,29 @@ if postgres {
         // Against a real server: Tools/postgres-server starts one unless STRATA_POSTGRES_URL is set.
         .testTarget(name: "StrataPostgresTests", dependencies: [
             "Strata", "StrataPostgres", "StrataTestSupport", "strata-postgres-writer", "strata-postgres", "strata", "strata-log",
+        ]),
+    ]
+}
+
+if inspector {
+    package.products.append(.executable(name: "strata-inspector", targets: ["strata-inspector"]))
+    package.targets += [
+        // What the inspector shows, as JSON: no HTTP in it, so its tests need no server.
+        .target(name: "StrataInspectorCore", dependencies: ["Strata", "StrataToolSupport"],
+                path: "Sources/StrataInspectorCore"),
+        // The HTTP routes and the web app's files (plain HTML, CSS and JavaScript, no build step).
+        .target(
+            name: "StrataInspector",
+            dependencies: ["StrataInspectorCore", .product(name: "Hummingbird", package: "hummingbird")],
+            path: "Sources/StrataInspector",
+            resources: [.copy("WebApp")]),
+        .executableTarget(
+            name: "strata-inspector",
+            dependencies: ["StrataInspector", "StrataInspectorCore", "StrataToolSupport",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tools/strata-inspector"),
+        .testTarget(name: "StrataInspectorTests", dependencies: [
+            "Strata", "StrataInspectorCore", "StrataTestSupport", "strata-inspector", "strata",
         ]),
     ]
 }

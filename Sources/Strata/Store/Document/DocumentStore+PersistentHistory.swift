@@ -29,6 +29,14 @@ extension DocumentStore {
     ///   `.corruptSegment` naming a malformed segment.
     /// - Complexity: O(bytes of the segments after the request's token).
     public func history(_ request: PersistentHistoryRequest = PersistentHistoryRequest()) throws -> [PersistentHistoryTransaction] {
+        try history(request, through: UInt64(Int64.max))
+    }
+
+    /// The transactions ``history(_:)`` selects among the segments up to `last`: one save,
+    /// or one window of a long log, decoded without reading the segments after it (the
+    /// inspector pages a timeline this way; docs/INSPECTOR.md).
+    /// - Complexity: O(bytes of the segments after the request's token through `last`).
+    package func history(_ request: PersistentHistoryRequest, through last: UInt64) throws -> [PersistentHistoryTransaction] {
         let entities = try request.entityNames.map { names in
             try names.map { name in
                 guard let entity = model.entitiesByName[name] else {
@@ -39,10 +47,11 @@ extension DocumentStore {
             }
         }
         let first = (request.after?.sequence ?? 0).addingReportingOverflow(1)
-        guard !first.overflow, first.partialValue <= UInt64(Int64.max) else { return [] }
+        let last = min(last, UInt64(Int64.max))
+        guard !first.overflow, first.partialValue <= last else { return [] }
         var transactions: [PersistentHistoryTransaction] = []
         let versions = try segmentModelVersions()
-        for record in try segmentRecords(in: first.partialValue...UInt64(Int64.max)) {
+        for record in try segmentRecords(in: first.partialValue...last) {
             // The log row's time is not rounded, the segment's is (to the millisecond): skip
             // by the row only what is surely too old, then compare the time reported.
             if let since = request.since, record.timestamp < since.addingTimeInterval(-0.001) { continue }

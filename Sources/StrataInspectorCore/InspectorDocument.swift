@@ -1,0 +1,119 @@
+import Foundation
+import Strata
+import StrataToolSupport
+
+/// The document an inspector shows, opened read-only: its store, the stores of the past
+/// saves a view travelled to, and the change counter live views follow.
+///
+/// Every read goes through ``serialized(_:)``, so requests answered on several threads
+/// share one connection without racing. Nothing here writes to the document: the store is
+/// opened read-only (SQLite refuses a write), and time travel replays into a scratch folder.
+package final class InspectorDocument: @unchecked Sendable {
+    /// The document's file.
+    package let url: URL
+    /// The store, read-only.
+    package let store: DocumentStore
+    /// A coordinator over ``store``, for resolving references and rebuilding undo stacks.
+    package let coordinator: PersistentStoreCoordinator
+    /// Where replays of past saves are written; removed by ``close()``.
+    let scratch: URL
+    private let lock = NSLock()
+    /// Stores of past saves by sequence, the most recently used last (at most ``pastStoreLimit``).
+    private var pastStores: [(sequence: UInt64, shown: ShownDocument)] = []
+    private var isClosed = false
+    /// How many past saves stay open at once.
+    static let pastStoreLimit = 4
+
+    /// Opens the document at `path` read-only, as the command-line tools open a document
+    /// they only read (``ToolSettings/configuration(writes:)``).
+    /// - Throws: the error the CLI reports for a missing, foreign or damaged document.
+    package init(path: String) throws {
+        url = URL(fileURLWithPath: path)
+        store = try DocumentStore(openingAt: url, configuration: ToolSettings.configuration(writes: false))
+        coordinator = PersistentStoreCoordinator(model: store.model)
+        do {
+            try coordinator.addStore(store)
+        } catch {
+            try? store.close()
+            throw error
+        }
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("strata-inspector-\(UUID().uuidString)")
+    }
+
+    /// The document's model.
+    package var model: ManagedObjectModel { store.model }
+
+    /// Runs `body` holding the document's lock.
+    package func serialized<T>(_ body: () throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isClosed else { throw InspectorError(status: 503, "The inspector is shutting down.") }
+        return try body()
+    }
+
+    /// The last saved sequence after taking in what other processes saved since the last
+    /// call: live views compare it with the sequence they showed.
+    /// - Complexity: O(bytes other processes appended); one small read when nothing changed.
+    package func latestSequence() throws -> UInt64 {
+        try serialized {
+            try store.catchUp()
+            return try store.logPosition.last
+        }
+    }
+
+    /// The store showing the document as of save `sequence` (nil: as it is now). A past
+    /// save is replayed once into the scratch folder and opened read-only.
+    /// - Throws: 400 for a save past the last one or history dropped by retention.
+    func document(at sequence: UInt64?) throws -> ShownDocument {
+        let last = try store.logPosition.last
+        if let sequence, sequence > last {
+            throw InspectorError.badRequest("There is no save \(sequence) to travel to; the last is \(last).")
+        }
+        guard let sequence, sequence < last else { return ShownDocument(store: store, coordinator: coordinator) }
+        if let index = pastStores.firstIndex(where: { $0.sequence == sequence }) {
+            let entry = pastStores.remove(at: index)
+            pastStores.append(entry)
+            return entry.shown
+        }
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let destination = scratch.appendingPathComponent("at-\(sequence).strata")
+        do {
+            try DocumentReplay.replay(url, through: sequence, to: destination, overwrite: true,
+                                      settings: ToolSettings.configuration(writes: false))
+        } catch let error as StrataError where error.code == .invalidArgument {
+            throw InspectorError.badRequest(error.message)
+        }
+        let past = try DocumentStore(openingAt: destination, configuration: ToolSettings.configuration(writes: false))
+        let pastCoordinator = PersistentStoreCoordinator(model: past.model)
+        try pastCoordinator.addStore(past)
+        let shown = ShownDocument(store: past, coordinator: pastCoordinator)
+        pastStores.append((sequence, shown))
+        if pastStores.count > Self.pastStoreLimit {
+            try? pastStores.removeFirst().shown.store.close()
+        }
+        return shown
+    }
+
+    /// Closes every store and removes the scratch folder.
+    package func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isClosed else { return }
+        isClosed = true
+        for entry in pastStores { try? entry.shown.store.close() }
+        pastStores.removeAll()
+        try? store.close()
+        try? FileManager.default.removeItem(at: scratch)
+    }
+}
+
+/// The document as a view shows it: now, or a replay of a past save, with a coordinator
+/// that resolves its references.
+struct ShownDocument {
+    /// The store, read-only.
+    var store: DocumentStore
+    /// A coordinator over it.
+    var coordinator: PersistentStoreCoordinator
+    /// Its model (a past save before a migration has the older model).
+    var model: ManagedObjectModel { store.model }
+}

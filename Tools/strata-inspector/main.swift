@@ -1,0 +1,3 @@
+import StrataToolSupport
+
+ToolRunner.main(StrataInspectorCommand.self, tool: "strata-inspector")
