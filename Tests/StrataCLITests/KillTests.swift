@@ -207,6 +207,27 @@ private struct Held: Equatable {
         }
     }
 
+    /// `strata undo` and `strata redo` of an import revert it in the store, chunk by chunk
+    /// and folded as they go, inside one write (docs/ARCHITECTURE.md, "Undo"): a kill
+    /// leaves the import whole or wholly reverted.
+    @Test func killsDuringTheUndoAndRedoOfALargeImportLeaveTheStateBeforeOrAfter() throws {
+        let sandbox = try TemporaryDirectory()
+        let template = try importedTemplate(sandbox)
+        let imported = try Held(template)
+        try killRepeatedly("undo", template: template, sandbox: sandbox, before: imported, savesThenCompacts: true) { document in
+            ("strata", ["undo", document])
+        }
+        // The redo's runs in a directory of their own (each run's copies have fixed names).
+        let redoing = try TemporaryDirectory()
+        let undoneTemplate = redoing.path("template.strata")
+        try FileManager.default.copyItem(atPath: template, toPath: undoneTemplate)
+        #expect(try CLI.strata("undo", undoneTemplate).status == 0)
+        let undone = try Held(undoneTemplate)
+        try killRepeatedly("redo", template: undoneTemplate, sandbox: redoing, before: undone, savesThenCompacts: true) { document in
+            ("strata", ["redo", document])
+        }
+    }
+
     @Test func killsDuringALargeCompactionLeaveTheStateBeforeOrAfter() throws {
         let sandbox = try TemporaryDirectory()
         let template = try importedTemplate(sandbox)

@@ -86,6 +86,13 @@ enum UndoRedo {
             throw StrataError(.undo, message)
         }
         var names: [String] = []
+        // One group of inserts or deletes (an import) is reverted and saved in the store, at
+        // the import's pace (docs/ARCHITECTURE.md, "Undo"). Only as the only step: a later
+        // step of the same write would read the records as they were before it.
+        if steps == 1 {
+            let name = redo ? undoManager.redoActionName : undoManager.undoActionName
+            if try undoManager.undoSavingInStore(redo: redo) { return [name] }
+        }
         for _ in 0..<steps {
             names.append(redo ? undoManager.redoActionName : undoManager.undoActionName)
             if redo { try undoManager.redo() } else { try undoManager.undo() }

@@ -11,7 +11,8 @@ import Foundation
 /// would revert one change twice (the double undo of issue 32: both processes print "Undid",
 /// one object survives, and the log deletes a record that is gone).
 enum RevertPrecondition {
-    /// Refuses groups that revert a group already reverted, in the log or earlier in `groups`.
+    /// Refuses groups that revert a group already reverted, in the log (by another group)
+    /// or earlier in `groups`.
     /// - Throws: `.undo` naming the reverted group, the group that reverted it first and its
     ///   segment; the save writes nothing then.
     static func check(_ groups: [SegmentGroup], connection: SQLiteConnection) throws {
@@ -21,7 +22,9 @@ enum RevertPrecondition {
             if let earlier = claimed.updateValue(group.id, forKey: target) {
                 throw alreadyReverted(group, by: earlier, in: nil)
             }
-            if let first = try LogTables.reverter(of: target, connection) {
+            // The same group written in several segments (an undo of an import saved in
+            // chunks, as the import was) reverts its target once.
+            if let first = try LogTables.reverter(of: target, connection), first.group != group.id {
                 throw alreadyReverted(group, by: first.group, in: first.sequence)
             }
         }

@@ -11,16 +11,20 @@ import Strata
 /// Figures: `W8.import_s` (the import command, or GRDB's read + insert + commit),
 /// `W8.fetch_s` (the first indexed fetch, a new process for the tools), `W8.total_s`, and
 /// `W8.peak_mib` (the largest child process's peak for the tools; GRDB's own process).
+///
+/// W8b is the plain case: the same CSV into a model and a table without indexes
+/// (`W8b.import_s`, `W8b.peak_mib`), where nothing but the rows is written.
 enum ImportWorkload {
     static let header = "firstName,lastName,salary,employeeID,startDate,email,active"
 
-    /// The model of the Strata document: the CSV's columns, indexed like the peers' tables.
-    static func model() throws -> ManagedObjectModel {
+    /// The model of the Strata document: the CSV's columns, indexed like the peers' tables
+    /// (W8b: none indexed).
+    static func model(indexed: Bool = true) throws -> ManagedObjectModel {
         let employee = EntityDescription("Employee", attributes: [
             AttributeDescription("firstName", .string),
-            AttributeDescription("lastName", .string, isIndexed: true),
-            AttributeDescription("salary", .integer64, isIndexed: true),
-            AttributeDescription("employeeID", .integer32, isIndexed: true),
+            AttributeDescription("lastName", .string, isIndexed: indexed),
+            AttributeDescription("salary", .integer64, isIndexed: indexed),
+            AttributeDescription("employeeID", .integer32, isIndexed: indexed),
             AttributeDescription("startDate", .date),
             AttributeDescription("email", .string),
             AttributeDescription("active", .boolean),
@@ -28,9 +32,12 @@ enum ImportWorkload {
         return try ManagedObjectModel(entities: [employee], versionIdentifier: "bench-import-1")
     }
 
-    static let schema = """
+    static let table = """
         CREATE TABLE Employee (firstName TEXT, lastName TEXT, salary INTEGER, employeeID INTEGER,
                                startDate TEXT, email TEXT, active TEXT);
+        """
+    static let schema = table + """
+
         CREATE INDEX Employee_lastName ON Employee (lastName);
         CREATE INDEX Employee_salary ON Employee (salary);
         CREATE INDEX Employee_employeeID ON Employee (employeeID);
@@ -61,31 +68,53 @@ enum ImportWorkload {
     }
 
     static func runStrata(_ env: BenchEnvironment) throws -> [String: Double] {
-        guard let tool = ProcessInfo.processInfo.environment["STRATA_BENCH_STRATA"] else {
-            throw ChildProcess.Failure(description: "STRATA_BENCH_STRATA (the release `strata` tool) is not set")
-        }
-        let csv = try ensureCSV(env)
         let url = env.file("w8.strata")
-        let store = try DocumentStore(creatingAt: url, model: try model(), overwrite: true)
-        try store.close()
         let count = env.tier.objects
-        let imported = try timedRun(tool, ["import", url.path, csv.path, "--entity", "Employee"])
-        let fetched = try timedRun(tool, ["fetch", url.path, "Employee", "--where", "employeeID == \(probe(count))", "--format", "json"],
-                                   expecting: "e\(probe(count))@example.com")
+        let imported = try importWithStrata(env, into: url)
+        let fetched = try TimedProcess.run(try TimedProcess.strataTool(), ["fetch", url.path, "Employee", "--where", "employeeID == \(probe(count))",
+                                                                          "--format", "json"], expecting: "e\(probe(count))@example.com")
         return figures(imported.seconds, fetched.seconds, peak: max(imported.peakMiB, fetched.peakMiB))
     }
 
-    static func runSQLiteShell(_ env: BenchEnvironment) throws -> [String: Double] {
+    /// W8b: `strata import` into a document whose model has no index.
+    static func runStrataPlain(_ env: BenchEnvironment) throws -> [String: Double] {
+        let imported = try importWithStrata(env, into: env.file("w8b.strata"), indexed: false)
+        return ["W8b.import_s": imported.seconds, "W8b.peak_mib": imported.peakMiB]
+    }
+
+    /// W8b's peer: the shell's `.import` into a table without indexes.
+    static func runSQLiteShellPlain(_ env: BenchEnvironment) throws -> [String: Double] {
+        let imported = try importWithShell(env, into: env.file("w8b-shell.sqlite"), schema: table)
+        return ["W8b.import_s": imported.seconds, "W8b.peak_mib": imported.peakMiB]
+    }
+
+    /// A new document at `url` (not timed) and `strata import` of the CSV into it (W8b,
+    /// W13 and W14 start from it).
+    @discardableResult
+    static func importWithStrata(_ env: BenchEnvironment, into url: URL, indexed: Bool = true) throws -> TimedProcess.Outcome {
         let csv = try ensureCSV(env)
-        let url = env.file("w8-shell.sqlite")
+        let store = try DocumentStore(creatingAt: url, model: try model(indexed: indexed), overwrite: true)
+        try store.close()
+        return try TimedProcess.run(try TimedProcess.strataTool(), ["import", url.path, csv.path, "--entity", "Employee"])
+    }
+
+    /// A new database at `url` with `schema` (not timed), with Strata's durability
+    /// settings, and the shell's `.import` of the CSV into it.
+    @discardableResult
+    static func importWithShell(_ env: BenchEnvironment, into url: URL, schema: String) throws -> TimedProcess.Outcome {
+        let csv = try ensureCSV(env)
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
-        // The table and its indexes first (not timed), with Strata's durability settings.
-        _ = try timedRun("/usr/bin/env", ["sqlite3", url.path, "PRAGMA journal_mode=WAL;", schema])
-        let count = env.tier.objects
-        let imported = try timedRun("/usr/bin/env", ["sqlite3", url.path, "PRAGMA synchronous=FULL;", ".mode csv",
+        try TimedProcess.run("/usr/bin/env", ["sqlite3", url.path, "PRAGMA journal_mode=WAL;", schema])
+        return try TimedProcess.run("/usr/bin/env", ["sqlite3", url.path, "PRAGMA synchronous=FULL;", ".mode csv",
                                                      ".import --skip 1 \(csv.path) Employee"])
-        let fetched = try timedRun("/usr/bin/env", ["sqlite3", url.path, "SELECT * FROM Employee WHERE employeeID = \(probe(count));"],
-                                   expecting: "e\(probe(count))@example.com")
+    }
+
+    static func runSQLiteShell(_ env: BenchEnvironment) throws -> [String: Double] {
+        let url = env.file("w8-shell.sqlite")
+        let count = env.tier.objects
+        let imported = try importWithShell(env, into: url, schema: schema)
+        let fetched = try TimedProcess.run("/usr/bin/env", ["sqlite3", url.path, "SELECT * FROM Employee WHERE employeeID = \(probe(count));"],
+                                           expecting: "e\(probe(count))@example.com")
         return figures(imported.seconds, fetched.seconds, peak: max(imported.peakMiB, fetched.peakMiB))
     }
 
@@ -133,54 +162,5 @@ enum ImportWorkload {
 
     private static func figures(_ importSeconds: Double, _ fetchSeconds: Double, peak: Double) -> [String: Double] {
         ["W8.import_s": importSeconds, "W8.fetch_s": fetchSeconds, "W8.total_s": importSeconds + fetchSeconds, "W8.peak_mib": peak]
-    }
-
-    /// Runs a program to completion and returns its wall-clock seconds and its peak
-    /// resident memory (its own `VmHWM`, read every 10 ms on another thread while it runs,
-    /// so that the timing does not wait for a poll; ``ProcessMemory`` says why not
-    /// `ru_maxrss`); fails on a non-zero status or when its output lacks `expecting`.
-    @discardableResult
-    private static func timedRun(_ program: String, _ arguments: [String],
-                                 expecting: String? = nil) throws -> (seconds: Double, peakMiB: Double) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.standardError
-        // The end is taken when Foundation sees the exit, not when `waitUntilExit` returns:
-        // that wait returned tens of milliseconds late, most of a first fetch's time (the
-        // shell's indexed fetch read 54 ms; it takes 11).
-        let ended = EndTime()
-        process.terminationHandler = { _ in ended.mark() }
-        let start = Clock.now
-        try process.run()
-        // `/usr/bin/env` execs the program in the same process, so its pid is the program's.
-        let watcher = ProcessMemory.PeakWatcher(pid: process.processIdentifier)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let seconds = ended.seconds(since: start)
-        let peakKiB = watcher.stop()
-        guard process.terminationStatus == 0 else {
-            throw ChildProcess.Failure(description: "\(arguments.prefix(2).joined(separator: " ")): exit status \(process.terminationStatus)")
-        }
-        if let expecting, !String(decoding: data, as: UTF8.self).contains(expecting) {
-            throw ChildProcess.Failure(description: "\(arguments.prefix(2).joined(separator: " ")): the result lacks \(expecting)")
-        }
-        return (seconds, Double(peakKiB) / 1024)
-    }
-
-    /// When a child's exit was seen (set on Foundation's monitoring thread).
-    private final class EndTime: @unchecked Sendable {
-        private let lock = NSLock()
-        private var end: UInt64?
-
-        func mark() { lock.withLock { end = Clock.now } }
-
-        /// Seconds from `start` to the exit (to now, if the exit was not seen yet).
-        func seconds(since start: UInt64) -> Double {
-            let end = lock.withLock { self.end } ?? Clock.now
-            return Double(end - start) / 1e9
-        }
     }
 }

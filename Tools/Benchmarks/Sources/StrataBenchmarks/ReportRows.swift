@@ -52,6 +52,9 @@ enum ReportRows {
                         Subject.loro: "n/a: not measured"]
 
     static let w8Peers = [Subject.grdbRecords: "n/a: statements only", Subject.loro: "n/a: no CSV import"]
+    /// W8b and W13 measure the tools against the sqlite3 shell alone.
+    static let shellOnly = [Subject.grdbRecords: "n/a: tools only", Subject.grdbStatements: "n/a: tools only", Subject.loro: "n/a"]
+    static let shellUndo = [Subject.sqlite: noUndo, Subject.grdbRecords: noUndo, Subject.grdbStatements: noUndo, Subject.loro: "n/a"]
     static let noBatchPeer = [Subject.grdbRecords: "n/a: see W1", Subject.grdbStatements: "n/a: see W1", Subject.loro: "n/a"]
 
     static let noOpenAfterSave = [Subject.sqlite: "n/a: see W4", Subject.grdbRecords: "n/a: see W4", Subject.grdbStatements: "n/a",
@@ -159,6 +162,20 @@ enum ReportRows {
                   notApplicable: w8Peers),
         ReportRow(workload: "W8", label: "CSV → queryable document (import + fetch)", metric: "total_s", unit: .seconds, notApplicable: w8Peers),
         ReportRow(workload: "W8", label: "peak memory (largest process)", metric: "peak_mib", unit: .mebibytes, notApplicable: w8Peers),
+        ReportRow(workload: "W8b", label: "CSV import, no indexes (raw SQLite column: the shell's .import into a plain table)",
+                  metric: "import_s", unit: .seconds, notApplicable: shellOnly),
+        ReportRow(workload: "W8b", label: "peak memory", metric: "peak_mib", unit: .mebibytes, notApplicable: shellOnly),
+        ReportRow(workload: "W13", label: "every row out as CSV: strata fetch --format csv (raw SQLite column: sqlite3 -csv)",
+                  metric: "csv_s", unit: .seconds, notApplicable: shellOnly),
+        ReportRow(workload: "W13", label: "peak memory, CSV", metric: "csv_peak_mib", unit: .mebibytes, notApplicable: shellOnly),
+        ReportRow(workload: "W13", label: "every row out as JSON: strata export (raw SQLite column: sqlite3 -json)",
+                  metric: "json_s", unit: .seconds, notApplicable: shellOnly),
+        ReportRow(workload: "W13", label: "peak memory, JSON", metric: "json_peak_mib", unit: .mebibytes, notApplicable: shellOnly),
+        ReportRow(workload: "W14", label: "strata import of W8's CSV (the reference)", metric: "import_s", unit: .seconds,
+                  notApplicable: shellUndo),
+        ReportRow(workload: "W14", label: "then strata undo", metric: "undo_s", unit: .seconds, notApplicable: shellUndo),
+        ReportRow(workload: "W14", label: "then strata redo", metric: "redo_s", unit: .seconds, notApplicable: shellUndo),
+        ReportRow(workload: "W14", label: "peak memory (largest process)", metric: "peak_mib", unit: .mebibytes, notApplicable: shellUndo),
         ReportRow(workload: "W10", label: "one save of 200,000 objects (quick tier: 20,000), automatic fold included", metric: "save_s", unit: .seconds,
                   notApplicable: noOpenAfterSave),
         ReportRow(workload: "W10", label: "then open + first indexed fetch (folded)", metric: "open_fetch_ms", unit: .milliseconds,

@@ -169,6 +169,27 @@ enum Targets {
             guard let strata = m["W8.strata.peak_mib"], let shell = m["W8.sqlite.peak_mib"] else { return nil }
             return (strata <= 2 * shell, String(format: "%.0f MiB vs %.0f MiB: %.1f×", strata, shell, strata / shell))
         },
+        Target(workload: "W8b", text: "CSV import without indexes ≤ 2× the sqlite3 shell's .import into a plain table") { m in
+            guard let strata = m["W8b.strata.import_s"], let shell = m["W8b.sqlite.import_s"] else { return nil }
+            return (strata <= 2 * shell, "\(seconds(strata)) vs \(seconds(shell)): \(String(format: "%.2f", strata / shell))×")
+        },
+        Target(workload: "W13", text: "strata fetch --format csv ≤ 2× sqlite3 -csv; strata export ≤ 2× sqlite3 -json") { m in
+            guard let csv = m["W13.strata.csv_s"], let json = m["W13.strata.json_s"],
+                  let shellCSV = m["W13.sqlite.csv_s"], let shellJSON = m["W13.sqlite.json_s"] else { return nil }
+            return (csv <= 2 * shellCSV && json <= 2 * shellJSON,
+                    "CSV \(seconds(csv)) vs \(seconds(shellCSV)): \(String(format: "%.2f", csv / shellCSV))×; "
+                        + "JSON \(seconds(json)) vs \(seconds(shellJSON)): \(String(format: "%.2f", json / shellJSON))×")
+        },
+        Target(workload: "W13", text: "peak memory ≤ 64 MiB (at 1,000,000 rows; it does not grow with the rows)") { m in
+            guard let csv = m["W13.strata.csv_peak_mib"], let json = m["W13.strata.json_peak_mib"] else { return nil }
+            return (max(csv, json) <= 64, String(format: "CSV %.0f MiB, JSON %.0f MiB", csv, json))
+        },
+        Target(workload: "W14", text: "strata undo and strata redo of W8's import each ≤ 1× the import") { m in
+            guard let imported = m["W14.strata.import_s"], let undo = m["W14.strata.undo_s"], let redo = m["W14.strata.redo_s"] else { return nil }
+            return (max(undo, redo) <= imported,
+                    "import \(seconds(imported)); undo \(seconds(undo)) (\(String(format: "%.2f", undo / imported))×), "
+                        + "redo \(seconds(redo)) (\(String(format: "%.2f", redo / imported))×)")
+        },
         // The snapshot is the entity tables and their indexes; each file also holds a few pages
         // of engine bookkeeping (Strata: its empty log and metadata tables), shown beside.
         Target(workload: "W7", text: "snapshot no larger than GRDB's table") { m in

@@ -5,7 +5,7 @@ import Foundation
 /// Units that need a W1 document build it when an earlier unit has not.
 enum WorkloadRegistry {
     static let units: [BenchUnit] = bulkCreate + batchInsert + editUndo + smallSave + openRead + fetchAll + logReplay
-        + fetchedResults + importCSV + bigSaveOpen + manyWriters + textTraces
+        + fetchedResults + importCSV + plainImport + exportOut + undoImport + bigSaveOpen + manyWriters + textTraces
 
     static let bulkCreate: [BenchUnit] = [
         BenchUnit("w1-strata", "W1", Subject.strata, isBulk: true, .swift(BulkCreateWorkload.runStrata)),
@@ -71,6 +71,23 @@ enum WorkloadRegistry {
         BenchUnit("w8-strata", "W8", Subject.strata, isBulk: true, .swift(ImportWorkload.runStrata)),
         BenchUnit("w8-sqlite", "W8", Subject.sqlite, isBulk: true, .swift(ImportWorkload.runSQLiteShell)),
         BenchUnit("w8-grdb-statements", "W8", Subject.grdbStatements, isBulk: true, .swift(ImportWorkload.runGRDB)),
+    ]
+
+    /// W8b: W8 into a model and a table without indexes.
+    static let plainImport: [BenchUnit] = [
+        BenchUnit("w8b-strata", "W8b", Subject.strata, isBulk: true, .swift(ImportWorkload.runStrataPlain)),
+        BenchUnit("w8b-sqlite", "W8b", Subject.sqlite, isBulk: true, .swift(ImportWorkload.runSQLiteShellPlain)),
+    ]
+
+    /// W13: W8's rows written out by `strata fetch`/`strata export` and the shell.
+    static let exportOut: [BenchUnit] = [
+        BenchUnit("w13-strata", "W13", Subject.strata, isBulk: true, .swift(ExportWorkload.runStrata)),
+        BenchUnit("w13-sqlite", "W13", Subject.sqlite, isBulk: true, .swift(ExportWorkload.runSQLiteShell)),
+    ]
+
+    /// W14: `strata undo` and `strata redo` of W8's import.
+    static let undoImport: [BenchUnit] = [
+        BenchUnit("w14-strata", "W14", Subject.strata, isBulk: true, .swift(UndoImportWorkload.runStrata)),
     ]
 
     /// W15: each editing trace in its own process (its own peak memory): Strata's text,
