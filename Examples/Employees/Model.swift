@@ -1,20 +1,39 @@
 import Foundation
-import Strata
+import StrataModels
 
-// The guide's classes over the example model. Their keys and typed properties are
-// generated (Generated/*+Properties.swift, by
-// `strata codegen --example employees --mode extension --out Examples/Employees/Generated`);
-// the classes themselves are written here so that they can override ManagedObject's hooks.
+// The guide's classes over the example model (`ManagedObjectModel.employeesExample()`),
+// declared with `@Entity`: each stored `var` is the entity's property of that name, its
+// accessors generated. The model itself comes from the library, with its fetch request
+// templates and the fetched property `Department.highEarners`, which classes do not declare;
+// main.swift registers the classes for its entities.
 
 /// The abstract parent of Employee.
+@Entity(isAbstract: true)
 class Person: ManagedObject {
-    /// Checked against the model when the class is registered.
-    override class var typedKeys: [TypedKeyDescription] { generatedPersonKeys }
+    var firstName: String
+    var lastName: String
+    /// A transient attribute: kept with the object, never saved.
+    @Transient var fullName: String?
 }
 
 /// The guide's Employee.
+@Entity
 final class Employee: Person {
-    override class var typedKeys: [TypedKeyDescription] { super.typedKeys + generatedEmployeeKeys }
+    var salary: Int64?
+    var startDate: Date?
+    var employeeID: Int32?
+    var email: String?
+    var active: Bool?
+    var rating: Double?
+    var bonus: Decimal?
+    var badge: UUID?
+    var homepage: URL?
+    var photo: Data?
+    var notes: Data?
+    var manager: Employee?
+    @Relationship(inverse: \Employee.manager) var directReports: Set<Employee>
+    var department: Department?
+    var projects: Set<Project>
 
     /// The guide's cached transient: computed when the object is loaded.
     override func awakeFromFetch() {
@@ -26,7 +45,8 @@ final class Employee: Person {
     /// saved names, then puts the pending names and the old transient back, so the cache
     /// alone can be stale. Its fix: remember the cache's inputs (forgotten when the object
     /// turns into a fault) and compute it again when they differ from the current names.
-    private var fullNameInputs: [String]?
+    /// `lazy`, so that `@Entity` leaves it plain Swift storage, not an entity property.
+    private lazy var fullNameInputs: [String]? = nil
 
     override func didTurnIntoFault() { fullNameInputs = nil }
 
@@ -43,11 +63,17 @@ final class Employee: Person {
 }
 
 /// The guide's Department.
+@Entity
 final class Department: ManagedObject {
-    override class var typedKeys: [TypedKeyDescription] { generatedDepartmentKeys }
+    var name: String
+    var budget: Decimal?
+    @Relationship(deleteRule: .cascade, inverse: \Employee.department) var employees: Set<Employee>
 }
 
 /// A project employees work on.
+@Entity
 final class Project: ManagedObject {
-    override class var typedKeys: [TypedKeyDescription] { generatedProjectKeys }
+    var name: String
+    var deadline: Date?
+    @Relationship(inverse: \Employee.projects) var members: Set<Employee>
 }

@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+import StrataModels
 
 // Builds the guide's Employee/Department model, edits, undoes, redoes and saves.
 let model = ManagedObjectModel.employeesExample()
@@ -83,7 +83,7 @@ print("— default data saved; can undo: \(viewUndo.canUndo)")
 
 // A background import in a private context; the view context merges its save on its own.
 try await container.performBackgroundTask { context in
-    let department = try context.fetch(FetchRequest(entityName: "Department"), as: Department.self)[0]
+    let department = try context.fetch(FetchRequest<Department>())[0]
     for (first, last, salary) in [("Grace", "Hopper", 130_000), ("Alan", "Kay", 90_000), ("Barbara", "Liskov", 140_000)] {
         let employee = try context.insert(Employee.self)
         employee.firstName = first
@@ -93,7 +93,7 @@ try await container.performBackgroundTask { context in
     }
     try context.save()
 }
-_ = try view.count(for: FetchRequest(entityName: "Employee"))   // a confinement context takes merges in at its next operation
+_ = try view.count(for: FetchRequest<Employee>())   // a confinement context takes merges in at its next operation
 print("— after the background import: \(sales.employees.count) in Sales")
 
 // A collection operator through the relationship.
@@ -106,12 +106,12 @@ earners.sortDescriptors = [FetchSortDescriptor("lastName")]
 print("— EmployeesEarningMoreThan $SALARY = 100000: \(try view.fetch(earners, as: Employee.self).map(\.lastName))")
 
 // The refresh pitfall: a pending rename, then refresh(mergeChanges: true).
-let hopper = try view.fetch(FetchRequest(entityName: "Employee", predicate: try FetchPredicate(format: "lastName == 'Hopper'")), as: Employee.self)[0]
+let hopper = try view.fetch(FetchRequest<Employee>(predicate: #Predicate { $0.lastName == "Hopper" }))[0]
 print("— \(hopper.currentFullName) loaded; a pending rename follows")
 hopper.firstName = "Amazing Grace"
 view.processPendingChanges()
 view.refresh(hopper, mergeChanges: true)
-print("— refresh pitfall: the cached transient says \(hopper[Employee.fullName] ?? "-"); the accessor with the fix says \(hopper.currentFullName)")
+print("— refresh pitfall: the cached transient says \(hopper.fullName ?? "-"); the accessor with the fix says \(hopper.currentFullName)")
 
 // Rollback: the pending rename goes; the saved values come back.
 view.rollback()
@@ -120,7 +120,7 @@ print("— after rollback: \(hopper.currentFullName), had changes: \(changedAfte
 
 // A child context as an edit sheet: nothing reaches the view context until it saves.
 let sheet = ManagedObjectContext(parent: view)
-let kay = try sheet.fetch(FetchRequest(entityName: "Employee", predicate: try FetchPredicate(format: "lastName == 'Kay'")), as: Employee.self)[0]
+let kay = try sheet.fetch(FetchRequest<Employee>(predicate: #Predicate { $0.lastName == "Kay" }))[0]
 kay.salary = 95_000
 print("— edit sheet open: the sheet says \(kay.salary ?? 0), the view context says \(sales.employees.first { $0.lastName == "Kay" }?.salary ?? 0)")
 sheet.undoManager?.setActionName("Edit Salary")

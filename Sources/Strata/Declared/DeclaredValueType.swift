@@ -86,14 +86,27 @@ extension DeclaredValueType.Conversion {
 
     /// The Swift value of a stored value; nil for null or a value the type cannot hold.
     func value(of stored: PropertyValue) -> Any? {
+        try? checkedValue(of: stored)
+    }
+
+    /// The Swift value of a stored value; nil for null.
+    /// - Throws: the decoder's error for JSON that does not decode as the Codable type, or
+    ///   `.typeMismatch` for another stored value the type cannot hold (a raw value no
+    ///   case of the enum has).
+    func checkedValue(of stored: PropertyValue) throws -> Any? {
         if stored.isNull { return nil }
+        let made: Any?
         switch self {
-        case .convertible(let type): return type.init(propertyValue: stored)
-        case .rawValue(let type): return Self.make(type, from: stored)
+        case .convertible(let type): made = type.init(propertyValue: stored)
+        case .rawValue(let type): made = Self.make(type, from: stored)
         case .codable(let type):
-            guard case .data(let data) = stored else { return nil }
-            return Self.decode(type, from: data)
+            guard case .data(let data) = stored else { made = nil; break }
+            return try Self.decode(type, from: data)
         }
+        guard let made else {
+            throw StrataError(.typeMismatch, "the stored value \(stored) is not one")
+        }
+        return made
     }
 
     private static func make<Raw: RawRepresentable>(_ type: Raw.Type, from stored: PropertyValue) -> Raw? {
@@ -102,8 +115,8 @@ extension DeclaredValueType.Conversion {
         return Raw(rawValue: raw)
     }
 
-    private static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) -> Value? {
-        try? JSONDecoder().decode(Value.self, from: data)
+    private static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
+        try JSONDecoder().decode(Value.self, from: data)
     }
 }
 

@@ -18,15 +18,22 @@ extension ObservableManagedObject {
     /// Reads a declared property: the getter `@Entity` generates. Reading fires the fault
     /// and is tracked by Observation.
     ///
-    /// A value the property's type cannot hold (a null in a non-optional property of an
-    /// enum or Codable type that has no default) reads as the property's model default.
+    /// A caller's problem does not stop the program: as the typed subscripts do
+    /// (docs/SEMANTICS.md, "Typed access"), a read of a deleted object's property or of a
+    /// stored value that does not decode as the property's type (JSON the Codable type no
+    /// longer reads, a raw value no case of the enum has) records an error naming the object
+    /// and key in the context's ``ManagedObjectContext/typedAccessErrors``, which the next
+    /// ``ManagedObjectContext/save()`` throws, and gives the property's model default (nil,
+    /// zero or empty without one). A null in a non-optional property reads as the default.
     public func declaredValue<Value>(forKey key: String, keyPath: KeyPath<Self, Value>) -> Value {
         observationRegistrar.access(self, keyPath: keyPath)
         return readDeclaredValue(forKey: key)
     }
 
     /// Writes a declared property: the setter `@Entity` generates. Relationships keep
-    /// their inverse at once, as every write does; observers are told.
+    /// their inverse at once, as every write does; observers are told. A write the object
+    /// cannot take (it was deleted, or the value is refused) is dropped and its error
+    /// recorded for the next ``ManagedObjectContext/save()``, as a read's is.
     public func setDeclaredValue<Value>(_ newValue: Value, forKey key: String, keyPath: KeyPath<Self, Value>) {
         observationRegistrar.withMutation(of: self, keyPath: keyPath) {
             writeDeclaredValue(newValue, forKey: key)
@@ -43,15 +50,19 @@ extension ManagedObject {
         let value: Any?
         switch storage {
         case .attribute(_, let conversion):
-            value = conversion.value(of: stored) ?? entity.attributesByName[key].flatMap { conversion.value(of: $0.defaultValue) }
+            var read: Any?
+            do { read = try conversion.checkedValue(of: stored) } catch {
+                recordTypedAccessError(decodingFailure(error, key: key, as: Value.self))
+            }
+            value = read ?? entity.attributesByName[key].flatMap { conversion.value(of: $0.defaultValue) }
         case .toOne:
             if case .object(let id) = stored, let context { value = context.object(with: id) } else { value = nil }
         case .toMany(let elementType, _):
             let objects = context.map { context in stored.objectIDs.map { context.object(with: $0) } } ?? []
-            guard let collection = Value.self as? any ObjectCollection.Type,
-                  let made = collection.init(objects: objects) as? Value
-            else { preconditionFailure("\(entity.name).\(key): not a collection of \(elementType)") }
-            return made
+            guard let collection = Value.self as? any ObjectCollection.Type else {
+                preconditionFailure("\(entity.name).\(key): \(Value.self) is not a collection of \(elementType) (the model refuses such a class)")
+            }
+            return (collection.init(objects: objects) ?? collection.init(objects: [])) as! Value
         }
         if let value = value as? Value { return value }
         if let convertible = Value.self as? PropertyValueConvertible.Type, let zero = convertible.init(propertyValue: .null) as? Value {
@@ -78,11 +89,15 @@ extension ManagedObject {
         case .toMany:
             stored = .objects(OrderedSet((newValue as? any ObjectCollection)?.objectIDs ?? []))
         }
-        do { try setValue(stored, forKey: key) } catch { preconditionFailure("\(entity.name).\(key): \(error)") }
+        do { try setValue(stored, forKey: key) } catch { recordTypedAccessError(error) }
     }
 
+    /// The stored value, or null with the error (a deleted object, an unknown key) recorded.
     private func declaredStorageRead(_ key: String) -> PropertyValue {
-        do { return try value(forKey: key) } catch { preconditionFailure("\(entity.name).\(key): \(error)") }
+        do { return try value(forKey: key) } catch {
+            recordTypedAccessError(error)
+            return .null
+        }
     }
 
     private func unwrapped(_ value: Any) -> Any {

@@ -30,6 +30,7 @@ extension FetchRequest {
     ///   `.predicateEvaluation` for a predicate beyond ``StrataLimits/current``.
     func resolve(in model: ManagedObjectModel) throws -> ResolvedFetchRequest {
         if let error = predicateTranslationError ?? sortTranslationError { throw error }
+        let entityName = fetchedEntityName(in: model)
         guard let entity = model.entitiesByName[entityName] else {
             throw StrataError(.unknownKey, "The fetch request names the entity '\(entityName)', which is not in the model.",
                               context: .init { $0.entity = entityName })
@@ -72,9 +73,25 @@ extension FetchRequest {
             entity: entity, includesSubentities: includesSubentities, predicate: predicate,
             sortDescriptors: sortDescriptors, fetchLimit: fetchLimit, fetchOffset: fetchOffset)
         let readsRelated = (predicate?.readsRelatedObjects ?? false) || sortDescriptors.contains { $0.keyPath.contains(".") }
+        let request = untyped
+        request.entityName = entityName
         return ResolvedFetchRequest(
-            request: untyped, entity: entity, storeRequest: storeRequest, properties: properties,
+            request: request, entity: entity, storeRequest: storeRequest, properties: properties,
             prefetchPaths: prefetch, readsRelatedObjects: readsRelated)
+    }
+
+    /// The entity the request fetches: its ``entityName`` when the model has that entity;
+    /// for a request typed with a class and naming the class's default entity
+    /// (``ManagedObject/entityName``) the model lacks, the entity the model registers the
+    /// class for (`model.register(Employee.self, forEntityName: "Person")`), as Core Data
+    /// finds an entity by its class.
+    func fetchedEntityName(in model: ManagedObjectModel) -> String {
+        guard model.entitiesByName[entityName] == nil,
+              let type = ResultType.self as? ManagedObject.Type, type != ManagedObject.self,
+              entityName == type.entityName,
+              let registered = model.entityName(for: type)
+        else { return entityName }
+        return registered
     }
 
     /// A key path through to-one relationships ending at an attribute or a to-one.
