@@ -6,7 +6,9 @@ import Testing
 ///
 /// Each file's ```` ```swift ```` blocks become one function, in order, each block nested in
 /// the one before (`do { … }`), so a block sees what earlier blocks declared and may declare
-/// the same name again, as a reader's next step would. What an article takes as given (a
+/// the same name again, as a reader's next step would. `@Entity` classes go to the file's
+/// top level (a macro that adds an extension needs a type at file scope), and the macros'
+/// plugin built beside the products is loaded. What an article takes as given (a
 /// context, a document URL…) is declared first, per file, below; it is only type-checked
 /// (`swiftc -typecheck`), never run.
 @Suite("the Swift snippets of README.md and the DocC articles compile")
@@ -79,19 +81,43 @@ struct SwiftSnippetTests {
         return snippets
     }
 
-    /// One Swift file: the imports, `given()`, then the snippets nested in one function.
+    /// Splits a snippet's `@Entity` classes — from an `@Entity` line at the left margin to
+    /// the line that closes their braces — from the rest of its lines.
+    static func separatingDeclaredEntities(_ lines: [String]) -> (entities: [String], rest: [String]) {
+        var entities: [String] = [], rest: [String] = []
+        var depth = 0, inEntity = false, opened = false
+        for line in lines {
+            if !inEntity, line.hasPrefix("@Entity") { (inEntity, depth, opened) = (true, 0, false) }
+            guard inEntity else {
+                rest.append(line)
+                continue
+            }
+            entities.append(line)
+            depth += line.filter { $0 == "{" }.count - line.filter { $0 == "}" }.count
+            opened = opened || line.contains("{")
+            if opened, depth <= 0 { inEntity = false }
+        }
+        return (entities, rest)
+    }
+
+    /// One Swift file: the imports, the `@Entity` classes, `given()`, then the snippets
+    /// nested in one function.
     static func program(snippets: [String], given: String) -> String {
         var imports: Set<String> = ["import Foundation", "import Strata"]
+        var entities = ""
         var body = ""
         for snippet in snippets {
             let lines = snippet.components(separatedBy: "\n")
             imports.formUnion(lines.filter { $0.hasPrefix("import ") })
-            body += "do {\n" + lines.filter { !$0.hasPrefix("import ") }.joined(separator: "\n") + "\n"
+            let (declared, rest) = separatingDeclaredEntities(lines.filter { !$0.hasPrefix("import ") })
+            entities += declared.map { $0 + "\n" }.joined()
+            body += "do {\n" + rest.joined(separator: "\n") + "\n"
         }
         body += String(repeating: "}\n", count: snippets.count)
         return imports.sorted().joined(separator: "\n") + """
 
 
+            \(entities)
             func given<T>() -> T { fatalError("only type-checked") }
 
             func snippets() async throws {
@@ -115,6 +141,7 @@ struct SwiftSnippetTests {
         let result = try CLI.run("/usr/bin/env", [
             "swiftc", "-typecheck", "-swift-version", "6", source.path,
             "-I", products.appendingPathComponent("Modules").path,
+            "-load-plugin-executable", products.appendingPathComponent("StrataMacros-tool").path + "#StrataMacros",
             "-Xcc", "-fmodule-map-file=" + root.appendingPathComponent("Sources/CSQLite/module.modulemap").path,
             "-Xcc", "-fmodule-map-file=" + root.appendingPathComponent("Sources/CLZ4/module.modulemap").path,
         ])
