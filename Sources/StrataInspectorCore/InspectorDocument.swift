@@ -29,14 +29,7 @@ package final class InspectorDocument: @unchecked Sendable {
     /// - Throws: the error the CLI reports for a missing, foreign or damaged document.
     package init(path: String) throws {
         url = URL(fileURLWithPath: path)
-        store = try DocumentStore(openingAt: url, configuration: ToolSettings.configuration(writes: false))
-        coordinator = PersistentStoreCoordinator(model: store.model)
-        do {
-            try coordinator.addStore(store)
-        } catch {
-            try? store.close()
-            throw error
-        }
+        (store, coordinator) = try ToolDocument.open(url, configuration: ToolSettings.configuration(writes: false))
         scratch = FileManager.default.temporaryDirectory.appendingPathComponent("strata-inspector-\(UUID().uuidString)")
     }
 

@@ -29,14 +29,7 @@ final class DocumentSession: ImportDestination {
         url = URL(fileURLWithPath: path)
         var configuration = ToolSettings.configuration(writes: writes)
         if let pageCacheSize { configuration.pageCacheSize = pageCacheSize }
-        store = try DocumentStore(openingAt: url, configuration: configuration)
-        coordinator = PersistentStoreCoordinator(model: store.model)
-        do {
-            try coordinator.addStore(store)
-        } catch {
-            try? store.close()
-            throw error
-        }
+        (store, coordinator) = try ToolDocument.open(url, configuration: configuration)
         context = ManagedObjectContext(coordinator: coordinator)
         // Persistent history records who saved: $STRATA_AUTHOR, when set (without it the
         // segments stay format version 2, docs/FORMAT.md §15.2).
