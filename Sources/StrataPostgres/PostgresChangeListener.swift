@@ -31,9 +31,6 @@ final class PostgresChangeListener: @unchecked Sendable {
         while try !hub.add(self, channel: channel) { hub = PostgresListenerHub.hub(for: location) }
     }
 
-    /// How many times the shared connection was re-established (tests and diagnostics).
-    var reconnectionCount: Int { hub.reconnectionCount }
-
     /// The server process of the shared listening connection (tests).
     var backendPID: Int32? { hub.backendPID }
 

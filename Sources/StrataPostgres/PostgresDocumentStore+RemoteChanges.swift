@@ -31,7 +31,7 @@ extension PostgresDocumentStore: RemoteChangeAnnouncing {
     }
 
     /// How many segments this store read from the location's replicas and from the
-    /// primary when opening and catching up (tests, diagnostics).
+    /// primary (tests, diagnostics).
     var segmentsReadByServer: (replicas: Int, primary: Int) { reads.segmentCounts }
 
     /// Sets (nil: removes) what a coordinator does with the changes the replica took in.

@@ -252,16 +252,11 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
     /// ``reads`` — replicas first — up to at least `target` (nil: the primary's head).
     func pullFromServerLocked(routed: Bool = false, through target: Int64? = nil) throws -> Int {
         let last = try replica.lastStoredSequence()
-        if routed {
-            if let target, target <= last { return 0 }
-            let pulled = try reads.segments(of: documentID, after: last, through: target)
-            try replica.ingest(pulled.segments, keyCounters: pulled.head.keys, groupCounter: pulled.head.groups)
-            return pulled.segments.count
-        }
-        let head = try PostgresLog.head(documentID, session)
-        let segments = head.last > last ? try PostgresLog.segments(documentID, after: last, session) : []
-        try replica.ingest(segments, keyCounters: head.keys, groupCounter: head.groups)
-        return segments.count
+        if routed, let target, target <= last { return 0 }
+        let pulled = routed ? try reads.segments(of: documentID, after: last, through: target)
+                            : try reads.fromPrimaryOnly(documentID, after: last, limit: Int(Int32.max))
+        try replica.ingest(pulled.segments, keyCounters: pulled.head.keys, groupCounter: pulled.head.groups)
+        return pulled.segments.count
     }
 
     func withWriter<T>(_ body: () throws -> T) throws -> T {

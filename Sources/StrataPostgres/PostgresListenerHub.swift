@@ -33,7 +33,6 @@ final class PostgresListenerHub: @unchecked Sendable {
     /// The server process of `connection`, read once as it connects.
     private var connectionPID: Int32?
     private var closed = false
-    private var reconnections = 0
 
     private init(key: String, location: PostgresLocation) {
         self.key = key
@@ -57,9 +56,6 @@ final class PostgresListenerHub: @unchecked Sendable {
     var backendPID: Int32? {
         lock.withLock { connection == nil ? nil : connectionPID }
     }
-
-    /// How many times the connection was re-established.
-    var reconnectionCount: Int { lock.withLock { reconnections } }
 
     /// Adds `listener` to `channel`'s subscribers, connecting and LISTENing first when
     /// needed; false when the hub retired meanwhile (its last subscriber left), so the
@@ -136,7 +132,6 @@ final class PostgresListenerHub: @unchecked Sendable {
             do {
                 try connectLocked()
                 for channel in subscribers.keys { try listenLocked(channel) }
-                reconnections += 1
                 return subscribers.values.flatMap(\.values)
             } catch {
                 connection = nil

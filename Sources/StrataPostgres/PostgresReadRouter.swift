@@ -36,7 +36,8 @@ final class PostgresReadRouter: @unchecked Sendable {
         replicas = primary.location.replicas.map { PostgresSession($0, idleTimeout: idleTimeout) }
     }
 
-    /// How many segments came from replicas and from the primary (tests, diagnostics).
+    /// How many segments came from replicas and from the primary, saves' reads included
+    /// (tests, diagnostics).
     var segmentCounts: (replicas: Int, primary: Int) { lock.withLock { (fromReplicas, fromPrimary) } }
 
     /// The document's segments after `sequence`, through at least `target` (nil: the
@@ -84,8 +85,9 @@ final class PostgresReadRouter: @unchecked Sendable {
         return pulled
     }
 
-    /// Everything from the primary, as before replicas.
-    private func fromPrimaryOnly(_ id: Int64, after sequence: Int64, limit: Int) throws -> Pulled {
+    /// Everything from the primary: a save's read inside its transaction, or a read with
+    /// no replica to ask.
+    func fromPrimaryOnly(_ id: Int64, after sequence: Int64, limit: Int) throws -> Pulled {
         let head = try PostgresLog.head(id, primary)
         let segments = head.last > sequence ? try PostgresLog.segments(id, after: sequence, limit: limit, primary) : []
         lock.withLock { fromPrimary += segments.count }

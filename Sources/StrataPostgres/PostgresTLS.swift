@@ -44,9 +44,6 @@ public struct PostgresTLS: Sendable, Equatable {
     /// The client certificate's private key (PEM), if any.
     public let clientKey: String?
 
-    /// The URL query items and environment variables that configure TLS.
-    static let parameterNames = ["sslmode", "sslrootcert", "sslcert", "sslkey"]
-
     /// TLS settings from a URL's query items, falling back to the `PG…` environment
     /// variables and then to libpq's default files under `~/.postgresql/`.
     /// - Throws: `bad(reason)` for an unknown mode, an unreadable file, a certificate
