@@ -30,9 +30,9 @@ extension PostgresDocumentStore: RemoteChangeAnnouncing {
         _ = try? catchUp(through: target)
     }
 
-    /// How many segments this store read from the location's replicas and from the
-    /// primary (tests, diagnostics).
-    var segmentsReadByServer: (replicas: Int, primary: Int) { reads.segmentCounts }
+    /// What this store has read from the location's replicas and from the primary since
+    /// it opened: how much reading the replicas took off the primary (docs/SCALING.md).
+    public var serverReads: ServerReads { reads.served }
 
     /// Sets (nil: removes) what a coordinator does with the changes the replica took in.
     package func setRemoteChangeHandler(for coordinator: PersistentStoreCoordinator,

@@ -162,8 +162,9 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
         local.synchronous = .normal
         local.maxSegmentSize = configuration.maxSegmentSize
         // A document with a snapshot on the server opens from it: its rows make the
-        // replica's snapshot tables, and only the segments after it are replayed.
-        let snapshot = try PostgresSnapshot.read(documentID, model: model, session)
+        // replica's snapshot tables, and only the segments after it are replayed. A
+        // streaming replica serves it when it has one (docs/POSTGRES.md).
+        let snapshot = try reads.snapshot(of: documentID, model: model)
         if let snapshot {
             let head = try PostgresLog.head(documentID, session)
             do {
@@ -244,12 +245,12 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
 
     // MARK: Taking in other writers' saves
 
-    /// Writes the server's segments after the replica's last into it, with the counters;
-    /// returns how many. Called holding ``writer`` (or while opening).
+    /// Takes in the server's segments this store has not, with the counters, and returns
+    /// how many: from the primary inside a save's transaction (it must see everything
+    /// before it appends), else `routed` through ``reads`` — replicas first — up to at
+    /// least `target` (nil: the primary's head). Called holding ``writer`` (or while
+    /// opening).
     @discardableResult
-    /// Takes in the server's segments this store has not: from the primary inside a save's
-    /// transaction (it must see everything before it appends), else `routed` through
-    /// ``reads`` — replicas first — up to at least `target` (nil: the primary's head).
     func pullFromServerLocked(routed: Bool = false, through target: Int64? = nil) throws -> Int {
         let last = try replica.lastStoredSequence()
         if routed, let target, target <= last { return 0 }

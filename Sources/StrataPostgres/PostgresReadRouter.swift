@@ -26,8 +26,7 @@ final class PostgresReadRouter: @unchecked Sendable {
     private let lock = NSLock()
     private var next = 0
     private var skippedUntil: [Int: DispatchTime] = [:]
-    private var fromReplicas = 0
-    private var fromPrimary = 0
+    private var counts = PostgresDocumentStore.ServerReads()
 
     /// Reads through `primary` and the replicas of its location, whose connections close
     /// after `idleTimeout` seconds unused.
@@ -36,9 +35,31 @@ final class PostgresReadRouter: @unchecked Sendable {
         replicas = primary.location.replicas.map { PostgresSession($0, idleTimeout: idleTimeout) }
     }
 
-    /// How many segments came from replicas and from the primary, saves' reads included
-    /// (tests, diagnostics).
-    var segmentCounts: (replicas: Int, primary: Int) { lock.withLock { (fromReplicas, fromPrimary) } }
+    /// What came from replicas and from the primary so far, saves' reads included.
+    var served: PostgresDocumentStore.ServerReads { lock.withLock { counts } }
+
+    /// The document's server snapshot (nil: it has none), from a replica when one has it
+    /// and from the primary otherwise. A replica's snapshot may be older than the
+    /// primary's: the segments after it follow from ``segments(of:after:through:limit:)``,
+    /// and the server never deletes a segment a snapshot covers, so every one is there.
+    /// - Throws: `.server` naming the primary when it fails; what the snapshot's checks
+    ///   throw (a replica's failure only sends the read to the primary).
+    func snapshot(of id: Int64, model: ManagedObjectModel) throws -> SnapshotTables? {
+        if let (index, replica) = chooseReplica() {
+            do {
+                if let tables = try PostgresSnapshot.read(id, model: model, replica) {
+                    lock.withLock { counts.snapshotsFromReplicas += 1 }
+                    return tables
+                }
+            } catch {
+                lock.withLock { skippedUntil[index] = .now() + Self.retryAfterFailure }
+                replica.close()
+            }
+        }
+        let tables = try PostgresSnapshot.read(id, model: model, primary)
+        if tables != nil { lock.withLock { counts.snapshotsFromPrimary += 1 } }
+        return tables
+    }
 
     /// The document's segments after `sequence`, through at least `target` (nil: the
     /// primary's head), or the first `limit` of them.
@@ -72,14 +93,14 @@ final class PostgresReadRouter: @unchecked Sendable {
             replica.close()
             return try fromPrimaryOnly(id, after: sequence, limit: limit)
         }
-        lock.withLock { fromReplicas += pulled.segments.count }
+        lock.withLock { counts.segmentsFromReplicas += pulled.segments.count }
         let reached = max(sequence, pulled.segments.last?.sequence ?? sequence)
         if reached < wanted, pulled.segments.count < limit {
             // The replica lags: the rest from the primary.
             let head = try primaryHead ?? PostgresLog.head(id, primary)
             let rest = head.last > reached
                 ? try PostgresLog.segments(id, after: reached, limit: limit - pulled.segments.count, primary) : []
-            lock.withLock { fromPrimary += rest.count }
+            lock.withLock { counts.segmentsFromPrimary += rest.count }
             pulled = Pulled(segments: pulled.segments + rest, head: head)
         }
         return pulled
@@ -90,7 +111,7 @@ final class PostgresReadRouter: @unchecked Sendable {
     func fromPrimaryOnly(_ id: Int64, after sequence: Int64, limit: Int) throws -> Pulled {
         let head = try PostgresLog.head(id, primary)
         let segments = head.last > sequence ? try PostgresLog.segments(id, after: sequence, limit: limit, primary) : []
-        lock.withLock { fromPrimary += segments.count }
+        lock.withLock { counts.segmentsFromPrimary += segments.count }
         return Pulled(segments: segments, head: head)
     }
 

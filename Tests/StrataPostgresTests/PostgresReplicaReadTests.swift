@@ -43,8 +43,8 @@ import Testing
         let reader = try PostgresStack(name, url: readURL, create: false)
         defer { reader.close() }
         #expect(try lastNames(reader.context).count == 5)
-        #expect(reader.store.segmentsReadByServer.replicas == head, "every segment of the open from the replica")
-        #expect(reader.store.segmentsReadByServer.primary == 0)
+        #expect(reader.store.serverReads.segmentsFromReplicas == head, "every segment of the open from the replica")
+        #expect(reader.store.serverReads.segmentsFromPrimary == 0)
 
         // Replay paused: the replica lags, so the catch-ups take the rest from the primary.
         _ = try standby.query("SELECT pg_wal_replay_pause()")
@@ -54,8 +54,8 @@ import Testing
             try writer.context.save()
         }
         #expect(eventually { (try? lastNames(reader.newContext()).count) == 8 })
-        #expect(reader.store.segmentsReadByServer.primary >= 1)
-        #expect(reader.store.segmentsReadByServer.replicas + reader.store.segmentsReadByServer.primary == head + 3)
+        #expect(reader.store.serverReads.segmentsFromPrimary >= 1)
+        #expect(reader.store.serverReads.segmentsFromReplicas + reader.store.serverReads.segmentsFromPrimary == head + 3)
 
         // Saves go to the primary whatever the URL names.
         try hire("Radia", reader.context)
@@ -69,6 +69,57 @@ import Testing
         #expect(try remote.segments(after: 0, limit: 1_000).count == head + 4)
     }
 
+    @Test func aCompactedDocumentOpensFromTheReplicasSnapshotEvenWhenItIsOlderThanThePrimarys() throws {
+        let (primaryURL, replicaURL) = try PostgresTestServer.replicated
+        let primary = try session(primaryURL), standby = try session(replicaURL)
+        defer { primary.close(); standby.close() }
+        let name = uniqueDocumentName("replica-snapshot")
+        let writer = try PostgresStack(name, url: primaryURL, listens: false)
+        defer { writer.close() }
+        for last in ["Ada", "Grace", "Alan"] {
+            try hire(last, writer.context)
+            try writer.context.save()
+        }
+        try writer.store.compact()
+        try hire("Edsger", writer.context)
+        try writer.context.save()
+        let head = try lastSequence(name, primary)
+        #expect(eventually { (try? lastSequence(name, standby)) == head }, "the replica replays the compaction and the save")
+
+        let readURL = primaryURL + "?replica=\(try address(replicaURL))"
+        let reader = try PostgresStack(name, url: readURL, create: false, listens: false)
+        defer { reader.close() }
+        #expect(try lastNames(reader.context).sorted() == ["Ada", "Alan", "Edsger", "Grace"])
+        #expect(reader.store.openedFromServerSnapshot == 3)
+        #expect(reader.store.serverReads == {
+            var reads = PostgresDocumentStore.ServerReads()
+            reads.snapshotsFromReplicas = 1
+            reads.segmentsFromReplicas = 1
+            return reads
+        }(), "the snapshot and the segment after it from the replica, nothing from the primary")
+        reader.close()
+
+        // Replay paused: the primary compacts again and saves on; the replica still has the
+        // first snapshot. An open takes it and the segments after it (the replica's, then
+        // the primary's rest) and ends where the primary is.
+        _ = try standby.query("SELECT pg_wal_replay_pause()")
+        defer { _ = try? standby.query("SELECT pg_wal_replay_resume()") }
+        for last in ["Barbara", "Frances"] {
+            try hire(last, writer.context)
+            try writer.context.save()
+        }
+        try writer.store.compact()
+        try hire("John", writer.context)
+        try writer.context.save()
+        let lagging = try PostgresStack(name, url: readURL, create: false, listens: false)
+        defer { lagging.close() }
+        #expect(try lastNames(lagging.context).sorted() == ["Ada", "Alan", "Barbara", "Edsger", "Frances", "Grace", "John"])
+        #expect(lagging.store.openedFromServerSnapshot == 3, "the replica's older snapshot")
+        #expect(lagging.store.serverReads.snapshotsFromReplicas == 1)
+        #expect(lagging.store.serverReads.segmentsFromReplicas == 1)
+        #expect(lagging.store.serverReads.segmentsFromPrimary == 3, "the saves the replica has not replayed")
+    }
+
     @Test func aReplicaThatIsDownSendsEveryReadToThePrimary() throws {
         let (primaryURL, _) = try PostgresTestServer.replicated
         let name = uniqueDocumentName("replica-down")
@@ -80,8 +131,8 @@ import Testing
         let reader = try PostgresStack(name, url: primaryURL + "?replica=127.0.0.1:1", create: false, listens: false)
         defer { reader.close() }
         #expect(try lastNames(reader.context) == ["Ada"])
-        #expect(reader.store.segmentsReadByServer.replicas == 0)
-        #expect(reader.store.segmentsReadByServer.primary == 1)
+        #expect(reader.store.serverReads.segmentsFromReplicas == 0)
+        #expect(reader.store.serverReads.segmentsFromPrimary == 1)
     }
 
     @Test func aReplicaMustBeAnAddressOverTCP() throws {

@@ -16,8 +16,9 @@ import StrataPostgres
 ///
 /// Prints, one per line: `ack PK TIME` after each save (its employee's primary key, the
 /// wall-clock time the save returned), `conflict`, `failed ERROR`, `seen PK TIME` for every
-/// employee another writer inserted (the time this store's catch-up announced it), and
-/// `done SECONDS` (from the go to the last save's return).
+/// employee another writer inserted (the time this store's catch-up announced it),
+/// `done SECONDS` (from the go to the last save's return), and `reads R P` (segments its
+/// store read from the URL's replicas and from the primary).
 enum ManyWriterProcess {
     static func main(_ arguments: [String]) -> Int32 {
         guard arguments.count == 6, let saves = Int(arguments[3]), let total = Int(arguments[4]) else {
@@ -106,6 +107,8 @@ enum ManyWriterProcess {
         }
         for (key, time) in seen.all where !mine.contains(key) { print("seen \(key) \(time)") }
         print("done \(seconds)")
+        let reads = store.serverReads
+        print("reads \(reads.segmentsFromReplicas) \(reads.segmentsFromPrimary)")
         try store.close()
         #endif
     }

@@ -16,7 +16,8 @@ import StrataPostgres
 /// `W11.conflict_percent`, `W11.reach_median_ms` and `W11.reach_p99_ms` (from a save's
 /// return in its writer to another writer's store announcing it, over every pair),
 /// `W11.failed`, `W11.unseen` (arrivals not announced before the writers stopped waiting:
-/// expected 0), `W11.writers`, `W11.saves`.
+/// expected 0), `W11.writers`, `W11.saves`, and with `replica=` items in the URL
+/// `W11.replica_share_percent` (the writers' segment reads their replicas served).
 enum ManyWriterWorkload {
     static let writers = 8
 
@@ -83,7 +84,7 @@ enum ManyWriterWorkload {
     /// The figures from the writers' output lines.
     static func figures(_ outputs: [Int: String], saves: Int, go: Double) throws -> [String: Double] {
         var acknowledged: [Int64: Double] = [:]
-        var conflicts = 0, failed = 0
+        var conflicts = 0, failed = 0, fromReplicas = 0, fromPrimary = 0
         var perWriter: [Double] = []
         var reach: [Double] = []
         var seen: [(Int64, Double)] = []
@@ -96,6 +97,9 @@ enum ManyWriterWorkload {
                 case "failed": failed += 1
                 case "seen": seen.append((Int64(parts[1]) ?? -1, Double(parts[2]) ?? 0))
                 case "done": perWriter.append(Double(saves) / max(Double(parts[1]) ?? 0, 1e-9))
+                case "reads" where parts.count == 3:
+                    fromReplicas += Int(parts[1]) ?? 0
+                    fromPrimary += Int(parts[2]) ?? 0
                 default: break
                 }
             }
@@ -112,7 +116,7 @@ enum ManyWriterWorkload {
         reach.sort()
         perWriter.sort()
         note("W11 strata: \(writers) writers × \(saves) saves, \(conflicts) conflicts, \(failed) failed, \(unseen) unseen; reach median \(reach[reach.count / 2]) ms")
-        return [
+        var figures = [
             "W11.saves_per_s": Double(acknowledged.count) / max(last - go, 1e-9),
             "W11.saves_per_s_per_writer": perWriter[perWriter.count / 2],
             "W11.conflicts": Double(conflicts),
@@ -124,10 +128,14 @@ enum ManyWriterWorkload {
             "W11.writers": Double(writers),
             "W11.saves": Double(acknowledged.count),
         ]
+        // With replicas in the URL: the share of the writers' segment reads (their
+        // catch-ups, and what saves read inside their transactions) the replicas served.
+        if fromReplicas > 0 { figures["W11.replica_share_percent"] = 100 * Double(fromReplicas) / Double(fromReplicas + fromPrimary) }
+        return figures
     }
 
     /// Starts Tools/postgres-server (the run script works from the repository's root).
-    private static func startServer() throws -> String {
+    static func startServer() throws -> String {
         let (status, output) = shell(["bash", "Tools/postgres-server"])
         let url = output.trimmingCharacters(in: .whitespacesAndNewlines)
         guard status == 0, url.hasPrefix("postgres://") else {
@@ -137,7 +145,7 @@ enum ManyWriterWorkload {
         return url
     }
 
-    private static func stopServer(_ url: String) {
+    static func stopServer(_ url: String) {
         _ = shell(["bash", "Tools/postgres-server", "stop", url])
     }
 

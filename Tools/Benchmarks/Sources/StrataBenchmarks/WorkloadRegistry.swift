@@ -5,7 +5,7 @@ import Foundation
 /// Units that need a W1 document build it when an earlier unit has not.
 enum WorkloadRegistry {
     static let units: [BenchUnit] = bulkCreate + batchInsert + editUndo + smallSave + openRead + fetchAll + logReplay
-        + fetchedResults + importCSV + plainImport + exportOut + undoImport + bigSaveOpen + manyWriters + textTraces
+        + fetchedResults + importCSV + plainImport + exportOut + undoImport + bigSaveOpen + manyWriters + remoteOpen + textTraces
 
     static let bulkCreate: [BenchUnit] = [
         BenchUnit("w1-strata", "W1", Subject.strata, isBulk: true, .swift(BulkCreateWorkload.runStrata)),
@@ -63,6 +63,12 @@ enum WorkloadRegistry {
     /// W11: 8 writer processes (this executable, `--w11-writer`) share one PostgreSQL document.
     static let manyWriters: [BenchUnit] = [
         BenchUnit("w11-strata", "W11", Subject.strata, .swift(ManyWriterWorkload.runStrata)),
+    ]
+
+    /// W16: a long PostgreSQL document opened by a new store (Tools/network-bench runs it
+    /// across a network).
+    static let remoteOpen: [BenchUnit] = [
+        BenchUnit("w16-strata", "W16", Subject.strata, isBulk: true, .swift(RemoteOpenWorkload.runStrata)),
     ]
 
     /// W8: the tools run as child processes of the unit (the `strata` release build, the
