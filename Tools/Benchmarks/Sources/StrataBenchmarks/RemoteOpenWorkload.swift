@@ -5,7 +5,7 @@ import StrataPostgres
 #endif
 
 /// W16 opening a long shared document: a PostgreSQL document of many small saves (100,000
-/// in the full tier, 10,000 quick, 200 smoke), each inserting one employee and renaming the
+/// in the full tier, 10,000 quick, 200 smoke; `STRATA_W16_SAVES` overrides), each inserting one employee and renaming the
 /// department every save shares, opened by a new store and its first fetch answered (the
 /// employees counted) — what a user on another machine waits for before they see the
 /// document. Two documents: one never compacted (the open replays every segment) and one
@@ -28,8 +28,9 @@ enum RemoteOpenWorkload {
         #if !STRATA_BENCH_POSTGRES
         throw BenchFailure("W16 needs PostgreSQL: build the benchmarks with STRATA_POSTGRES=1 (docs/POSTGRES.md)")
         #else
-        let saves = ["smoke": 200, "quick": 10_000][env.tier.name] ?? 100_000
         let environment = ProcessInfo.processInfo.environment
+        let saves = environment["STRATA_W16_SAVES"].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
+            ?? ["smoke": 200, "quick": 10_000][env.tier.name] ?? 100_000
         let given = environment["STRATA_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
         let url = try given ?? ManyWriterWorkload.startServer()
         defer { if given == nil { ManyWriterWorkload.stopServer(url) } }
