@@ -5,24 +5,28 @@ import StrataPostgres
 #endif
 
 /// W16 opening a long shared document: a PostgreSQL document of many small saves (100,000
-/// in the full tier, 10,000 quick, 200 smoke; `STRATA_W16_SAVES` overrides), each inserting one employee and renaming the
-/// department every save shares, opened by a new store and its first fetch answered (the
-/// employees counted) — what a user on another machine waits for before they see the
-/// document. Two documents: one never compacted (the open replays every segment) and one
-/// written with the stores' default server compaction (every 1,000 segments: the open
-/// reads the server's snapshot and replays at most the last thousand). Both are built once
-/// per server and kept (a later run finds them by name and length).
+/// in the full tier, 10,000 quick, 200 smoke; `STRATA_W16_SAVES` overrides), each
+/// inserting one employee and renaming the department every save shares, opened by a new
+/// store and its first fetch answered (the employees counted) — what a user on another
+/// machine waits for before they see the document. Two documents: one never compacted
+/// (the open replays every segment) and one compacted on the server and then saved into
+/// 500 more times by a store (the open reads the server's snapshot tables and replays the
+/// 500; the stores' default compaction every 1,000 segments leaves up to 999). Both are
+/// built once per server and kept (a later run finds them by name): their saves are made
+/// in a local file and pushed (``build(_:saves:url:compacted:scratch:)``), since one store
+/// saving 100,000 times through a server takes minutes.
 ///
 /// Uses the server at `STRATA_POSTGRES_URL` (with its `replica=` items: the open then reads
 /// from the replica, docs/POSTGRES.md), else starts a throwaway one. Tools/network-bench
-/// runs it across a network namespace with a round trip added; `STRATA_POSTGRES_BUILD_URL`
-/// (the same server without the added round trip) builds the documents faster.
+/// runs it across a network namespace with a round trip added, after building the
+/// documents next to the server; `STRATA_POSTGRES_BUILD_URL` names another way to the same
+/// server to build them through.
 ///
 /// Figures: `W16.open_log_s`, `W16.open_snapshot_s` (store opened, first fetch answered),
-/// `W16.saves` (the documents' length), `W16.build_saves_per_s` (one writer's rate while
-/// building, when this run built them); when the URL names a replica,
-/// `W16.log_replica_share_percent` and `W16.snapshot_replica_share_percent` (the open's
-/// segments read from a replica) and `W16.snapshot_from_replica` (1: the snapshot too).
+/// `W16.saves`, `W16.build_s` (when this run built the documents); when the URL names a
+/// replica, `W16.log_replica_share_percent` and `W16.snapshot_replica_share_percent` (the
+/// open's segments read from a replica) and `W16.snapshot_from_replica` (1: the snapshot
+/// too).
 enum RemoteOpenWorkload {
     static func runStrata(_ env: BenchEnvironment) throws -> [String: Double] {
         #if !STRATA_BENCH_POSTGRES
@@ -38,11 +42,11 @@ enum RemoteOpenWorkload {
 
         var figures: [String: Double] = ["W16.saves": Double(saves)]
         var built = (saves: 0, seconds: 0.0)
-        for (name, threshold) in [("log", 0), ("snapshot", 1_000)] {
+        for (name, compacted) in [("log", false), ("snapshot", true)] {
             let document = "w16-\(name)-\(saves)"
-            let written = try build(document, saves: saves, url: buildURL, compactionThreshold: threshold)
-            built = (built.saves + written.saves, built.seconds + written.seconds)
-            let (seconds, reads) = try open(document, url: url, saves: saves)
+            let made = try build(document, saves: saves, url: buildURL, compacted: compacted, scratch: env.dataDirectory)
+            built = (built.saves + made.made, built.seconds + made.seconds)
+            let (seconds, reads) = try open(document, url: url, employees: made.employees)
             figures["W16.open_\(name)_s"] = seconds
             if !(try PostgresLocation(url, document: document).replicas.isEmpty) {
                 figures["W16.\(name)_replica_share_percent"] = 100 * reads.replicaShare
@@ -50,39 +54,93 @@ enum RemoteOpenWorkload {
             }
             note("W16 strata: \(document) (\(saves) saves) opened and counted in \(String(format: "%.3f", seconds)) s")
         }
-        if built.saves > 0 { figures["W16.build_saves_per_s"] = Double(built.saves) / max(built.seconds, 1e-9) }
+        if built.saves > 0 { figures["W16.build_s"] = built.seconds }
         return figures
         #endif
     }
 
     #if STRATA_BENCH_POSTGRES
-    /// Appends to `document` until it holds `saves` saves (nothing when it does): each save
-    /// one employee and the shared department renamed. Returns what it wrote and how long.
-    private static func build(_ document: String, saves: Int, url: String, compactionThreshold: Int) throws -> (saves: Int, seconds: Double) {
+    /// How many saves the compacted document gets after its snapshot, through a store.
+    static let savesAfterSnapshot = 500
+
+    /// Makes `document` unless the server holds it whole: `saves` saves (each one employee
+    /// inserted and the shared department renamed) made in a local document file and
+    /// pushed (`DocumentSync`, as `strata push` does: the same segments a store's saves
+    /// append, sent in pages instead of one transaction each); for `compacted`, then a
+    /// server compaction and ``savesAfterSnapshot`` more saves through a store. Returns the
+    /// employees it holds and, when this call made it, the saves it made and how long.
+    private static func build(_ document: String, saves: Int, url: String, compacted: Bool,
+                              scratch: URL) throws -> (employees: Int, made: Int, seconds: Double) {
+        let employees = saves + (compacted ? savesAfterSnapshot : 0)
         let remote = try PostgresSegmentRemote(url: url, document: document)
-        let existing = try remote.document()?.lastSequence ?? 0
-        remote.close()
-        guard existing < Int64(saves) else { return (0, 0) }
-        let model = BenchData.model()
-        var configuration = PostgresDocumentStore.Configuration()
-        configuration.createsDocument = true
-        configuration.listensForRemoteChanges = false
-        configuration.serverCompactionThreshold = compactionThreshold
-        let store = try PostgresDocumentStore(location: PostgresLocation(url, document: document), model: model, configuration: configuration)
-        defer { try? store.close() }
-        let coordinator = PersistentStoreCoordinator(model: model)
-        try coordinator.addStore(store)
-        let context = ManagedObjectContext(coordinator: coordinator, undoManager: nil)
-        var department: ManagedObject
-        if let found = try context.fetch(FetchRequest(entityName: "Department")).first {
-            department = found
-        } else {
-            department = try context.insertObject(forEntityName: "Department")
+        defer { remote.close() }
+        if let existing = try remote.document() {
+            guard existing.lastSequence >= Int64(employees) else {
+                throw BenchFailure("W16: \(document) on the server is incomplete (an earlier build was interrupted): drop it or use another server")
+            }
+            return (employees, 0, 0)
         }
         let start = Clock.now
+        let model = BenchData.model()
+        // A push attaches the file to the remote: each document pushes a copy of the saves.
+        let source = try sourceFile(saves: saves, scratch: scratch)
+        let file = scratch.appendingPathComponent("\(document).strata")
+        try? FileManager.default.removeItem(at: file)
+        try FileManager.default.copyItem(at: source, to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        do {
+            let store = try DocumentStore(openingAt: file, model: model, configuration: localConfiguration)
+            defer { try? store.close() }
+            try DocumentSync(store: store, remote: remote).push()
+        }
+        if compacted {
+            var live = PostgresDocumentStore.Configuration()
+            live.listensForRemoteChanges = false
+            let shared = try PostgresDocumentStore(location: PostgresLocation(url, document: document), model: model, configuration: live)
+            defer { try? shared.close() }
+            try shared.compact()
+            let sharedCoordinator = PersistentStoreCoordinator(model: model)
+            try sharedCoordinator.addStore(shared)
+            try saveEmployees(savesAfterSnapshot, into: ManagedObjectContext(coordinator: sharedCoordinator, undoManager: nil))
+        }
+        return (employees, employees, Clock.seconds(since: start))
+    }
+
+    /// A local document of `saves` saves (automatic compaction off: one segment each), made
+    /// once and kept in the scratch folder.
+    private static func sourceFile(saves: Int, scratch: URL) throws -> URL {
+        let file = scratch.appendingPathComponent("w16-source-\(saves).strata")
+        if FileManager.default.fileExists(atPath: file.path) { return file }
+        let building = scratch.appendingPathComponent("w16-source-\(saves)-building.strata")
+        let model = BenchData.model()
+        do {
+            let store = try DocumentStore(creatingAt: building, model: model, overwrite: true, configuration: localConfiguration)
+            defer { try? store.close() }
+            let coordinator = PersistentStoreCoordinator(model: model)
+            try coordinator.addStore(store)
+            try saveEmployees(saves, into: ManagedObjectContext(coordinator: coordinator, undoManager: nil))
+        }
+        try FileManager.default.moveItem(at: building, to: file)
+        return file
+    }
+
+    /// One segment per save, kept: the file's log is what gets pushed.
+    private static var localConfiguration: DocumentStore.Configuration {
+        var configuration = DocumentStore.Configuration()
+        configuration.turnOffAutomaticCompaction()
+        configuration.compactsOnClose = false
+        configuration.synchronous = .normal
+        return configuration
+    }
+
+    /// Makes `count` saves in `context`, each one employee inserted and the (first)
+    /// department renamed, with progress every 10 seconds.
+    private static func saveEmployees(_ count: Int, into context: ManagedObjectContext) throws {
+        var department = try context.fetch(FetchRequest(entityName: "Department")).first
+            ?? context.insertObject(forEntityName: "Department")
+        let start = Clock.now
         var lastNote = start
-        let toWrite = saves - Int(existing)
-        for number in 1...toWrite {
+        for number in 1...count {
             let employee = try context.insertObject(forEntityName: "Employee")
             try employee.setValue(.string("Writer"), forKey: "lastName")
             try employee.setValue(.integer(Int64(number)), forKey: "employeeID")
@@ -93,23 +151,22 @@ enum RemoteOpenWorkload {
             if number % 1_000 == 0 {
                 context.reset()
                 guard let again = try context.fetch(FetchRequest(entityName: "Department")).first else {
-                    throw BenchFailure("W16: the department vanished from \(document)")
+                    throw BenchFailure("W16: the department vanished")
                 }
                 department = again
             }
             if Clock.seconds(since: lastNote) > 10 {
                 lastNote = Clock.now
                 let rate = Double(number) / Clock.seconds(since: start)
-                note("W16: building \(document): \(number) of \(toWrite) saves, \(Int(rate))/s, about \(Int(Double(toWrite - number) / rate)) s left")
+                note("W16: \(number) of \(count) saves, \(Int(rate))/s, about \(Int(Double(count - number) / rate)) s left")
             }
         }
-        return (toWrite, Clock.seconds(since: start))
     }
 
     /// Opens `document` with a new store (listening, as an application's would), counts its
     /// employees, and closes it; the time from the first connection to the count, and what
     /// the open read from replicas and from the primary.
-    private static func open(_ document: String, url: String, saves: Int) throws -> (seconds: Double, reads: PostgresDocumentStore.ServerReads) {
+    private static func open(_ document: String, url: String, employees: Int) throws -> (seconds: Double, reads: PostgresDocumentStore.ServerReads) {
         let model = BenchData.model()
         let start = Clock.now
         let store = try PostgresDocumentStore(location: PostgresLocation(url, document: document), model: model)
@@ -119,7 +176,7 @@ enum RemoteOpenWorkload {
         let context = ManagedObjectContext(coordinator: coordinator, undoManager: nil)
         let count = try context.count(for: FetchRequest(entityName: "Employee"))
         let seconds = Clock.seconds(since: start)
-        guard count == saves else { throw BenchFailure("W16: \(document) holds \(count) employees, not \(saves)") }
+        guard count == employees else { throw BenchFailure("W16: \(document) holds \(count) employees, not \(employees)") }
         return (seconds, store.serverReads)
     }
     #endif
