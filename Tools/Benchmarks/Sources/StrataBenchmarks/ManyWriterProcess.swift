@@ -7,7 +7,8 @@ import StrataPostgres
 /// One writer process of W11 (`StrataBenchmarks --w11-writer URL DOCUMENT NAME SAVES TOTAL DIR`).
 ///
 /// Opens the shared document (listening for the others' saves), writes `DIR/ready-NAME`,
-/// waits for `DIR/go`, then saves SAVES times: each save inserts one employee in the
+/// waits for `DIR/go`, then saves SAVES times (0: a follower, which only takes in the
+/// writers' saves): each save inserts one employee in the
 /// department "Shared" and renames that department — a record every writer changes, so a
 /// save whose copy of it is stale meets a conflict. The context's merge policy is `.error`,
 /// so each conflict is seen (and counted); the save is then retried under
@@ -65,7 +66,7 @@ enum ManyWriterProcess {
         }
         let start = Clock.now
         var mine = Set<Int64>()
-        for number in 1...saves {
+        for number in stride(from: 1, through: saves, by: 1) {
             let employee = try context.insertObject(forEntityName: "Employee")
             try employee.setValue(.string(name), forKey: "firstName")
             try employee.setValue(.string("Writer"), forKey: "lastName")

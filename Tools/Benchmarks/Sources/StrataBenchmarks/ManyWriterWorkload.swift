@@ -16,10 +16,19 @@ import StrataPostgres
 /// `W11.conflict_percent`, `W11.reach_median_ms` and `W11.reach_p99_ms` (from a save's
 /// return in its writer to another writer's store announcing it, over every pair),
 /// `W11.failed`, `W11.unseen` (arrivals not announced before the writers stopped waiting:
-/// expected 0), `W11.writers`, `W11.saves`, and with `replica=` items in the URL
-/// `W11.replica_share_percent` (the writers' segment reads their replicas served).
+/// expected 0), `W11.writers`, `W11.saves`, `W11.followers` (``followers``), and with
+/// `replica=` items in the URL `W11.writer_replica_share_percent` and
+/// `W11.follower_replica_share_percent` (the segment reads their replicas served).
 enum ManyWriterWorkload {
     static let writers = 8
+
+    /// Followers: stores that open the document and only take in the writers' saves, as
+    /// people watching a document do (`STRATA_W11_FOLLOWERS`, default 0; Tools/network-bench
+    /// adds 8 on its replica runs, since a writer's own saves read what it must see from
+    /// the primary and only a follower's catch-ups show what replicas take off it).
+    static var followers: Int {
+        ProcessInfo.processInfo.environment["STRATA_W11_FOLLOWERS"].flatMap { Int($0) }.map { max(0, min($0, 64)) } ?? 0
+    }
 
     static func runStrata(_ env: BenchEnvironment) throws -> [String: Double] {
         #if !STRATA_BENCH_POSTGRES
@@ -46,10 +55,12 @@ enum ManyWriterWorkload {
         defer { try? FileManager.default.removeItem(at: directory) }
 
         let outputs = Locked<[Int: String]>([:])
-        let processes = try (0..<writers).map { index -> Process in
+        let followers = Self.followers
+        let processes = try (0..<(writers + followers)).map { index -> Process in
             let process = Process()
             process.executableURL = ChildProcess.executable
-            process.arguments = ["--w11-writer", url, document, "W\(index)", String(saves), String(writers * saves), directory.path]
+            let (name, own) = index < writers ? ("W\(index)", saves) : ("F\(index - writers)", 0)
+            process.arguments = ["--w11-writer", url, document, name, String(own), String(writers * saves), directory.path]
             let pipe = Pipe()
             process.standardOutput = pipe
             process.standardError = FileHandle.standardError
@@ -63,7 +74,7 @@ enum ManyWriterWorkload {
         }
         // Go once every writer has opened the document (the limit bounds a hang).
         let limit = Date().addingTimeInterval(120)
-        while (try? FileManager.default.contentsOfDirectory(atPath: directory.path).count) ?? 0 < writers {
+        while (try? FileManager.default.contentsOfDirectory(atPath: directory.path).count) ?? 0 < processes.count {
             guard Date() < limit, processes.allSatisfy(\.isRunning) else {
                 processes.forEach { $0.terminate() }
                 throw BenchFailure("W11: the writers did not all open the document")
@@ -73,22 +84,24 @@ enum ManyWriterWorkload {
         _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("go").path, contents: nil)
         let go = Date().timeIntervalSince1970
         for process in processes { process.waitUntilExit() }
-        while outputs.withLock({ $0.count }) < writers { Thread.sleep(forTimeInterval: 0.005) }
+        while outputs.withLock({ $0.count }) < processes.count { Thread.sleep(forTimeInterval: 0.005) }
         for (index, process) in processes.enumerated() where process.terminationStatus != 0 {
             throw BenchFailure("W11: writer \(index) exited with status \(process.terminationStatus)")
         }
-        return try figures(outputs.withLock { $0 }, saves: saves, go: go)
+        return try figures(outputs.withLock { $0 }, saves: saves, followers: followers, go: go)
         #endif
     }
 
     /// The figures from the writers' output lines.
-    static func figures(_ outputs: [Int: String], saves: Int, go: Double) throws -> [String: Double] {
+    static func figures(_ outputs: [Int: String], saves: Int, followers: Int, go: Double) throws -> [String: Double] {
         var acknowledged: [Int64: Double] = [:]
-        var conflicts = 0, failed = 0, fromReplicas = 0, fromPrimary = 0
+        var conflicts = 0, failed = 0
+        // Segment reads from replicas and from the primary: the writers', the followers'.
+        var reads = [(replicas: 0, primary: 0), (replicas: 0, primary: 0)]
         var perWriter: [Double] = []
         var reach: [Double] = []
         var seen: [(Int64, Double)] = []
-        for index in 0..<writers {
+        for index in 0..<(writers + followers) {
             for line in (outputs[index] ?? "").split(separator: "\n") {
                 let parts = line.split(separator: " ")
                 switch parts.first {
@@ -96,10 +109,11 @@ enum ManyWriterWorkload {
                 case "conflict": conflicts += 1
                 case "failed": failed += 1
                 case "seen": seen.append((Int64(parts[1]) ?? -1, Double(parts[2]) ?? 0))
-                case "done": perWriter.append(Double(saves) / max(Double(parts[1]) ?? 0, 1e-9))
+                case "done" where index < writers: perWriter.append(Double(saves) / max(Double(parts[1]) ?? 0, 1e-9))
                 case "reads" where parts.count == 3:
-                    fromReplicas += Int(parts[1]) ?? 0
-                    fromPrimary += Int(parts[2]) ?? 0
+                    let kind = index < writers ? 0 : 1
+                    reads[kind].replicas += Int(parts[1]) ?? 0
+                    reads[kind].primary += Int(parts[2]) ?? 0
                 default: break
                 }
             }
@@ -108,14 +122,14 @@ enum ManyWriterWorkload {
             guard let saved = acknowledged[key] else { continue }
             reach.append((time - saved) * 1000)
         }
-        // Every save should reach the 7 other writers; what did not within the writers'
-        // wait is reported (W11.unseen), not hidden in the percentiles.
-        let unseen = acknowledged.count * (writers - 1) - reach.count
+        // Every save should reach the 7 other writers and every follower; what did not
+        // within their wait is reported (W11.unseen), not hidden in the percentiles.
+        let unseen = acknowledged.count * (writers - 1 + followers) - reach.count
         guard !reach.isEmpty else { throw BenchFailure("W11: no writer saw another's save") }
         let last = acknowledged.values.max() ?? go
         reach.sort()
         perWriter.sort()
-        note("W11 strata: \(writers) writers × \(saves) saves, \(conflicts) conflicts, \(failed) failed, \(unseen) unseen; reach median \(reach[reach.count / 2]) ms")
+        note("W11 strata: \(writers) writers × \(saves) saves, \(followers) followers, \(conflicts) conflicts, \(failed) failed, \(unseen) unseen; reach median \(reach[reach.count / 2]) ms")
         var figures = [
             "W11.saves_per_s": Double(acknowledged.count) / max(last - go, 1e-9),
             "W11.saves_per_s_per_writer": perWriter[perWriter.count / 2],
@@ -128,9 +142,13 @@ enum ManyWriterWorkload {
             "W11.writers": Double(writers),
             "W11.saves": Double(acknowledged.count),
         ]
-        // With replicas in the URL: the share of the writers' segment reads (their
-        // catch-ups, and what saves read inside their transactions) the replicas served.
-        if fromReplicas > 0 { figures["W11.replica_share_percent"] = 100 * Double(fromReplicas) / Double(fromReplicas + fromPrimary) }
+        if followers > 0 { figures["W11.followers"] = Double(followers) }
+        // With replicas in the URL: the share of segment reads the replicas served — the
+        // writers' (their catch-ups, and what saves read inside their transactions, which
+        // is always the primary's) and the followers' (catch-ups only).
+        for (kind, name) in [(0, "writer"), (1, "follower")] where reads[kind].replicas > 0 {
+            figures["W11.\(name)_replica_share_percent"] = 100 * Double(reads[kind].replicas) / Double(reads[kind].replicas + reads[kind].primary)
+        }
         return figures
     }
 
