@@ -25,7 +25,22 @@ package enum ToolProperty: Sendable {
 /// writes them, a to-one as its URI or `null`, a to-many as an array of URIs.
 package enum ToolRecordText {
     /// The persistent (non-transient) properties of an entity with their slots, in model order.
+    /// Computed once per entity: a fetch or an export asks for every record it writes.
     package static func storedProperties(of entity: EntityDescription) -> [(slot: Int, property: ToolProperty)] {
+        layoutLock.lock()
+        defer { layoutLock.unlock() }
+        // The entry holds its entity, so the identifier cannot be reused by another one.
+        if let cached = layouts[ObjectIdentifier(entity)], cached.entity === entity { return cached.properties }
+        let properties = computeStoredProperties(of: entity)
+        layouts[ObjectIdentifier(entity)] = (entity, properties)
+        return properties
+    }
+
+    private static let layoutLock = NSLock()
+    /// Guarded by ``layoutLock``.
+    nonisolated(unsafe) private static var layouts: [ObjectIdentifier: (entity: EntityDescription, properties: [(slot: Int, property: ToolProperty)])] = [:]
+
+    private static func computeStoredProperties(of entity: EntityDescription) -> [(slot: Int, property: ToolProperty)] {
         var result: [(Int, ToolProperty)] = []
         for (slot, name) in entity.slotNames.enumerated() {
             if let attribute = entity.attributesByName[name] {

@@ -53,9 +53,13 @@ extension FetchCommand {
                 header = row
                 return row
             }
-            try each { _, record in
+            var positions: [ObjectIdentifier: [Int?]] = [:]
+            try each { id, record in
                 let columns = try header ?? writeHeader(after: record)
-                try output.write(Self.csvRow(record, names: columns) + "\n")
+                let key = ObjectIdentifier(id.entity)
+                let found = positions[key] ?? Self.csvPositions(of: record, names: columns)
+                positions[key] = found
+                try output.write(Self.csvRow(record, positions: found) + "\n")
             }
             if header == nil { _ = try writeHeader(after: nil) }
         case .table:

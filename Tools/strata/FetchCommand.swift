@@ -189,10 +189,20 @@ struct FetchCommand: ParsableCommand {
         return parts.count >= 2 ? parts.suffix(2).joined(separator: "/") : uri
     }
 
-    /// One CSV row of a record: its value in each of `names` (URIs of a to-many joined by spaces).
-    static func csvRow(_ record: JSONValue, names: [String]) -> String {
-        names.map { name -> String in
-            switch record[name] {
+    /// Where each of `names` is among a record's members (nil: not there). Records of one
+    /// entity have the same members in the same order, so a fetch finds them once per
+    /// entity instead of looking every column up by name in every row.
+    static func csvPositions(of record: JSONValue, names: [String]) -> [Int?] {
+        guard case .object(let members) = record else { return names.map { _ in nil } }
+        return names.map { name in members.firstIndex { $0.key == name } }
+    }
+
+    /// One CSV row of a record: its value in each column, the columns' `positions` among
+    /// its members (``csvPositions(of:names:)``); URIs of a to-many joined by spaces.
+    static func csvRow(_ record: JSONValue, positions: [Int?]) -> String {
+        guard case .object(let members) = record else { return positions.map { _ in "" }.joined(separator: ",") }
+        return positions.map { position -> String in
+            switch position.map({ members[$0].value }) {
             case nil, .null?: return ""
             case .string(let text)?: return CommandOutput.csvField(text)
             case .array(let items)?: return CommandOutput.csvField(items.compactMap(\.stringValue).joined(separator: " "))

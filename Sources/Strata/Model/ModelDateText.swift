@@ -23,10 +23,41 @@ package enum ModelDateText {
         let secondOfDay = seconds - days * secondsPerDay
         let (year, month, day) = civil(fromDaysSince1970: days + referenceDayFrom1970)
         guard (1...9999).contains(year) else { return nil }
-        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
-        text += pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
-        if fraction > 0 { text += "." + fractionDigits(fraction) }
-        return text + "Z"
+        // Bytes, not string pieces: exports write a date per row (docs/BENCHMARKS.md, W13).
+        var text: [UInt8] = []
+        text.reserveCapacity(32)
+        appendDigits(year, width: 4, to: &text)
+        text.append(UInt8(ascii: "-"))
+        appendDigits(month, width: 2, to: &text)
+        text.append(UInt8(ascii: "-"))
+        appendDigits(day, width: 2, to: &text)
+        text.append(UInt8(ascii: "T"))
+        appendDigits(secondOfDay / 3600, width: 2, to: &text)
+        text.append(UInt8(ascii: ":"))
+        appendDigits(secondOfDay / 60 % 60, width: 2, to: &text)
+        text.append(UInt8(ascii: ":"))
+        appendDigits(secondOfDay % 60, width: 2, to: &text)
+        if fraction > 0 {
+            text.append(UInt8(ascii: "."))
+            text.append(contentsOf: fractionDigits(fraction).utf8)
+        }
+        text.append(UInt8(ascii: "Z"))
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// A non-negative value's decimal digits, zero-padded to `width`.
+    private static func appendDigits(_ value: Int64, width: Int, to text: inout [UInt8]) {
+        var divisor: Int64 = 1
+        var count = 1
+        while divisor <= value / 10 {
+            divisor *= 10
+            count += 1
+        }
+        for _ in count..<max(width, count) { text.append(UInt8(ascii: "0")) }
+        while divisor > 0 {
+            text.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+            divisor /= 10
+        }
     }
 
     /// The date an ISO-8601 text names, or nil when the text is not in the accepted form.
@@ -94,11 +125,6 @@ package enum ModelDateText {
         let exponent = Int(text[text.index(after: exponentMark)...]) ?? -1
         let digits = String(mantissa.reversed().drop(while: { $0 == "0" }).reversed())
         return String(repeating: "0", count: max(0, -exponent - 1)) + (digits.isEmpty ? "0" : digits)
-    }
-
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 
     private static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {

@@ -56,14 +56,27 @@ public struct ManagedObjectID: Hashable, Sendable, Comparable, CustomStringConve
     /// A URI that names the record: `x-strata://STORE/Entity/pKEY`, or
     /// `x-strata:///Entity/tNUMBER` while temporary.
     public func uriRepresentation() -> URL {
-        let text = isTemporaryID
-            ? "x-strata:///\(entity.name)/t\(primaryKey)"
-            : "x-strata://\(storeIdentifier ?? "")/\(entity.name)/p\(primaryKey)"
-        return URL(string: text) ?? URL(fileURLWithPath: "/")
+        URL(string: uriText) ?? URL(fileURLWithPath: "/")
     }
 
-    /// The URI as text.
-    public var description: String { uriRepresentation().absoluteString }
+    /// The URI before `URL` parses it.
+    private var uriText: String {
+        isTemporaryID
+            ? "x-strata:///\(entity.name)/t\(primaryKey)"
+            : "x-strata://\(storeIdentifier ?? "")/\(entity.name)/p\(primaryKey)"
+    }
+
+    /// The URI as text. Without parsing a `URL` when nothing in it needs percent-encoding
+    /// (names of letters, digits and `_`, a UUID): the tools write one per record.
+    public var description: String {
+        let text = uriText
+        let plain = text.utf8.allSatisfy { byte in
+            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: "/") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".")
+        }
+        return plain ? text : uriRepresentation().absoluteString
+    }
 
     /// Equal when they name the same record of the same entity.
     public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
