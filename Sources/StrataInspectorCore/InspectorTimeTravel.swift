@@ -18,9 +18,10 @@ package final class InspectorTimeTravel {
     package static let defaultCheckpointInterval: UInt64 = 250
     /// Saves between two checkpoints.
     let checkpointInterval: UInt64
-    /// The most checkpoints kept, and the most bytes they take together (each is a copy of
-    /// the document's snapshot at that save); past either, replays stop leaving new ones.
+    /// The most checkpoints kept (each is a copy of the document's snapshot at that save);
+    /// past it, replays stop leaving new ones.
     static let checkpointLimit = 512
+    /// The most bytes the checkpoints take together (1 GiB); past it, likewise.
     static let checkpointByteLimit = 1 << 30
     /// The bytes the checkpoints take.
     private var checkpointBytes = 0
