@@ -228,14 +228,19 @@ if inspector {
             dependencies: ["StrataInspectorCore", .product(name: "Hummingbird", package: "hummingbird")],
             path: "Sources/StrataInspector",
             resources: [.copy("WebApp")]),
+        // A postgres:// document too when the PostgreSQL stack is declared (STRATA_POSTGRES=1
+        // as well); an inspector-only build compiles none of it (docs/INSPECTOR.md).
         .executableTarget(
             name: "strata-inspector",
             dependencies: ["StrataInspector", "StrataInspectorCore", "StrataToolSupport",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            path: "Tools/strata-inspector"),
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
+                + (postgres ? ["StrataPostgres"] : []),
+            path: "Tools/strata-inspector",
+            swiftSettings: postgres ? [.define("STRATA_INSPECTOR_POSTGRES")] : []),
         .testTarget(name: "StrataInspectorTests", dependencies: [
             "Strata", "StrataInspectorCore", "StrataTestSupport", "strata-inspector", "strata",
-        ]),
+        ] + (postgres ? ["strata-postgres"] : []),
+        swiftSettings: postgres ? [.define("STRATA_INSPECTOR_POSTGRES")] : []),
     ]
 }
 
@@ -247,10 +252,13 @@ if benchmarks {
         .executableTarget(
             name: "StrataBenchmarks",
             dependencies: ["Strata", "CSQLiteBench", "CLZ4", .product(name: "GRDB", package: "GRDB.swift")]
-                + (postgres ? ["StrataPostgres"] : []),
+                + (postgres ? ["StrataPostgres"] : [])
+                // The inspector's requests on big documents (`strata-benchmarks inspector`).
+                + (inspector ? ["StrataInspectorCore"] : []),
             path: "Tools/Benchmarks/Sources/StrataBenchmarks",
             swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
-                + (postgres ? [.define("STRATA_BENCH_POSTGRES")] : [])),
+                + (postgres ? [.define("STRATA_BENCH_POSTGRES")] : [])
+                + (inspector ? [.define("STRATA_BENCH_INSPECTOR")] : [])),
     ]
 }
 

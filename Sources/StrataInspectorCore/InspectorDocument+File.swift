@@ -70,18 +70,30 @@ extension InspectorDocument {
     /// rebuilt from the document (as `restoreUndoHistory()` rebuilds them), with the latest
     /// groups and whether each is undone.
     ///
-    /// Parameters: `limit` (≤ 500) groups listed, newest first.
+    /// Parameters: `limit` (≤ 500) groups listed, newest first; `context`, a context name:
+    /// the stacks of that context alone, rebuilt from the saves whose segment header names
+    /// it (without it, the whole document's, as `restoreUndoHistory()` restores them).
     /// - Complexity: O(bytes of the retained log), as restoring the stacks is.
     package func undo(_ parameters: InspectorParameters) throws -> JSONValue {
         let limit = try parameters.integer("limit", in: 1...InspectorParameters.maximumPageSize, default: 20)
+        let contextName = try parameters.text("context")
         return try serialized {
             try store.catchUp()
             let context = ManagedObjectContext(coordinator: coordinator)
-            try context.restoreUndoHistory()
+            var records = try store.groupRecords()
+            if let contextName {
+                let groups = try groups(savedBy: contextName)
+                context.undoManager?.restoreHistory(groups)
+                let ids = Set(groups.map(\.info.id))
+                records.removeAll { !ids.contains($0.info.id) }
+            } else {
+                try context.restoreUndoHistory()
+            }
             let manager = context.undoManager
-            let records = try store.groupRecords()
             let undone = ToolUndoState.undoneGroups(records.map(\.info))
             return .fields([
+                "context": contextName.map { .string($0) } ?? .null,
+                "contexts": .array(try contextNames().map { .string($0) }),
                 "canUndo": .bool(manager?.canUndo ?? false),
                 "undoActionName": .string(manager?.undoActionName ?? ""),
                 "canRedo": .bool(manager?.canRedo ?? false),
@@ -100,5 +112,38 @@ extension InspectorDocument {
                 }),
             ])
         }
+    }
+
+    /// The groups of the saves a context named `name` made, oldest first, from the segments
+    /// `historyGroups()` reads (the current model's, none taken in from a sync remote).
+    private func groups(savedBy name: String) throws -> [SegmentGroup] {
+        let since = try store.undoBoundary ?? 1
+        let last = try store.logPosition.last
+        guard since <= last else { return [] }
+        let pulled = try store.pulledSegments(in: since...last)
+        var groups: [SegmentGroup] = []
+        var low = since
+        while low <= last {
+            let high = min(last, low + Self.timelineWindow * 8 - 1)
+            for record in try store.segmentRecords(in: low...high) where !pulled.contains(record.sequence) {
+                let segment = try store.decode(record)
+                if segment.contextName == name { groups += segment.groups }
+            }
+            low = high + 1
+        }
+        return groups
+    }
+
+    /// The context names the retained log's saves carry, for the undo view's picker: read
+    /// from the newest ``timelineWindow`` saves' headers.
+    private func contextNames() throws -> [String] {
+        let last = try store.logPosition.last
+        guard last > 0 else { return [] }
+        let first = last > Self.timelineWindow ? last - Self.timelineWindow + 1 : 1
+        var names: [String] = []
+        for record in try store.segmentRecords(in: first...last) {
+            if let name = (try? store.saveHeader(record))?.contextName, !names.contains(name) { names.append(name) }
+        }
+        return names.sorted()
     }
 }

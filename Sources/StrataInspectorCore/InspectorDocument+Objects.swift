@@ -21,22 +21,29 @@ extension InspectorDocument {
                 ])
             }
             return .fields([
-                "path": .string(url.path),
-                "name": .string(url.lastPathComponent),
+                "path": .string(location),
+                "name": .string(name),
                 "lastSequence": .int(last),
                 "at": sequence.map { .int(min($0, last)) } ?? .null,
                 "entities": .array(entities),
+                "readOnly": .bool(true),
+                "historyDamage": historyDamage.json,
             ])
         }
     }
 
     /// `GET /api/objects`: one page of an entity's objects with a predicate and an order,
-    /// read as one fetch batch (`LIMIT`/`OFFSET` on the snapshot), and how many match.
+    /// read as one fetch batch, and how many match.
     ///
     /// Parameters: `entity`; `where` (Strata's predicate language, docs/PREDICATES.md);
-    /// `sort` (`key`, `key:desc`, comma-separated); `offset`, `limit` (≤ 500); `at`.
-    /// - Throws: 400 for a malformed predicate (with its column), an unknown sort key or a
-    ///   page over the cap; 404 for an unknown entity.
+    /// `sort` (`key`, `key:desc`, comma-separated); `limit` (≤ 500); `at`; and where the
+    /// page starts: `after` (the previous page's last object, `Entity/pKEY`: the page is
+    /// sought by key, ``InspectorKeysetPage``) or `offset` (`LIMIT`/`OFFSET`, which walks
+    /// the rows it skips). With `after`, `offset` is only echoed, for the page's range.
+    /// The answer's `next` is the `after` of the next page (null on the last).
+    /// - Throws: 400 for a malformed predicate (with its column), an unknown sort key, a
+    ///   page over the cap or an `after` of another entity; 404 for an unknown entity or an
+    ///   `after` object that is gone.
     package func objects(_ parameters: InspectorParameters) throws -> JSONValue {
         let name = try parameters.required("entity")
         let predicateText = try parameters.text("where")
@@ -50,7 +57,9 @@ extension InspectorDocument {
         let descriptors = try (parameters.text("sort") ?? "").split(separator: ",").map { try Self.sortDescriptor(String($0)) }
         let (offset, limit) = try parameters.page()
         let at = try parameters.sequence("at")
+        let after = try parameters.text("after")
         return try serialized {
+            try store.catchUp()
             let shown = try document(at: at)
             let entity = try Self.entity(named: name, in: shown.model)
             for descriptor in descriptors where !descriptor.keyPath.contains(".")
@@ -58,19 +67,52 @@ extension InspectorDocument {
                 throw InspectorError.badRequest("\(entity.name) has no property \(InspectorParameters.quoted(descriptor.keyPath)) to sort by.")
             }
             var request = StoreFetchRequest(entity: entity, predicate: predicate, sortDescriptors: descriptors)
-            let total = try shown.store.countObjects(request)
-            request.fetchOffset = offset
-            request.fetchLimit = limit
-            let records = try shown.store.fetchRecords(request)
+            let total = try countObjects(request, in: shown, key: [name, predicateText ?? "", at.map(String.init) ?? "now"])
+            let records: [StoreRecord]
+            var sought = false
+            if let after, InspectorKeysetPage.supports(descriptors, of: entity) {
+                let last = try resolve(after, in: shown)
+                guard last.entity.isKind(of: entity) else {
+                    throw InspectorError.badRequest("after names \(InspectorParameters.quoted(after)), which is not \(withArticle(entity.name)).")
+                }
+                guard let values = try shown.store.values(for: last) else {
+                    throw InspectorError.notFound("The object \(InspectorParameters.quoted(after)) the page follows is gone; start again from the first page.")
+                }
+                records = try InspectorKeysetPage(request: request, limit: limit).records(after: last, values: values, in: shown.store)
+                sought = true
+            } else {
+                request.fetchOffset = offset
+                request.fetchLimit = limit
+                records = try shown.store.fetchRecords(request)
+            }
+            let more = records.count == limit && offset + records.count < total
             return .fields([
                 "entity": .string(entity.name),
                 "columns": InspectorValues.columns(of: entity),
                 "total": .int(total),
                 "offset": .int(offset),
                 "limit": .int(limit),
+                "sought": .bool(sought),
+                "next": more ? records.last.map { .string($0.objectID.shortReference) } ?? .null : .null,
                 "rows": .array(records.map { InspectorValues.row(id: $0.objectID, values: $0.values) }),
             ])
         }
+    }
+
+    /// How many objects `request` matches in `shown`, remembered per request and save
+    /// (`key` with the document's last sequence), so paging through a big entity counts it
+    /// once (docs/INSPECTOR.md, "What each request reads").
+    private func countObjects(_ request: StoreFetchRequest, in shown: ShownDocument, key: [String]) throws -> Int {
+        let cacheKey = (key + [String(try store.logPosition.last)]).joined(separator: "\u{1F}")
+        if let count = counts.value(for: cacheKey) { return count }
+        let count = try shown.store.countObjects(request)
+        counts.insert(count, for: cacheKey)
+        return count
+    }
+
+    /// "a" or "an" before a name.
+    private func withArticle(_ name: String) -> String {
+        ("AEIOU".contains(name.first ?? "x") ? "an " : "a ") + name
     }
 
     /// `GET /api/object`: one object's attributes and relationships (as links), as of `at`,
@@ -98,13 +140,23 @@ extension InspectorDocument {
                 "entity": .string(id.entity.name),
                 "attributes": .array(attributes),
                 "relationships": .array(relationships),
-                "history": try objectHistory(of: id, through: at),
+                "history": try objectHistoryOrDamage(of: id, through: at),
             ])
         }
     }
 
     /// How many of the latest saves an object page searches for the object's changes.
     static let objectHistoryWindow: UInt64 = 2_000
+
+    /// ``objectHistory(of:through:)``, or what damage in the history stopped it.
+    private func objectHistoryOrDamage(of id: ManagedObjectID, through: UInt64?) throws -> JSONValue {
+        do {
+            return try objectHistory(of: id, through: through)
+        } catch let error as StrataError where error.code == .corruptSegment {
+            if let sequence = error.context.segment { historyDamage.segments[sequence] = error.message }
+            return .fields(["searchedFrom": .null, "saves": .array([]), "damaged": .string(error.message)])
+        }
+    }
 
     /// The saves among the last ``objectHistoryWindow`` up to `through` that changed the
     /// object, newest first, each with the object's old and new values.

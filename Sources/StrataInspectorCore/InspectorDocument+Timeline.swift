@@ -18,7 +18,7 @@ extension InspectorDocument {
     ///
     /// Parameters: `before` (a cursor: saves with a smaller sequence; default, the newest);
     /// `limit` (≤ 500); filters `author`, `context`, `entity`, `kind` (user, undo, redo,
-    /// unregistered, batch, merge). The answer's `before` is the next page's cursor, null
+    /// unregistered, batch, merge, sync, migration: ``InspectorTimeline/kindNames``). The answer's `before` is the next page's cursor, null
     /// at the start of the retained log.
     package func timeline(_ parameters: InspectorParameters) throws -> JSONValue {
         let limit = try parameters.integer("limit", in: 1...InspectorParameters.maximumPageSize, default: InspectorParameters.defaultPageSize)
@@ -36,13 +36,17 @@ extension InspectorDocument {
             let filters = TimelineFilters(author: author, context: context, entity: entity, kind: kind)
             var rows: [JSONValue] = []
             var scanned: UInt64 = 0
+            let migrations = Set(try store.modelVersions().dropFirst().map(\.firstSegment))
             while end > 0, rows.count < limit, scanned < Self.timelineScanLimit {
                 let start = end > Self.timelineWindow ? end - Self.timelineWindow : 0
                 var considered = start + 1
+                let pulled = try store.pulledSegments(in: (start + 1)...end)
                 for record in try store.segmentRecords(in: (start + 1)...end).reversed() {
                     if rows.count == limit { break }
                     considered = record.sequence
-                    if let row = try timelineRow(record, filters) { rows.append(row) }
+                    let extra = (pulled.contains(record.sequence) ? [InspectorTimeline.syncKind] : [])
+                        + (migrations.contains(record.sequence) ? [InspectorTimeline.migrationKind] : [])
+                    if let row = try timelineRowOrDamage(record, filters, extraKinds: extra) { rows.append(row) }
                 }
                 scanned += end - start
                 end = rows.count == limit ? considered - 1 : start
@@ -55,25 +59,51 @@ extension InspectorDocument {
         }
     }
 
+    /// The kinds of save `sequence` beyond its groups': sync, migration
+    /// (``InspectorTimeline/kindNames``).
+    func extraKinds(of sequence: UInt64) throws -> [String] {
+        let migrations = try store.modelVersions().dropFirst().map(\.firstSegment)
+        return (try store.pulledSegments(in: sequence...sequence).isEmpty ? [] : [InspectorTimeline.syncKind])
+            + (migrations.contains(sequence) ? [InspectorTimeline.migrationKind] : [])
+    }
+
     /// The most operations a save may have for the timeline to summarize its changes; a
     /// bigger save (a batch import) is listed from its header, without decoding it.
     static let summaryOperationLimit = 2_000
 
+    /// A save's timeline row; for a damaged save of the history, a row saying so (listed
+    /// unless a filter is set, since its author, context and kinds cannot be read).
+    private func timelineRowOrDamage(_ record: SegmentRecord, _ filters: TimelineFilters, extraKinds: [String]) throws -> JSONValue? {
+        do {
+            return try timelineRow(record, filters, extraKinds: extraKinds)
+        } catch let error as StrataError where error.code == .corruptSegment {
+            historyDamage.segments[record.sequence] = error.message
+            guard filters.author == nil, filters.context == nil, filters.entity == nil, filters.kind == nil else { return nil }
+            return .fields([
+                "sequence": .int(record.sequence),
+                "time": InspectorValues.time(record.timestamp),
+                "author": .null, "context": .null, "action": .string(""), "kinds": .array([]), "groups": .array([]),
+                "summary": .fields(["summarized": .bool(false), "operations": .int(record.operationCount)]),
+                "damaged": .string(error.message),
+            ])
+        }
+    }
+
     /// A save's timeline row, or nil when a filter leaves it out.
-    private func timelineRow(_ record: SegmentRecord, _ filters: TimelineFilters) throws -> JSONValue? {
+    private func timelineRow(_ record: SegmentRecord, _ filters: TimelineFilters, extraKinds: [String]) throws -> JSONValue? {
         if filters.entity == nil, record.operationCount > Self.summaryOperationLimit {
             let header = try store.saveHeader(record)
             if let author = filters.author, header.author != author { return nil }
             if let context = filters.context, header.contextName != context { return nil }
-            if let kind = filters.kind, !header.groups.contains(where: { ToolLogText.kindName($0.kind) == kind }) { return nil }
-            return InspectorTimeline.row(header, operations: record.operationCount)
+            if let kind = filters.kind, !InspectorTimeline.kinds(header.groups, extra: extraKinds).contains(kind) { return nil }
+            return InspectorTimeline.row(header, operations: record.operationCount, extraKinds: extraKinds)
         }
         let request = PersistentHistoryRequest(after: PersistentHistoryToken(sequence: record.sequence - 1),
                                                authors: filters.author.map { [$0] }, contextNames: filters.context.map { [$0] },
                                                entityNames: filters.entity.map { [$0] })
         guard let transaction = try store.history(request, through: record.sequence).first else { return nil }
-        if let kind = filters.kind, !transaction.groups.contains(where: { ToolLogText.kindName($0.kind) == kind }) { return nil }
-        return InspectorTimeline.row(transaction, operations: record.operationCount)
+        if let kind = filters.kind, !InspectorTimeline.kinds(transaction.groups, extra: extraKinds).contains(kind) { return nil }
+        return InspectorTimeline.row(transaction, operations: record.operationCount, extraKinds: extraKinds)
     }
 
     /// `GET /api/timeline/chart`: saves per time slice over the whole retained log, for
@@ -128,7 +158,7 @@ extension InspectorDocument {
                 throw InspectorError.notFound("The log holds no save \(sequence) (the last is \(try store.logPosition.last); compaction's retention may have dropped older ones).")
             }
             let operations = try store.segmentRecords(in: sequence...sequence).first?.operationCount ?? 0
-            var row = InspectorTimeline.row(transaction, operations: operations)
+            var row = InspectorTimeline.row(transaction, operations: operations, extraKinds: try extraKinds(of: sequence))
             if case .object(var members) = row {
                 members.append(.init("changeCount", .int(transaction.changes.count)))
                 members.append(.init("changes", .array(transaction.changes.prefix(Self.changeListLimit).map(InspectorTimeline.json))))

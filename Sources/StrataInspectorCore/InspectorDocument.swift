@@ -9,8 +9,11 @@ import StrataToolSupport
 /// share one connection without racing. Nothing here writes to the document: the store is
 /// opened read-only (SQLite refuses a write), and time travel replays into a scratch folder.
 package final class InspectorDocument: @unchecked Sendable {
-    /// The document's file.
-    package let url: URL
+    /// Where the document is, as the views show it: the file's path, or a PostgreSQL
+    /// document's URL without its password.
+    package let location: String
+    /// The document's name: the file's name, or the PostgreSQL document's.
+    package let name: String
     /// The store, read-only.
     package let store: DocumentStore
     /// A coordinator over ``store``, for resolving references and rebuilding undo stacks.
@@ -21,16 +24,55 @@ package final class InspectorDocument: @unchecked Sendable {
     /// Stores of past saves by sequence, the most recently used last (at most ``pastStoreLimit``).
     private var pastStores: [(sequence: UInt64, shown: ShownDocument)] = []
     private var isClosed = false
+    /// Closes the store (and whatever opened it).
+    private let closing: @Sendable () -> Void
+    /// Replays of past saves and their checkpoints (docs/INSPECTOR.md, "Time travel").
+    private let timeTravel: InspectorTimeTravel
+    /// How many saves the last travel to a past save not open yet appended (the
+    /// benchmark reports it).
+    package private(set) var lastTravelReplayed: UInt64 = 0
+    /// Damaged saves of the history (``InspectorHistoryDamage``), found when the document
+    /// opened and whenever a request met one.
+    var historyDamage: InspectorHistoryDamage
+    /// Object counts by request and save (``InspectorCountCache``).
+    var counts = InspectorCountCache()
     /// How many past saves stay open at once.
     static let pastStoreLimit = 4
 
     /// Opens the document at `path` read-only, as the command-line tools open a document
     /// they only read (``ToolSettings/configuration(writes:)``).
     /// - Throws: the error the CLI reports for a missing, foreign or damaged document.
-    package init(path: String) throws {
-        url = URL(fileURLWithPath: path)
-        (store, coordinator) = try ToolDocument.open(url, configuration: ToolSettings.configuration(writes: false))
+    /// - Parameter checkpointInterval: saves between two checkpoints a replay of a past save
+    ///   leaves (``InspectorTimeTravel``); tests make it small.
+    package convenience init(path: String, checkpointInterval: UInt64 = InspectorTimeTravel.defaultCheckpointInterval) throws {
+        let url = URL(fileURLWithPath: path)
+        let (store, coordinator) = try ToolDocument.open(url, configuration: ToolSettings.configuration(writes: false))
+        try self.init(store: store, coordinator: coordinator, location: url.path, name: url.lastPathComponent,
+                      checkpointInterval: checkpointInterval) { try? store.close() }
+    }
+
+    /// Shows a store opened elsewhere (a PostgreSQL document's local replica, which its
+    /// `PostgresDocumentStore` keeps following the server): the inspector only reads it,
+    /// and `closing` closes what opened it. The history the snapshot no longer needs is
+    /// checked first (``InspectorHistoryDamage``); damage there is shown, not refused.
+    /// - Throws: what reading the log throws other than a damaged segment (`closing` is
+    ///   called first).
+    package init(store: DocumentStore, coordinator: PersistentStoreCoordinator, location: String, name: String,
+                 checkpointInterval: UInt64 = InspectorTimeTravel.defaultCheckpointInterval,
+                 closing: @escaping @Sendable () -> Void) throws {
+        do {
+            historyDamage = try InspectorHistoryDamage.scan(store)
+        } catch {
+            closing()
+            throw error
+        }
+        self.store = store
+        self.coordinator = coordinator
+        self.location = location
+        self.name = name
+        self.closing = closing
         scratch = FileManager.default.temporaryDirectory.appendingPathComponent("strata-inspector-\(UUID().uuidString)")
+        timeTravel = InspectorTimeTravel(folder: scratch, checkpointInterval: checkpointInterval)
     }
 
     /// The document's model.
@@ -68,14 +110,8 @@ package final class InspectorDocument: @unchecked Sendable {
             pastStores.append(entry)
             return entry.shown
         }
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let destination = scratch.appendingPathComponent("at-\(sequence).strata")
-        do {
-            try DocumentReplay.replay(url, through: sequence, to: destination, overwrite: true,
-                                      settings: ToolSettings.configuration(writes: false))
-        } catch let error as StrataError where error.code == .invalidArgument {
-            throw InspectorError.badRequest(error.message)
-        }
+        lastTravelReplayed = try timeTravel.write(store, through: sequence, to: destination)
         let past = try DocumentStore(openingAt: destination, configuration: ToolSettings.configuration(writes: false))
         let pastCoordinator = PersistentStoreCoordinator(model: past.model)
         try pastCoordinator.addStore(past)
@@ -95,7 +131,7 @@ package final class InspectorDocument: @unchecked Sendable {
         isClosed = true
         for entry in pastStores { try? entry.shown.store.close() }
         pastStores.removeAll()
-        try? store.close()
+        closing()
         try? FileManager.default.removeItem(at: scratch)
     }
 }

@@ -3,7 +3,7 @@ import Strata
 /// Why the inspector refused a request: the HTTP status and a message the web app shows
 /// inline. A bad parameter is a 400 and a missing entity, object or save a 404, never a crash.
 package struct InspectorError: Error, Sendable, Equatable {
-    /// The HTTP status code (400, 404 or 500).
+    /// The HTTP status code (400, 404, 422 for a damaged save of the history, or 500).
     package var status: Int
     /// What went wrong, in a sentence that names the parameter or the thing asked for.
     package var message: String
@@ -30,6 +30,10 @@ package struct InspectorError: Error, Sendable, Equatable {
             return .badRequest(error.message)
         case .objectNotFound:
             return .notFound(error.message)
+        case .corruptSegment:
+            // The request is sound; the save it needs is damaged (history-only damage: the
+            // document opened, docs/INSPECTOR.md "Safety").
+            return InspectorError(status: 422, "The document's history is damaged: \(error.message)")
         default:
             return InspectorError(status: 500, error.message)
         }

@@ -73,7 +73,7 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
     public let configuration: Configuration
 
     /// The local replica every read goes to.
-    let replica: DocumentStore
+    package let replica: DocumentStore
     /// The replica's cache file.
     let cacheURL: URL
     /// The document's row id on the server.

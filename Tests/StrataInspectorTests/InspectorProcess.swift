@@ -14,10 +14,15 @@ final class InspectorProcess: @unchecked Sendable {
 
     /// Starts the inspector on `document` (with `environment` added to this process's) and
     /// waits (up to 60 s) for the address it prints.
-    init(document: URL, environment: [String: String] = [:]) throws {
+    convenience init(document: URL, environment: [String: String] = [:]) throws {
+        try self.init(argument: document.path, environment: environment)
+    }
+
+    /// Starts the inspector on `argument`: a path or a postgres:// document URL.
+    init(argument: String, environment: [String: String] = [:]) throws {
         output = try TemporaryDirectory()
         let stdout = output.path("stdout"), stderr = output.path("stderr")
-        process = try SpawnedProcess(builtExecutable("strata-inspector").path, [document.path], stdin: nil, stdout: stdout, stderr: stderr,
+        process = try SpawnedProcess(builtExecutable("strata-inspector").path, [argument], stdin: nil, stdout: stdout, stderr: stderr,
                                      environment: environment)
         let deadline = Date().addingTimeInterval(60)
         while true {

@@ -140,6 +140,9 @@ def main():
         check("entities", "#/", "entities", 'id="entities"', ">Employee<", ">Department<")
         check("objects sorted by salary", "#/objects?entity=Employee&sort=salary:desc", "objects",
               'id="objects"', "Lovelace", "Employee/p1", "1–4 of 4", "salary ▼")
+        # The next page is sought after the last row shown (docs/INSPECTOR.md): its link carries it.
+        check("paging by key", "#/objects?entity=Employee&sort=salary:desc&limit=2", "objects",
+              "1–2 of 4", 'id="next-page"', "after=Employee%2Fp")
         check("predicate box", "#/objects?entity=Employee&where=salary%20%3E%20130000", "objects",
               "Lovelace", "Hopper", "1–2 of 2")
         check("predicate error shown inline", "#/objects?entity=Employee&where=salary%20%3E%3E", "objects",
@@ -155,7 +158,7 @@ def main():
                         "Viewing the document as of save 7", "Mallory", "&lt;img src=x onerror=alert(1)&gt;")
         report("<img src=" not in hostile.replace("&lt;img src=", ""), "a value holding markup stays text")
         check("compare two saves", "#/compare?from=1&to=6", "compare", 'id="compare-summary"', "4 inserted")
-        check("undo", "#/undo", "undo", 'id="next-undo"', "Undo would revert", "Redo would repeat")
+        check("undo", "#/undo", "undo", 'id="next-undo"', "Undo would revert", "Redo would repeat", 'id="undo-context"')
         check("file", "#/file", "file", 'id="segments"', 'id="file-chart"', "employees-1")
 
         # Live: the open objects view follows another process's save without a reload.

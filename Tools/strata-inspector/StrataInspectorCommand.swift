@@ -25,9 +25,13 @@ struct StrataInspectorCommand: ParsableCommand {
             It prints the address and serves until stopped (Ctrl-C). Without --port it takes \
             a free port. docs/INSPECTOR.md describes the views and the JSON endpoints.
 
+            DOC may also be a PostgreSQL document, postgres://USER@HOST:PORT/DATABASE/DOCUMENT \
+            (when built with STRATA_POSTGRES=1): its views follow the other writers' saves.
+
             Examples:
               strata-inspector staff.strata
               strata-inspector staff.strata --port 8088
+              strata-inspector postgres://alice@db.example:5432/app/plans
 
             \(ToolExitStatus.helpText)
             """,
@@ -43,7 +47,9 @@ struct StrataInspectorCommand: ParsableCommand {
     }
 
     func run() throws {
-        let document = try InspectorDocument(path: target.document)
+        let document = InspectorPostgresDocument.isPostgresURL(target.document)
+            ? try InspectorPostgresDocument.open(target.document)
+            : try InspectorDocument(path: target.document)
         defer { document.close() }
         let server = try InspectorServer(document: document)
         let outcome = ServerOutcome()
@@ -53,7 +59,7 @@ struct StrataInspectorCommand: ParsableCommand {
             do {
                 try await server.run(port: port) { bound in
                     // Written at once, unbuffered: a script waits for this line to learn the port.
-                    let line = "strata-inspector: serving \(document.url.lastPathComponent) read-only at http://127.0.0.1:\(bound)/\n"
+                    let line = "strata-inspector: serving \(document.name) read-only at http://127.0.0.1:\(bound)/\n"
                     FileHandle.standardOutput.write(Data(line.utf8))
                 }
             } catch {

@@ -48,6 +48,11 @@ public struct StoreFetchRequest: Sendable {
     public var fetchLimit: Int
     /// How many records to skip first.
     public var fetchOffset: Int
+    /// Only records whose primary key is greater (nil: every record): with an equality on
+    /// every sort key in the predicate, the rest of one tie group after a page's last row,
+    /// which is how the inspector pages by key instead of by offset (docs/INSPECTOR.md,
+    /// "What each request reads").
+    package var primaryKeyAfter: Int64?
 
     /// Creates a store fetch request.
     public init(entity: EntityDescription, includesSubentities: Bool = true, predicate: FetchPredicate? = nil,

@@ -96,6 +96,9 @@ async function objectsView(params) {
   const sort = params.get("sort") || "";
   const offset = Number(params.get("offset") || 0);
   const limit = Number(params.get("limit") || 50);
+  // The next page is sought after the last row shown (docs/INSPECTOR.md); offset is then
+  // only the page's range.
+  const after = params.get("after") || "";
   const form = el("form", { class: "filters", id: "predicate-form" },
     el("label", {}, "where", el("input", { name: "where", value: where, placeholder: "salary > 100000 AND lastName BEGINSWITH 'L'" })),
     el("button", { type: "submit" }, "Fetch"));
@@ -106,7 +109,7 @@ async function objectsView(params) {
   const parts = [el("h1", {}, entity), form];
   let page;
   try {
-    page = await api("objects", { entity, where, sort, offset, limit, at: state.at });
+    page = await api("objects", { entity, where, sort, offset, limit, after, at: state.at });
   } catch (error) {
     parts.push(errorBox(error));
     return parts;
@@ -125,8 +128,9 @@ async function objectsView(params) {
   const last = Math.min(page.offset + page.rows.length, page.total);
   const pager = el("div", { class: "pager" },
     el("span", { id: "page-range" }, page.total ? `${page.offset + 1}–${last} of ${page.total.toLocaleString("en")}` : "No objects match."));
-  if (page.offset > 0) pager.append(el("a", { href: href("objects", { entity, where, sort, offset: Math.max(0, page.offset - page.limit) }) }, "← previous"));
-  if (last < page.total) pager.append(el("a", { href: href("objects", { entity, where, sort, offset: page.offset + page.limit }), id: "next-page" }, "next →"));
+  const asked = params.get("limit") || "";
+  if (page.offset > 0) pager.append(el("a", { href: href("objects", { entity, where, sort, limit: asked, offset: Math.max(0, page.offset - page.limit) }) }, "← previous"));
+  if (page.next) pager.append(el("a", { href: href("objects", { entity, where, sort, limit: asked, offset: page.offset + page.limit, after: page.next }), id: "next-page" }, "next →"));
   parts.push(pager, el("table", { id: "objects" }, header, rows));
   return parts;
 }
@@ -209,7 +213,7 @@ async function timelineView(params) {
       el("td", { class: "number" }, el("a", { href: href("save", { sequence: save.sequence }) }, save.sequence)),
       el("td", {}, save.time), el("td", {}, save.author || ""), el("td", {}, save.context || ""),
       el("td", {}, save.action), el("td", {}, kinds(save.kinds)),
-      el("td", {}, summaryNode(save.summary))));
+      el("td", {}, save.damaged ? el("span", { class: "old damaged" }, "damaged: " + save.damaged) : summaryNode(save.summary))));
     parts.push(el("table", { id: "timeline" },
       el("tr", {}, ["save", "time", "author", "context", "action", "kind", "changes"].map((name) => el("th", {}, name))), rows));
     if (!page.saves.length) parts.push(el("p", { class: "muted" }, "No saves match."));
@@ -263,8 +267,17 @@ async function compareView(params) {
   return parts;
 }
 
-async function undoView() {
-  const undo = await api("undo", { limit: 30 });
+async function undoView(params) {
+  const context = params.get("context") || "";
+  const undo = await api("undo", { limit: 30, context });
+  // One context's stacks (the saves whose header names it), or the whole document's.
+  const picker = el("select", { id: "undo-context" }, el("option", { value: "" }, "the whole document"),
+    undo.contexts.map((name) => {
+      const option = el("option", { value: name }, name);
+      if (name === context) option.setAttribute("selected", "");
+      return option;
+    }));
+  picker.addEventListener("change", () => { location.hash = href("undo", { context: picker.value }); });
   const rows = undo.groups.map((group) => el("tr", {},
     el("td", { class: "number" }, group.id), el("td", { class: "number" }, el("a", { href: href("save", { sequence: group.sequence }) }, group.sequence)),
     el("td", {}, group.time), el("td", {}, kinds([group.kind])), el("td", {}, group.action),
@@ -272,7 +285,9 @@ async function undoView() {
   return [el("h1", {}, "Undo"),
     el("p", { id: "next-undo" }, undo.canUndo ? `Undo would revert “${undo.undoActionName || "(no action name)"}”.` : "Nothing to undo."),
     el("p", { id: "next-redo" }, undo.canRedo ? `Redo would repeat “${undo.redoActionName || "(no action name)"}”.` : "Nothing to redo."),
-    el("p", { class: "muted" }, "As a context that restores the document's undo history (restoreUndoHistory) sees its stacks."),
+    el("label", {}, "Stacks of ", picker),
+    el("p", { class: "muted" }, context ? `As a context named “${context}” sees its stacks, rebuilt from its own saves.`
+      : "As a context that restores the document's undo history (restoreUndoHistory) sees its stacks."),
     el("h2", {}, "Latest groups"),
     el("table", { id: "groups" }, el("tr", {}, ["group", "save", "time", "kind", "action", "reverts", "state"].map((name) => el("th", {}, name))), rows)];
 }
@@ -392,6 +407,11 @@ async function start() {
     const summary = await api("document");
     document.getElementById("document-name").textContent = summary.name;
     document.title = summary.name + " · Strata inspector";
+    // Damage only in the history: the document is shown read-only with this banner
+    // (docs/INSPECTOR.md, "Safety").
+    const damage = document.getElementById("damage-banner");
+    damage.hidden = !summary.historyDamage;
+    damage.textContent = summary.historyDamage ? summary.historyDamage.message : "";
   } catch (error) {
     document.getElementById("view").replaceChildren(errorBox(error));
   }

@@ -142,7 +142,7 @@ struct DocumentFetch {
         }
         let wanted = entities
         var result: [ManagedObjectID: StoreFetchMerge.Overlay<[PropertyValue]>] = [:]
-        for id in reached where wanted.contains(ObjectIdentifier(id.entity)) {
+        for id in reached where wanted.contains(ObjectIdentifier(id.entity)) && request.primaryKeyAfter.map({ id.primaryKey > $0 }) ?? true {
             if let row = try state.currentValues(id) { result[id] = .values(row) } else { result[id] = .deleted }
         }
         return result

@@ -58,6 +58,9 @@ struct SQLPredicateTranslator {
             conditions.append(filter)
         }
         var residual: [FetchPredicate] = []
+        if let after = request.primaryKeyAfter {
+            conditions.append("t.\"_pk\" > \(translation.bind(.integer(after)))")
+        }
         if let predicate = try request.predicate?.withSubstitutionVariables(variables) {
             conditions += rTreeConditions(Self.conjuncts(of: predicate), entity: request.entity, translation: &translation)
             for conjunct in Self.conjuncts(of: predicate) {

@@ -10,6 +10,7 @@ import Foundation
 ///                  [--repetitions N] [--objects N] [--edits N] ...
 /// StrataBenchmarks --list
 /// StrataBenchmarks document [--quick]     (a standalone workload, WorkloadRegistry.commands)
+/// StrataBenchmarks inspector [--quick]    (the inspector's requests; declared with STRATA_INSPECTOR=1)
 /// StrataBenchmarks --w11-writer ...       (one of W11's writers, ManyWriterProcess)
 /// ```
 struct BenchRunner {
@@ -40,6 +41,7 @@ struct BenchRunner {
                strata-benchmarks --list                 the units, one a line (id, workload, subject)
                strata-benchmarks --child ID [sizes...]  one Swift unit once, its figures as one JSON line
                strata-benchmarks document|fetch|w1-memory [--quick]   a standalone workload
+               strata-benchmarks inspector [--quick] [--data DIR]   the inspector's requests (STRATA_INSPECTOR=1)
 
         Without --smoke or --quick it runs the full tier (docs/BENCHMARKS.md: an hour and more).
         Tools/Benchmarks/run builds it in release and passes the peers and the Python with Loro.

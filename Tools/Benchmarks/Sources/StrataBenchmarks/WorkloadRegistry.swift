@@ -114,11 +114,18 @@ enum WorkloadRegistry {
 
     /// Standalone workloads outside the table, run as `StrataBenchmarks <name> [--quick]`;
     /// they print their own report. One line each.
-    static let commands: [String: @Sendable (_ quick: Bool) throws -> Void] = [
-        "document": { try DocumentWorkload.main(quick: $0) },
-        "fetch": { _ in try FetchWorkload.runFromCommandLine() },
-        "w1-memory": { try W1MemoryBreakdown.main(quick: $0) },
-    ]
+    static let commands: [String: @Sendable (_ quick: Bool) throws -> Void] = {
+        var commands: [String: @Sendable (_ quick: Bool) throws -> Void] = [
+            "document": { try DocumentWorkload.main(quick: $0) },
+            "fetch": { _ in try FetchWorkload.runFromCommandLine() },
+            "w1-memory": { try W1MemoryBreakdown.main(quick: $0) },
+        ]
+        #if STRATA_BENCH_INSPECTOR
+        // Declared with STRATA_INSPECTOR=1 too (Package.swift).
+        commands["inspector"] = { try InspectorWorkload.main(quick: $0) }
+        #endif
+        return commands
+    }()
 }
 
 /// Loro runs its slow paths at reduced sizes (its undo costs milliseconds per step);
