@@ -50,6 +50,7 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let access = entity.isPublic ? "public " : ""
         var properties: [String] = []
         var nameTable: [String] = []
+        var optionalNameTable: [String] = []
         var uniqueness: [String] = []
         var indexes: [String] = []
         var fetchedProperties: [String] = []
@@ -59,6 +60,7 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 guard let line = declarationLine(property, entity: entity, in: context) else { continue }
                 properties.append(line)
                 nameTable.append("\\.\(escaped(property.name)): \(literal(property.name))")
+                optionalNameTable.append("\\.?.\(escaped(property.name)): \(literal(property.name))")
                 if property.isUnique { uniqueness.append("[\(literal(property.name))]") }
             } else if let marker = member.decl.as(MacroExpansionDeclSyntax.self) {
                 switch marker.macroName.text {
@@ -106,12 +108,23 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 return propertyName(for: keyPath, in: names(Self.self)) ?? super.propertyName(for: keyPath)
             }
             """)
+        // The same key paths, and the same from an optional of the class (`\.?.name`), for
+        // sort descriptors through to-ones (docs/PREDICATES.md §1b).
+        let optionalTable = optionalNameTable.isEmpty ? "[:]" : "[" + optionalNameTable.joined(separator: ", ") + "]"
         members.append("""
             \(raw: access)override class func propertyKeyPaths() -> [(keyPath: AnyKeyPath, name: String)] {
                 func names<Root: \(raw: entity.name)>(_: Root.Type) -> [PartialKeyPath<Root>: String] {
                     \(raw: table)
                 }
-                return names(Self.self).map { ($0.key as AnyKeyPath, $0.value) } + super.propertyKeyPaths()
+                return propertyKeyPaths(in: names(Self.self)) + super.propertyKeyPaths()
+            }
+            """)
+        members.append("""
+            \(raw: access)override class func optionalPropertyKeyPaths() -> [(keyPath: AnyKeyPath, name: String)] {
+                func names<Root: \(raw: entity.name)>(_: Root.Type) -> [PartialKeyPath<Root?>: String] {
+                    \(raw: optionalTable)
+                }
+                return propertyKeyPaths(in: names(Self.self)) + super.optionalPropertyKeyPaths()
             }
             """)
         if arguments?.contains(where: { $0.label?.text == "name" }) == true {
@@ -153,8 +166,8 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                     context.diagnose(Diagnostic(node: attribute, message: EntityDiagnostic.derivedTransient(property.name)))
                     return nil
                 }
-                if let initial = property.initialValue {
-                    context.diagnose(Diagnostic(node: initial, message: EntityDiagnostic.derivedInitialValue(property.name)))
+                if property.initialValue != nil {
+                    context.diagnose(Diagnostic(node: attribute, message: EntityDiagnostic.derivedInitialValue(property.name)))
                     return nil
                 }
             }

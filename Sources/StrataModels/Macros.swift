@@ -30,7 +30,7 @@
 /// - Parameters:
 ///   - name: The entity's name; the class's name when nil.
 ///   - isAbstract: Whether objects of exactly this entity may not be inserted.
-@attached(member, names: named(entityDeclaration), named(propertyName(for:)), named(propertyKeyPaths), named(entityName), named(init),
+@attached(member, names: named(entityDeclaration), named(propertyName(for:)), named(propertyKeyPaths), named(optionalPropertyKeyPaths), named(entityName), named(init),
           named(observationRegistrar))
 @attached(memberAttribute)
 @attached(extension, conformances: ObservableManagedObject)

@@ -126,12 +126,16 @@ struct DeclaredDerivedCompositeTests {
     }
 
     @Test func aDerivationThatDoesNotParseOrReachIsAModelErrorNamingIt() throws {
-        let error = try #require(throws: StrataError.self) {
-            _ = try ManagedObjectModel(types: [BadDerivations.self])
+        let text = try #require(throws: StrataError.self) {
+            _ = try ManagedObjectModel(types: [BadDerivationText.self])
         }
-        #expect(error.code == .invalidModel)
-        #expect(error.problems.contains { $0.key == "total" && $0.reason.contains("does not parse") })
-        #expect(error.problems.contains { $0.key == "missing" && $0.reason.contains("no attribute or relationship 'nowhere'") })
+        #expect(text.code == .invalidModel)
+        #expect(text.problems.contains { $0.entityName == "BadDerivationText" && $0.key == "total" && $0.reason.contains("does not parse") })
+        let path = try #require(throws: StrataError.self) {
+            _ = try ManagedObjectModel(types: [BadDerivationPath.self])
+        }
+        #expect(path.code == .invalidModel)
+        #expect(path.problems.contains { $0.key == "missing" && $0.reason.contains("no attribute or relationship 'nowhere'") })
     }
 
     @Test func aNonOptionalCompositeAndAnElementThatCannotBeStoredAreModelErrors() throws {
@@ -145,9 +149,13 @@ struct DeclaredDerivedCompositeTests {
 }
 
 @Entity
-final class BadDerivations: ManagedObject {
+final class BadDerivationText: ManagedObject {
     var amount: Int64 = 0
     @Attribute(derivation: "amount +") var total: Int64?
+}
+
+@Entity
+final class BadDerivationPath: ManagedObject {
     @Attribute(derivation: "nowhere.name") var missing: String?
 }
 

@@ -62,7 +62,14 @@ struct DerivedCompositeExpansionTests {
                     func names<Root: Branch>(_: Root.Type) -> [PartialKeyPath<Root>: String] {
                         [\\.headcount: "headcount"]
                     }
-                    return names(Self.self).map { ($0.key as AnyKeyPath, $0.value) } + super.propertyKeyPaths()
+                    return propertyKeyPaths(in: names(Self.self)) + super.propertyKeyPaths()
+                }
+
+                override class func optionalPropertyKeyPaths() -> [(keyPath: AnyKeyPath, name: String)] {
+                    func names<Root: Branch>(_: Root.Type) -> [PartialKeyPath<Root?>: String] {
+                        [\\.?.headcount: "headcount"]
+                    }
+                    return propertyKeyPaths(in: names(Self.self)) + super.optionalPropertyKeyPaths()
                 }
 
                 required init(entity: Strata.EntityDescription, insertInto context: Strata.ManagedObjectContext?) {
@@ -144,7 +151,14 @@ struct DerivedCompositeExpansionTests {
                     func names<Root: Bad>(_: Root.Type) -> [PartialKeyPath<Root>: String] {
                         [:]
                     }
-                    return names(Self.self).map { ($0.key as AnyKeyPath, $0.value) } + super.propertyKeyPaths()
+                    return propertyKeyPaths(in: names(Self.self)) + super.propertyKeyPaths()
+                }
+
+                override class func optionalPropertyKeyPaths() -> [(keyPath: AnyKeyPath, name: String)] {
+                    func names<Root: Bad>(_: Root.Type) -> [PartialKeyPath<Root?>: String] {
+                        [:]
+                    }
+                    return propertyKeyPaths(in: names(Self.self)) + super.optionalPropertyKeyPaths()
                 }
 
                 required init(entity: Strata.EntityDescription, insertInto context: Strata.ManagedObjectContext?) {
@@ -161,7 +175,7 @@ struct DerivedCompositeExpansionTests {
                 DiagnosticSpec(message: "'derivation' must be a literal", line: 3, column: 28),
                 DiagnosticSpec(message: "'derivation' must be a literal", line: 4, column: 28),
                 DiagnosticSpec(message: "derived attribute 'c' is stored; it cannot be @Transient", line: 5, column: 16),
-                DiagnosticSpec(message: "derived attribute 'd' is computed at save; it takes no initial value", line: 6, column: 54),
+                DiagnosticSpec(message: "derived attribute 'd' is computed at save; it takes no initial value", line: 6, column: 5),
             ])
     }
 
@@ -190,10 +204,10 @@ struct DerivedCompositeExpansionTests {
             extension Address: Strata.CompositeValue {
                 static var compositeDeclaration: Strata.CompositeDeclaration {
                     Strata.CompositeDeclaration(typeName: "Address", elements: [
-                            .element("city", \\Address.city),
-                            .element("zip", \\Address.zip, defaultValue: "0150"),
-                            .element("geo", \\Address.geo),
-                            ])
+                        .element("city", \\Address.city),
+                        .element("zip", \\Address.zip, defaultValue: "0150"),
+                        .element("geo", \\Address.geo),
+                    ])
                 }
                 init(compositeElements elements: Strata.CompositeElements) throws {
                     self.city = try elements.value(forKey: "city")
@@ -276,7 +290,14 @@ struct DerivedCompositeExpansionTests {
                     func names<Root: Team>(_: Root.Type) -> [PartialKeyPath<Root>: String] {
                         [:]
                     }
-                    return names(Self.self).map { ($0.key as AnyKeyPath, $0.value) } + super.propertyKeyPaths()
+                    return propertyKeyPaths(in: names(Self.self)) + super.propertyKeyPaths()
+                }
+
+                public override class func optionalPropertyKeyPaths() -> [(keyPath: AnyKeyPath, name: String)] {
+                    func names<Root: Team>(_: Root.Type) -> [PartialKeyPath<Root?>: String] {
+                        [:]
+                    }
+                    return propertyKeyPaths(in: names(Self.self)) + super.optionalPropertyKeyPaths()
                 }
 
                 public required init(entity: Strata.EntityDescription, insertInto context: Strata.ManagedObjectContext?) {

@@ -89,7 +89,14 @@ struct EntityMacroExpansionTests {
                     func names<Root: Department>(_: Root.Type) -> [PartialKeyPath<Root>: String] {
                         [\\.name: "name", \\.budget: "budget", \\.employees: "employees"]
                     }
-                    return names(Self.self).map { ($0.key as AnyKeyPath, $0.value) } + super.propertyKeyPaths()
+                    return propertyKeyPaths(in: names(Self.self)) + super.propertyKeyPaths()
+                }
+
+                override class func optionalPropertyKeyPaths() -> [(keyPath: AnyKeyPath, name: String)] {
+                    func names<Root: Department>(_: Root.Type) -> [PartialKeyPath<Root?>: String] {
+                        [\\.?.name: "name", \\.?.budget: "budget", \\.?.employees: "employees"]
+                    }
+                    return propertyKeyPaths(in: names(Self.self)) + super.optionalPropertyKeyPaths()
                 }
 
                 required init(entity: Strata.EntityDescription, insertInto context: Strata.ManagedObjectContext?) {
@@ -148,7 +155,14 @@ struct EntityMacroExpansionTests {
                     func names<Root: Manager>(_: Root.Type) -> [PartialKeyPath<Root>: String] {
                         [\\.draft: "draft"]
                     }
-                    return names(Self.self).map { ($0.key as AnyKeyPath, $0.value) } + super.propertyKeyPaths()
+                    return propertyKeyPaths(in: names(Self.self)) + super.propertyKeyPaths()
+                }
+
+                override class func optionalPropertyKeyPaths() -> [(keyPath: AnyKeyPath, name: String)] {
+                    func names<Root: Manager>(_: Root.Type) -> [PartialKeyPath<Root?>: String] {
+                        [\\.?.draft: "draft"]
+                    }
+                    return propertyKeyPaths(in: names(Self.self)) + super.optionalPropertyKeyPaths()
                 }
 
                 required init(entity: Strata.EntityDescription, insertInto context: Strata.ManagedObjectContext?) {
@@ -238,7 +252,14 @@ struct EntityMacroExpansionTests {
                     func names<Root: Bad>(_: Root.Type) -> [PartialKeyPath<Root>: String] {
                         [:]
                     }
-                    return names(Self.self).map { ($0.key as AnyKeyPath, $0.value) } + super.propertyKeyPaths()
+                    return propertyKeyPaths(in: names(Self.self)) + super.propertyKeyPaths()
+                }
+
+                override class func optionalPropertyKeyPaths() -> [(keyPath: AnyKeyPath, name: String)] {
+                    func names<Root: Bad>(_: Root.Type) -> [PartialKeyPath<Root?>: String] {
+                        [:]
+                    }
+                    return propertyKeyPaths(in: names(Self.self)) + super.optionalPropertyKeyPaths()
                 }
 
                 required init(entity: Strata.EntityDescription, insertInto context: Strata.ManagedObjectContext?) {

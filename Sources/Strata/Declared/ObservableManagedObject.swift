@@ -108,11 +108,16 @@ extension ManagedObject {
     /// The declared property's value; `fallback` when the stored value is null, cannot be
     /// read as a `Value` (the error recorded), or the entity does not declare the key.
     func readDeclaredValue<Value>(forKey key: String, fallback: () -> Value) -> Value {
-        let stored = declaredStorageRead(key)
         guard let storage = DeclaredValueType.of(Value.self)?.storage else {
+            _ = declaredStorageRead(key)
             recordTypedAccessError(unstorable(Value.self, key: key))
             return fallback()
         }
+        // A composite has no value of its own under its key: its elements are read whole.
+        if case .composite(let type) = storage {
+            return readComposite(type, forKey: key) as? Value ?? fallback()
+        }
+        let stored = declaredStorageRead(key)
         let value: Any?
         switch storage {
         case .attribute(_, let conversion):
@@ -121,8 +126,8 @@ extension ManagedObject {
                 recordTypedAccessError(decodingFailure(error, key: key, as: Value.self))
             }
             value = read ?? entity.attributesByName[key].flatMap { conversion.value(of: $0.defaultValue) }
-        case .composite(let type):
-            value = readComposite(type, forKey: key)
+        case .composite:
+            value = nil
         case .toOne:
             if case .object(let id) = stored, let context { value = context.object(with: id) } else { value = nil }
         case .toMany:

@@ -3,43 +3,44 @@ import Foundation
 /// Names a key path that runs through to-one relationships (`\Employee.department?.name`)
 /// as the dotted key Strata sorts by (`department.name`).
 ///
-/// Swift cannot split a key path into its parts, and a key path joined from the parts with
-/// `appending(path:)` does not compare equal to the literal one. What both print is the
-/// same, though: each part's accessor and value type in order
-/// (`\Employee.<computed 0x… (Optional<Department>)>?.<computed 0x… (String)>?`), and each
-/// part prints as it does in the one-part key path of its class
-/// (``ManagedObject/propertyKeyPaths()``). So the key path is matched part by part against
-/// those, from the root class through each to-one's destination class. Decision
-/// (docs/PREDICATES.md §1b): a key path no part matches is reported as unknown, never guessed.
+/// Swift cannot split a key path into its parts. It can join them: the root class's key
+/// path to a to-one (``ManagedObject/propertyKeyPaths()``, `\Employee.department`) joined
+/// with `appending(path:)` to the destination class's key path from an optional of it
+/// (``ManagedObject/optionalPropertyKeyPaths()``, `\Department?.?.name`). The joined key
+/// path hashes like the literal one — the hash covers each part's identity — though it
+/// does not compare equal (the joined buffer is laid out differently). So the candidates,
+/// a few per class on the way, are joined and the one with the literal's hash and value
+/// type is taken. Decision (docs/PREDICATES.md §1b): a key path no candidate matches stays
+/// unknown, never guessed.
 enum RelationshipKeyPath {
-    /// The dotted name, or nil when the key path is not a chain of mapped parts through
-    /// to-ones.
-    static func name(of keyPath: AnyKeyPath, from root: ManagedObject.Type) -> String? {
-        let text = "\(keyPath)"
-        let prefix = rootPrefix(root)
-        guard text.hasPrefix(prefix) else { return nil }
-        return match(Substring(text.dropFirst(prefix.count)), in: root, isFirst: true)?.joined(separator: ".")
-    }
+    /// How many to-ones a chain may run through (the candidates grow with each).
+    static let maximumHops = 4
 
-    /// The names along `rest` (the key path's text after its root), starting at `type`.
-    private static func match(_ rest: Substring, in type: ManagedObject.Type, isFirst: Bool) -> [String]? {
-        let prefix = rootPrefix(type)
-        for (keyPath, name) in type.propertyKeyPaths() {
-            let full = "\(keyPath)"
-            guard full.hasPrefix(prefix) else { continue }
-            let part = full.dropFirst(prefix.count)
-            // The last part: as printed alone, or wrapped in an optional by the chain.
-            if !isFirst, rest == part || rest == part + "?" { return [name] }
-            // A to-one on the way: the chain goes on with `?.` into its destination's class.
-            guard rest.hasPrefix(part + "?."), let destination = toOneDestination(of: keyPath) else { continue }
-            if let names = match(rest.dropFirst(part.count + 2), in: destination, isFirst: false) { return [name] + names }
+    /// The dotted name, or nil when the key path is not a chain through to-ones of
+    /// `@Entity` classes.
+    static func name(of keyPath: AnyKeyPath, from root: ManagedObject.Type) -> String? {
+        for (prefix, name) in root.propertyKeyPaths() {
+            guard let destination = toOneDestination(of: prefix) else { continue }
+            if let rest = match(keyPath, after: prefix, in: destination, hops: 1) { return ([name] + rest).joined(separator: ".") }
         }
         return nil
     }
 
-    /// `\Employee.`: how the key paths of `type` begin when printed.
-    private static func rootPrefix(_ type: ManagedObject.Type) -> String {
-        "\\" + String(describing: type) + "."
+    /// The names after `prefix` (a key path to an optional object of `type`) that make `keyPath`.
+    private static func match(_ keyPath: AnyKeyPath, after prefix: AnyKeyPath, in type: ManagedObject.Type, hops: Int) -> [String]? {
+        let wanted = keyPath.hashValue
+        let candidates = type.optionalPropertyKeyPaths().compactMap { part in
+            prefix.appending(path: part.keyPath).map { (joined: $0, name: part.name, part: part.keyPath) }
+        }
+        for candidate in candidates where candidate.joined.hashValue == wanted && Swift.type(of: candidate.joined) == Swift.type(of: keyPath) {
+            return [candidate.name]
+        }
+        guard hops < maximumHops else { return nil }
+        for candidate in candidates {
+            guard let destination = toOneDestination(of: candidate.part) else { continue }
+            if let rest = match(keyPath, after: candidate.joined, in: destination, hops: hops + 1) { return [candidate.name] + rest }
+        }
+        return nil
     }
 
     /// The class a to-one key path (`KeyPath<Employee, Department?>`) leads to.
