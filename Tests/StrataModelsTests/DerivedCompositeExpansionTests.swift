@@ -114,6 +114,7 @@ struct DerivedCompositeExpansionTests {
                         setDeclaredValue(newValue, forKey: "b", keyPath: \\.b)
                     }
                 }
+                
                 var c: String? {
                     get {
                         declaredValue(forKey: "c", keyPath: \\.c)

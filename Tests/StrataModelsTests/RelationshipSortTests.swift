@@ -55,12 +55,20 @@ struct RelationshipSortTests {
         #expect(memory == expected)
         let position = { (name: String) in memory.firstIndex(of: name) ?? -1 }
         #expect(position("Lovelace") < position("Turing") && position("Turing") < position("Hopper"))
-        #expect(try saved.newContext().fetch(request).map(\.lastName) == memory)
+        // A fresh context with no pending change, kept while its objects are read: SQL answers.
+        let reader = saved.newContext()
+        let stored = try reader.fetch(request).map(\.lastName)
+        #expect(stored == memory)
         let twoHopsMemory = try unsaved.context.fetch(twoHops).map(\.lastName)
-        #expect(try saved.newContext().fetch(twoHops).map(\.lastName) == twoHopsMemory)
+        let twoHopsStored = try reader.fetch(twoHops).map(\.lastName)
+        #expect(twoHopsStored == twoHopsMemory)
         try saved.store.compact()
-        #expect(try saved.newContext().fetch(request).map(\.lastName) == memory)
-        #expect(try saved.newContext().fetch(twoHops).map(\.lastName) == twoHopsMemory)
+        let compactedReader = saved.newContext()
+        let compacted = try compactedReader.fetch(request).map(\.lastName)
+        #expect(compacted == memory)
+        let twoHopsCompacted = try compactedReader.fetch(twoHops).map(\.lastName)
+        #expect(twoHopsCompacted == twoHopsMemory)
+        #expect(reader.typedAccessErrors.isEmpty && compactedReader.typedAccessErrors.isEmpty)
     }
 
     @Test func aParentsPropertyIsFoundAndAnUnmappedKeyPathIsAnUnknownKey() throws {
