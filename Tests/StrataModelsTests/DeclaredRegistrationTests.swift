@@ -70,6 +70,25 @@ struct DeclaredRegistrationTests {
         #expect(errors.contains { $0.code == .typeMismatch && $0.message.contains("NotStorable") && $0.context.key == "handler" })
         stack.context.clearTypedAccessErrors()
     }
+
+    @Test func aTypedResultsControllerOverObjectsOfAnotherClassThrowsAndAdmitsNone() throws {
+        // The JSON model registers no class: its Clerk objects are plain ManagedObjects.
+        let stack = try DocumentStack(model: try ManagedObjectModel(jsonData: Data(branchJSON.utf8)))
+        let clerk = try stack.context.insertObject(forEntityName: "Clerk")
+        try clerk.setValue("Cato", forKey: "name")
+        let controller = FetchedResultsController(fetchRequest: FetchRequest<Clerk>(entityName: "Clerk"),
+                                                  managedObjectContext: stack.context)
+        let error = try #require(throws: StrataError.self) { try controller.performFetch() }
+        #expect(error.code == .typeMismatch && error.context.entity == "Clerk")
+        // An empty request fetches; a later plain object is not admitted as a Clerk.
+        let empty = FetchedResultsController(fetchRequest: FetchRequest<Clerk>(entityName: "Clerk", predicate: try FetchPredicate(format: "name == 'nobody'")),
+                                             managedObjectContext: stack.context)
+        try empty.performFetch()
+        let other = try stack.context.insertObject(forEntityName: "Clerk")
+        try other.setValue("nobody", forKey: "name")
+        stack.context.processPendingChanges()
+        #expect(empty.fetchedObjects?.isEmpty == true)
+    }
 }
 
 /// A class `ManagedObjectModel(types:)` refuses (NotStorable cannot be stored), made
