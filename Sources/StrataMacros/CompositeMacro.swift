@@ -22,7 +22,7 @@ public struct CompositeMacro: ExtensionMacro {
         let modifiers = Set(structDecl.modifiers.map(\.name.text))
         let access = modifiers.contains("public") ? "public " : ""
         let typeName = type.trimmedDescription
-        var elements: [(name: String, initial: ExprSyntax?)] = []
+        var elements: [(name: String, initial: ExprSyntax?, settings: [String])] = []
         var isValid = true
         for member in declaration.memberBlock.members {
             guard let variable = member.decl.as(VariableDeclSyntax.self), StoredProperty.isCandidate(variable) else { continue }
@@ -36,12 +36,31 @@ public struct CompositeMacro: ExtensionMacro {
                 isValid = false
                 continue
             }
-            elements.append((property.name, property.initialValue))
+            var settings: [String] = []
+            if let attribute = property.attribute {
+                for argument in attribute.arguments?.as(LabeledExprListSyntax.self) ?? [] {
+                    // An element is stored; its value is the struct's, never derived.
+                    if argument.label?.text == "derivation" {
+                        context.diagnose(Diagnostic(node: argument, message: EntityDiagnostic.compositeSetting(property.name, "derivation")))
+                        isValid = false
+                        continue
+                    }
+                    settings.append(argument.with(\.trailingComma, nil).trimmedDescription)
+                }
+            }
+            if property.isTransient || property.relationship != nil || property.isUnique {
+                let what = property.isTransient ? "@Transient" : property.isUnique ? "@Unique" : "@Relationship"
+                context.diagnose(Diagnostic(node: variable, message: EntityDiagnostic.compositeSetting(property.name, what)))
+                isValid = false
+                continue
+            }
+            elements.append((property.name, property.initialValue, settings))
         }
         guard isValid else { return [] }
         let declarations = elements.map { element in
             var arguments = [EntityMacro.literal(element.name), "\\\(typeName).\(EntityMacro.escaped(element.name))"]
             if let initial = element.initial { arguments.append("defaultValue: \(initial.trimmedDescription)") }
+            arguments += element.settings
             return "            .element(" + arguments.joined(separator: ", ") + "),\n"
         }.joined()
         let reads = elements.map { "        self.\(EntityMacro.escaped($0.name)) = try elements.value(forKey: \(EntityMacro.literal($0.name)))\n" }.joined()

@@ -56,6 +56,9 @@ struct EntityDiagnostic: DiagnosticMessage, Error {
     static func fetchedPropertyArguments() -> Self {
         .init(message: "#FetchedProperty takes a name and a predicate as string literals and the fetched entity's class, like #FetchedProperty(\"highEarners\", entity: Employee.self, predicate: \"salary > 100000\")", id: "fetchedPropertyArguments")
     }
+    static func compositeSetting(_ name: String, _ setting: String) -> Self {
+        .init(message: "element '\(name)' of a composite cannot be \(setting == "derivation" ? "derived" : setting): a composite is stored as a whole", id: "compositeSetting")
+    }
     static func notLiteral(_ argument: String) -> Self {
         .init(message: "'\(argument)' must be a literal", id: "notLiteral")
     }

@@ -143,7 +143,9 @@ public macro FetchIndex<Root>(_ properties: [PartialKeyPath<Root>], name: String
 /// An element's Swift type says how it is stored, as for an entity's attribute (numbers,
 /// `String`, `Bool`, `Date`, `Data`, `UUID`, `URL`, `Decimal`, enums with such raw values,
 /// other `Codable` types as JSON, another `@Composite` struct as a nested composite); an
-/// optional type makes an optional element and an initial value is its default.
+/// optional type makes an optional element and an initial value is its default;
+/// `@Attribute(…)` on an element gives its constraints and settings as for an attribute
+/// (not `derivation`: an element is stored, as are `@Transient` and `@Unique` refused).
 @attached(extension, conformances: CompositeValue,
           names: named(compositeDeclaration), named(init(compositeElements:)), named(compositeElements))
 public macro Composite() = #externalMacro(module: "StrataMacros", type: "CompositeMacro")

@@ -14,7 +14,7 @@ struct Geo: Equatable {
 @Composite
 struct PostalAddress: Equatable {
     var city: String
-    var zip: String?
+    @Attribute(minLength: 4, maxLength: 4, regularExpression: "[0-9]*") var zip: String?
     var floor: Int16 = 1
     var geo: Geo?
 }
@@ -53,7 +53,7 @@ let branchJSON = """
     ], "composites": [
       {"name": "address", "typeName": "PostalAddress", "elements": [
         {"name": "city", "type": "string", "optional": false},
-        {"name": "zip", "type": "string"},
+        {"name": "zip", "type": "string", "minLength": 4, "maxLength": 4, "regularExpression": "[0-9]*"},
         {"name": "floor", "type": "integer16", "optional": false, "default": 1},
         {"name": "geo", "typeName": "Geo", "elements": [
           {"name": "lat", "type": "double", "optional": false, "default": 0},

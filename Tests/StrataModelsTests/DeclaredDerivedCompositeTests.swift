@@ -19,6 +19,7 @@ struct DeclaredDerivedCompositeTests {
         #expect(address.elements.map(\.name) == ["city", "zip", "floor"])
         #expect(address.elements.map(\.isOptional) == [false, true, false])
         #expect(address.elements[2].defaultValue == .integer(1))
+        #expect(address.elements[1].maxLength == 4 && address.elements[1].regularExpression == "[0-9]*")
         #expect(address.composites.map(\.name) == ["geo"])
         #expect(address.composites.first?.typeName == "Geo")
         #expect(branch.fetchedProperties == json.entitiesByName["Branch"]?.fetchedProperties)
@@ -106,6 +107,10 @@ struct DeclaredDerivedCompositeTests {
         #expect(branch.address == PostalAddress(city: "Bodø", zip: nil, floor: 3, geo: nil))
         try stack.context.undoManager?.undo()
         #expect(branch.address == tromso)
+        // An element's own constraints are checked at save, naming it.
+        branch.address = PostalAddress(city: "Tromsø", zip: "90", geo: Geo(lat: 69.65, lon: 18.96))
+        let short = try #require(throws: StrataError.self) { try stack.context.save() }
+        #expect(short.problems.contains { $0.key == "address.zip" })
         // nil clears every element; the required city then fails the save, naming it.
         branch.address = nil
         #expect(branch.address == nil)

@@ -38,7 +38,7 @@ struct DeclaredRegistrationTests {
     }
 
     @Test func aCompositeWhoseElementsDifferIsRefused() throws {
-        let changed = branchJSON.replacingOccurrences(of: #"{"name": "zip", "type": "string"},"#, with: #"{"name": "postcode", "type": "string"},"#)
+        let changed = branchJSON.replacingOccurrences(of: #"{"name": "zip", "type": "string","#, with: #"{"name": "postcode", "type": "string","#)
         let model = try ManagedObjectModel(jsonData: Data(changed.utf8))
         let error = try #require(throws: StrataError.self) { try model.register(Branch.self, forEntityName: "Branch") }
         #expect(error.problems.contains { $0.key == "address" && $0.reason.contains("has no element zip") })

@@ -226,6 +226,58 @@ struct DerivedCompositeExpansionTests {
             """)
     }
 
+    @Test("An element's @Attribute settings join its declaration; derived or transient elements are errors")
+    func compositeElementSettings() {
+        assertExpansion(
+            """
+            @Composite
+            struct Address {
+                @Attribute(minLength: 4, regularExpression: "[0-9]*") var zip: String?
+                @Attribute(derivation: "city") var label: String?
+                @Transient var note: String?
+            }
+            """,
+            expands: """
+            struct Address {
+                var zip: String?
+                var label: String?
+                var note: String?
+            }
+            """,
+            diagnostics: [
+                DiagnosticSpec(message: "element 'label' of a composite cannot be derived: a composite is stored as a whole", line: 4, column: 16),
+                DiagnosticSpec(message: "element 'note' of a composite cannot be @Transient: a composite is stored as a whole", line: 5, column: 5),
+            ])
+        assertExpansion(
+            """
+            @Composite
+            struct Address {
+                @Attribute(minLength: 4, regularExpression: "[0-9]*") var zip: String?
+            }
+            """,
+            expands: """
+            struct Address {
+                var zip: String?
+            }
+
+            extension Address: Strata.CompositeValue {
+                static var compositeDeclaration: Strata.CompositeDeclaration {
+                    Strata.CompositeDeclaration(typeName: "Address", elements: [
+                        .element("zip", \\Address.zip, minLength: 4, regularExpression: "[0-9]*"),
+                    ])
+                }
+                init(compositeElements elements: Strata.CompositeElements) throws {
+                    self.zip = try elements.value(forKey: "zip")
+                }
+                var compositeElements: Strata.CompositeElements {
+                    var elements = Strata.CompositeElements()
+                    elements.setValue(self.zip, forKey: "zip")
+                    return elements
+                }
+            }
+            """)
+    }
+
     @Test("@Composite on a class, and a let element, are errors")
     func compositeMisuse() {
         assertExpansion(

@@ -67,8 +67,8 @@ struct MacroCodegenTests {
         #expect(team.contains("""
                 @Composite
                 struct Venue: Equatable {
-                    var city: String
-                    var capacity: Int32 = 100
+                    @Attribute(minLength: 1) var city: String
+                    @Attribute(minValue: 0) var capacity: Int32 = 100
                     @Composite
                     struct Geo: Equatable {
                         var lat: Double?
@@ -102,14 +102,15 @@ struct MacroCodegenTests {
     @Test("What the macros cannot declare is an error naming the entity and property")
     func unsupportedModel() throws {
         let sandbox = try TemporaryDirectory()
-        let modelFile = sandbox.file("Constrained.json")
+        let modelFile = sandbox.file("Descending.json")
         try Data("""
-            {"format": "strata-model", "formatVersion": 1, "entities": [{"name": "Team", "composites": [
-              {"name": "home", "elements": [{"name": "city", "type": "string", "minLength": 2}]}]}]}
+            {"format": "strata-model", "formatVersion": 1, "entities": [{"name": "Team", "attributes": [
+              {"name": "rank", "type": "integer64"}],
+              "fetchIndexes": [{"name": "byRank", "elements": [{"property": "rank", "order": "descending"}]}]}]}
             """.utf8).write(to: modelFile)
         let result = try CLI.run("strata", ["codegen", modelFile.path, "--style", "macro", "--out", sandbox.file("Out").path])
         #expect(result.status != 0)
-        #expect(result.stderr.contains("Team.home.city: a composite element with constraints or settings beyond its type, optionality and default cannot be declared with the macros"))
+        #expect(result.stderr.contains("Team.byRank: a fetch index with descending or R-tree elements cannot be declared with the macros"))
     }
 }
 
@@ -121,8 +122,8 @@ private let teamsJSON = """
         {"name": "size", "type": "integer64", "optional": false, "derivation": "members.@count"},
         {"name": "searchName", "type": "string", "derivation": "canonical:(name)"}],
        "composites": [{"name": "home", "typeName": "Venue", "elements": [
-        {"name": "city", "type": "string", "optional": false},
-        {"name": "capacity", "type": "integer32", "optional": false, "default": 100},
+        {"name": "city", "type": "string", "optional": false, "minLength": 1},
+        {"name": "capacity", "type": "integer32", "optional": false, "default": 100, "minValue": 0},
         {"name": "geo", "typeName": "Geo", "elements": [{"name": "lat", "type": "double"}, {"name": "lon", "type": "double"}]}]}],
        "relationships": [{"name": "members", "destination": "Player", "toMany": true, "inverse": "team"}],
        "fetchedProperties": [{"name": "veterans", "entity": "Player", "predicate": "team == $FETCH_SOURCE AND age > 30"}]},

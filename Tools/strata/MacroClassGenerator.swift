@@ -13,7 +13,6 @@ import Strata
 /// and an optional property of it, fetched properties `#FetchedProperty`.
 ///
 /// Only text is written: this tool compiles no macro. What the macros cannot declare —
-/// composite elements with constraints or settings beyond type, optionality and default,
 /// a derived attribute with a default, fetch index elements other than ascending binary
 /// ones — is an error naming the entity and property.
 struct MacroClassGenerator {
@@ -107,15 +106,9 @@ struct MacroClassGenerator {
                                 access: String, indent: String) throws -> [String] {
         var lines = ["\(indent)@Composite", "\(indent)\(access)struct \(typeName): Equatable {"]
         for element in composite.elements {
-            let key = composite.name + "." + element.name
-            if element.isIndexed || element.isTransient || element.isText || element.attributeType == .transformable
-                || element.minValue != nil || element.maxValue != nil || element.minLength != nil || element.maxLength != nil
-                || element.regularExpression != nil || element.renamingIdentifier != nil || element.derivation != nil {
-                throw unsupported(entity, key, "a composite element with constraints or settings beyond its type, optionality and default")
-            }
-            let type = element.attributeType.swiftTypeName + (element.isOptional ? "?" : "")
-            let initial = try defaultExpression(element, entity: entity).map { " = " + $0 } ?? ""
-            lines.append("\(indent)    \(access)var \(property(element.name)): \(type)\(initial)")
+            // Written as an entity's attribute is (`@Attribute(…)` for what the type does not
+            // say), one level in.
+            lines.append(indent + (try attributeLine(element, entity: entity, access: access)))
         }
         for nested in composite.composites {
             let nestedType = compositeTypeName(nested)

@@ -47,7 +47,8 @@ public struct CompositeDeclaration: Sendable {
     }
 }
 
-/// One stored `var` of a `@Composite` struct: its name, Swift type and initial value.
+/// One stored `var` of a `@Composite` struct: its name, Swift type, initial value and
+/// what its `@Attribute(…)` annotation says.
 public struct CompositeElementDeclaration: Sendable {
     /// The element's name in the composite.
     public let name: String
@@ -55,11 +56,20 @@ public struct CompositeElementDeclaration: Sendable {
     let valueType: Any.Type
     /// The initial value, which is the element's default in the model.
     let initialValue: InitialValue?
+    /// The element's settings, as `@Attribute` gave them (`derivation` is never set).
+    let settings: PropertyDeclaration.AttributeSettings
 
-    /// An element of type `Value`; `defaultValue` is the declaration's initial value.
-    public static func element<Root, Value>(_ name: String, _ keyPath: KeyPath<Root, Value>,
-                                            defaultValue: Value? = nil) -> CompositeElementDeclaration {
-        CompositeElementDeclaration(name: name, valueType: Value.self, initialValue: defaultValue.map { InitialValue($0) })
+    /// An element of type `Value`; `defaultValue` is the declaration's initial value, the
+    /// rest what the element's `@Attribute(…)` says (as for an entity's attribute).
+    public static func element<Root, Value>(
+        _ name: String, _ keyPath: KeyPath<Root, Value>, defaultValue: Value? = nil, _ options: AttributeOption...,
+        originalName: String? = nil, minValue: PropertyValue? = nil, maxValue: PropertyValue? = nil,
+        minLength: Int? = nil, maxLength: Int? = nil, regularExpression: String? = nil
+    ) -> CompositeElementDeclaration {
+        CompositeElementDeclaration(
+            name: name, valueType: Value.self, initialValue: defaultValue.map { InitialValue($0) },
+            settings: .init(options: options, originalName: originalName, minValue: minValue, maxValue: maxValue,
+                            minLength: minLength, maxLength: maxLength, regularExpression: regularExpression))
     }
 }
 

@@ -225,7 +225,26 @@ private struct DeclaredModelBuilder {
                 } else if !isOptional, !hasZeroValue(conversion) {
                     problem(path, "a non-optional \(element.valueType) needs an initial value (or make it optional)")
                 }
-                elements.append(AttributeDescription(element.name, attributeType, isOptional: isOptional, defaultValue: defaultValue))
+                let settings = element.settings
+                var attributeType = attributeType
+                if settings.options.contains(.transformable) {
+                    guard attributeType == .binaryData else {
+                        problem(path, ".transformable applies to a Data element, not \(element.valueType)")
+                        continue
+                    }
+                    attributeType = .transformable
+                }
+                if settings.options.contains(.unique) {
+                    problem(path, "an element cannot be .unique: declare a uniqueness constraint on the entity")
+                }
+                var stored = AttributeDescription(
+                    element.name, attributeType, isOptional: isOptional, defaultValue: defaultValue,
+                    minValue: settings.minValue, maxValue: settings.maxValue, minLength: settings.minLength,
+                    maxLength: settings.maxLength, regularExpression: settings.regularExpression,
+                    isIndexed: settings.options.contains(.indexed))
+                stored.isText = settings.options.contains(.text)
+                stored.renamingIdentifier = settings.originalName
+                elements.append(stored)
             case .composite(let type):
                 var inner = composite(element.name, type.compositeDeclaration) { key, reason in
                     problem(name + "." + key, reason)
