@@ -41,7 +41,12 @@ struct DeclaredRegistrationTests {
         let changed = branchJSON.replacingOccurrences(of: #"{"name": "zip", "type": "string","#, with: #"{"name": "postcode", "type": "string","#)
         let model = try ManagedObjectModel(jsonData: Data(changed.utf8))
         let error = try #require(throws: StrataError.self) { try model.register(Branch.self, forEntityName: "Branch") }
-        #expect(error.problems.contains { $0.key == "address" && $0.reason.contains("has no element zip") })
+        #expect(error.problems.contains { $0.key == "address" && $0.reason.contains("declares no element postcode") || $0.reason.contains("has no element zip") })
+        // An element the struct lacks would be cleared by every write: refused too.
+        let extra = branchJSON.replacingOccurrences(of: #"{"name": "floor","#, with: #"{"name": "room", "type": "string"}, {"name": "floor","#)
+        let wider = try ManagedObjectModel(jsonData: Data(extra.utf8))
+        let refused = try #require(throws: StrataError.self) { try wider.register(Branch.self, forEntityName: "Branch") }
+        #expect(refused.problems.contains { $0.key == "address" && $0.reason.contains("declares no element room") })
     }
 
     @Test func anObjectMadeForAnEntityThatDoesNotFitItsClassRecordsErrorsInsteadOfTrapping() throws {

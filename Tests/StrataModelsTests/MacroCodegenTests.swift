@@ -99,6 +99,29 @@ struct MacroCodegenTests {
         return file
     }
 
+    @Test("A non-optional property whose type has no null value needs an initial value: the compiler says so")
+    func nonOptionalWithoutInitialValue() throws {
+        let sandbox = try TemporaryDirectory()
+        let file = sandbox.file("Ticket.swift")
+        try Data("""
+            import StrataModels
+            enum Priority: String, Codable { case low, high }
+            @Entity final class Ticket: ManagedObject {
+                var priority: Priority
+                var fallback: Priority = .low
+                var maybe: Priority?
+            }
+            """.utf8).write(to: file)
+        let compiled = try Self.typecheck([file])
+        #expect(compiled.status != 0)
+        #expect(compiled.stderr.contains("a non-optional property of this type needs an initial value (or make it optional)"))
+        // Only `priority` is refused: the others have something to read.
+        let source = try String(contentsOf: file, encoding: .utf8)
+        try Data(source.replacingOccurrences(of: "    var priority: Priority\n", with: "").utf8).write(to: file)
+        let without = try Self.typecheck([file])
+        #expect(without.status == 0, "\(without.stderr)")
+    }
+
     @Test("What the macros cannot declare is an error naming the entity and property")
     func unsupportedModel() throws {
         let sandbox = try TemporaryDirectory()

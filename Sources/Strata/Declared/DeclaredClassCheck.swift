@@ -74,6 +74,12 @@ enum DeclaredClassCheck {
     }
 
     private static func compositeProblem(_ declaration: CompositeDeclaration, _ composite: CompositeAttributeDescription) -> String? {
+        // Every stored element must be one of the struct's: a write replaces the whole
+        // composite, so an element the struct lacks would be cleared by each write.
+        let declared = Set(declaration.elements.map(\.name))
+        if let missing = (composite.elements.map(\.name) + composite.composites.map(\.name)).first(where: { !declared.contains($0) }) {
+            return "the struct declares no element \(missing) of the composite \(composite.name) (a write would clear it)"
+        }
         for element in declaration.elements {
             guard let (storage, _) = DeclaredValueType.of(element.valueType) else {
                 return "element \(element.name) of type \(element.valueType) cannot be stored"
