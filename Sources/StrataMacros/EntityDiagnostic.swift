@@ -41,6 +41,24 @@ struct EntityDiagnostic: DiagnosticMessage, Error {
     static func annotationOutsideEntity(_ name: String) -> Self {
         .init(message: "@\(name) marks a stored 'var' of an @Entity class", id: "annotationOutsideEntity")
     }
+    static func derivedTransient(_ name: String) -> Self {
+        .init(message: "derived attribute '\(name)' is stored; it cannot be @Transient", id: "derivedTransient")
+    }
+    static func derivedInitialValue(_ name: String) -> Self {
+        .init(message: "derived attribute '\(name)' is computed at save; it takes no initial value", id: "derivedInitialValue")
+    }
+    static func compositeNotStruct(_ kind: String) -> Self {
+        .init(message: "@Composite applies to a struct, not to \(kind)", id: "compositeNotStruct")
+    }
+    static func compositeLet(_ name: String) -> Self {
+        .init(message: "'let \(name)' cannot be an element of the composite; declare it 'var'", id: "compositeLet")
+    }
+    static func fetchedPropertyArguments() -> Self {
+        .init(message: "#FetchedProperty takes a name and a predicate as string literals and the fetched entity's class, like #FetchedProperty(\"highEarners\", entity: Employee.self, predicate: \"salary > 100000\")", id: "fetchedPropertyArguments")
+    }
+    static func compositeSetting(_ name: String, _ setting: String) -> Self {
+        .init(message: "element '\(name)' of a composite cannot be \(setting == "derivation" ? "derived" : setting): a composite is stored as a whole", id: "compositeSetting")
+    }
     static func notLiteral(_ argument: String) -> Self {
         .init(message: "'\(argument)' must be a literal", id: "notLiteral")
     }

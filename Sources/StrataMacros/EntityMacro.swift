@@ -50,14 +50,17 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let access = entity.isPublic ? "public " : ""
         var properties: [String] = []
         var nameTable: [String] = []
+        var optionalNameTable: [String] = []
         var uniqueness: [String] = []
         var indexes: [String] = []
+        var fetchedProperties: [String] = []
         for member in declaration.memberBlock.members {
             if let variable = member.decl.as(VariableDeclSyntax.self), StoredProperty.isCandidate(variable) {
                 guard let property = StoredProperty.read(variable, in: context) else { continue }
                 guard let line = declarationLine(property, entity: entity, in: context) else { continue }
                 properties.append(line)
                 nameTable.append("\\.\(escaped(property.name)): \(literal(property.name))")
+                optionalNameTable.append("\\.?.\(escaped(property.name)): \(literal(property.name))")
                 if property.isUnique { uniqueness.append("[\(literal(property.name))]") }
             } else if let marker = member.decl.as(MacroExpansionDeclSyntax.self) {
                 switch marker.macroName.text {
@@ -69,6 +72,9 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                     let indexName = marker.arguments.first { $0.label?.text == "name" }?.expression.trimmedDescription
                         ?? literal("by" + names.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined())
                     indexes.append("Strata.FetchIndexDescription(\(indexName), elements: [\(names.map { ".init(\(literal($0)))" }.joined(separator: ", "))])")
+                case "FetchedProperty":
+                    guard let fetched = FetchedPropertyMacro.arguments(of: marker, in: context) else { continue }
+                    fetchedProperties.append("Strata.FetchedPropertyDeclaration(\(literal(fetched.name)), entity: \(fetched.entity).self, predicate: \(fetched.predicate))")
                 default: break
                 }
             }
@@ -82,6 +88,7 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         body += "    properties: [" + (properties.isEmpty ? "]" : "\n" + properties.map { "        \($0),\n" }.joined() + "    ]")
         if !uniqueness.isEmpty { body += ",\n    uniquenessConstraints: [\(uniqueness.joined(separator: ", "))]" }
         if !indexes.isEmpty { body += ",\n    fetchIndexes: [\(indexes.joined(separator: ", "))]" }
+        if !fetchedProperties.isEmpty { body += ",\n    fetchedProperties: [\(fetchedProperties.joined(separator: ", "))]" }
         body += "\n)"
         var members: [DeclSyntax] = [
             """
@@ -99,6 +106,25 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                     \(raw: table)
                 }
                 return propertyName(for: keyPath, in: names(Self.self)) ?? super.propertyName(for: keyPath)
+            }
+            """)
+        // The same key paths, and the same from an optional of the class (`\.?.name`), for
+        // sort descriptors through to-ones (docs/PREDICATES.md §1b).
+        let optionalTable = optionalNameTable.isEmpty ? "[:]" : "[" + optionalNameTable.joined(separator: ", ") + "]"
+        members.append("""
+            \(raw: access)override class func propertyKeyPaths() -> [(keyPath: AnyKeyPath, name: String)] {
+                func names<Root: \(raw: entity.name)>(_: Root.Type) -> [PartialKeyPath<Root>: String] {
+                    \(raw: table)
+                }
+                return propertyKeyPaths(in: names(Self.self)) + super.propertyKeyPaths()
+            }
+            """)
+        members.append("""
+            \(raw: access)override class func optionalPropertyKeyPaths() -> [(keyPath: AnyKeyPath, name: String)] {
+                func names<Root: \(raw: entity.name)>(_: Root.Type) -> [PartialKeyPath<Root?>: String] {
+                    \(raw: optionalTable)
+                }
+                return propertyKeyPaths(in: names(Self.self)) + super.optionalPropertyKeyPaths()
             }
             """)
         if arguments?.contains(where: { $0.label?.text == "name" }) == true {
@@ -128,6 +154,23 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         if let initial = property.initialValue { arguments.append("defaultValue: \(initial.trimmedDescription)") }
         if property.isTransient { arguments.append("isTransient: true") }
         if let attribute = property.attribute {
+            if let derivation = (attribute.arguments?.as(LabeledExprListSyntax.self) ?? []).first(where: { $0.label?.text == "derivation" }) {
+                // The model parses the expression (docs/PREDICATES.md); here it must be text
+                // the macro can pass on, on a stored, computed-at-save attribute.
+                guard let text = derivation.expression.as(StringLiteralExprSyntax.self),
+                      text.segments.allSatisfy({ $0.is(StringSegmentSyntax.self) }) else {
+                    context.diagnose(Diagnostic(node: derivation.expression, message: EntityDiagnostic.notLiteral("derivation")))
+                    return nil
+                }
+                if property.isTransient {
+                    context.diagnose(Diagnostic(node: attribute, message: EntityDiagnostic.derivedTransient(property.name)))
+                    return nil
+                }
+                if property.initialValue != nil {
+                    context.diagnose(Diagnostic(node: attribute, message: EntityDiagnostic.derivedInitialValue(property.name)))
+                    return nil
+                }
+            }
             arguments += (attribute.arguments?.as(LabeledExprListSyntax.self) ?? []).map(\.trimmedDescription)
                 .map { $0.hasSuffix(",") ? String($0.dropLast()) : $0 }
             return ".attribute(" + arguments.joined(separator: ", ") + ")"

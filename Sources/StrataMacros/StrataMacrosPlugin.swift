@@ -5,6 +5,6 @@ import SwiftSyntaxMacros
 @main
 struct StrataMacrosPlugin: CompilerPlugin {
     let providingMacros: [Macro.Type] = [
-        EntityMacro.self, EntityPropertyMacro.self, AnnotationMacro.self, DeclarationMarkerMacro.self,
+        EntityMacro.self, EntityPropertyMacro.self, AnnotationMacro.self, DeclarationMarkerMacro.self, CompositeMacro.self, FetchedPropertyMacro.self,
     ]
 }

@@ -30,7 +30,7 @@
 /// - Parameters:
 ///   - name: The entity's name; the class's name when nil.
 ///   - isAbstract: Whether objects of exactly this entity may not be inserted.
-@attached(member, names: named(entityDeclaration), named(propertyName(for:)), named(entityName), named(init),
+@attached(member, names: named(entityDeclaration), named(propertyName(for:)), named(propertyKeyPaths), named(optionalPropertyKeyPaths), named(entityName), named(init),
           named(observationRegistrar))
 @attached(memberAttribute)
 @attached(extension, conformances: ObservableManagedObject)
@@ -47,6 +47,7 @@ public macro EntityProperty() = #externalMacro(module: "StrataMacros", type: "En
 /// ```swift
 /// @Attribute(.indexed, minValue: 0) var salary: Int64?
 /// @Attribute(originalName: "surname") var lastName: String
+/// @Attribute(derivation: "department.name") var departmentName: String?
 /// ```
 /// - Parameters:
 ///   - options: `.indexed`, `.unique`, `.text`.
@@ -56,10 +57,17 @@ public macro EntityProperty() = #externalMacro(module: "StrataMacros", type: "En
 ///   - minLength: The shortest allowed string or data.
 ///   - maxLength: The longest allowed string or data.
 ///   - regularExpression: A pattern the whole string must match.
+///   - derivation: Makes a derived attribute (Core Data's `NSDerivedAttributeDescription`):
+///     the expression, a string literal in the format of docs/PREDICATES.md, its value is
+///     computed from at each save (`"department.name"`, `"employees.@count"`,
+///     `"employees.@sum.salary"`, `"canonical:(name)"`, `"now()"`); the JSON model's
+///     `derivation` (docs/MODEL-FORMAT.md §3). A derived property takes no initial value and
+///     is not `@Transient`; writing it is refused at the next save, as `setValue` is.
 @attached(peer)
 public macro Attribute(
     _ options: AttributeOption..., originalName: String? = nil, minValue: PropertyValue? = nil,
-    maxValue: PropertyValue? = nil, minLength: Int? = nil, maxLength: Int? = nil, regularExpression: String? = nil
+    maxValue: PropertyValue? = nil, minLength: Int? = nil, maxLength: Int? = nil, regularExpression: String? = nil,
+    derivation: String? = nil
 ) = #externalMacro(module: "StrataMacros", type: "AnnotationMacro")
 
 /// Settings of a relationship, in Core Data's terms.
@@ -112,3 +120,54 @@ public macro UniquenessConstraint<Root>(_ properties: [PartialKeyPath<Root>]) =
 @freestanding(declaration)
 public macro FetchIndex<Root>(_ properties: [PartialKeyPath<Root>], name: String? = nil) =
     #externalMacro(module: "StrataMacros", type: "DeclarationMarkerMacro")
+
+/// Declares a composite attribute's type (Core Data's `NSCompositeAttributeDescription`):
+/// the struct's stored `var`s are the elements, each stored as an attribute of the entity
+/// named `property.element`; a property of an `@Entity` class of the struct's type (declared
+/// optional: a composite whose elements are all null is nil) is a composite attribute, the
+/// JSON model's `composites` entry (docs/MODEL-FORMAT.md §3a).
+///
+/// ```swift
+/// @Composite struct Address {
+///     var city: String
+///     var zip: String?
+///     var geo: Geo?          // a nested @Composite struct
+/// }
+///
+/// @Entity final class Site: ManagedObject {
+///     var name: String
+///     var address: Address?
+/// }
+/// ```
+///
+/// An element's Swift type says how it is stored, as for an entity's attribute (numbers,
+/// `String`, `Bool`, `Date`, `Data`, `UUID`, `URL`, `Decimal`, enums with such raw values,
+/// other `Codable` types as JSON, another `@Composite` struct as a nested composite); an
+/// optional type makes an optional element and an initial value is its default;
+/// `@Attribute(…)` on an element gives its constraints and settings as for an attribute
+/// (not `derivation`: an element is stored, as are `@Transient` and `@Unique` refused).
+@attached(extension, conformances: CompositeValue,
+          names: named(compositeDeclaration), named(init(compositeElements:)), named(compositeElements))
+public macro Composite() = #externalMacro(module: "StrataMacros", type: "CompositeMacro")
+
+/// A fetched property (Core Data's `NSFetchedPropertyDescription`), written in the
+/// `@Entity` class's body: the JSON model's `fetchedProperties` entry (docs/MODEL-FORMAT.md
+/// §6). It declares a throwing accessor of that name, whose objects are fetched lazily
+/// and cached as ``ManagedObject/fetchedProperty(_:)`` says.
+///
+/// ```swift
+/// @Entity final class Department: ManagedObject {
+///     var name: String
+///     #FetchedProperty("highEarners", entity: Employee.self,
+///                      predicate: "department == $FETCH_SOURCE AND salary > 100000")
+/// }
+/// let rich: [Employee] = try research.highEarners
+/// ```
+/// - Parameters:
+///   - name: The fetched property's name (and the accessor's), a string literal.
+///   - entity: The class of the entity fetched.
+///   - predicate: The predicate as a string literal, in the format of docs/PREDICATES.md;
+///     `$FETCH_SOURCE` is the object, `$FETCHED_PROPERTY` the property's name.
+@freestanding(declaration, names: arbitrary)
+public macro FetchedProperty<Destination: ManagedObject>(_ name: String, entity: Destination.Type, predicate: String) =
+    #externalMacro(module: "StrataMacros", type: "FetchedPropertyMacro")

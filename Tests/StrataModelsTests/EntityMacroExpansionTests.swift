@@ -51,7 +51,7 @@ struct EntityMacroExpansionTests {
                     init(initialValue) {
                     }
                     get {
-                        declaredValue(forKey: "budget", keyPath: \\.budget)
+                        declaredValue(forKey: "budget", keyPath: \\.budget, initialValue: 1000)
                     }
                     set {
                         setDeclaredValue(newValue, forKey: "budget", keyPath: \\.budget)
@@ -83,6 +83,20 @@ struct EntityMacroExpansionTests {
                         [\\.name: "name", \\.budget: "budget", \\.employees: "employees"]
                     }
                     return propertyName(for: keyPath, in: names(Self.self)) ?? super.propertyName(for: keyPath)
+                }
+
+                override class func propertyKeyPaths() -> [(keyPath: AnyKeyPath, name: String)] {
+                    func names<Root: Department>(_: Root.Type) -> [PartialKeyPath<Root>: String] {
+                        [\\.name: "name", \\.budget: "budget", \\.employees: "employees"]
+                    }
+                    return propertyKeyPaths(in: names(Self.self)) + super.propertyKeyPaths()
+                }
+
+                override class func optionalPropertyKeyPaths() -> [(keyPath: AnyKeyPath, name: String)] {
+                    func names<Root: Department>(_: Root.Type) -> [PartialKeyPath<Root?>: String] {
+                        [\\.?.name: "name", \\.?.budget: "budget", \\.?.employees: "employees"]
+                    }
+                    return propertyKeyPaths(in: names(Self.self)) + super.optionalPropertyKeyPaths()
                 }
 
                 required init(entity: Strata.EntityDescription, insertInto context: Strata.ManagedObjectContext?) {
@@ -135,6 +149,20 @@ struct EntityMacroExpansionTests {
                         [\\.draft: "draft"]
                     }
                     return propertyName(for: keyPath, in: names(Self.self)) ?? super.propertyName(for: keyPath)
+                }
+
+                override class func propertyKeyPaths() -> [(keyPath: AnyKeyPath, name: String)] {
+                    func names<Root: Manager>(_: Root.Type) -> [PartialKeyPath<Root>: String] {
+                        [\\.draft: "draft"]
+                    }
+                    return propertyKeyPaths(in: names(Self.self)) + super.propertyKeyPaths()
+                }
+
+                override class func optionalPropertyKeyPaths() -> [(keyPath: AnyKeyPath, name: String)] {
+                    func names<Root: Manager>(_: Root.Type) -> [PartialKeyPath<Root?>: String] {
+                        [\\.?.draft: "draft"]
+                    }
+                    return propertyKeyPaths(in: names(Self.self)) + super.optionalPropertyKeyPaths()
                 }
 
                 required init(entity: Strata.EntityDescription, insertInto context: Strata.ManagedObjectContext?) {
@@ -218,6 +246,20 @@ struct EntityMacroExpansionTests {
                         [:]
                     }
                     return propertyName(for: keyPath, in: names(Self.self)) ?? super.propertyName(for: keyPath)
+                }
+
+                override class func propertyKeyPaths() -> [(keyPath: AnyKeyPath, name: String)] {
+                    func names<Root: Bad>(_: Root.Type) -> [PartialKeyPath<Root>: String] {
+                        [:]
+                    }
+                    return propertyKeyPaths(in: names(Self.self)) + super.propertyKeyPaths()
+                }
+
+                override class func optionalPropertyKeyPaths() -> [(keyPath: AnyKeyPath, name: String)] {
+                    func names<Root: Bad>(_: Root.Type) -> [PartialKeyPath<Root?>: String] {
+                        [:]
+                    }
+                    return propertyKeyPaths(in: names(Self.self)) + super.optionalPropertyKeyPaths()
                 }
 
                 required init(entity: Strata.EntityDescription, insertInto context: Strata.ManagedObjectContext?) {

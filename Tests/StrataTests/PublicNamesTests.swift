@@ -128,6 +128,12 @@ import Testing
         "PropertyDeclaration": PropertyDeclaration.self,
         "AttributeOption": AttributeOption.self,
         "ObservableManagedObject": (any ObservableManagedObject).self,
+        "DeclaredPlainValue": (any DeclaredPlainValue).self,
+        "FetchedPropertyDeclaration": FetchedPropertyDeclaration.self,
+        "CompositeValue": (any CompositeValue).self,
+        "CompositeDeclaration": CompositeDeclaration.self,
+        "CompositeElementDeclaration": CompositeElementDeclaration.self,
+        "CompositeElements": CompositeElements.self,
     ]
 
     @Test func everyPublicTopLevelTypeIsNamedBesideFoundation() throws {

@@ -19,8 +19,10 @@ struct CodegenCommand: ParsableCommand {
 
             --style macro writes @Entity classes instead (the StrataModels library's \
             macros): plain properties with @Attribute, @Relationship and @Transient where \
-            the Swift type does not say it all, to-manys as Set (ordered ones as Array); \
-            ManagedObjectModel(types:) over them, in model order, is the model itself.
+            the Swift type does not say it all, to-manys as Set (ordered ones as Array), \
+            derived attributes as @Attribute(derivation:), composites as nested @Composite \
+            structs, fetched properties as #FetchedProperty; ManagedObjectModel(types:) \
+            over them, in model order, is the model itself.
 
             Examples:
               strata codegen Model.xcdatamodeld --out Sources/App/Model

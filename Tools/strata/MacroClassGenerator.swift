@@ -8,9 +8,13 @@ import Strata
 /// `ManagedObjectModel(types:)` over the classes (listed in model order) has the model's
 /// version hash and opens its documents.
 ///
+/// Derived attributes become `@Attribute(derivation:)`, composite attributes a nested
+/// `@Composite` struct (named by the composite's `typeName`, else its name capitalized)
+/// and an optional property of it, fetched properties `#FetchedProperty`.
+///
 /// Only text is written: this tool compiles no macro. What the macros cannot declare —
-/// composite and derived attributes, fetched properties, fetch index elements other than
-/// ascending binary ones — is an error naming the entity and property.
+/// a derived attribute with a default, fetch index elements other than ascending binary
+/// ones — is an error naming the entity and property.
 struct MacroClassGenerator {
     let model: ManagedObjectModel
     /// `public` or nothing (internal).
@@ -38,8 +42,6 @@ struct MacroClassGenerator {
     }
 
     private func text(for entity: EntityDescription, className: String, naming: ClassGenerator) throws -> String {
-        if let composite = entity.declaredComposites.first { throw unsupported(entity, composite.name, "a composite attribute") }
-        if let fetched = entity.declaredFetchedProperties.first { throw unsupported(entity, fetched.name, "a fetched property") }
         let access = access.isEmpty ? "" : access + " "
         let parent = try entity.superentity.map { try naming.className($0) } ?? "ManagedObject"
         var entityArguments: [String] = []
@@ -58,8 +60,15 @@ struct MacroClassGenerator {
             "\(open)\(finality)class \(className): \(parent) {",
         ]
         for attribute in entity.declaredAttributes {
-            if attribute.derivation != nil { throw unsupported(entity, attribute.name, "a derived attribute") }
+            if attribute.derivation != nil, !attribute.defaultValue.isNull {
+                throw unsupported(entity, attribute.name, "a derived attribute with a default value")
+            }
             lines.append(try attributeLine(attribute, entity: entity, access: access))
+        }
+        for composite in entity.declaredComposites {
+            let typeName = compositeTypeName(composite)
+            lines += try compositeLines(composite, typeName: typeName, entity: entity, access: access, indent: "    ")
+            lines.append("    \(access)var \(property(composite.name)): \(typeName)?")
         }
         for relationship in entity.declaredRelationships {
             lines.append(try relationshipLine(relationship, entity: entity, access: access, naming: naming))
@@ -73,8 +82,43 @@ struct MacroClassGenerator {
             }
             lines.append("    #FetchIndex<\(className)>([\(index.elements.map { "\\." + property($0.property) }.joined(separator: ", "))], name: \(literal(index.name)))")
         }
+        for fetched in entity.declaredFetchedProperties {
+            let destination = try naming.className(try model.entity(named: fetched.destinationEntityName))
+            lines.append("    #FetchedProperty(\(literal(fetched.name)), entity: \(destination).self, predicate: \(literal(fetched.predicateFormat)))")
+        }
         lines.append("}")
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The `@Composite` struct's name: the model's `typeName` when it is an identifier,
+    /// else the composite's name capitalized (`address` → `Address`).
+    private func compositeTypeName(_ composite: CompositeAttributeDescription) -> String {
+        if let name = composite.typeName, let first = name.first, first.isLetter || first == "_",
+           name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }), !ClassGenerator.keywords.contains(name) {
+            return name
+        }
+        let leaf = composite.name.split(separator: ".").last.map(String.init) ?? composite.name
+        return leaf.prefix(1).uppercased() + leaf.dropFirst()
+    }
+
+    /// A `@Composite` struct for a composite, its nested composites as structs inside it.
+    private func compositeLines(_ composite: CompositeAttributeDescription, typeName: String, entity: EntityDescription,
+                                access: String, indent: String) throws -> [String] {
+        var lines = ["\(indent)@Composite", "\(indent)\(access)struct \(typeName): Equatable {"]
+        for element in composite.elements {
+            // Written as an entity's attribute is (`@Attribute(…)` for what the type does not
+            // say), one level in.
+            lines.append(indent + (try attributeLine(element, entity: entity, access: access)))
+        }
+        for nested in composite.composites {
+            let nestedType = compositeTypeName(nested)
+            var named = nested
+            named.name = composite.name + "." + nested.name
+            lines += try compositeLines(named, typeName: nestedType, entity: entity, access: access, indent: indent + "    ")
+            lines.append("\(indent)    \(access)var \(property(nested.name)): \(nestedType)?")
+        }
+        lines.append("\(indent)}")
+        return lines
     }
 
     private func attributeLine(_ attribute: AttributeDescription, entity: EntityDescription, access: String) throws -> String {
@@ -88,6 +132,7 @@ struct MacroClassGenerator {
         if let length = attribute.minLength { options.append("minLength: \(length)") }
         if let length = attribute.maxLength { options.append("maxLength: \(length)") }
         if let pattern = attribute.regularExpression { options.append("regularExpression: \(literal(pattern))") }
+        if let derivation = attribute.derivation { options.append("derivation: \(literal(derivation.predicateFormat))") }
         var annotations: [String] = []
         if attribute.isTransient { annotations.append("@Transient") }
         if !options.isEmpty { annotations.append("@Attribute(" + options.joined(separator: ", ") + ")") }

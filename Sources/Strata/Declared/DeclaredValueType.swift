@@ -1,7 +1,7 @@
 import Foundation
 
 /// How a Swift property type declared on an `@Entity` class is stored: an attribute of some
-/// type, a to-one or a to-many relationship. Worked out at run time from the type itself
+/// type, a composite attribute, a to-one or a to-many relationship. Worked out at run time from the type itself
 /// (the macro sees only the type's spelling, which cannot tell an enum from a struct or a
 /// class from either), once when the model is built and again on each access.
 enum DeclaredValueType {
@@ -16,6 +16,8 @@ enum DeclaredValueType {
     }
 
     case attribute(AttributeType, Conversion)
+    /// A `@Composite` struct: a composite attribute (docs/MODEL-FORMAT.md §3a).
+    case composite(any CompositeValue.Type)
     case toOne(ManagedObject.Type)
     case toMany(ManagedObject.Type, isOrdered: Bool)
 
@@ -32,6 +34,7 @@ enum DeclaredValueType {
         if let collection = type as? any ObjectCollection.Type {
             return .toMany(collection.elementType, isOrdered: collection.isOrdered)
         }
+        if let composite = type as? any CompositeValue.Type { return .composite(composite) }
         if let known = attributeType(of: type), let convertible = type as? PropertyValueConvertible.Type {
             return .attribute(known, .convertible(convertible))
         }

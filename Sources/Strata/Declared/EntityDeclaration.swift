@@ -34,13 +34,15 @@ public struct EntityDeclaration: Sendable {
     public var properties: [PropertyDeclaration]
     /// Compound uniqueness constraints, each a list of property names (`@Unique`, `#Unique`).
     public var uniquenessConstraints: [[String]]
-    /// The fetch indexes (`#Index`).
+    /// The fetch indexes (`#FetchIndex`).
     public var fetchIndexes: [FetchIndexDescription]
+    /// The fetched properties (`#FetchedProperty`).
+    public var fetchedProperties: [FetchedPropertyDeclaration]
 
     /// Creates a declaration; the `@Entity` macro calls this.
     public init(name: String, class objectClass: ManagedObject.Type, parent: ManagedObject.Type?, isAbstract: Bool = false,
                 properties: [PropertyDeclaration], uniquenessConstraints: [[String]] = [],
-                fetchIndexes: [FetchIndexDescription] = []) {
+                fetchIndexes: [FetchIndexDescription] = [], fetchedProperties: [FetchedPropertyDeclaration] = []) {
         self.name = name
         self.objectClass = objectClass
         self.parentClass = parent
@@ -48,6 +50,26 @@ public struct EntityDeclaration: Sendable {
         self.properties = properties
         self.uniquenessConstraints = uniquenessConstraints
         self.fetchIndexes = fetchIndexes
+        self.fetchedProperties = fetchedProperties
+    }
+}
+
+/// A fetched property of an `@Entity` class (`#FetchedProperty`): the JSON model's
+/// `fetchedProperties` entry (docs/MODEL-FORMAT.md §6), with the fetched entity named by
+/// its class.
+public struct FetchedPropertyDeclaration: Sendable {
+    /// The fetched property's name.
+    public var name: String
+    /// The class of the entity fetched.
+    public var destinationClass: ManagedObject.Type
+    /// The predicate, in the format of docs/PREDICATES.md (`$FETCH_SOURCE` is the object).
+    public var predicateFormat: String
+
+    /// Creates a declaration; the `@Entity` macro calls this.
+    public init(_ name: String, entity destinationClass: ManagedObject.Type, predicate: String) {
+        self.name = name
+        self.destinationClass = destinationClass
+        self.predicateFormat = predicate
     }
 }
 
@@ -91,6 +113,8 @@ public struct PropertyDeclaration: Sendable {
         var minLength: Int?
         var maxLength: Int?
         var regularExpression: String?
+        /// `@Attribute(derivation:)`: the expression a derived attribute is computed from.
+        var derivation: String?
     }
 
     struct RelationshipSettings: Sendable {
@@ -131,16 +155,18 @@ public struct PropertyDeclaration: Sendable {
         PropertyDeclaration(name, keyPath, kind: .property, defaultValue: defaultValue, isTransient: isTransient)
     }
 
-    /// An attribute with the settings of its `@Attribute(…)` annotation.
+    /// An attribute with the settings of its `@Attribute(…)` annotation; `derivation` makes
+    /// it a derived attribute (docs/MODEL-FORMAT.md §3, `derivation`).
     public static func attribute<Root: ObservableManagedObject, Value>(
         _ name: String, _ keyPath: KeyPath<Root, Value> & Sendable, defaultValue: Value? = nil, isTransient: Bool = false,
         _ options: AttributeOption..., originalName: String? = nil, minValue: PropertyValue? = nil,
-        maxValue: PropertyValue? = nil, minLength: Int? = nil, maxLength: Int? = nil, regularExpression: String? = nil
+        maxValue: PropertyValue? = nil, minLength: Int? = nil, maxLength: Int? = nil, regularExpression: String? = nil,
+        derivation: String? = nil
     ) -> PropertyDeclaration {
         PropertyDeclaration(name, keyPath, kind: .attribute, defaultValue: defaultValue, isTransient: isTransient,
                             attribute: AttributeSettings(options: options, originalName: originalName, minValue: minValue,
                                                          maxValue: maxValue, minLength: minLength, maxLength: maxLength,
-                                                         regularExpression: regularExpression))
+                                                         regularExpression: regularExpression, derivation: derivation))
     }
 
     /// A relationship with the settings of its `@Relationship(…)` annotation; `inverse` is

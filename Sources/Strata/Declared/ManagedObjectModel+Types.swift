@@ -51,6 +51,7 @@ private struct DeclaredModelBuilder {
             }
             declarations.append(declaration)
             if let parent = declaration.parentClass { queue.append(parent) }
+            queue += declaration.fetchedProperties.map(\.destinationClass)
             for property in declaration.properties {
                 switch DeclaredValueType.of(property.valueType)?.storage {
                 case .toOne(let destination)?, .toMany(let destination, _)?: queue.append(destination)
@@ -68,7 +69,7 @@ private struct DeclaredModelBuilder {
                 switch storage {
                 case .toOne(let destination), .toMany(let destination, _):
                     if let name = namesByClass[ObjectIdentifier(destination)] { inverses[name, default: [:]][inverse] = property.name }
-                case .attribute: break
+                case .attribute, .composite: break
                 }
             }
         }
@@ -78,6 +79,7 @@ private struct DeclaredModelBuilder {
             let entity = declaration.name
             var attributes: [AttributeDescription] = []
             var relationships: [RelationshipDescription] = []
+            var composites: [CompositeAttributeDescription] = []
             var uniqueness = declaration.uniquenessConstraints
             for property in declaration.properties {
                 guard let resolved = DeclaredValueType.of(property.valueType) else {
@@ -116,8 +118,41 @@ private struct DeclaredModelBuilder {
                         regularExpression: settings.regularExpression, isIndexed: settings.options.contains(.indexed))
                     attribute.isText = settings.options.contains(.text)
                     attribute.renamingIdentifier = settings.originalName
+                    if let derivation = settings.derivation {
+                        do {
+                            attribute.derivation = try FetchExpression(format: derivation)
+                        } catch {
+                            let reason = (error as? StrataError)?.message ?? "\(error)"
+                            problem(entity, property.name, "derivation '\(derivation)' does not parse: \(reason)")
+                            continue
+                        }
+                    }
                     if settings.options.contains(.unique) { uniqueness.append([property.name]) }
                     attributes.append(attribute)
+                case .composite(let type):
+                    if property.kind == .relationship {
+                        problem(entity, property.name, "@Relationship on a composite attribute (\(property.valueType))")
+                        continue
+                    }
+                    if !isOptional {
+                        // A composite whose elements are all null is nil (docs/SEMANTICS.md,
+                        // "Composite attributes"), so the property must be able to say so.
+                        problem(entity, property.name, "a composite is declared optional (\(type)?): it is nil when every element is null")
+                        continue
+                    }
+                    if property.isTransient {
+                        problem(entity, property.name, "a composite is stored; it cannot be @Transient")
+                        continue
+                    }
+                    if property.attribute.derivation != nil || !property.attribute.options.isEmpty {
+                        problem(entity, property.name, "@Attribute settings do not apply to a composite; declare them on its elements' types")
+                        continue
+                    }
+                    var composite = Self.composite(property.name, type.compositeDeclaration) { key, reason in
+                        problem(entity, key, reason)
+                    }
+                    composite.typeName = type.compositeDeclaration.typeName
+                    composites.append(composite)
                 case .toOne(let destinationClass), .toMany(let destinationClass, _):
                     if property.kind == .attribute {
                         problem(entity, property.name, "@Attribute on a relationship (\(property.valueType))")
@@ -148,18 +183,79 @@ private struct DeclaredModelBuilder {
                     relationships.append(relationship)
                 }
             }
+            let fetched = declaration.fetchedProperties.map { fetched in
+                FetchedPropertyDescription(fetched.name, entity: namesByClass[ObjectIdentifier(fetched.destinationClass)] ?? fetched.destinationClass.entityName,
+                                           predicate: fetched.predicateFormat)
+            }
             let parent = declaration.parentClass.flatMap { namesByClass[ObjectIdentifier($0)] }
             entities.append(EntityDescription(
                 entity, parent: parent, isAbstract: declaration.isAbstract, attributes: attributes,
-                relationships: relationships, uniquenessConstraints: uniqueness,
+                relationships: relationships, fetchedProperties: fetched, uniquenessConstraints: uniqueness,
                 representedClassName: "\(declaration.objectClass)" == entity ? nil : "\(declaration.objectClass)",
-                fetchIndexes: declaration.fetchIndexes))
+                fetchIndexes: declaration.fetchIndexes, composites: composites))
         }
         if !problems.isEmpty {
             throw StrataError(.invalidModel, "The model is invalid (\(problems.count) problem\(problems.count == 1 ? "" : "s")).",
                               problems: problems)
         }
         return (entities, declarations.map { ($0.name, $0.objectClass) })
+    }
+
+    /// The composite attribute a `@Composite` struct declares, its nested composites
+    /// included; `problem` gets each element that cannot be stored (named by its path).
+    private static func composite(_ name: String, _ declaration: CompositeDeclaration,
+                                  problem: (String, String) -> Void) -> CompositeAttributeDescription {
+        var elements: [AttributeDescription] = []
+        var nested: [CompositeAttributeDescription] = []
+        for element in declaration.elements {
+            let path = name + "." + element.name
+            guard let (storage, isOptional) = DeclaredValueType.of(element.valueType) else {
+                problem(path, "\(element.valueType) cannot be stored in a composite: use a number, String, Bool, Date, Data, UUID, URL, Decimal, an enum with such raw values, a Codable type or another @Composite struct")
+                continue
+            }
+            switch storage {
+            case .attribute(let attributeType, let conversion):
+                var defaultValue = PropertyValue.null
+                if let initial = element.initialValue?.value {
+                    if let optional = initial as? any OptionalValue {
+                        defaultValue = optional.wrapped.map { conversion.propertyValue(of: $0) } ?? .null
+                    } else {
+                        defaultValue = conversion.propertyValue(of: initial)
+                    }
+                } else if !isOptional, !hasZeroValue(conversion) {
+                    problem(path, "a non-optional \(element.valueType) needs an initial value (or make it optional)")
+                }
+                let settings = element.settings
+                var attributeType = attributeType
+                if settings.options.contains(.transformable) {
+                    guard attributeType == .binaryData else {
+                        problem(path, ".transformable applies to a Data element, not \(element.valueType)")
+                        continue
+                    }
+                    attributeType = .transformable
+                }
+                if settings.options.contains(.unique) {
+                    problem(path, "an element cannot be .unique: declare a uniqueness constraint on the entity")
+                }
+                var stored = AttributeDescription(
+                    element.name, attributeType, isOptional: isOptional, defaultValue: defaultValue,
+                    minValue: settings.minValue, maxValue: settings.maxValue, minLength: settings.minLength,
+                    maxLength: settings.maxLength, regularExpression: settings.regularExpression,
+                    isIndexed: settings.options.contains(.indexed))
+                stored.isText = settings.options.contains(.text)
+                stored.renamingIdentifier = settings.originalName
+                elements.append(stored)
+            case .composite(let type):
+                var inner = composite(element.name, type.compositeDeclaration) { key, reason in
+                    problem(name + "." + key, reason)
+                }
+                inner.typeName = type.compositeDeclaration.typeName
+                nested.append(inner)
+            case .toOne, .toMany:
+                problem(path, "a composite holds attribute values, not relationships (\(element.valueType))")
+            }
+        }
+        return CompositeAttributeDescription(name, elements: elements, composites: nested)
     }
 
     /// Whether a null reads as a value of the type (0, "", false, …), so that a

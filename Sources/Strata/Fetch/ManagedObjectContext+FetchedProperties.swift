@@ -69,3 +69,23 @@ extension ManagedObject {
         return results
     }
 }
+
+extension ManagedObject {
+    /// The objects of a fetched property as instances of their class: what the accessor
+    /// `#FetchedProperty` writes calls.
+    ///
+    /// ```swift
+    /// let rich: [Employee] = try department.fetchedProperty("highEarners", as: Employee.self)
+    /// ```
+    /// - Throws: as ``fetchedProperty(_:)``; `.typeMismatch` naming the object when one of
+    ///   them is not a `T` (its entity's registered class is another).
+    public func fetchedProperty<T: ManagedObject>(_ name: String, as type: T.Type) throws -> [T] {
+        try fetchedProperty(name).map { object in
+            guard let typed = object as? T else {
+                throw StrataError(.typeMismatch, "Fetched property \(entity.name).\(name) holds \(object.objectID), \(withArticle("\(Swift.type(of: object))")), not \(withArticle("\(T.self)")).",
+                                  context: .init { $0.entity = entity.name; $0.key = name; $0.object = object.objectID.description })
+            }
+            return typed
+        }
+    }
+}

@@ -10,14 +10,16 @@ extension ManagedObjectModel {
     /// (attribute, to-one or to-many), an attribute key's Swift type must suit the
     /// attribute's type, and a relationship key's destination class must fit the class
     /// registered for the destination entity, so a mistyped key fails here and not in the
-    /// middle of an edit. Classes registered earlier are checked again, so the order of
+    /// middle of an edit. A class declared with `@Entity` is checked the same way: each
+    /// declared property must name a property of the entity of the kind and type its Swift
+    /// type reads (a composite's elements included). Classes registered earlier are checked again, so the order of
     /// registration does not matter.
     ///
     /// ```swift
     /// try model.register(Employee.self, forEntityName: "Employee")
     /// ```
     /// - Throws: `.unknownKey` when the model has no such entity; `.invalidModel` listing
-    ///   every typed key that does not fit.
+    ///   every typed key or declared property that does not fit.
     public func register(_ type: ManagedObject.Type, forEntityName name: String) throws {
         _ = try self.entity(named: name)
         // Registered first, then every registered class is checked (this one's keys, and the
@@ -36,11 +38,12 @@ extension ManagedObjectModel {
                 guard let reason = key.problem(in: entity, model: self) else { continue }
                 problems.append(StrataError.Problem(entityName: entityName, object: nil, key: key.name, reason: reason))
             }
+            problems += DeclaredClassCheck.problems(of: registeredType, in: entity, model: self)
         }
         guard problems.isEmpty else {
             classRegistrations.withLock { $0[name] = previous }
             throw StrataError(.invalidModel,
-                              "\(type) does not fit entity '\(name)' (\(problems.count) typed key\(problems.count == 1 ? "" : "s")).",
+                              "\(type) does not fit entity '\(name)' (\(problems.count) key\(problems.count == 1 ? "" : "s")).",
                               problems: problems)
         }
     }

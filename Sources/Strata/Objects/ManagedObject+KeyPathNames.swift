@@ -13,6 +13,12 @@ extension ManagedObject {
         (keyPath as? PartialKeyPath<Root>).flatMap { names[$0] }
     }
 
+    /// A table's key paths and names as a list: what an override of
+    /// ``propertyKeyPaths()`` or ``optionalPropertyKeyPaths()`` returns.
+    public static func propertyKeyPaths<Root>(in names: [PartialKeyPath<Root>: String]) -> [(keyPath: AnyKeyPath, name: String)] {
+        names.map { ($0.key as AnyKeyPath, $0.value) }
+    }
+
     /// The model property a key path from this class reads.
     /// - Throws: `.unknownKey` naming the key path and the class when the class does not
     ///   map it (``propertyName(for:)``), and `role` (what the key path was given for).

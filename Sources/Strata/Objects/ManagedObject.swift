@@ -161,6 +161,18 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// ```
     open class func propertyName(for keyPath: AnyKeyPath) -> String? { nil }
 
+    /// The key paths ``propertyName(for:)`` maps, rooted at `Self`, with their model
+    /// properties' names: with ``optionalPropertyKeyPaths()``, what lets a `SortDescriptor`
+    /// through a to-one (`SortDescriptor(\Employee.department?.name)`) be translated, since
+    /// Swift cannot split a key path into its parts (docs/PREDICATES.md §1b). `@Entity`
+    /// writes it; the default lists none.
+    open class func propertyKeyPaths() -> [(keyPath: AnyKeyPath, name: String)] { [] }
+
+    /// The same key paths from an optional of the class (`\Department?.?.name`): the parts
+    /// after a to-one in a key path that runs through it. `@Entity` writes it; the default
+    /// lists none.
+    open class func optionalPropertyKeyPaths() -> [(keyPath: AnyKeyPath, name: String)] { [] }
+
     /// Per-key custom validation, run after the model's constraints. Throw a
     /// ``StrataStorage/StrataError`` (or any error) to reject; assign `value` to coerce.
     open func validateValue(_ value: inout PropertyValue, forKey key: String) throws {}

@@ -187,8 +187,9 @@ extension FetchedResultsController {
             if let row = row(of: member) { sectionsByName[member.section]?.entries.remove(at: row) }
         }
         for (touch, placement) in zip(touches, placements) {
-            guard let placement else { continue }
-            let entry = Entry(object: touch.object, id: touch.object.objectID, keys: placement.keys)
+            // A placement is only given to a `ResultType` (placement(of:)).
+            guard let placement, let object = touch.object as? ResultType else { continue }
+            let entry = Entry(object: object, id: object.objectID, keys: placement.keys)
             let section = sectionsByName[placement.section] ?? {
                 let made = SectionEntries(name: placement.section)
                 sectionsByName[placement.section] = made

@@ -55,7 +55,9 @@ public final class FetchedResultsController<ResultType: ManagedObject> {
 
     /// One object in a section: what it is ordered by.
     struct Entry {
-        let object: ManagedObject
+        /// Typed when admitted (``performFetch()``'s typed fetch, ``placement(of:)``'s
+        /// check), so reading the results needs no cast that could fail.
+        let object: ResultType
         /// The ID it was ordered by (a save makes temporary IDs permanent; the entry moves then).
         var id: ManagedObjectID
         var keys: [PropertyValue]
@@ -117,7 +119,7 @@ public final class FetchedResultsController<ResultType: ManagedObject> {
     /// - Complexity: O(n).
     public var fetchedObjects: [ResultType]? {
         observeResults()
-        return hasFetched ? sectionList.flatMap { $0.entries.map { Self.typed($0.object) } } : nil
+        return hasFetched ? sectionList.flatMap { $0.entries.map(\.object) } : nil
     }
 
     /// The sections in order; nil before ``performFetch()``.
@@ -145,16 +147,7 @@ public final class FetchedResultsController<ResultType: ManagedObject> {
     /// - Precondition: the index path is within the results.
     /// - Complexity: O(1).
     public func object(at indexPath: ResultIndexPath) -> ResultType {
-        Self.typed(sectionList[indexPath.section].entries[indexPath.item].object)
-    }
-
-    /// A member as the request's type: ``performFetch()`` and ``placement(of:)`` admit
-    /// only `ResultType`s, so anything else is a broken invariant, not a caller's mistake.
-    private static func typed(_ object: ManagedObject) -> ResultType {
-        guard let typed = object as? ResultType else {
-            preconditionFailure("a FetchedResultsController<\(ResultType.self)> holds \(withArticle(type(of: object)))")
-        }
-        return typed
+        sectionList[indexPath.section].entries[indexPath.item].object
     }
 
     /// Where an object is in the results, or nil when it is not in them.

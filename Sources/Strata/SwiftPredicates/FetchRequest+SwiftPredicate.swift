@@ -52,8 +52,11 @@ extension FetchSortDescriptor {
     /// ```swift
     /// let order = try FetchSortDescriptor(SortDescriptor(\Employee.salary, order: .reverse))
     /// ```
-    /// - Throws: `.unknownKey` naming a key path the class does not map (a key path through
-    ///   a relationship, `\.department?.name`, is one: write
+    /// A key path through to-ones (`SortDescriptor(\Employee.department?.name)`) sorts by
+    /// the dotted key (`department.name`) when every class on the way is an `@Entity`
+    /// class (``ManagedObject/propertyKeyPaths()``).
+    /// - Throws: `.unknownKey` naming a key path the class does not map (one through a
+    ///   relationship of a class without `@Entity` is one: write
     ///   `FetchSortDescriptor("department.name")`); `.invalidArgument` for a descriptor
     ///   without a key path.
     public init<Root: ManagedObject>(_ descriptor: SortDescriptor<Root>) throws {
@@ -61,7 +64,8 @@ extension FetchSortDescriptor {
             throw StrataError(.invalidArgument, "A SortDescriptor<\(Root.self)> without a key path cannot be translated to a fetch sort descriptor.",
                               context: .init { $0.entity = Root.entityName })
         }
-        let name = try Root.requirePropertyName(for: keyPath, usedIn: "a SortDescriptor")
+        let name = try Root.propertyName(for: keyPath) ?? RelationshipKeyPath.name(of: keyPath, from: Root.self)
+            ?? Root.requirePropertyName(for: keyPath, usedIn: "a SortDescriptor")
         let comparison: Comparison = switch descriptor.stringComparator {
         case nil: .binary
         case let comparator? where comparator == String.StandardComparator(.lexical, order: comparator.order): .binary
