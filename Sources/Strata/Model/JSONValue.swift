@@ -163,21 +163,38 @@ extension JSONValue {
     /// Writes `text` as a JSON string literal.
     package static func writeString(_ text: String, into output: inout String) {
         output += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case "\u{08}": output += "\\b"
-            case "\u{0C}": output += "\\f"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: output.unicodeScalars.append(scalar)
+        // Every byte that needs escaping is ASCII, and no byte of a multi-byte UTF-8
+        // sequence is: the text is copied in runs between escapes (a whole string when it
+        // has none), not scalar by scalar — exports write every value through here.
+        let bytes = text.utf8
+        var runStart = bytes.startIndex
+        var index = runStart
+        while index != bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 {
+                output += text[runStart..<index]
+                output += escape(byte)
+                runStart = bytes.index(after: index)
             }
+            index = bytes.index(after: index)
         }
+        output += text[runStart..<bytes.endIndex]
         output += "\""
+    }
+
+    /// The JSON escape of a quote, a backslash or a control character.
+    private static func escape(_ byte: UInt8) -> String {
+        switch byte {
+        case UInt8(ascii: "\""): return "\\\""
+        case UInt8(ascii: "\\"): return "\\\\"
+        case UInt8(ascii: "\n"): return "\\n"
+        case UInt8(ascii: "\r"): return "\\r"
+        case UInt8(ascii: "\t"): return "\\t"
+        case 0x08: return "\\b"
+        case 0x0C: return "\\f"
+        default:
+            let hex = String(byte, radix: 16)
+            return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        }
     }
 }
