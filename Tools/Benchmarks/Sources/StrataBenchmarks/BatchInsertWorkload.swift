@@ -46,28 +46,7 @@ enum BatchInsertWorkload {
         let coordinator = PersistentStoreCoordinator(model: model)
         try coordinator.addStore(store)
         let context = ManagedObjectContext(coordinator: coordinator, undoManager: nil)
-        let departmentEntity = try model.entity(named: "Department")
-        var departments: [ManagedObject] = []
-        for index in 0..<BenchData.departments {
-            let department = try context.insertObject(of: departmentEntity)
-            try department.setValue(.string(BenchData.departmentName(index)), forKey: "name")
-            departments.append(department)
-        }
-        try context.save()
-        let departmentIDs = departments.map { PropertyValue.object($0.objectID) }
-
-        var index = 0
-        let request = BatchInsertRequest(entityName: "Employee") { row in
-            guard index < count else { return true }
-            row["firstName"] = .string(BenchData.firstName(index))
-            row["lastName"] = .string(BenchData.lastName(index, count: count))
-            row["salary"] = .integer(BenchData.salary(index))
-            row["employeeID"] = .integer(Int64(index))
-            row["startDate"] = .date(Date(timeIntervalSinceReferenceDate: BenchData.startDate(index)))
-            row["department"] = departmentIDs[BenchData.department(index)]
-            index += 1
-            return false
-        }
+        let request = try BenchData.employeeBatch(count: count, in: context)
         let (result, seconds) = try Clock.measure { try context.executeBatch(request) }
         note("W1b strata: batch insert of \(result.count) rows in \(seconds) s (\(url.lastPathComponent))")
         try store.close()

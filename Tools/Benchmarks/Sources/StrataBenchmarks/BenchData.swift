@@ -57,6 +57,34 @@ enum BenchData {
     static func startDate(_ index: Int) -> Double { baseDate + Double(index) * 60 }
     static func department(_ index: Int) -> Int { index % departments }
 
+    /// Saves W1's departments in `context` and returns one batch insert of `count`
+    /// employees into them, with W1's attributes (W1b and the inspector's big document
+    /// build the same rows this one way).
+    static func employeeBatch(count: Int, in context: ManagedObjectContext) throws -> BatchInsertRequest {
+        let departmentEntity = try context.model.entity(named: "Department")
+        var inserted: [ManagedObject] = []
+        for index in 0..<BenchData.departments {
+            let department = try context.insertObject(of: departmentEntity)
+            try department.setValue(.string(BenchData.departmentName(index)), forKey: "name")
+            inserted.append(department)
+        }
+        try context.save()
+        // After the save: their permanent IDs.
+        let departments = inserted.map { PropertyValue.object($0.objectID) }
+        var index = 0
+        return BatchInsertRequest(entityName: "Employee") { row in
+            guard index < count else { return true }
+            row["firstName"] = .string(BenchData.firstName(index))
+            row["lastName"] = .string(BenchData.lastName(index, count: count))
+            row["salary"] = .integer(BenchData.salary(index))
+            row["employeeID"] = .integer(Int64(index))
+            row["startDate"] = .date(Date(timeIntervalSinceReferenceDate: BenchData.startDate(index)))
+            row["department"] = departments[BenchData.department(index)]
+            index += 1
+            return false
+        }
+    }
+
     /// Inserts W1's graph into `context` — the departments, then `count` employees with
     /// their five attributes and department — and returns the objects, in order (W1, W10
     /// and the memory breakdown build the same objects this one way).

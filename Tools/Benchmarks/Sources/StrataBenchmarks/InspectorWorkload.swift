@@ -127,27 +127,7 @@ enum InspectorWorkload {
         let coordinator = PersistentStoreCoordinator(model: model)
         try coordinator.addStore(store)
         let context = ManagedObjectContext(coordinator: coordinator, undoManager: nil)
-        var inserted: [ManagedObject] = []
-        for index in 0..<BenchData.departments {
-            let department = try context.insertObject(of: try model.entity(named: "Department"))
-            try department.setValue(.string(BenchData.departmentName(index)), forKey: "name")
-            inserted.append(department)
-        }
-        try context.save()
-        let departments = inserted.map { PropertyValue.object($0.objectID) }
-        var index = 0
-        let request = BatchInsertRequest(entityName: "Employee") { row in
-            guard index < count else { return true }
-            row["firstName"] = .string(BenchData.firstName(index))
-            row["lastName"] = .string(BenchData.lastName(index, count: count))
-            row["salary"] = .integer(BenchData.salary(index))
-            row["employeeID"] = .integer(Int64(index))
-            row["startDate"] = .date(Date(timeIntervalSinceReferenceDate: BenchData.startDate(index)))
-            row["department"] = departments[BenchData.department(index)]
-            index += 1
-            return false
-        }
-        _ = try context.executeBatch(request)
+        _ = try context.executeBatch(try BenchData.employeeBatch(count: count, in: context))
         try store.compact()
         try store.close()
         try FileManager.default.moveItem(at: building, to: url)
