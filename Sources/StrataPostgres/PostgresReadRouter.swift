@@ -52,8 +52,7 @@ final class PostgresReadRouter: @unchecked Sendable {
                     return tables
                 }
             } catch {
-                lock.withLock { skippedUntil[index] = .now() + Self.retryAfterFailure }
-                replica.close()
+                setAside(index)
             }
         }
         let tables = try PostgresSnapshot.read(id, model: model, primary)
@@ -89,8 +88,7 @@ final class PostgresReadRouter: @unchecked Sendable {
                 ? try PostgresLog.segments(id, after: sequence, limit: limit, replica) : []
             pulled = Pulled(segments: replayed, head: replicaHead)
         } catch {
-            lock.withLock { skippedUntil[index] = .now() + Self.retryAfterFailure }
-            replica.close()
+            setAside(index)
             return try fromPrimaryOnly(id, after: sequence, limit: limit)
         }
         lock.withLock { counts.segmentsFromReplicas += pulled.segments.count }
@@ -128,6 +126,12 @@ final class PostgresReadRouter: @unchecked Sendable {
             }
             return nil
         }
+    }
+
+    /// A replica failed: its connection closed, it is skipped for ``retryAfterFailure``.
+    private func setAside(_ index: Int) {
+        lock.withLock { skippedUntil[index] = .now() + Self.retryAfterFailure }
+        replicas[index].close()
     }
 
     /// Closes the replicas' connections (the primary's belongs to its owner).

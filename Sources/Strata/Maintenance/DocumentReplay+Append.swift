@@ -25,25 +25,31 @@ extension DocumentReplay {
                               "Segments before \(since) were saved in an earlier model version of \(source.url.path); they cannot be appended to a document of the current model.",
                               context: .init { $0.segment = range.lowerBound; $0.boundarySegment = since })
         }
-        let tag = target.tag
         var appended = 0
         var low = range.lowerBound
         while low <= range.upperBound {
             let high = min(range.upperBound, low + appendWindow - 1)
             for record in try source.segmentRecords(in: low...high) {
-                let segment = try source.decode(record)
-                let groups = segment.groups.map { group in
-                    SegmentGroup(group.info, operations: group.operations.map {
-                        $0.mapIDs { ManagedObjectID(entity: $0.entity, storeTag: tag, primaryKey: $0.primaryKey) }
-                    })
-                }
-                try target.save(StoreSaveRequest(groups: groups, timestamp: segment.timestamp,
-                                                 author: segment.author, contextName: segment.contextName))
+                try appendSaved(try source.decode(record), to: target)
                 appended += 1
             }
             if high == UInt64(Int64.max) { break }
             low = high + 1
         }
         return appended
+    }
+
+    /// Saves a segment of another document into `store` as it was saved there: its groups
+    /// (action names, undo structure), object keys, timestamp, author and context name; the
+    /// objects' IDs are rewritten to name `store`.
+    static func appendSaved(_ segment: Segment, to store: DocumentStore) throws {
+        let tag = store.tag
+        let groups = segment.groups.map { group in
+            SegmentGroup(group.info, operations: group.operations.map {
+                $0.mapIDs { ManagedObjectID(entity: $0.entity, storeTag: tag, primaryKey: $0.primaryKey) }
+            })
+        }
+        try store.save(StoreSaveRequest(groups: groups, timestamp: segment.timestamp,
+                                        author: segment.author, contextName: segment.contextName))
     }
 }

@@ -82,12 +82,7 @@ package enum DocumentReplay {
                     versions.removeFirst()
                     store = try migrate(store, at: building, to: next.model, code: next.code, configuration: configuration)
                 }
-                let tag = store.tag
-                let groups = segment.groups.map { group in
-                    SegmentGroup(group.info, operations: group.operations.map { $0.mapIDs { ManagedObjectID(entity: $0.entity, storeTag: tag, primaryKey: $0.primaryKey) } })
-                }
-                try store.save(StoreSaveRequest(groups: groups, timestamp: segment.timestamp,
-                                                author: segment.author, contextName: segment.contextName))
+                try appendSaved(segment, to: store)
                 progress?(index + 1, segments.count)
             }
             for next in versions { store = try migrate(store, at: building, to: next.model, code: next.code, configuration: configuration) }

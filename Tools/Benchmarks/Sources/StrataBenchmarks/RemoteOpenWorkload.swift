@@ -18,9 +18,8 @@ import StrataPostgres
 ///
 /// Uses the server at `STRATA_POSTGRES_URL` (with its `replica=` items: the open then reads
 /// from the replica, docs/POSTGRES.md), else starts a throwaway one. Tools/network-bench
-/// runs it across a network namespace with a round trip added, after building the
-/// documents next to the server; `STRATA_POSTGRES_BUILD_URL` names another way to the same
-/// server to build them through.
+/// runs it across a network namespace with a round trip added, after a first run next to
+/// the server has built the documents.
 ///
 /// Figures: `W16.open_log_s`, `W16.open_snapshot_s` (store opened, first fetch answered),
 /// `W16.saves`, `W16.build_s` (when this run built the documents); when the URL names a
@@ -38,13 +37,12 @@ enum RemoteOpenWorkload {
         let given = environment["STRATA_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
         let url = try given ?? ManyWriterWorkload.startServer()
         defer { if given == nil { ManyWriterWorkload.stopServer(url) } }
-        let buildURL = environment["STRATA_POSTGRES_BUILD_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? url
 
         var figures: [String: Double] = ["W16.saves": Double(saves)]
         var built = (saves: 0, seconds: 0.0)
         for (name, compacted) in [("log", false), ("snapshot", true)] {
             let document = "w16-\(name)-\(saves)"
-            let made = try build(document, saves: saves, url: buildURL, compacted: compacted, scratch: env.dataDirectory)
+            let made = try build(document, saves: saves, url: url, compacted: compacted, scratch: env.dataDirectory)
             built = (built.saves + made.made, built.seconds + made.seconds)
             let (seconds, reads) = try open(document, url: url, employees: made.employees)
             figures["W16.open_\(name)_s"] = seconds
