@@ -22,14 +22,22 @@ struct MacroCodegenTests {
                                             "-load-plugin-executable", plugin + "#StrataMacros"] + files.map(\.path))
     }
 
-    @Test("The classes written for a JSON model declare its schema and type-check")
-    func staffModelClasses() throws {
+    /// Runs `strata codegen --style macro` on a JSON model written into a new sandbox; the
+    /// sandbox (the caller keeps it alive) and the folder the classes were written to.
+    static func generate(_ json: String, file: String) throws -> (sandbox: TemporaryDirectory, out: URL) {
         let sandbox = try TemporaryDirectory()
-        let modelFile = sandbox.file("Staff.json")
-        try Data(staffJSON.utf8).write(to: modelFile)
+        let modelFile = sandbox.file(file)
+        try Data(json.utf8).write(to: modelFile)
         let out = sandbox.file("Generated")
         let result = try CLI.run("strata", ["codegen", modelFile.path, "--style", "macro", "--out", out.path])
         #expect(result.status == 0, "\(result.stderr)")
+        return (sandbox, out)
+    }
+
+    @Test("The classes written for a JSON model declare its schema and type-check")
+    func staffModelClasses() throws {
+        let (sandbox, out) = try Self.generate(staffJSON, file: "Staff.json")
+        defer { withExtendedLifetime(sandbox) {} }
         let employee = try String(contentsOf: out.appendingPathComponent("Employee.swift"), encoding: .utf8)
         #expect(employee.contains("@Entity\nfinal class Employee: Person {"))
         #expect(employee.contains("    var salary: Int64? = 50000\n"))
@@ -55,12 +63,8 @@ struct MacroCodegenTests {
 
     @Test("Derived and composite attributes and fetched properties are written with the macros and type-check")
     func derivedCompositeAndFetched() throws {
-        let sandbox = try TemporaryDirectory()
-        let modelFile = sandbox.file("Teams.json")
-        try Data(teamsJSON.utf8).write(to: modelFile)
-        let out = sandbox.file("Generated")
-        let result = try CLI.run("strata", ["codegen", modelFile.path, "--style", "macro", "--out", out.path])
-        #expect(result.status == 0, "\(result.stderr)")
+        let (sandbox, out) = try Self.generate(teamsJSON, file: "Teams.json")
+        defer { withExtendedLifetime(sandbox) {} }
         let team = try String(contentsOf: out.appendingPathComponent("Team.swift"), encoding: .utf8)
         #expect(team.contains("    @Attribute(derivation: \"members.@count\") var size: Int64\n"))
         #expect(team.contains("    @Attribute(derivation: \"canonical:(name)\") var searchName: String?\n"))
