@@ -402,9 +402,25 @@ function listen() {
   });
 }
 
+// The background preparation of time travel (docs/INSPECTOR.md, "Time travel"): shown
+// beside the "As of save" box and followed once a second until it ends.
+function showTravelPreparation(progress) {
+  const status = document.getElementById("travel-status");
+  if (!progress || progress.state !== "preparing") {
+    status.textContent = progress && progress.state === "failed" ? "time travel replays from the first save: " + progress.message : "";
+    return;
+  }
+  const percent = progress.last ? Math.floor(100 * progress.prepared / progress.last) : 0;
+  status.textContent = `preparing time travel: ${percent}% (save ${progress.prepared.toLocaleString("en")} of ${progress.last.toLocaleString("en")})`;
+  setTimeout(async () => {
+    try { showTravelPreparation((await api("document")).timeTravel); } catch (error) { status.textContent = ""; }
+  }, 1000);
+}
+
 async function start() {
   try {
     const summary = await api("document");
+    showTravelPreparation(summary.timeTravel);
     document.getElementById("document-name").textContent = summary.name;
     document.title = summary.name + " · Strata inspector";
     // Damage only in the history: the document is shown read-only with this banner
