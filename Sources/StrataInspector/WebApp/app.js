@@ -90,6 +90,17 @@ async function entitiesView() {
     el("table", { id: "entities" }, el("tr", {}, el("th", {}, "entity"), el("th", {}, "parent"), el("th", {}, "objects")), rows)];
 }
 
+// The cursor (`after`) each page of an objects table was read with, by table and offset:
+// "← previous" goes back by key to a page this tab has shown, and by offset only to one it
+// has not (docs/INSPECTOR.md, "What each request reads").
+const pageCursors = new Map();
+
+function cursorsOf(entity, where, sort, limit) {
+  const table = [entity, where, sort, limit, state.at].join("\u001f");
+  if (!pageCursors.has(table)) pageCursors.set(table, new Map());
+  return pageCursors.get(table);
+}
+
 async function objectsView(params) {
   const entity = params.get("entity") || "";
   const where = params.get("where") || "";
@@ -129,7 +140,12 @@ async function objectsView(params) {
   const pager = el("div", { class: "pager" },
     el("span", { id: "page-range" }, page.total ? `${page.offset + 1}–${last} of ${page.total.toLocaleString("en")}` : "No objects match."));
   const asked = params.get("limit") || "";
-  if (page.offset > 0) pager.append(el("a", { href: href("objects", { entity, where, sort, limit: asked, offset: Math.max(0, page.offset - page.limit) }) }, "← previous"));
+  const cursors = cursorsOf(entity, where, sort, page.limit);
+  if (after) cursors.set(page.offset, after);
+  if (page.offset > 0) {
+    const previous = Math.max(0, page.offset - page.limit);
+    pager.append(el("a", { href: href("objects", { entity, where, sort, limit: asked, offset: previous, after: cursors.get(previous) || "" }), id: "previous-page" }, "← previous"));
+  }
   if (page.next) pager.append(el("a", { href: href("objects", { entity, where, sort, limit: asked, offset: page.offset + page.limit, after: page.next }), id: "next-page" }, "next →"));
   parts.push(pager, el("table", { id: "objects" }, header, rows));
   return parts;
