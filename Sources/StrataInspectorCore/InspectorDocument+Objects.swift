@@ -28,6 +28,7 @@ extension InspectorDocument {
                 "entities": .array(entities),
                 "readOnly": .bool(true),
                 "historyDamage": historyDamage.json,
+                "timeTravel": timeTravelProgress.json,
             ])
         }
     }

@@ -38,6 +38,10 @@ package final class InspectorDocument: @unchecked Sendable {
     var counts = InspectorCountCache()
     /// How many past saves stay open at once.
     static let pastStoreLimit = 4
+    /// Set by ``close()``: the background preparation of time travel stops at its next step.
+    private let closingFlag = InspectorFlag()
+    /// Signalled when the background preparation has stopped (``close()`` waits for it).
+    private let preparationDone = DispatchGroup()
 
     /// Opens the document at `path` read-only, as the command-line tools open a document
     /// they only read (``ToolSettings/configuration(writes:)``).
@@ -77,6 +81,25 @@ package final class InspectorDocument: @unchecked Sendable {
 
     /// The document's model.
     package var model: ManagedObjectModel { store.model }
+
+    /// Starts laying time travel's checkpoints over the whole history on a thread of its
+    /// own (``InspectorTimeTravel/prepare(_:isCancelled:)``), so that a travel to any save
+    /// copies a checkpoint and appends fewer than an interval of saves. Requests are
+    /// answered meanwhile; a travel past the prepared part replays from the nearest
+    /// checkpoint before it. `strata-inspector` calls it when it opens a document.
+    package func prepareTimeTravelInBackground() {
+        preparationDone.enter()
+        let thread = Thread { [self] in
+            timeTravel.prepare(store) { closingFlag.isSet }
+            preparationDone.leave()
+        }
+        thread.name = "strata-inspector time travel"
+        thread.qualityOfService = .utility
+        thread.start()
+    }
+
+    /// How far the background preparation of time travel is (`timeTravel` in `/api/document`).
+    package var timeTravelProgress: InspectorTimeTravelProgress { timeTravel.preparation }
 
     /// Runs `body` holding the document's lock.
     package func serialized<T>(_ body: () throws -> T) throws -> T {
@@ -125,6 +148,8 @@ package final class InspectorDocument: @unchecked Sendable {
 
     /// Closes every store and removes the scratch folder.
     package func close() {
+        closingFlag.set()
+        preparationDone.wait()
         lock.lock()
         defer { lock.unlock() }
         guard !isClosed else { return }

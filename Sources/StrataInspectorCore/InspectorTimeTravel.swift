@@ -3,38 +3,53 @@ import Strata
 import StrataToolSupport
 
 /// Writes the document as of a past save into the inspector's scratch folder, continuing
-/// from the nearest replay it already made instead of replaying from the first save
-/// (docs/INSPECTOR.md, "Time travel").
+/// from the nearest checkpoint instead of replaying from the first save (docs/INSPECTOR.md,
+/// "Time travel").
 ///
-/// Each replay leaves checkpoints behind: a closed copy of the replay every
-/// ``checkpointInterval`` saves (250). A travel to save N copies the latest checkpoint at or
-/// before N and appends only the saves after it (``DocumentReplay/append(_:of:to:)``), so
-/// on a long history a jump costs one file copy and at most ``checkpointInterval`` saves
-/// once the first replay passed that way. A document migrated since its first save, or
-/// one whose retention dropped its first saves, is replayed whole by `DocumentReplay`,
-/// which migrates the copy where the document was migrated.
-package final class InspectorTimeTravel {
+/// A checkpoint is a closed, compacted replay of the document through a save that is a
+/// multiple of ``checkpointInterval`` (250). ``prepare(_:isCancelled:)`` lays them over the
+/// whole history in the background when the inspector opens a document; a travel to save N
+/// copies the latest checkpoint at or before N and appends only the saves after it
+/// (``DocumentReplay/append(_:of:to:folding:)``, folded into one save), and leaves the
+/// checkpoints it passes when the preparation has not reached them yet. A document
+/// migrated since its first save, or one whose retention dropped its first saves, is
+/// replayed whole by `DocumentReplay`, which migrates the copy where the document was
+/// migrated.
+///
+/// Safe to call from the request threads and the preparing thread at once: the checkpoint
+/// table has its own lock, and each replay writes its own files.
+package final class InspectorTimeTravel: @unchecked Sendable {
     /// Saves between two checkpoints, unless told otherwise.
     package static let defaultCheckpointInterval: UInt64 = 250
-    /// Saves between two checkpoints.
+    /// Saves between two checkpoints a travel leaves; the preparation spaces them wider on a
+    /// history longer than ``checkpointLimit`` of them cover.
     let checkpointInterval: UInt64
     /// The most checkpoints kept (each is a copy of the document's snapshot at that save);
     /// past it, replays stop leaving new ones.
     static let checkpointLimit = 512
     /// The most bytes the checkpoints take together (1 GiB); past it, likewise.
     static let checkpointByteLimit = 1 << 30
-    /// The bytes the checkpoints take.
-    private var checkpointBytes = 0
 
     /// The scratch folder (created on first use).
     let folder: URL
+    private let lock = NSLock()
     /// Checkpoint files by sequence.
-    private(set) var checkpoints: [UInt64: URL] = [:]
+    private var checkpointFiles: [UInt64: URL] = [:]
+    /// The bytes the checkpoints take.
+    private var checkpointBytes = 0
+    /// How far the background preparation is.
+    private var progress = InspectorTimeTravelProgress()
 
     init(folder: URL, checkpointInterval: UInt64 = defaultCheckpointInterval) {
         self.folder = folder
         self.checkpointInterval = max(1, checkpointInterval)
     }
+
+    /// Checkpoint files by sequence.
+    var checkpoints: [UInt64: URL] { locked { checkpointFiles } }
+
+    /// How far the background preparation is (``prepare(_:isCancelled:)``).
+    var preparation: InspectorTimeTravelProgress { locked { progress } }
 
     /// Writes the document as of save `sequence` to `destination` (replacing it), and
     /// returns how many saves were appended to reach it (the cost of this travel).
@@ -50,35 +65,21 @@ package final class InspectorTimeTravel {
             }
             return sequence
         }
-        let base = checkpoints.keys.filter { $0 <= sequence }.max() ?? 0
+        let (base, checkpoint) = locked { () -> (UInt64, URL?) in
+            let base = checkpointFiles.keys.filter { $0 <= sequence }.max() ?? 0
+            return (base, checkpointFiles[base])
+        }
         Self.remove(destination)
-        let configuration = Self.writingConfiguration()
         var target: DocumentStore
-        if base > 0, let checkpoint = checkpoints[base] {
+        if let checkpoint {
             try Self.copy(checkpoint, to: destination)
-            target = try DocumentStore(openingAt: destination, model: store.model, configuration: configuration)
+            target = try DocumentStore(openingAt: destination, model: store.model, configuration: Self.writingConfiguration())
         } else {
-            target = try DocumentStore(creatingAt: destination, model: store.model, overwrite: true, configuration: configuration)
+            target = try DocumentStore(creatingAt: destination, model: store.model, overwrite: true,
+                                       configuration: Self.writingConfiguration())
         }
         do {
-            var position = base
-            while position < sequence {
-                let stop = min(sequence, (position / checkpointInterval + 1) * checkpointInterval)
-                try DocumentReplay.append((position + 1)...stop, of: store, to: target)
-                position = stop
-                if position % checkpointInterval == 0, position < sequence, checkpoints[position] == nil,
-                   checkpoints.count < Self.checkpointLimit, checkpointBytes < Self.checkpointByteLimit {
-                    // Folded first, so that opening the copy reads no log (retention none
-                    // keeps none: the travelled views read only the snapshot).
-                    try target.compact()
-                    try target.close()
-                    let checkpoint = folder.appendingPathComponent("checkpoint-\(position).strata")
-                    try Self.copy(destination, to: checkpoint)
-                    checkpoints[position] = checkpoint
-                    checkpointBytes += Self.size(of: checkpoint)
-                    target = try DocumentStore(openingAt: destination, model: store.model, configuration: configuration)
-                }
-            }
+            try advance(&target, at: destination, of: store, from: base, through: sequence, interval: checkpointInterval)
             try target.compact()
             try target.close()
         } catch {
@@ -88,12 +89,106 @@ package final class InspectorTimeTravel {
         return sequence - base
     }
 
+    /// Lays checkpoints over the whole history, from the first save to the last one there
+    /// is now, so that a travel to any save copies one and appends fewer than an interval
+    /// of saves: run once, on its own thread, when the inspector opens the document. A
+    /// history longer than ``checkpointLimit`` intervals gets wider ones; the
+    /// ``checkpointByteLimit`` stops it early (the travels past there replay further).
+    /// Failures are recorded in ``preparation``, never thrown: travels still work without it.
+    /// - Complexity: O(bytes of the log), each save decoded once and saved folded with the
+    ///   others of its interval.
+    func prepare(_ store: DocumentStore, isCancelled: () -> Bool) {
+        let started = Date()
+        do {
+            guard try canContinue(store) else {
+                update { $0.state = .replaysWhole }
+                return
+            }
+            let last = try store.logPosition.last
+            let covered = UInt64(Self.checkpointLimit) * checkpointInterval
+            let interval = last <= covered ? checkpointInterval
+                : (last / UInt64(Self.checkpointLimit) / checkpointInterval + 1) * checkpointInterval
+            update { $0.state = .preparing; $0.last = last; $0.interval = interval }
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let destination = folder.appendingPathComponent("preparing.strata")
+            var target = try DocumentStore(creatingAt: destination, model: store.model, overwrite: true,
+                                           configuration: Self.writingConfiguration())
+            defer {
+                try? target.close()
+                Self.remove(destination)
+            }
+            var position: UInt64 = 0
+            while position < last, !isCancelled() {
+                let stop = min(last, (position / interval + 1) * interval)
+                try advance(&target, at: destination, of: store, from: position, through: stop, interval: interval,
+                            checkpointsAtEnd: true)
+                position = stop
+                let full = locked { !canLeaveCheckpoint() }
+                update { $0.prepared = position; $0.seconds = Date().timeIntervalSince(started) }
+                if full, position < last {
+                    update { $0.state = .stoppedAtLimit }
+                    return
+                }
+            }
+            update { $0.state = isCancelled() ? .cancelled : .ready; $0.seconds = Date().timeIntervalSince(started) }
+        } catch {
+            let message = (error as? StrataError)?.message ?? "\(error)"
+            update { $0.state = .failed; $0.message = message }
+        }
+    }
+
+    /// Appends saves `base + 1 … sequence` of `store` to `target` (a replay through `base`,
+    /// open at `destination`), leaving a checkpoint at each multiple of `interval` on the
+    /// way that has none yet, and at `sequence` itself only when `checkpointsAtEnd`.
+    private func advance(_ target: inout DocumentStore, at destination: URL, of store: DocumentStore,
+                         from base: UInt64, through sequence: UInt64, interval: UInt64,
+                         checkpointsAtEnd: Bool = false) throws {
+        var position = base
+        while position < sequence {
+            let stop = min(sequence, (position / interval + 1) * interval)
+            try DocumentReplay.append((position + 1)...stop, of: store, to: target, folding: true)
+            position = stop
+            guard position % interval == 0, position < sequence || checkpointsAtEnd,
+                  locked({ checkpointFiles[position] == nil && canLeaveCheckpoint() }) else { continue }
+            // Folded first, so that opening the copy reads no log (retention none keeps
+            // none: the travelled views read only the snapshot).
+            try target.compact()
+            try target.close()
+            let file = folder.appendingPathComponent("checkpoint-\(position)-\(UUID().uuidString).strata")
+            try Self.copy(destination, to: file)
+            let size = Self.size(of: file)
+            let kept = locked { () -> Bool in
+                guard checkpointFiles[position] == nil else { return false }
+                checkpointFiles[position] = file
+                checkpointBytes += size
+                return true
+            }
+            if !kept { Self.remove(file) }
+            target = try DocumentStore(openingAt: destination, model: store.model, configuration: Self.writingConfiguration())
+        }
+    }
+
+    /// Whether another checkpoint fits the limits. Called holding the lock.
+    private func canLeaveCheckpoint() -> Bool {
+        checkpointFiles.count < Self.checkpointLimit && checkpointBytes < Self.checkpointByteLimit
+    }
+
     /// Whether a replay can continue from a checkpoint: one model version (no migration to
     /// redo on the copy) and the log still holds the first save.
     private func canContinue(_ store: DocumentStore) throws -> Bool {
         guard try store.undoBoundary == nil else { return false }
         guard let first = try store.oldestHistoryToken?.sequence else { return try store.logPosition.last == 0 }
         return first == 1
+    }
+
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    private func update(_ change: (inout InspectorTimeTravelProgress) -> Void) {
+        locked { change(&progress) }
     }
 
     /// A scratch replay's settings: writable, synced at checkpoints only (it is thrown

@@ -90,4 +90,69 @@ import Testing
         _ = try rows(api, at: 8)
         #expect(document.lastTravelReplayed == 8)
     }
+
+    /// Waits (at most a minute) until the background preparation has ended.
+    private func waitForPreparation(_ document: InspectorDocument) async throws -> InspectorTimeTravelProgress {
+        for _ in 0..<600 {
+            let progress = document.timeTravelProgress
+            if progress.state != .preparing, progress.state != .off { return progress }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        Issue.record("the preparation did not end within a minute")
+        return document.timeTravelProgress
+    }
+
+    @Test func thePreparationLaysCheckpointsOverTheWholeHistorySoNoTravelReplaysFromTheStart() async throws {
+        let document = try InspectorDocument(path: url.path, checkpointInterval: 5)
+        defer { document.close() }
+        let api = InspectorAPI(document: document)
+        #expect(try api.get("/api/document").json["timeTravel"].flatMap { ($0 as? [String: Any])?["state"] as? String } == "off")
+
+        document.prepareTimeTravelInBackground()
+        let progress = try await waitForPreparation(document)
+        #expect(progress.state == .ready)
+        #expect(progress.prepared == Self.saves && progress.last == Self.saves && progress.interval == 5)
+        let served = try #require(try api.get("/api/document").json["timeTravel"] as? [String: Any])
+        #expect(served["state"] as? String == "ready" && served["prepared"] as? Int == Int(Self.saves))
+
+        // Every travel, the first one included, copies the checkpoint before it.
+        for target in [27, 3, 12, 30, 19, 4] as [UInt64] {
+            let shown = try rows(api, at: target)
+            #expect(document.lastTravelReplayed == target % 5, "save \(target)")
+            #expect(shown == (try replayedRows(at: target)), "save \(target)")
+        }
+    }
+
+    @Test func closingStopsThePreparationAndAClosedDocumentAnswersNothing() async throws {
+        let document = try InspectorDocument(path: url.path, checkpointInterval: 1)
+        document.prepareTimeTravelInBackground()
+        document.close()
+        let state = document.timeTravelProgress.state
+        #expect(state == .cancelled || state == .ready, "\(state)")
+        #expect(InspectorAPI(document: document).answer(path: "/api/document", parameters: [:]).status == 503)
+    }
+
+    @Test func aMigratedDocumentIsNotPreparedAndItsTravelsReplayWhole() async throws {
+        let v1 = try ManagedObjectModel(entities: [EntityDescription("Item", attributes: [AttributeDescription("name", .string)])],
+                                        versionIdentifier: "items-1")
+        let v2 = try ManagedObjectModel(entities: [EntityDescription("Item", attributes: [
+            AttributeDescription("name", .string), AttributeDescription("note", .string),
+        ])], versionIdentifier: "items-2")
+        let migrated = directory.file("items.strata")
+        let stack = try DocumentStack.create(migrated, model: v1)
+        for name in ["first", "second"] {
+            try stack.context.insertObject(forEntityName: "Item").setValue(.string(name), forKey: "name")
+            try stack.context.save()
+        }
+        try stack.store.close()
+        try DocumentStore.migrate(at: migrated, to: v2)
+
+        let document = try InspectorDocument(path: migrated.path, checkpointInterval: 1)
+        defer { document.close() }
+        document.prepareTimeTravelInBackground()
+        #expect(try await waitForPreparation(document).state == .replaysWhole)
+        let answer = try InspectorAPI(document: document).get("/api/objects", ["entity": "Item", "at": "1"])
+        #expect(answer.status == 200 && (answer.json["rows"] as? [[String: Any]])?.count == 1)
+        #expect(document.lastTravelReplayed == 1)
+    }
 }

@@ -143,6 +143,17 @@ def main():
         # The next page is sought after the last row shown (docs/INSPECTOR.md): its link carries it.
         check("paging by key", "#/objects?entity=Employee&sort=salary:desc&limit=2", "objects",
               "1–2 of 4", 'id="next-page"', "after=Employee%2Fp")
+        # Back by key: "← previous" carries the cursor the earlier page was read with.
+        if browser.open(url + "#/objects?entity=Employee&sort=salary:desc&limit=1", "objects"):
+            browser.evaluate("document.getElementById('next-page').click()")
+            browser.wait("document.getElementById('page-range')?.textContent.startsWith('2–2')", 10)
+            browser.evaluate("document.getElementById('next-page').click()")
+            moved = browser.wait("document.getElementById('page-range')?.textContent.startsWith('3–3')", 10)
+            link = browser.evaluate("document.getElementById('previous-page')?.getAttribute('href') || ''") or ""
+            report(moved and "after=Employee%2Fp" in link and "offset=1" in link, "paging back by key",
+                   f"moved: {moved}, previous: {link}")
+        else:
+            report(False, "paging back by key", "the objects view was not drawn within 20 s")
         check("predicate box", "#/objects?entity=Employee&where=salary%20%3E%20130000", "objects",
               "Lovelace", "Hopper", "1–2 of 2")
         check("predicate error shown inline", "#/objects?entity=Employee&where=salary%20%3E%3E", "objects",

@@ -51,6 +51,7 @@ struct StrataInspectorCommand: ParsableCommand {
             ? try InspectorPostgresDocument.open(target.document)
             : try InspectorDocument(path: target.document)
         defer { document.close() }
+        document.prepareTimeTravelInBackground()
         let server = try InspectorServer(document: document)
         let outcome = ServerOutcome()
         let finished = DispatchSemaphore(value: 0)

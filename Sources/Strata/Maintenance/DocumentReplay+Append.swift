@@ -12,13 +12,20 @@ extension DocumentReplay {
     /// a replay it already made this way instead of replaying from the first save
     /// (docs/INSPECTOR.md, "Time travel"). Returns the number of segments appended.
     ///
+    /// With `folding`, consecutive segments are saved together, as one save of their groups
+    /// in order (at most ``foldedOperationLimit`` operations each, a bigger segment alone):
+    /// the state after the last one is the same, the copy's log has fewer, larger segments
+    /// with the last one's time and no author. That is for a copy whose history nobody reads
+    /// (the inspector's replays keep none), and it spares a save per segment.
+    ///
     /// - Throws: `.invalidArgument` when the span starts before the document's current
     ///   model (a migration's segments need ``replay(_:through:to:overwrite:settings:progress:)``,
     ///   which migrates the copy where the document was migrated); `.corruptSegment` for a
     ///   damaged segment on the way.
     /// - Complexity: O(bytes of the segments in `range`).
     @discardableResult
-    package static func append(_ range: ClosedRange<UInt64>, of source: DocumentStore, to target: DocumentStore) throws -> Int {
+    package static func append(_ range: ClosedRange<UInt64>, of source: DocumentStore, to target: DocumentStore,
+                               folding: Bool = false) throws -> Int {
         let since = try source.withOpenState { $0.meta.modelSince }
         guard range.lowerBound >= since else {
             throw StrataError(.invalidArgument,
@@ -29,27 +36,61 @@ extension DocumentReplay {
         var low = range.lowerBound
         while low <= range.upperBound {
             let high = min(range.upperBound, low + appendWindow - 1)
+            var fold = SegmentFold()
             for record in try source.segmentRecords(in: low...high) {
-                try appendSaved(try source.decode(record), to: target)
+                let segment = try source.decode(record)
                 appended += 1
+                guard folding else {
+                    try appendSaved(segment, to: target)
+                    continue
+                }
+                if fold.operations + segment.operationCount > foldedOperationLimit { try fold.save(to: target) }
+                fold.add(segment, naming: target.tag)
             }
+            try fold.save(to: target)
             if high == UInt64(Int64.max) { break }
             low = high + 1
         }
         return appended
     }
 
-    /// Saves a segment of another document into `store` as it was saved there: its groups
-    /// (action names, undo structure), object keys, timestamp, author and context name; the
-    /// objects' IDs are rewritten to name `store`.
-    static func appendSaved(_ segment: Segment, to store: DocumentStore) throws {
-        let tag = store.tag
-        let groups = segment.groups.map { group in
+    /// The most operations one folded save of ``append(_:of:to:folding:)`` holds.
+    static let foldedOperationLimit = 50_000
+
+    /// Segments waiting to be saved together, their objects' IDs naming the target store.
+    private struct SegmentFold {
+        var groups: [SegmentGroup] = []
+        var operations = 0
+        var timestamp = Date()
+
+        mutating func add(_ segment: Segment, naming tag: UInt32) {
+            groups += rebased(segment.groups, to: tag)
+            operations += segment.operationCount
+            timestamp = segment.timestamp
+        }
+
+        /// Saves what was added, if anything, and starts again.
+        mutating func save(to store: DocumentStore) throws {
+            guard !groups.isEmpty else { return }
+            try store.save(StoreSaveRequest(groups: groups, timestamp: timestamp))
+            self = SegmentFold()
+        }
+    }
+
+    /// `groups` with their objects' IDs naming the store tagged `tag`.
+    private static func rebased(_ groups: [SegmentGroup], to tag: UInt32) -> [SegmentGroup] {
+        groups.map { group in
             SegmentGroup(group.info, operations: group.operations.map {
                 $0.mapIDs { ManagedObjectID(entity: $0.entity, storeTag: tag, primaryKey: $0.primaryKey) }
             })
         }
-        try store.save(StoreSaveRequest(groups: groups, timestamp: segment.timestamp,
+    }
+
+    /// Saves a segment of another document into `store` as it was saved there: its groups
+    /// (action names, undo structure), object keys, timestamp, author and context name; the
+    /// objects' IDs are rewritten to name `store`.
+    static func appendSaved(_ segment: Segment, to store: DocumentStore) throws {
+        try store.save(StoreSaveRequest(groups: rebased(segment.groups, to: store.tag), timestamp: segment.timestamp,
                                         author: segment.author, contextName: segment.contextName))
     }
 }

@@ -37,6 +37,9 @@ public final class ManagedObjectModel: @unchecked Sendable {
     /// Whether a registered class takes part in Observation (an `@Entity` class): only then
     /// does a context tell objects of their changes (ManagedObjectContext+Observation.swift).
     let hasObservableClasses = Locked(false)
+    /// The segment decoder's plan of each entity by index, built on first use
+    /// (``SegmentModelPlan``).
+    let segmentPlans = Locked<[SegmentEntityPlan?]>([])
 
     /// Property names that collide with the object's own API and are refused.
     public static let reservedPropertyNames: Set<String> = [

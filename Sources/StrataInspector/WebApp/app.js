@@ -90,6 +90,17 @@ async function entitiesView() {
     el("table", { id: "entities" }, el("tr", {}, el("th", {}, "entity"), el("th", {}, "parent"), el("th", {}, "objects")), rows)];
 }
 
+// The cursor (`after`) each page of an objects table was read with, by table and offset:
+// "← previous" goes back by key to a page this tab has shown, and by offset only to one it
+// has not (docs/INSPECTOR.md, "What each request reads").
+const pageCursors = new Map();
+
+function cursorsOf(entity, where, sort, limit) {
+  const table = [entity, where, sort, limit, state.at].join("\u001f");
+  if (!pageCursors.has(table)) pageCursors.set(table, new Map());
+  return pageCursors.get(table);
+}
+
 async function objectsView(params) {
   const entity = params.get("entity") || "";
   const where = params.get("where") || "";
@@ -129,7 +140,12 @@ async function objectsView(params) {
   const pager = el("div", { class: "pager" },
     el("span", { id: "page-range" }, page.total ? `${page.offset + 1}–${last} of ${page.total.toLocaleString("en")}` : "No objects match."));
   const asked = params.get("limit") || "";
-  if (page.offset > 0) pager.append(el("a", { href: href("objects", { entity, where, sort, limit: asked, offset: Math.max(0, page.offset - page.limit) }) }, "← previous"));
+  const cursors = cursorsOf(entity, where, sort, page.limit);
+  if (after) cursors.set(page.offset, after);
+  if (page.offset > 0) {
+    const previous = Math.max(0, page.offset - page.limit);
+    pager.append(el("a", { href: href("objects", { entity, where, sort, limit: asked, offset: previous, after: cursors.get(previous) || "" }), id: "previous-page" }, "← previous"));
+  }
   if (page.next) pager.append(el("a", { href: href("objects", { entity, where, sort, limit: asked, offset: page.offset + page.limit, after: page.next }), id: "next-page" }, "next →"));
   parts.push(pager, el("table", { id: "objects" }, header, rows));
   return parts;
@@ -402,9 +418,25 @@ function listen() {
   });
 }
 
+// The background preparation of time travel (docs/INSPECTOR.md, "Time travel"): shown
+// beside the "As of save" box and followed once a second until it ends.
+function showTravelPreparation(progress) {
+  const status = document.getElementById("travel-status");
+  if (!progress || progress.state !== "preparing") {
+    status.textContent = progress && progress.state === "failed" ? "time travel replays from the first save: " + progress.message : "";
+    return;
+  }
+  const percent = progress.last ? Math.floor(100 * progress.prepared / progress.last) : 0;
+  status.textContent = `preparing time travel: ${percent}% (save ${progress.prepared.toLocaleString("en")} of ${progress.last.toLocaleString("en")})`;
+  setTimeout(async () => {
+    try { showTravelPreparation((await api("document")).timeTravel); } catch (error) { status.textContent = ""; }
+  }, 1000);
+}
+
 async function start() {
   try {
     const summary = await api("document");
+    showTravelPreparation(summary.timeTravel);
     document.getElementById("document-name").textContent = summary.name;
     document.title = summary.name + " · Strata inspector";
     // Damage only in the history: the document is shown read-only with this banner

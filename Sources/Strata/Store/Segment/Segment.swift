@@ -186,12 +186,18 @@ enum SegmentFormat {
         return .null
     }
 
+    /// Whether `value` can be stored in an attribute of `type` (§6.2): null, or a value of
+    /// the type's kind.
+    static func fits(_ value: PropertyValue, _ type: AttributeType) -> Bool {
+        value.isNull || value.valueKind == type.valueKind
+    }
+
     /// Why `value` cannot be stored in a slot of this shape, or nil when it fits (§6.2).
     static func mismatch(_ value: PropertyValue, _ shape: SlotShape) -> String? {
         switch (shape, value) {
         case (_, .null): return nil
         case (.attribute(let type), _):
-            return value.valueKind == type.valueKind ? nil : "\(withArticle(ModelValueRules.kindName(value))) value does not fit the \(type.rawValue) attribute"
+            return fits(value, type) ? nil : "\(withArticle(ModelValueRules.kindName(value))) value does not fit the \(type.rawValue) attribute"
         case (.toOne(let destination), .object(let id)):
             return id.entity.isKind(of: destination) ? nil
                 : "\(withArticle(id.entity.name)) object does not fit a to-one relationship to \(destination.name)"

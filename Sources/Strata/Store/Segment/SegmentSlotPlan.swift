@@ -3,8 +3,9 @@ import Foundation
 /// What the decoder (and the streaming replay) needs to know about the slots of one
 /// entity, resolved from the model once instead of once per value: looking a slot up
 /// through the entity copies its attribute or relationship description, which costs more
-/// than decoding the value. A class so that handing a plan around costs one retain.
-final class SegmentEntityPlan {
+/// than decoding the value. A class so that handing a plan around costs one retain;
+/// immutable, so that the model keeps its plans for every decoder (``SegmentModelPlan``).
+final class SegmentEntityPlan: Sendable {
     /// One slot's resolution.
     /// Trivial to copy (no references), as the decoder reads one per value.
     struct Slot {
@@ -49,8 +50,8 @@ final class SegmentEntityPlan {
                 continue
             }
             var fitting: UInt32 = 0
-            if case .attribute = info.shape {
-                for (tag, sample) in Self.samples where SegmentFormat.mismatch(sample, info.shape) == nil {
+            if case .attribute(let type) = info.shape {
+                for (tag, sample) in Self.samples where SegmentFormat.fits(sample, type) {
                     fitting |= 1 << UInt32(tag.rawValue)
                 }
             }
@@ -74,7 +75,7 @@ final class SegmentEntityPlan {
     let firstUnresolvedSlot: Int?
 
     /// One value per attribute tag, for working out which tags fit an attribute with the
-    /// same rule the encoder uses (``SegmentFormat/mismatch(_:_:)``).
+    /// same rule the encoder uses (``SegmentFormat/fits(_:_:)``).
     private static let samples: [(SegmentFormat.ValueTag, PropertyValue)] = [
         (.null, .null), (.integer, .integer(0)), (.double, .double(0)), (.decimal, .decimal(0)),
         (.string, .string("")), (.boolFalse, .boolean(false)), (.boolTrue, .boolean(true)),
@@ -84,7 +85,9 @@ final class SegmentEntityPlan {
     ]
 }
 
-/// The entity plans of one model, built on first use of each entity.
+/// The entity plans of one model, built on first use of each entity and kept by the model
+/// (``ManagedObjectModel/segmentPlans``): a decoder is made per segment, and a short
+/// segment decodes in less time than building its entities' plans takes.
 struct SegmentModelPlan {
     let model: ManagedObjectModel
     /// The model's entities by index (read once: the model's array is behind a class).
@@ -94,7 +97,8 @@ struct SegmentModelPlan {
     init(model: ManagedObjectModel) {
         self.model = model
         self.entities = model.entities
-        self.plans = Array(repeating: nil, count: entities.count)
+        let kept = model.segmentPlans.withLock { $0 }
+        self.plans = kept.count == entities.count ? kept : Array(repeating: nil, count: entities.count)
     }
 
     /// The plan of the entity at `index` (which must be in range).
@@ -107,6 +111,11 @@ struct SegmentModelPlan {
     private mutating func makePlan(_ index: Int) -> SegmentEntityPlan {
         let plan = SegmentEntityPlan(entity: entities[index], model: model)
         plans[index] = plan
+        let count = entities.count
+        model.segmentPlans.withLock { kept in
+            if kept.count != count { kept = Array(repeating: nil, count: count) }
+            if kept[index] == nil { kept[index] = plan }
+        }
         return plan
     }
 }

@@ -14,8 +14,8 @@ import StrataInspectorCore
 ///   same page by OFFSET;
 /// - 1,000 employees then 99,999 saves of one salary each (`--quick`: 2,000 saves),
 ///   compacted with the whole log kept: a jump to a save (its changes, and the timeline page
-///   around it) and time travel to a save, cold (the first replay, which leaves a checkpoint
-///   every 250 saves) and then to other saves.
+///   around it) and time travel: with nothing prepared (the first replay, from save 1), the
+///   background preparation `strata-inspector` starts on opening, and travels after it.
 /// Each request runs `repetitions` times; the table gives the median and the slowest.
 enum InspectorWorkload {
     static let repetitions = 5
@@ -72,19 +72,34 @@ enum InspectorWorkload {
         rows.append(("\(saves) saves: a jump to a save (/api/save)", try targets.map { try time(api, "/api/save", ["sequence": "\($0)"]) }))
         rows.append(("\(saves) saves: the timeline page at a save", try targets.map { try time(api, "/api/timeline", ["before": "\($0 + 1)"]) }))
         rows.append(("\(saves) saves: the newest timeline page", try times(api, "/api/timeline", [:])))
-        // Time travel: the first travel replays from save 1 and leaves checkpoints.
+        // Time travel without the background preparation: the first travel replays from save 1.
         let cold = UInt64(saves - 7)
-        rows.append(("\(saves) saves: time travel to save \(cold), first (replays \(cold) saves)", [try time(api, "/api/objects", ["entity": "Employee", "at": "\(cold)"])]))
+        rows.append(("\(saves) saves: time travel to save \(cold) with nothing prepared (replays \(cold) saves, folded)", [try time(api, "/api/objects", ["entity": "Employee", "at": "\(cold)"])]))
+        // As `strata-inspector` opens a document: checkpoints laid in the background, then
+        // every travel (the first one to each save) copies one.
+        let opening = Clock.now
+        let prepared = try InspectorDocument(path: url.path)
+        defer { prepared.close() }
+        rows.append(("\(saves) saves: opening the document (the history check reads every folded segment once)", [Clock.seconds(since: opening) * 1000]))
+        let preparedAPI = InspectorAPI(document: prepared)
+        let start = Clock.now
+        prepared.prepareTimeTravelInBackground()
+        while [.preparing, .off].contains(prepared.timeTravelProgress.state) { Thread.sleep(forTimeInterval: 0.01) }
+        let progress = prepared.timeTravelProgress
+        guard progress.state == .ready else {
+            throw StrataError(.invalidArgument, "inspector benchmark: the preparation ended \(progress.state.rawValue): \(progress.message ?? "")")
+        }
+        rows.append(("\(saves) saves: preparing time travel in the background after opening (a checkpoint every \(progress.interval) saves)", [Clock.seconds(since: start) * 1000]))
         var warm: [Double] = []
         var appended: [UInt64] = []
         for target in targets {
-            warm.append(try time(api, "/api/objects", ["entity": "Employee", "at": "\(target)"]))
-            appended.append(document.lastTravelReplayed)
+            warm.append(try time(preparedAPI, "/api/objects", ["entity": "Employee", "at": "\(target)"]))
+            appended.append(prepared.lastTravelReplayed)
         }
-        rows.append(("\(saves) saves: time travel to another save (a checkpoint copied, \(appended.min() ?? 0)–\(appended.max() ?? 0) saves appended)", warm))
+        rows.append(("\(saves) saves: time travel to a save, prepared (a checkpoint copied, \(appended.min() ?? 0)–\(appended.max() ?? 0) saves appended)", warm))
         // The last save travelled to is still open (the last four are kept).
         let open = targets.last ?? cold
-        rows.append(("\(saves) saves: a travelled save's next page (already open)", try times(api, "/api/objects", ["entity": "Employee", "at": "\(open)", "offset": "50"])))
+        rows.append(("\(saves) saves: a travelled save's next page (already open)", try times(preparedAPI, "/api/objects", ["entity": "Employee", "at": "\(open)", "offset": "50"])))
     }
 
     private static func times(_ api: InspectorAPI, _ path: String, _ parameters: [String: String]) throws -> [Double] {
