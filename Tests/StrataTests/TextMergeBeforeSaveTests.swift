@@ -111,6 +111,27 @@ import Testing
         #expect(try stack.newContext().existingObject(with: id).text("title") == merged)
     }
 
+    @Test func theFirstEditOfATextOthersSavedIntoSinceItWasReadTakesTheirsIn() throws {
+        let stack = try DocumentStack(model: textNoteModel, configuration: manualCompaction())
+        let id = try sharedNote(stack)
+        let note = try stack.context.existingObject(with: id)
+        #expect(try note.text("title") == "shared")
+        let writer = stack.newContext()
+        try writer.existingObject(with: id).type("their ", at: 0, into: "title")
+        try writer.save()
+
+        // No merge: the object still shows what it read, until its first edit of the text.
+        #expect(try note.text("title") == "shared")
+        try note.type("!", at: 12, into: "title")
+        #expect(try note.text("title") == "their shared!", "the string and the characters it edits agree")
+        try stack.undo.undo()
+        #expect(try note.text("title") == "their shared")
+        try stack.undo.redo()
+        try stack.context.save()
+        #expect(try note.text("title") == "their shared!")
+        #expect(try stack.newContext().existingObject(with: id).text("title") == "their shared!")
+    }
+
     @Test func anotherConnectionsSaveMergesIntoAnAutomaticallyMergingContext() throws {
         let directory = try TemporaryDirectory()
         let url = directory.file()
