@@ -148,10 +148,10 @@ extension ManagedObjectContext {
                 return upToDate(ContextText(sequence: sequence, written: string), of: object, slot: slot, value: value)
             }
             // Their net effect is in the slot already (a refresh logs the splices that revert
-            // what it discards); should it not be, the next flush turns the difference into
-            // splices, as for any value written without them.
-            let merged = sequence.string
-            return ContextText(sequence: sequence, written: merged == string ? string : merged)
+            // what it discards), over what the store held when the object's values were read:
+            // a slot without a change of its own takes what others saved since; a value set
+            // since becomes splices at the next flush, as any value written without them.
+            return upToDate(ContextText(sequence: sequence, written: string), of: object, slot: slot, value: value)
         }
         return ContextText(sequence: TextSequence(base: string), written: string)
     }
