@@ -16,7 +16,9 @@ extension ManagedObjectContext {
     ///   unregistered `ChangeGroupKind.merge` group, saved but never undone);
     /// - **updated** records: their registered, loaded objects are refreshed like
     ///   ``refresh(_:mergeChanges:)`` with `mergeChanges: true` — values reloaded from the
-    ///   store, pending changes re-applied on top; faults need nothing;
+    ///   store, pending changes re-applied on top (a text with pending changes takes in the
+    ///   other save's splices beside its own unsaved ones, docs/TEXT.md, "Merging before a
+    ///   save"); faults need nothing;
     /// - **inserted** records: nothing to do, ``object(with:)`` gives them as faults.
     ///
     /// ObjectsDidChange is posted with the refreshed and the invalidated IDs (userInfo keys

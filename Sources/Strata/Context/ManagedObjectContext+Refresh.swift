@@ -15,7 +15,10 @@ extension ManagedObjectContext {
     ///   once, `awakeFromFetch()` runs, and then its transient values and its pending
     ///   changes are put back on top, so a transient cached from persistent values (the
     ///   guide's `fullName`) can go stale; a flag cleared in `didTurnIntoFault()` tells an
-    ///   accessor to compute it again.
+    ///   accessor to compute it again. A text (``AttributeDescription/isText``) with pending
+    ///   changes is not put back as it was: it takes in what others spliced into the store's
+    ///   text, keeping this context's unsaved splices, so it shows both at once and its undo
+    ///   still reverts only this context's edits (docs/TEXT.md, "Merging before a save").
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         guard object.context === self, !object.state.isInserted else { return }
         fetchedPropertyCache[ObjectIdentifier(object)] = nil
@@ -48,6 +51,9 @@ extension ManagedObjectContext {
         for slot in object.entity.textSlots where pending[object.entity.slotNames[slot]] == nil {
             forgetText(TextKey(id: object.objectID, slot: slot))
         }
+        // A text with pending changes takes in what others spliced into it, keeping them
+        // (docs/TEXT.md, "Merging before a save"); read while the slots hold them.
+        let mergedTexts = object.entity.textSlots.isEmpty ? [:] : mergeStoredTexts(into: object, pending: pending)
         let transients = object.entity.attributes.filter(\.isTransient).map { ($0.slot, object.storage[$0.slot]) }
         object.storage = Self.withTransientDefaults(stored, of: object.entity)
         let reloaded = object.storage
@@ -57,7 +63,7 @@ extension ManagedObjectContext {
         for (slot, value) in transients { object.storage[slot] = value }
         for (key, value) in pending {
             if let slot = object.entity.slot(forKey: key), !RowTable.isTransient(slot, of: object.entity) {
-                object.storage[slot] = value
+                object.storage[slot] = mergedTexts[slot].map(PropertyValue.string) ?? value
             }
         }
         // The committed values are the reloaded ones; the pending changes sit on top.

@@ -25,6 +25,8 @@ extension ManagedObjectContext {
         try object.ensureLoaded()
         let key = TextKey(id: object.objectID, slot: slot)
         var text = try texts.removeValue(forKey: key) ?? loadText(of: object, slot: slot, value: object.storage[slot])
+        // A whole value set since (O(1) when the slot still holds the text's string).
+        noteDirectTextWrites(&text, object: object, slot: slot)
         guard range.lowerBound >= 0, range.upperBound <= text.sequence.count else {
             texts[key] = text
             let attribute = object.entity.slotNames[slot]
@@ -110,7 +112,7 @@ extension ManagedObjectContext {
     }
 
     /// Turns a value written to the slot by any other path than splices into splices.
-    private func noteDirectTextWrites(_ text: inout ContextText, object: ManagedObject, slot: Int) {
+    func noteDirectTextWrites(_ text: inout ContextText, object: ManagedObject, slot: Int) {
         guard case .string(let value) = object.storage[slot] else {
             // NULL: the text is empty.
             if text.sequence.count > 0 { splice(&text, to: "") }
@@ -143,20 +145,35 @@ extension ManagedObjectContext {
             // splice would be given the identity of one of their characters again, and the
             // store would take it for a repeat (docs/TEXT.md, "In a context").
             guard try applyUnsavedSplices(of: object.objectID, slot: slot, to: &sequence) else {
-                return ContextText(sequence: sequence, written: string)
+                return upToDate(ContextText(sequence: sequence, written: string), of: object, slot: slot, value: value)
             }
             // Their net effect is in the slot already (a refresh logs the splices that revert
-            // what it discards); should it not be, the next flush turns the difference into
-            // splices, as for any value written without them.
-            let merged = sequence.string
-            return ContextText(sequence: sequence, written: merged == string ? string : merged)
+            // what it discards), over what the store held when the object's values were read:
+            // a slot without a change of its own takes what others saved since; a value set
+            // since becomes splices at the next flush, as any value written without them.
+            return upToDate(ContextText(sequence: sequence, written: string), of: object, slot: slot, value: value)
         }
         return ContextText(sequence: TextSequence(base: string), written: string)
     }
 
+    /// A text just read from the store whose string is not the value the object showed:
+    /// others saved into it after the object's values were read (or the value was set
+    /// without splices, not flushed yet). The text keeps the store's string with its
+    /// characters, so that a splice changes both alike; an object whose slot has no change
+    /// of its own shows it, as a fault fired now would (docs/TEXT.md, "In a context"), and a
+    /// value set becomes splices against it, as at a flush. Costs the string once per load.
+    private func upToDate(_ text: ContextText, of object: ManagedObject, slot: Int, value: PropertyValue) -> ContextText {
+        let stored = text.sequence.string
+        if stored == text.written { return text }
+        if slot < object.storage.count, object.storage[slot] == value, object.committedOld?[slot] == nil, object.flushOld[slot] == nil {
+            object.storage[slot] = .string(stored)
+        }
+        return ContextText(sequence: text.sequence, written: stored)
+    }
+
     /// Applies to a text read from the store the splices of it this context logged and has
     /// not saved, in log order, as the store will at the save; false when there are none.
-    private func applyUnsavedSplices(of id: ManagedObjectID, slot: Int, to sequence: inout TextSequence) throws -> Bool {
+    func applyUnsavedSplices(of id: ManagedObjectID, slot: Int, to sequence: inout TextSequence) throws -> Bool {
         if log.unsaved.isEmpty { textsWithLoggedSplices.removeAll() }
         guard textsWithLoggedSplices.contains(TextKey(id: id, slot: slot)) else { return false }
         var applied = false
