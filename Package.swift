@@ -239,7 +239,7 @@ if inspector {
             swiftSettings: postgres ? [.define("STRATA_INSPECTOR_POSTGRES")] : []),
         .testTarget(name: "StrataInspectorTests", dependencies: [
             "Strata", "StrataInspectorCore", "StrataTestSupport", "strata-inspector", "strata",
-        ] + (postgres ? ["strata-postgres"] : []),
+        ] + (postgres ? ["strata-postgres", "StrataPostgres"] : []),
         swiftSettings: postgres ? [.define("STRATA_INSPECTOR_POSTGRES")] : []),
     ]
 }

@@ -38,6 +38,13 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
         /// happen (default `true`); without it, the store takes them in when it saves or
         /// when ``PostgresDocumentStore/catchUp()`` is called.
         public var listensForRemoteChanges = true
+        /// Open from the server's snapshot when it has one (default `true`): its rows make
+        /// the replica's snapshot and only the segments after it are replayed, so the
+        /// replica's history starts there. `false` replays every segment from the first (the
+        /// server keeps them all, docs/POSTGRES.md), so the replica holds the whole history
+        /// — what `strata-inspector` shows on its timeline and travels through — at the cost
+        /// of a longer open on a long log.
+        public var opensFromServerSnapshot = true
         /// The directory the replica's cache file is made in (default: the system's
         /// temporary directory). The file is removed when the store closes.
         public var cacheDirectory: URL?
@@ -164,7 +171,7 @@ public final class PostgresDocumentStore: PersistentStore, BatchExecutingStore, 
         // A document with a snapshot on the server opens from it: its rows make the
         // replica's snapshot tables, and only the segments after it are replayed. A
         // streaming replica serves it when it has one (docs/POSTGRES.md).
-        let snapshot = try reads.snapshot(of: documentID, model: model)
+        let snapshot = configuration.opensFromServerSnapshot ? try reads.snapshot(of: documentID, model: model) : nil
         if let snapshot {
             let head = try PostgresLog.head(documentID, session)
             do {

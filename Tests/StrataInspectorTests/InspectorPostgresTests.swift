@@ -1,6 +1,7 @@
 #if STRATA_INSPECTOR_POSTGRES
 import Foundation
 import Strata
+import StrataPostgres
 import StrataTestSupport
 import Testing
 
@@ -77,6 +78,43 @@ import Testing
         #expect(try inspector.request("/api/objects?entity=Department").json?["total"] as? Int == 2)
         // Nothing was written to the server by the inspector: the server's log is the file's.
         _ = inspector.terminate()
+    }
+
+    @Test func aCompactedPostgresDocumentShowsItsWholeHistoryUnlessOpenedFromTheServersSnapshot() throws {
+        let server = try Server()
+        let fixture = try InspectorFixture()
+        let remote = "\(server.url)/compacted-\(UUID().uuidString.prefix(8))"
+        let push = try CLI.run("strata", ["push", fixture.url.path, remote])
+        try #require(push.status == 0, "\(push.stdout) \(push.stderr)")
+        // Fold every save into the server's snapshot.
+        let model = try DocumentStore.storedModel(at: fixture.url)
+        var configuration = PostgresDocumentStore.Configuration()
+        configuration.listensForRemoteChanges = false
+        configuration.serverCompactionThreshold = 0
+        let writer = try PostgresDocumentStore(location: try PostgresLocation(documentURL: remote), model: model,
+                                               configuration: configuration)
+        #expect(try writer.compact().outcome == .compacted)
+        try writer.close()
+
+        // By default the inspector replays the whole history: the timeline and time travel
+        // reach the first save.
+        let inspector = try InspectorProcess(argument: remote)
+        let timeline = try inspector.request("/api/timeline")
+        #expect((timeline.json?["saves"] as? [[String: Any]])?.map { $0["sequence"] as? Int } == [5, 4, 3, 2, 1])
+        #expect(try inspector.request("/api/objects?entity=Employee&at=2").json?["total"] as? Int == 2)
+        #expect(try inspector.request("/api/objects?entity=Employee").json?["total"] as? Int == 32)
+        _ = inspector.terminate()
+
+        // From the server's snapshot: the present only, and no history before it to travel to.
+        let recent = try InspectorProcess(argument: remote, options: ["--from-server-snapshot"])
+        #expect(try recent.request("/api/objects?entity=Employee").json?["total"] as? Int == 32)
+        #expect((try recent.request("/api/timeline").json?["saves"] as? [[String: Any]])?.isEmpty == true)
+        #expect(try recent.request("/api/objects?entity=Employee&at=2").status == 400)
+        _ = recent.terminate()
+
+        // The flag means nothing for a file, and says so.
+        let refused = try CLI.run("strata-inspector", [fixture.url.path, "--from-server-snapshot"])
+        #expect(refused.status != 0 && refused.stderr.contains("applies to a postgres:// document"))
     }
 
     @Test func aMissingPostgresDocumentIsRefusedBeforeServing() throws {

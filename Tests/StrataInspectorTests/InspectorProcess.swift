@@ -18,11 +18,12 @@ final class InspectorProcess: @unchecked Sendable {
         try self.init(argument: document.path, environment: environment)
     }
 
-    /// Starts the inspector on `argument`: a path or a postgres:// document URL.
-    init(argument: String, environment: [String: String] = [:]) throws {
+    /// Starts the inspector on `argument`: a path or a postgres:// document URL, followed by
+    /// `options`.
+    init(argument: String, options: [String] = [], environment: [String: String] = [:]) throws {
         output = try TemporaryDirectory()
         let stdout = output.path("stdout"), stderr = output.path("stderr")
-        process = try SpawnedProcess(builtExecutable("strata-inspector").path, [argument], stdin: nil, stdout: stdout, stderr: stderr,
+        process = try SpawnedProcess(builtExecutable("strata-inspector").path, [argument] + options, stdin: nil, stdout: stdout, stderr: stderr,
                                      environment: environment)
         let deadline = Date().addingTimeInterval(60)
         while true {

@@ -23,7 +23,10 @@ enum InspectorPostgresDocument {
     /// - Throws: the `strata-postgres` tool's errors for a bad URL, an unreachable server
     ///   or a missing document (`.objectNotFound`); `.invalidArgument` when this build has
     ///   no PostgreSQL stack.
-    static func open(_ url: String) throws -> InspectorDocument {
+    /// - Parameter fromServerSnapshot: open from the server's snapshot (faster on a long
+    ///   log; the timeline and time travel then start at the snapshot) instead of replaying
+    ///   the whole history.
+    static func open(_ url: String, fromServerSnapshot: Bool = false) throws -> InspectorDocument {
         #if STRATA_INSPECTOR_POSTGRES
         let location = try PostgresLocation(documentURL: url)
         let remote = try PostgresSegmentRemote(location: location)
@@ -37,6 +40,9 @@ enum InspectorPostgresDocument {
         configuration.listensForRemoteChanges = true
         // The inspector never saves; it must not compact the server's log either.
         configuration.serverCompactionThreshold = 0
+        // The whole history, for the timeline and time travel (docs/INSPECTOR.md,
+        // "PostgreSQL documents"), unless asked to start at the server's snapshot.
+        configuration.opensFromServerSnapshot = fromServerSnapshot
         let store = try PostgresDocumentStore(location: location, model: model, configuration: configuration)
         let coordinator = PersistentStoreCoordinator(model: model)
         do {

@@ -42,13 +42,19 @@ struct StrataInspectorCommand: ParsableCommand {
     @Option(help: "The port to serve on, on 127.0.0.1 (default: a free one).")
     var port: Int = 0
 
+    @Flag(help: "For a postgres:// document: open from the server's snapshot, which is faster on a long log, but the timeline and time travel then start at that snapshot (default: replay the whole history).")
+    var fromServerSnapshot = false
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port takes 0 to 65535; got \(port).") }
+        if fromServerSnapshot, !InspectorPostgresDocument.isPostgresURL(target.document) {
+            throw ValidationError("--from-server-snapshot applies to a postgres:// document; \(target.document) is a file, whose whole history is always shown.")
+        }
     }
 
     func run() throws {
         let document = InspectorPostgresDocument.isPostgresURL(target.document)
-            ? try InspectorPostgresDocument.open(target.document)
+            ? try InspectorPostgresDocument.open(target.document, fromServerSnapshot: fromServerSnapshot)
             : try InspectorDocument(path: target.document)
         defer { document.close() }
         document.prepareTimeTravelInBackground()
