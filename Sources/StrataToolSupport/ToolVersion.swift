@@ -1,5 +1,5 @@
 /// Strata's version as the tools print it (`strata --version`): kept here only, and
-/// raised with each release note (CHANGELOG.md's newest heading).
+/// raised with each release note (docs/CHANGELOG.md's newest heading).
 package enum ToolVersion {
     /// The version number: the release the tools belong to, `-dev` between releases.
     package static let number = "0.1.0-dev"
