@@ -45,11 +45,7 @@ import Testing
     }
 
     @Test func theFirstSaveAfterAMigrationIsOfKindMigration() throws {
-        let v1 = try ManagedObjectModel(entities: [EntityDescription("Item", attributes: [AttributeDescription("name", .string)])],
-                                        versionIdentifier: "items-1")
-        let v2 = try ManagedObjectModel(entities: [EntityDescription("Item", attributes: [
-            AttributeDescription("name", .string), AttributeDescription("note", .string),
-        ])], versionIdentifier: "items-2")
+        let (v1, v2) = try InspectorFixture.itemModels()
         let url = directory.file("items.strata")
         for (model, name) in [(v1, "first"), (v1, "second")] {
             let stack = name == "first" ? try DocumentStack.create(url, model: model) : try DocumentStack.open(url, model: model)

@@ -90,3 +90,16 @@ extension InspectorAPI {
         try ParsedAnswer(answer(path: path, parameters: parameters))
     }
 }
+
+extension InspectorFixture {
+    /// Two versions of a one-entity model, the second adding an attribute: the smallest
+    /// migration, for documents whose history spans two model versions.
+    static func itemModels() throws -> (ManagedObjectModel, ManagedObjectModel) {
+        let v1 = try ManagedObjectModel(entities: [EntityDescription("Item", attributes: [AttributeDescription("name", .string)])],
+                                        versionIdentifier: "items-1")
+        let v2 = try ManagedObjectModel(entities: [EntityDescription("Item", attributes: [
+            AttributeDescription("name", .string), AttributeDescription("note", .string),
+        ])], versionIdentifier: "items-2")
+        return (v1, v2)
+    }
+}

@@ -133,11 +133,7 @@ import Testing
     }
 
     @Test func aMigratedDocumentIsNotPreparedAndItsTravelsReplayWhole() async throws {
-        let v1 = try ManagedObjectModel(entities: [EntityDescription("Item", attributes: [AttributeDescription("name", .string)])],
-                                        versionIdentifier: "items-1")
-        let v2 = try ManagedObjectModel(entities: [EntityDescription("Item", attributes: [
-            AttributeDescription("name", .string), AttributeDescription("note", .string),
-        ])], versionIdentifier: "items-2")
+        let (v1, v2) = try InspectorFixture.itemModels()
         let migrated = directory.file("items.strata")
         let stack = try DocumentStack.create(migrated, model: v1)
         for name in ["first", "second"] {
