@@ -184,6 +184,39 @@ struct RecordBytesCommandTests {
         #expect(names.stdout.contains(",\"a\"\"\u{301}b\",L6,"), "\(names.stdout)")
     }
 
+    @Test("a nested composite: its JSON object nested in every format, one compact JSON cell in CSV")
+    func nestedComposite() throws {
+        let sandbox = try TemporaryDirectory()
+        let modelPath = sandbox.path("sites.json")
+        try Data("""
+            {"format": "strata-model", "formatVersion": 1, "entities": [{"name": "Site",
+              "attributes": [{"name": "name", "type": "string"}],
+              "composites": [{"name": "address", "typeName": "Address", "elements": [
+                {"name": "city", "type": "string"},
+                {"name": "geo", "typeName": "Geo", "elements": [{"name": "lat", "type": "double"}, {"name": "lon", "type": "double"}]}]}]}]}
+            """.utf8).write(to: URL(fileURLWithPath: modelPath))
+        let document = sandbox.path("sites.strata")
+        #expect(try CLI.strata("new", document, "--model", modelPath).status == 0)
+        _ = try sandbox.insert(document, "Site", "name=Oslo, \"N\"", "address.city=Os\"lo", "address.geo.lat=59.9", "address.geo.lon=10.7")
+        _ = try sandbox.insert(document, "Site", "name=Nowhere")
+        let listed = try uris(document, "Site")
+        let records = try listed.map { try treeRecord(document, $0) }
+        #expect(try CLI.strata("fetch", document, "Site", "--format", "json").stdout == array(of: records))
+        #expect(try CLI.strata("export", document).stdout == array(of: records))
+        let csv = try CLI.strata("fetch", document, "Site", "--format", "csv")
+        let rows = try #require(parseCSV(csv.stdout), "not RFC 4180: \(csv.stdout)")
+        // The elements' stored keys are columns (empty), then the composite's name.
+        #expect(rows[0] == ["_uri", "_entity", "name", "address.city", "address.geo.lat", "address.geo.lon", "address"])
+        for (uri, row) in zip(listed, rows.dropFirst()) {
+            let record = try #require(try JSONSerialization.jsonObject(with: Data(try treeRecord(document, uri).utf8)) as? [String: Any])
+            #expect(row[0] == uri && row[2] == record["name"] as? String)
+            #expect(row[3...5].allSatisfy(\.isEmpty))
+            let cell = try JSONSerialization.jsonObject(with: Data(row[6].utf8)) as? NSDictionary
+            #expect(cell == record["address"] as? NSDictionary, "\(row[6])")
+            #expect(!row[6].contains(" "), "compact: \(row[6])")
+        }
+    }
+
     @Test("to-many members across the stream's batches, compacted and in the overlay")
     func toManysAcrossBatches() throws {
         let sandbox = try TemporaryDirectory()

@@ -54,6 +54,19 @@ package enum ModelDateText {
 
     /// A non-negative value's decimal digits, zero-padded to `width`.
     private static func appendDigits(_ value: Int64, width: Int, to text: inout [UInt8]) {
+        // The fields of nearly every date: two digits, or a four-digit year.
+        if width == 2, (0..<100).contains(value) {
+            text.append(UInt8(ascii: "0") + UInt8(value / 10))
+            text.append(UInt8(ascii: "0") + UInt8(value % 10))
+            return
+        }
+        if width == 4, (1000..<10_000).contains(value) {
+            text.append(UInt8(ascii: "0") + UInt8(value / 1000))
+            text.append(UInt8(ascii: "0") + UInt8(value / 100 % 10))
+            text.append(UInt8(ascii: "0") + UInt8(value / 10 % 10))
+            text.append(UInt8(ascii: "0") + UInt8(value % 10))
+            return
+        }
         var divisor: Int64 = 1
         var count = 1
         while divisor <= value / 10 {

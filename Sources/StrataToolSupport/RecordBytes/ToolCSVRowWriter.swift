@@ -14,23 +14,33 @@ import Strata
 /// writer.append(id, values, to: &bytes)   // x-strata://…/Employee/p1,Employee,Ada,150000\n
 /// ```
 package struct ToolCSVRowWriter {
-    private enum Cell {
-        /// A column the entity's records do not have.
-        case empty
-        /// Text that is the same in every row of the entity (its name, quoted if needed).
-        case literal([UInt8])
-        /// The record's URI.
-        case uri
-        /// The value in a slot.
-        case value(slot: Int)
-        /// A composite's elements, written as one compact JSON object.
-        case object([ToolRecordLayout.Member])
+    /// One column's cell: empty (a column the entity's records do not have), text that is
+    /// the same in every row (the entity's name, quoted if needed: a range of the
+    /// program's bytes), the record's URI, the value in a slot, or a composite's elements
+    /// written as one compact JSON object (``Program/composites``). Plain values, so
+    /// walking the cells retains nothing.
+    private struct Cell {
+        enum Kind { case empty, literal, uri, value, composite }
+        var kind: Kind
+        var start = 0, end = 0
+        /// The slot of a value; the index in ``Program/composites`` of a composite.
+        var index = 0
+    }
+
+    /// An entity's compiled row.
+    private struct Program {
+        /// Held, so the identifier the program is found by stays its entity's.
+        let entity: EntityDescription
+        let text: [UInt8]
+        let cells: [Cell]
+        let composites: [[ToolRecordLayout.Member]]
     }
 
     /// The header's columns, in order.
     private let columns: [String]
-    /// Cells by entity; the entry holds its entity, so the identifier stays its.
-    private var programs: [ObjectIdentifier: (entity: EntityDescription, cells: [Cell])] = [:]
+    private var programs: [ObjectIdentifier: Program] = [:]
+    /// The program used last: the records of a fetch are nearly always of one entity.
+    private var last: Program?
     private var uris = ToolURIText()
 
     /// A writer of rows under a header of `columns` (`_uri`, `_entity`, then property names).
@@ -40,26 +50,38 @@ package struct ToolCSVRowWriter {
 
     /// Appends the row of the record whose values (by slot) are `values`, and a line feed.
     package mutating func append(_ id: ManagedObjectID, _ values: [PropertyValue], to output: inout [UInt8]) {
-        let entity = id.entity
-        let cells: [Cell]
-        if let program = programs[ObjectIdentifier(entity)], program.entity === entity {
-            cells = program.cells
-        } else {
-            cells = compile(ToolRecordLayout(entity: entity))
-            programs[ObjectIdentifier(entity)] = (entity, cells)
-        }
-        for (index, cell) in cells.enumerated() {
-            if index > 0 { output.append(UInt8(ascii: ",")) }
-            switch cell {
-            case .empty: break
-            case .literal(let bytes): output.append(contentsOf: bytes)
-            case .uri: appendURI(id, to: &output)
-            case .value(let slot): appendValue(slot < values.count ? values[slot] : .null, to: &output)
-            case .object(let members):
-                ToolValueBytes.appendCSVField(Self.compositeJSON(members, values).rendered(pretty: false), to: &output)
+        let program = program(for: id.entity)
+        program.text.withUnsafeBufferPointer { text in
+            program.cells.withUnsafeBufferPointer { cells in
+                for position in cells.indices {
+                    if position > 0 { output.append(UInt8(ascii: ",")) }
+                    let cell = cells[position]
+                    switch cell.kind {
+                    case .empty: break
+                    case .literal: output.append(contentsOf: UnsafeBufferPointer(rebasing: text[cell.start..<cell.end]))
+                    case .uri: appendURI(id, to: &output)
+                    case .value: appendValue(cell.index < values.count ? values[cell.index] : .null, to: &output)
+                    case .composite:
+                        let json = Self.compositeJSON(program.composites[cell.index], values).rendered(pretty: false)
+                        ToolValueBytes.appendCSVField(json, to: &output)
+                    }
+                }
             }
         }
         output.append(UInt8(ascii: "\n"))
+    }
+
+    private mutating func program(for entity: EntityDescription) -> Program {
+        if let last, last.entity === entity { return last }
+        let program: Program
+        if let known = programs[ObjectIdentifier(entity)], known.entity === entity {
+            program = known
+        } else {
+            program = compile(ToolRecordLayout(entity: entity), of: entity)
+            programs[ObjectIdentifier(entity)] = program
+        }
+        last = program
+        return program
     }
 
     private mutating func appendURI(_ id: ManagedObjectID, to output: inout [UInt8]) {
@@ -87,19 +109,24 @@ package struct ToolCSVRowWriter {
 
     /// Each column's cell for the entity's records: the first member with the column's
     /// name, as the JSON object's lookup by key finds it.
-    private func compile(_ layout: ToolRecordLayout) -> [Cell] {
-        columns.map { column in
-            guard let member = layout.members.first(where: { $0.key == column }) else { return .empty }
+    private func compile(_ layout: ToolRecordLayout, of entity: EntityDescription) -> Program {
+        var text: [UInt8] = []
+        var composites: [[ToolRecordLayout.Member]] = []
+        let cells = columns.map { column -> Cell in
+            guard let member = layout.members.first(where: { $0.key == column }) else { return Cell(kind: .empty) }
             switch member.node {
-            case .uri: return .uri
+            case .uri: return Cell(kind: .uri)
             case .entityName(let name):
-                var bytes: [UInt8] = []
-                ToolValueBytes.appendCSVField(name, to: &bytes)
-                return .literal(bytes)
-            case .value(let slot, _): return .value(slot: slot)
-            case .object(let nested): return .object(nested)
+                let start = text.count
+                ToolValueBytes.appendCSVField(name, to: &text)
+                return Cell(kind: .literal, start: start, end: text.count)
+            case .value(let slot, _): return Cell(kind: .value, index: slot)
+            case .object(let nested):
+                composites.append(nested)
+                return Cell(kind: .composite, index: composites.count - 1)
             }
         }
+        return Program(entity: entity, text: text, cells: cells, composites: composites)
     }
 
     /// A composite's object with the record's values, as ``ToolRecordText`` builds it.

@@ -16,19 +16,31 @@ import Strata
 /// writer.append(id, values, to: &bytes)   // {\n    "_uri": "x-strata://…", …\n  }
 /// ```
 package struct ToolRecordWriter {
-    private enum Step {
-        /// Text that is the same in every record of the entity.
-        case literal([UInt8])
-        /// The record's URI, as a string.
-        case uri
-        /// The value in a slot, written `level` levels deep (an array's items one deeper).
-        case value(slot: Int, isToMany: Bool, level: Int)
+    /// One piece of a record: text that is the same in every record of the entity (a
+    /// range of the program's bytes), the record's URI, or the value in a slot written
+    /// `level` levels deep (an array's items one deeper). Plain values, so walking the
+    /// steps retains nothing.
+    private struct Step {
+        enum Kind { case literal, uri, value }
+        var kind: Kind
+        var start = 0, end = 0
+        var slot = 0, level = 0
+        var isToMany = false
+    }
+
+    /// An entity's compiled record: its steps and the bytes their literals point into.
+    private struct Program {
+        /// Held, so the identifier the program is found by stays its entity's.
+        let entity: EntityDescription
+        let text: [UInt8]
+        let steps: [Step]
     }
 
     /// How deep the records are written (1: the items of a top-level array).
     private let indent: Int
-    /// Compiled steps by entity; the entry holds its entity, so the identifier stays its.
-    private var programs: [ObjectIdentifier: (entity: EntityDescription, steps: [Step])] = [:]
+    private var programs: [ObjectIdentifier: Program] = [:]
+    /// The program used last: the records of a fetch are nearly always of one entity.
+    private var last: Program?
     private var uris = ToolURIText()
 
     /// A writer of records `indent` levels deep in pretty JSON (lines after the first are
@@ -39,23 +51,33 @@ package struct ToolRecordWriter {
 
     /// Appends the record whose values (by slot) are `values`.
     package mutating func append(_ id: ManagedObjectID, _ values: [PropertyValue], to output: inout [UInt8]) {
-        let entity = id.entity
-        let steps: [Step]
-        if let program = programs[ObjectIdentifier(entity)], program.entity === entity {
-            steps = program.steps
-        } else {
-            steps = Self.compile(ToolRecordLayout(entity: entity), indent: indent)
-            programs[ObjectIdentifier(entity)] = (entity, steps)
-        }
-        for step in steps {
-            switch step {
-            case .literal(let bytes): output.append(contentsOf: bytes)
-            case .uri: uris.appendJSON(id, to: &output)
-            case .value(let slot, let isToMany, let level):
-                let value = slot < values.count ? values[slot] : .null
-                appendValue(value, isToMany: isToMany, level: level, to: &output)
+        let program = program(for: id.entity)
+        program.text.withUnsafeBufferPointer { text in
+            program.steps.withUnsafeBufferPointer { steps in
+                for step in steps {
+                    switch step.kind {
+                    case .literal: output.append(contentsOf: UnsafeBufferPointer(rebasing: text[step.start..<step.end]))
+                    case .uri: uris.appendJSON(id, to: &output)
+                    case .value:
+                        let value = step.slot < values.count ? values[step.slot] : .null
+                        appendValue(value, isToMany: step.isToMany, level: step.level, to: &output)
+                    }
+                }
             }
         }
+    }
+
+    private mutating func program(for entity: EntityDescription) -> Program {
+        if let last, last.entity === entity { return last }
+        let program: Program
+        if let known = programs[ObjectIdentifier(entity)], known.entity === entity {
+            program = known
+        } else {
+            program = Self.compile(ToolRecordLayout(entity: entity), of: entity, indent: indent)
+            programs[ObjectIdentifier(entity)] = program
+        }
+        last = program
+        return program
     }
 
     private mutating func appendValue(_ value: PropertyValue, isToMany: Bool, level: Int, to output: inout [UInt8]) {
@@ -86,12 +108,13 @@ package struct ToolRecordWriter {
 
     /// The steps of a record `indent` levels deep: as `JSONValue`'s pretty writer lays an
     /// object out, with each value's place left as a step.
-    private static func compile(_ layout: ToolRecordLayout, indent: Int) -> [Step] {
+    private static func compile(_ layout: ToolRecordLayout, of entity: EntityDescription, indent: Int) -> Program {
         var steps: [Step] = []
         var text: [UInt8] = []
+        var literalStart = 0
         func value(_ step: Step) {
-            if !text.isEmpty { steps.append(.literal(text)) }
-            text.removeAll()
+            if text.count > literalStart { steps.append(Step(kind: .literal, start: literalStart, end: text.count)) }
+            literalStart = text.count
             steps.append(step)
         }
         func object(_ members: [ToolRecordLayout.Member], level: Int) {
@@ -102,9 +125,9 @@ package struct ToolRecordWriter {
                 ToolValueBytes.appendJSONString(member.key, to: &text)
                 text.append(contentsOf: ": ".utf8)
                 switch member.node {
-                case .uri: value(.uri)
+                case .uri: value(Step(kind: .uri))
                 case .entityName(let name): ToolValueBytes.appendJSONString(name, to: &text)
-                case .value(let slot, let isToMany): value(.value(slot: slot, isToMany: isToMany, level: level + 1))
+                case .value(let slot, let isToMany): value(Step(kind: .value, slot: slot, level: level + 1, isToMany: isToMany))
                 case .object(let nested): object(nested, level: level + 1)
                 }
             }
@@ -112,7 +135,7 @@ package struct ToolRecordWriter {
             text.append(UInt8(ascii: "}"))
         }
         object(layout.members, level: indent)
-        if !text.isEmpty { steps.append(.literal(text)) }
-        return steps
+        if text.count > literalStart { steps.append(Step(kind: .literal, start: literalStart, end: text.count)) }
+        return Program(entity: entity, text: text, steps: steps)
     }
 }

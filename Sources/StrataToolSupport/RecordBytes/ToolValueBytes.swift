@@ -9,16 +9,25 @@ import Strata
 package enum ToolValueBytes {
     private static let quote = UInt8(ascii: "\"")
 
-    /// Appends an integer's decimal digits (`-42`).
+    /// Appends an integer's decimal digits (`-42`): written backwards into a small buffer
+    /// on the stack, then appended at once.
     package static func appendInteger(_ value: Int64, to output: inout [UInt8]) {
         if value < 0 { output.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
-        let start = output.count
-        repeat {
-            output.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        output[start...].reverse()
+        if magnitude < 10 {
+            output.append(UInt8(ascii: "0") + UInt8(magnitude))
+            return
+        }
+        // 20 digits hold UInt64.max.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
     }
 
     /// Appends a JSON string literal of `text`: quotes, backslashes and control characters

@@ -102,7 +102,10 @@ extension DocumentFetch {
 
         let reader = state.rowReader
         let layout = schema.rowLayouts[request.entity.rootEntityIndex]
-        let filtersMembers = !state.overlay.deleted.isEmpty
+        // Taken out of the state once: reading `state.overlay` per row copied the whole
+        // state (a quarter of W13's time; docs/BENCHMARKS.md).
+        let uncompacted = state.overlay
+        let filtersMembers = !uncompacted.deleted.isEmpty
         // Records waiting for their to-many members, in cursor order; `fromSnapshot`:
         // read from the cursor (the overlay's rows are already whole).
         var pendingIDs: [ManagedObjectID] = []
@@ -138,7 +141,7 @@ extension DocumentFetch {
             let id = scopes.id(kind.entity, storeTag: storeTag, primaryKey: statement.int64(at: 0))
             var values: [PropertyValue]?
             var snapshot = false
-            switch state.overlay.lookup(id) {
+            switch uncompacted.lookup(id) {
             case .row(let row): values = state.withoutDeletedMembers(row)
             case .deleted: values = nil
             case .unknown:
