@@ -210,7 +210,7 @@ struct RecordBytesCommandTests {
         for (uri, row) in zip(listed, rows.dropFirst()) {
             let record = try #require(try JSONSerialization.jsonObject(with: Data(try treeRecord(document, uri).utf8)) as? [String: Any])
             #expect(row[0] == uri && row[2] == record["name"] as? String)
-            #expect(row[3...5].allSatisfy(\.isEmpty))
+            #expect(row[3...5].allSatisfy { $0.isEmpty })
             let cell = try JSONSerialization.jsonObject(with: Data(row[6].utf8)) as? NSDictionary
             #expect(cell == record["address"] as? NSDictionary, "\(row[6])")
             #expect(!row[6].contains(" "), "compact: \(row[6])")
