@@ -125,7 +125,7 @@ struct FetchCommand: ParsableCommand {
         }
         let descriptors = try sort.map(Self.sortDescriptor)
         if isComputed { return try runComputed(predicate: predicate, descriptors: descriptors) }
-        try DocumentSession.with(document) { session in
+        try DocumentSession.with(document, pageCacheSize: DocumentSession.onePassPageCacheSize) { session in
             let specification = FetchSpecification(
                 entity: try session.entity(named: entity), predicate: predicate, sortDescriptors: descriptors,
                 limit: limit, offset: offset)

@@ -48,7 +48,7 @@ struct ExportCommand: ParsableCommand {
     var output: String?
 
     func run() throws {
-        try DocumentSession.with(document) { session in
+        try DocumentSession.with(document, pageCacheSize: DocumentSession.onePassPageCacheSize) { session in
             // Opened after the document, so a document that cannot be opened leaves no
             // temporary file behind and the target as it was.
             let output = try StreamedOutput(path: output)
