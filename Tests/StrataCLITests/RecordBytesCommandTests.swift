@@ -29,7 +29,10 @@ private func trickyDocument(_ sandbox: TemporaryDirectory) throws -> String {
             escaped.append(scalar)
         }
         let quoted = "\"" + String(escaped) + "\""
-        csv += "\(quoted),L\(index),\(index * 1000),2024-03-0\(index % 9 + 1)T09:30:0\(index % 10).25Z,\(Double(index) / 4),\(index).05,\(index % 2 == 0)\n"
+        // Whole seconds (before and after 2001, two on one day, midnight) and fractions.
+        let wholeSeconds = ["1969-12-31T23:59:59Z", "2000-12-31T23:59:59Z", "2001-01-01T00:00:00Z", "2024-02-29T12:00:01Z", "2024-02-29T23:00:00Z"]
+        let date = index % 2 == 0 ? wholeSeconds[index / 2 % wholeSeconds.count] : "2024-03-0\(index % 9 + 1)T09:30:0\(index % 10).25Z"
+        csv += "\(quoted),L\(index),\(index * 1000),\(date),\(Double(index) / 4),\(index).05,\(index % 2 == 0)\n"
     }
     try Data(csv.utf8).write(to: URL(fileURLWithPath: sandbox.path("people.csv")))
     let imported = try CLI.strata("import", document, sandbox.path("people.csv"), "--entity", "Employee")

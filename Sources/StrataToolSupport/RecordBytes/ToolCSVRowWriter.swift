@@ -42,6 +42,7 @@ package struct ToolCSVRowWriter {
     /// The program used last: the records of a fetch are nearly always of one entity.
     private var last: Program?
     private var uris = ToolURIText()
+    private var dates = ToolDateText()
 
     /// A writer of rows under a header of `columns` (`_uri`, `_entity`, then property names).
     package init(columns: [String]) {
@@ -103,6 +104,9 @@ package struct ToolCSVRowWriter {
                     return
                 }
             }
+        case .date(let date):
+            // Digits, `-`, `T`, `:`, `.` and `Z`: never quoted.
+            if !dates.append(date, to: &output) { ToolValueBytes.appendCSVField(ToolValueText.text(of: date), to: &output) }
         default: ToolValueBytes.appendCSVScalar(value, to: &output)
         }
     }

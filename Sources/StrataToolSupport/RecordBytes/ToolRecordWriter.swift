@@ -42,6 +42,7 @@ package struct ToolRecordWriter {
     /// The program used last: the records of a fetch are nearly always of one entity.
     private var last: Program?
     private var uris = ToolURIText()
+    private var dates = ToolDateText()
 
     /// A writer of records `indent` levels deep in pretty JSON (lines after the first are
     /// indented by `indent` × 2 spaces).
@@ -97,6 +98,15 @@ package struct ToolRecordWriter {
             Self.appendNewline(level: level, to: &output)
             output.append(UInt8(ascii: "]"))
         case .null where isToMany: output.append(contentsOf: "[]".utf8)
+        case .date(let date):
+            // Digits, `-`, `T`, `:`, `.` and `Z`: nothing to escape (the fallback's text is
+            // escaped all the same).
+            output.append(UInt8(ascii: "\""))
+            if !dates.append(date, to: &output) {
+                var text = ToolValueText.text(of: date)
+                text.withUTF8 { ToolValueBytes.appendJSONEscaped($0, to: &output) }
+            }
+            output.append(UInt8(ascii: "\""))
         default: ToolValueBytes.appendJSONScalar(value, to: &output)
         }
     }
