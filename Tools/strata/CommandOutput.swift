@@ -63,11 +63,12 @@ enum CommandOutput {
         return String(format: "%.1f MB", Double(count) / 1024 / 1024)
     }
 
-    /// One CSV field, quoted when needed (RFC 4180).
+    /// One CSV field, quoted when needed (RFC 4180): every quote doubled, also one a
+    /// combining mark follows (a character-based replacement left that one single, and the
+    /// field unreadable).
     static func csvField(_ text: String) -> String {
-        // Bytes, not characters: the four are ASCII, and a byte scan skips grapheme breaking.
-        guard text.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") })
-        else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        var bytes: [UInt8] = []
+        ToolValueBytes.appendCSVField(text, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

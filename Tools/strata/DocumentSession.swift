@@ -41,7 +41,14 @@ final class DocumentSession: ImportDestination {
     /// With `writes`, a document whose pages SQLite's quick check finds damaged is refused
     /// before anything is written (advice: `strata-log verify`, then `recover`).
     /// `pageCacheSize` replaces the store's default SQLite page cache (64 MiB) for commands
-    /// that only stream new pages out (`import`).
+    /// that only stream new pages out (`import`) or read each page once
+    /// (``onePassPageCacheSize``).
+    /// SQLite's page cache for commands that read the records once, in one cursor
+    /// (`fetch` listing objects, `export`): a page is not read again, so a big cache only
+    /// fills. With the store's 64 MiB, W13's export of 1,000,000 rows peaked at 83 MiB,
+    /// past its 64 MiB target, and was no faster (docs/BENCHMARKS.md, W13).
+    static let onePassPageCacheSize = 2 << 20
+
     static func with<T>(_ path: String, writes: Bool = false, pageCacheSize: Int? = nil,
                         _ body: (DocumentSession) throws -> T) throws -> T {
         let session = try DocumentSession(path: path, writes: writes, pageCacheSize: pageCacheSize)

@@ -15,6 +15,7 @@ extension FetchCommand {
     ///   the second prints. Both hold one record at a time.
     func printObjects(_ specification: FetchSpecification, in session: DocumentSession) throws {
         let output = try StreamedOutput(path: nil)
+        // The table's cells are measured and cut from each record's JSON object.
         func each(_ body: (ManagedObjectID, JSONValue) throws -> Void) throws {
             try FetchBackend.forEachRecord(specification, in: session) { id, values in
                 try body(id, ToolRecordText.json(id: id, values: values))
@@ -23,13 +24,24 @@ extension FetchCommand {
         let entity = specification.entity
         switch format {
         case .ids:
-            try FetchBackend.forEachRecord(specification, in: session) { id, _ in try output.write(id.description + "\n") }
+            var uris = ToolURIText()
+            try FetchBackend.forEachRecord(specification, in: session) { id, _ in
+                try output.append { bytes in
+                    if !uris.appendPlain(id, to: &bytes) { bytes.append(contentsOf: id.description.utf8) }
+                    bytes.append(UInt8(ascii: "\n"))
+                }
+            }
         case .json:
-            // As `JSONValue.array(records).rendered(pretty: true)`: each record one level in.
+            // As `JSONValue.array(records).rendered(pretty: true)`: each record one level
+            // in, written from the values into the output's bytes (``ToolRecordWriter``).
             var first = true
+            var writer = ToolRecordWriter(indent: 1)
             try output.write("[")
-            try each { _, record in
-                try output.write((first ? "\n  " : ",\n  ") + record.rendered(pretty: true, indent: 1))
+            try FetchBackend.forEachRecord(specification, in: session) { id, values in
+                try output.append { bytes in
+                    bytes.append(contentsOf: (first ? "\n  " : ",\n  ").utf8)
+                    writer.append(id, values, to: &bytes)
+                }
                 first = false
             }
             try output.write(first ? "]\n" : "\n]\n")
@@ -40,28 +52,23 @@ extension FetchCommand {
                 var seen: Set<ObjectIdentifier> = []
                 try FetchBackend.forEachRecord(specification, in: session) { id, _ in
                     guard seen.insert(ObjectIdentifier(id.entity)).inserted else { return }
-                    Self.addColumns(of: ToolRecordText.json(id: id, values: []), to: &names)
+                    Self.addColumns(ToolRecordLayout(entity: id.entity).keys, to: &names)
                 }
             }
             // The header waits for the first record, whose keys may add columns (a
             // composite attribute's name); every record of one entity has the same keys.
-            var header: [String]?
-            func writeHeader(after record: JSONValue?) throws -> [String] {
-                if let record { Self.addColumns(of: record, to: &names) }
+            var writer: ToolCSVRowWriter?
+            func writeHeader(after first: ManagedObjectID?) throws -> ToolCSVRowWriter {
+                if let first { Self.addColumns(ToolRecordLayout(entity: first.entity).keys, to: &names) }
                 let row = ["_uri", "_entity"] + names
                 try output.write(row.map(CommandOutput.csvField).joined(separator: ",") + "\n")
-                header = row
-                return row
+                return ToolCSVRowWriter(columns: row)
             }
-            var positions: [ObjectIdentifier: [Int?]] = [:]
-            try each { id, record in
-                let columns = try header ?? writeHeader(after: record)
-                let key = ObjectIdentifier(id.entity)
-                let found = positions[key] ?? Self.csvPositions(of: record, names: columns)
-                positions[key] = found
-                try output.write(Self.csvRow(record, positions: found) + "\n")
+            try FetchBackend.forEachRecord(specification, in: session) { id, values in
+                if writer == nil { writer = try writeHeader(after: id) }
+                try output.append { bytes in writer?.append(id, values, to: &bytes) }
             }
-            if header == nil { _ = try writeHeader(after: nil) }
+            if writer == nil { _ = try writeHeader(after: nil) }
         case .table:
             let maxWidth = 28
             var all = Self.baseColumns(of: entity)

@@ -125,7 +125,7 @@ struct FetchCommand: ParsableCommand {
         }
         let descriptors = try sort.map(Self.sortDescriptor)
         if isComputed { return try runComputed(predicate: predicate, descriptors: descriptors) }
-        try DocumentSession.with(document) { session in
+        try DocumentSession.with(document, pageCacheSize: DocumentSession.onePassPageCacheSize) { session in
             let specification = FetchSpecification(
                 entity: try session.entity(named: entity), predicate: predicate, sortDescriptors: descriptors,
                 limit: limit, offset: offset)
@@ -163,7 +163,13 @@ struct FetchCommand: ParsableCommand {
     /// properties of a sub-entity, after those of the entities that appeared before it.
     static func addColumns(of record: JSONValue, to names: inout [String]) {
         guard case .object(let members) = record else { return }
-        for member in members.dropFirst(2) where !names.contains(member.key) { names.append(member.key) }
+        addColumns(members.map(\.key), to: &names)
+    }
+
+    /// Adds the keys among `keys` (a record's, `_uri` and `_entity` first) not yet among
+    /// `names`, in order.
+    static func addColumns(_ keys: [String], to names: inout [String]) {
+        for key in keys.dropFirst(2) where !names.contains(key) { names.append(key) }
     }
 
     /// Whether a table column shows something for this value.
@@ -187,27 +193,5 @@ struct FetchCommand: ParsableCommand {
     private static func shortened(_ uri: String) -> String {
         let parts = uri.split(separator: "/")
         return parts.count >= 2 ? parts.suffix(2).joined(separator: "/") : uri
-    }
-
-    /// Where each of `names` is among a record's members (nil: not there). Records of one
-    /// entity have the same members in the same order, so a fetch finds them once per
-    /// entity instead of looking every column up by name in every row.
-    static func csvPositions(of record: JSONValue, names: [String]) -> [Int?] {
-        guard case .object(let members) = record else { return names.map { _ in nil } }
-        return names.map { name in members.firstIndex { $0.key == name } }
-    }
-
-    /// One CSV row of a record: its value in each column, the columns' `positions` among
-    /// its members (``csvPositions(of:names:)``); URIs of a to-many joined by spaces.
-    static func csvRow(_ record: JSONValue, positions: [Int?]) -> String {
-        guard case .object(let members) = record else { return positions.map { _ in "" }.joined(separator: ",") }
-        return positions.map { position -> String in
-            switch position.map({ members[$0].value }) {
-            case nil, .null?: return ""
-            case .string(let text)?: return CommandOutput.csvField(text)
-            case .array(let items)?: return CommandOutput.csvField(items.compactMap(\.stringValue).joined(separator: " "))
-            case let value?: return CommandOutput.csvField(value.rendered(pretty: false))
-            }
-        }.joined(separator: ",")
     }
 }

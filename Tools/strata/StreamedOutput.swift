@@ -61,6 +61,14 @@ final class StreamedOutput {
         if buffer.count >= Self.flushThreshold { try flush() }
     }
 
+    /// Appends bytes that `body` writes into the buffer (records written straight from
+    /// values, no `String` between); writes the buffer out when it passes ``flushThreshold``.
+    /// - Throws: `.io` naming the destination when the write fails; whatever `body` throws.
+    func append(_ body: (inout [UInt8]) throws -> Void) throws {
+        try body(&buffer)
+        if buffer.count >= Self.flushThreshold { try flush() }
+    }
+
     /// Writes everything out; a file is `fsync`ed, closed and renamed over its target.
     /// - Throws: `.io` naming the destination; a file's target is then as it was.
     func finish() throws {

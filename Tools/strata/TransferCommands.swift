@@ -48,19 +48,23 @@ struct ExportCommand: ParsableCommand {
     var output: String?
 
     func run() throws {
-        try DocumentSession.with(document) { session in
+        try DocumentSession.with(document, pageCacheSize: DocumentSession.onePassPageCacheSize) { session in
             // Opened after the document, so a document that cannot be opened leaves no
             // temporary file behind and the target as it was.
             let output = try StreamedOutput(path: output)
-            // As `JSONValue.array(records).rendered(pretty: true)`, record by record.
+            // As `JSONValue.array(records).rendered(pretty: true)`, record by record,
+            // written from the values into the output's bytes (``ToolRecordWriter``).
             var first = true
+            var writer = ToolRecordWriter(indent: 1)
             try output.write("[")
             for entity in session.model.entities where !entity.isAbstract {
                 let request = FetchRequest(entityName: entity.name)
                 request.includesSubentities = false
                 try session.context.forEachStoredRecord(matching: request) { id, values in
-                    let record = ToolRecordText.json(id: id, values: values).rendered(pretty: true, indent: 1)
-                    try output.write((first ? "\n  " : ",\n  ") + record)
+                    try output.append { bytes in
+                        bytes.append(contentsOf: (first ? "\n  " : ",\n  ").utf8)
+                        writer.append(id, values, to: &bytes)
+                    }
                     first = false
                 }
             }

@@ -14,18 +14,25 @@ package enum ModelDateText {
 
     /// The ISO-8601 text of a date, or nil when its year is outside 1...9999 or it is not finite.
     package static func string(from date: Date) -> String? {
+        var text: [UInt8] = []
+        text.reserveCapacity(32)
+        guard append(date, to: &text) else { return nil }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends the ISO-8601 text of a date as UTF-8 (what ``string(from:)`` returns), or
+    /// appends nothing and returns false when its year is outside 1...9999 or it is not
+    /// finite. Bytes, not string pieces: exports write a date per row (docs/BENCHMARKS.md, W13).
+    package static func append(_ date: Date, to text: inout [UInt8]) -> Bool {
         let interval = date.timeIntervalSinceReferenceDate
-        guard interval.isFinite, abs(interval) < 400_000_000_000 else { return nil }
+        guard interval.isFinite, abs(interval) < 400_000_000_000 else { return false }
         let whole = interval.rounded(.down)
         let fraction = interval - whole
         let seconds = Int64(whole)
         let days = floorDivide(seconds, secondsPerDay)
         let secondOfDay = seconds - days * secondsPerDay
         let (year, month, day) = civil(fromDaysSince1970: days + referenceDayFrom1970)
-        guard (1...9999).contains(year) else { return nil }
-        // Bytes, not string pieces: exports write a date per row (docs/BENCHMARKS.md, W13).
-        var text: [UInt8] = []
-        text.reserveCapacity(32)
+        guard (1...9999).contains(year) else { return false }
         appendDigits(year, width: 4, to: &text)
         text.append(UInt8(ascii: "-"))
         appendDigits(month, width: 2, to: &text)
@@ -42,11 +49,24 @@ package enum ModelDateText {
             text.append(contentsOf: fractionDigits(fraction).utf8)
         }
         text.append(UInt8(ascii: "Z"))
-        return String(decoding: text, as: UTF8.self)
+        return true
     }
 
     /// A non-negative value's decimal digits, zero-padded to `width`.
     private static func appendDigits(_ value: Int64, width: Int, to text: inout [UInt8]) {
+        // The fields of nearly every date: two digits, or a four-digit year.
+        if width == 2, (0..<100).contains(value) {
+            text.append(UInt8(ascii: "0") + UInt8(value / 10))
+            text.append(UInt8(ascii: "0") + UInt8(value % 10))
+            return
+        }
+        if width == 4, (1000..<10_000).contains(value) {
+            text.append(UInt8(ascii: "0") + UInt8(value / 1000))
+            text.append(UInt8(ascii: "0") + UInt8(value / 100 % 10))
+            text.append(UInt8(ascii: "0") + UInt8(value / 10 % 10))
+            text.append(UInt8(ascii: "0") + UInt8(value % 10))
+            return
+        }
         var divisor: Int64 = 1
         var count = 1
         while divisor <= value / 10 {

@@ -48,6 +48,10 @@ public struct ManagedObjectID: Hashable, Sendable, Comparable, CustomStringConve
             primaryKey: temporaryCounter.add(1, ordering: .relaxed).newValue)
     }
 
+    /// What IDs of one entity, store and kind share (and no other ID has while one of them
+    /// lives): the tools cache per scope the URI text every ID of it starts with.
+    package var scopeIdentity: ObjectIdentifier { ObjectIdentifier(scope) }
+
     /// The identifier of the store that holds the record (nil while temporary).
     public var storeIdentifier: String? {
         isTemporaryID ? nil : StoreRegistry.identifier(for: storeTag)

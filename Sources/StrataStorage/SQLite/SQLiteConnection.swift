@@ -68,7 +68,11 @@ package final class SQLiteConnection {
             try FileKind.requireRegularOrMissing(path, as: "a database file")
         }
         var database: OpaquePointer?
-        let code = sqlite3_open_v2(path, &database, flags.rawValue, nil)
+        // No mutex of SQLite's own: the connection and its statements are used by one thread
+        // at a time, under their owner's lock (they are not `Sendable`), and the serialized
+        // mode's lock around every `sqlite3_column_*` call was some 5 % of a streamed
+        // export's time (docs/BENCHMARKS.md, W13).
+        let code = sqlite3_open_v2(path, &database, flags.rawValue | SQLITE_OPEN_NOMUTEX, nil)
         guard code == SQLITE_OK, let database else {
             let error = StrataError.sqlite(resultCode: code, database: database, sql: nil)
             sqlite3_close_v2(database)
