@@ -73,3 +73,19 @@ func withoutStoreIdentifiers(_ json: Any) -> String {
     let text = String(decoding: data, as: UTF8.self)
     return text.replacingOccurrences(of: "x-strata://[0-9A-F-]+/", with: "REF/", options: .regularExpression)
 }
+
+extension TemporaryDirectory {
+    /// Writes `sites.json`: a Site with a name and a nested composite address (a city and a
+    /// geo position of two doubles), and returns its path.
+    func writeSitesModel() throws -> String {
+        let modelPath = path("sites.json")
+        try Data("""
+            {"format": "strata-model", "formatVersion": 1, "entities": [{"name": "Site",
+              "attributes": [{"name": "name", "type": "string"}],
+              "composites": [{"name": "address", "typeName": "Address", "elements": [
+                {"name": "city", "type": "string"},
+                {"name": "geo", "typeName": "Geo", "elements": [{"name": "lat", "type": "double"}, {"name": "lon", "type": "double"}]}]}]}]}
+            """.utf8).write(to: URL(fileURLWithPath: modelPath))
+        return modelPath
+    }
+}

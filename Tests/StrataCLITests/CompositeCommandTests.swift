@@ -83,14 +83,7 @@ struct CompositeCommandTests {
     @Test("a nested composite: insert and fetch by its key path, export and import nested JSON and CSV, info")
     func nestedCompositeRoundTrip() throws {
         let sandbox = try TemporaryDirectory()
-        let modelPath = sandbox.path("sites.json")
-        try Data("""
-            {"format": "strata-model", "formatVersion": 1, "entities": [{"name": "Site",
-              "attributes": [{"name": "name", "type": "string"}],
-              "composites": [{"name": "address", "typeName": "Address", "elements": [
-                {"name": "city", "type": "string"},
-                {"name": "geo", "typeName": "Geo", "elements": [{"name": "lat", "type": "double"}, {"name": "lon", "type": "double"}]}]}]}]}
-            """.utf8).write(to: URL(fileURLWithPath: modelPath))
+        let modelPath = try sandbox.writeSitesModel()
         let source = sandbox.path("sites.strata")
         #expect(try CLI.strata("new", source, "--model", modelPath).status == 0)
         _ = try sandbox.insert(source, "Site", "name=Oslo", "address.city=Oslo", "address.geo.lat=59.9", "address.geo.lon=10.7")

@@ -190,14 +190,7 @@ struct RecordBytesCommandTests {
     @Test("a nested composite: its JSON object nested in every format, one compact JSON cell in CSV")
     func nestedComposite() throws {
         let sandbox = try TemporaryDirectory()
-        let modelPath = sandbox.path("sites.json")
-        try Data("""
-            {"format": "strata-model", "formatVersion": 1, "entities": [{"name": "Site",
-              "attributes": [{"name": "name", "type": "string"}],
-              "composites": [{"name": "address", "typeName": "Address", "elements": [
-                {"name": "city", "type": "string"},
-                {"name": "geo", "typeName": "Geo", "elements": [{"name": "lat", "type": "double"}, {"name": "lon", "type": "double"}]}]}]}]}
-            """.utf8).write(to: URL(fileURLWithPath: modelPath))
+        let modelPath = try sandbox.writeSitesModel()
         let document = sandbox.path("sites.strata")
         #expect(try CLI.strata("new", document, "--model", modelPath).status == 0)
         _ = try sandbox.insert(document, "Site", "name=Oslo, \"N\"", "address.city=Os\"lo", "address.geo.lat=59.9", "address.geo.lon=10.7")

@@ -38,9 +38,7 @@ package struct ToolCSVRowWriter {
 
     /// The header's columns, in order.
     private let columns: [String]
-    private var programs: [ObjectIdentifier: Program] = [:]
-    /// The program used last: the records of a fetch are nearly always of one entity.
-    private var last: Program?
+    private var programs = ToolEntityPrograms<Program>()
     private var uris = ToolURIText()
     private var dates = ToolDateText()
 
@@ -73,15 +71,9 @@ package struct ToolCSVRowWriter {
     }
 
     private mutating func program(for entity: EntityDescription) -> Program {
-        if let last, last.entity === entity { return last }
-        let program: Program
-        if let known = programs[ObjectIdentifier(entity)], known.entity === entity {
-            program = known
-        } else {
-            program = compile(ToolRecordLayout(entity: entity), of: entity)
-            programs[ObjectIdentifier(entity)] = program
-        }
-        last = program
+        if let known = programs.program(for: entity) { return known }
+        let program = compile(ToolRecordLayout(entity: entity), of: entity)
+        programs.keep(program, for: entity)
         return program
     }
 

@@ -38,9 +38,7 @@ package struct ToolRecordWriter {
 
     /// How deep the records are written (1: the items of a top-level array).
     private let indent: Int
-    private var programs: [ObjectIdentifier: Program] = [:]
-    /// The program used last: the records of a fetch are nearly always of one entity.
-    private var last: Program?
+    private var programs = ToolEntityPrograms<Program>()
     private var uris = ToolURIText()
     private var dates = ToolDateText()
 
@@ -69,15 +67,9 @@ package struct ToolRecordWriter {
     }
 
     private mutating func program(for entity: EntityDescription) -> Program {
-        if let last, last.entity === entity { return last }
-        let program: Program
-        if let known = programs[ObjectIdentifier(entity)], known.entity === entity {
-            program = known
-        } else {
-            program = Self.compile(ToolRecordLayout(entity: entity), of: entity, indent: indent)
-            programs[ObjectIdentifier(entity)] = program
-        }
-        last = program
+        if let known = programs.program(for: entity) { return known }
+        let program = Self.compile(ToolRecordLayout(entity: entity), of: entity, indent: indent)
+        programs.keep(program, for: entity)
         return program
     }
 
