@@ -39,7 +39,7 @@ package final class InspectorDocument: @unchecked Sendable {
     /// How many past saves stay open at once.
     static let pastStoreLimit = 4
     /// Set by ``close()``: the background preparation of time travel stops at its next step.
-    private let closingFlag = InspectorFlag()
+    private let isClosing = Locked(false)
     /// Signalled when the background preparation has stopped (``close()`` waits for it).
     private let preparationDone = DispatchGroup()
 
@@ -90,7 +90,7 @@ package final class InspectorDocument: @unchecked Sendable {
     package func prepareTimeTravelInBackground() {
         preparationDone.enter()
         let thread = Thread { [self] in
-            timeTravel.prepare(store) { closingFlag.isSet }
+            timeTravel.prepare(store) { isClosing.withLock { $0 } }
             preparationDone.leave()
         }
         thread.name = "strata-inspector time travel"
@@ -148,7 +148,7 @@ package final class InspectorDocument: @unchecked Sendable {
 
     /// Closes every store and removes the scratch folder.
     package func close() {
-        closingFlag.set()
+        isClosing.withLock { $0 = true }
         preparationDone.wait()
         lock.lock()
         defer { lock.unlock() }

@@ -17,7 +17,7 @@ import StrataToolSupport
 /// migrated.
 ///
 /// Safe to call from the request threads and the preparing thread at once: the checkpoint
-/// table has its own lock, and each replay writes its own files.
+/// table and the progress are behind one `Locked`, and each replay writes its own files.
 package final class InspectorTimeTravel: @unchecked Sendable {
     /// Saves between two checkpoints, unless told otherwise.
     package static let defaultCheckpointInterval: UInt64 = 250
@@ -32,24 +32,29 @@ package final class InspectorTimeTravel: @unchecked Sendable {
 
     /// The scratch folder (created on first use).
     let folder: URL
-    private let lock = NSLock()
-    /// Checkpoint files by sequence.
-    private var checkpointFiles: [UInt64: URL] = [:]
-    /// The bytes the checkpoints take.
-    private var checkpointBytes = 0
-    /// How far the background preparation is.
-    private var progress = InspectorTimeTravelProgress()
+    /// What the request threads and the preparing thread share.
+    private struct Shared {
+        /// Checkpoint files by sequence.
+        var checkpointFiles: [UInt64: URL] = [:]
+        /// The bytes the checkpoints take.
+        var checkpointBytes = 0
+        /// How far the background preparation is.
+        var progress = InspectorTimeTravelProgress()
+
+        /// Whether another checkpoint fits the limits.
+        var canLeaveCheckpoint: Bool {
+            checkpointFiles.count < InspectorTimeTravel.checkpointLimit && checkpointBytes < InspectorTimeTravel.checkpointByteLimit
+        }
+    }
+    private let shared = Locked(Shared())
 
     init(folder: URL, checkpointInterval: UInt64 = defaultCheckpointInterval) {
         self.folder = folder
         self.checkpointInterval = max(1, checkpointInterval)
     }
 
-    /// Checkpoint files by sequence.
-    var checkpoints: [UInt64: URL] { locked { checkpointFiles } }
-
     /// How far the background preparation is (``prepare(_:isCancelled:)``).
-    var preparation: InspectorTimeTravelProgress { locked { progress } }
+    var preparation: InspectorTimeTravelProgress { shared.withLock { $0.progress } }
 
     /// Writes the document as of save `sequence` to `destination` (replacing it), and
     /// returns how many saves were appended to reach it (the cost of this travel).
@@ -65,9 +70,9 @@ package final class InspectorTimeTravel: @unchecked Sendable {
             }
             return sequence
         }
-        let (base, checkpoint) = locked { () -> (UInt64, URL?) in
-            let base = checkpointFiles.keys.filter { $0 <= sequence }.max() ?? 0
-            return (base, checkpointFiles[base])
+        let (base, checkpoint) = shared.withLock { shared -> (UInt64, URL?) in
+            let base = shared.checkpointFiles.keys.filter { $0 <= sequence }.max() ?? 0
+            return (base, shared.checkpointFiles[base])
         }
         Self.remove(destination)
         var target: DocumentStore
@@ -123,7 +128,7 @@ package final class InspectorTimeTravel: @unchecked Sendable {
                 try advance(&target, at: destination, of: store, from: position, through: stop, interval: interval,
                             checkpointsAtEnd: true)
                 position = stop
-                let full = locked { !canLeaveCheckpoint() }
+                let full = shared.withLock { !$0.canLeaveCheckpoint }
                 update { $0.prepared = position; $0.seconds = Date().timeIntervalSince(started) }
                 if full, position < last {
                     update { $0.state = .stoppedAtLimit }
@@ -149,7 +154,7 @@ package final class InspectorTimeTravel: @unchecked Sendable {
             try DocumentReplay.append((position + 1)...stop, of: store, to: target, folding: true)
             position = stop
             guard position % interval == 0, position < sequence || checkpointsAtEnd,
-                  locked({ checkpointFiles[position] == nil && canLeaveCheckpoint() }) else { continue }
+                  shared.withLock({ $0.checkpointFiles[position] == nil && $0.canLeaveCheckpoint }) else { continue }
             // Folded first, so that opening the copy reads no log (retention none keeps
             // none: the travelled views read only the snapshot).
             try target.compact()
@@ -157,20 +162,15 @@ package final class InspectorTimeTravel: @unchecked Sendable {
             let file = folder.appendingPathComponent("checkpoint-\(position)-\(UUID().uuidString).strata")
             try Self.copy(destination, to: file)
             let size = Self.size(of: file)
-            let kept = locked { () -> Bool in
-                guard checkpointFiles[position] == nil else { return false }
-                checkpointFiles[position] = file
-                checkpointBytes += size
+            let kept = shared.withLock { shared -> Bool in
+                guard shared.checkpointFiles[position] == nil else { return false }
+                shared.checkpointFiles[position] = file
+                shared.checkpointBytes += size
                 return true
             }
             if !kept { Self.remove(file) }
             target = try DocumentStore(openingAt: destination, model: store.model, configuration: Self.writingConfiguration())
         }
-    }
-
-    /// Whether another checkpoint fits the limits. Called holding the lock.
-    private func canLeaveCheckpoint() -> Bool {
-        checkpointFiles.count < Self.checkpointLimit && checkpointBytes < Self.checkpointByteLimit
     }
 
     /// Whether a replay can continue from a checkpoint: one model version (no migration to
@@ -181,14 +181,8 @@ package final class InspectorTimeTravel: @unchecked Sendable {
         return first == 1
     }
 
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
-    }
-
     private func update(_ change: (inout InspectorTimeTravelProgress) -> Void) {
-        locked { change(&progress) }
+        shared.withLock { change(&$0.progress) }
     }
 
     /// A scratch replay's settings: writable, synced at checkpoints only (it is thrown

@@ -70,8 +70,8 @@ package final class SQLiteConnection {
         var database: OpaquePointer?
         // No mutex of SQLite's own: the connection and its statements are used by one thread
         // at a time, under their owner's lock (they are not `Sendable`), and the serialized
-        // mode's lock around every `sqlite3_column_*` call was some 5 % of a streamed
-        // export's time (docs/BENCHMARKS.md, W13).
+        // mode's lock is taken around every `sqlite3_column_*` call, a cost on each value
+        // a fetch or an export reads (docs/BENCHMARKS.md, W13).
         let code = sqlite3_open_v2(path, &database, flags.rawValue | SQLITE_OPEN_NOMUTEX, nil)
         guard code == SQLITE_OK, let database else {
             let error = StrataError.sqlite(resultCode: code, database: database, sql: nil)
