@@ -67,11 +67,17 @@ import Testing
         let model = try SegmentFixture.makeModel()
         let segment = SegmentFixture.goldenSegment(model)
         let raw = try SegmentEncoder.encode(segment, model: model)
+        // A segment with text edits is stored at LZ4's high level (docs/FORMAT.md §9.1): the
+        // same frame format, which the command reads as it reads the fast level's.
+        let textModel = try SegmentV5GoldenFiles.makeModel()
+        let textSegment = SegmentV5GoldenFiles.goldenSegment(textModel)
+        let textRaw = try SegmentEncoder.encode(textSegment, model: textModel)
         let temporary = try TemporaryDirectory()
         let directory = temporary.url
 
         for (name, expected, frame) in [
             ("segment.lz4", raw, try SegmentCodec.compressedBody(segment, model: model)),
+            ("text-segment.lz4", textRaw, try SegmentCodec.compressedBody(textSegment, model: textModel)),
             ("empty.lz4", [], LZ4Frame.compress([])),
         ] {
             let file = directory.appendingPathComponent(name)

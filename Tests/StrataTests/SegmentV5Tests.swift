@@ -72,6 +72,23 @@ import StrataTestSupport
         #expect(rawSize == v5.count && streamed == v5)
     }
 
+    /// A save of typing is stored at LZ4's high level (docs/FORMAT.md §9.1, §19.11), which
+    /// finds the repeats the fast level leaves: its frame is smaller, and reads back the same.
+    @Test func aTypedSegmentIsStoredAtTheHighLevel() throws {
+        let model = try SegmentV5GoldenFiles.makeModel()
+        var rng = SeededGenerator(seed: 1_000)
+        let (edits, _) = Self.typing(1_000, peers: [0xFEED_0000_0000_0001], using: &rng)
+        let segment = Self.segment(edits, model: model, perGroup: 6).foldingTextEdits()
+        let raw = try SegmentEncoder.encode(segment, model: model)
+        let (frame, rawSize) = try SegmentEncoder.encodeCompressed(segment, model: model)
+        #expect(rawSize == raw.count)
+        #expect(frame == LZ4Frame.compress(raw, level: .high))
+        let fast = LZ4Frame.compress(raw)
+        #expect(frame.count < fast.count, "high \(frame.count) B, fast \(fast.count) B")
+        #expect(try LZ4Frame.decompress(frame, maxContentSize: 1 << 24) == raw)
+        #expect(try SegmentCodec.decodeCompressed(frame, model: model, storeTag: Self.storeTag, sequenceHint: 9) == segment)
+    }
+
     @Test func foldingAGroupsKeystrokesKeepsTheTextTheyMake() throws {
         let model = try SegmentV5GoldenFiles.makeModel()
         var rng = SeededGenerator(seed: 42)

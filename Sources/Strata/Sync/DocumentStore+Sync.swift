@@ -104,12 +104,12 @@ extension DocumentStore {
                                                                 sequenceHint: record.sequence, maxContentSize: state.maxSegmentSize)
                 let sequence = last + Int64(outgoing.count) + 1
                 segment.sequence = UInt64(sequence)
-                let raw = try SegmentEncoder.encode(segment, model: model)
-                let body = LZ4Frame.compress(raw)
+                // Compressed as a save's segment is, at its version's level (docs/FORMAT.md §9.1).
+                let (body, rawSize) = try SegmentEncoder.encodeCompressed(segment, model: model)
                 let checksum = SyncRecords.checksum(body)
                 try SyncRecords.record(connection, local: record.sequence, remote: sequence, replica: replica, checksum: checksum, state: .sending)
                 outgoing.append((record.sequence, RemoteSegment(sequence: sequence, time: record.timestamp, groups: record.groupCount,
-                                                                operations: record.operationCount, rawSize: raw.count, body: Data(body),
+                                                                operations: record.operationCount, rawSize: rawSize, body: Data(body),
                                                                 replica: replica)))
             }
             return outgoing
@@ -200,10 +200,9 @@ extension DocumentStore {
         func append(_ segment: Segment) throws {
             var segment = segment
             segment.sequence = next
-            let raw = try SegmentEncoder.encode(segment, model: model)
-            let body = LZ4Frame.compress(raw)
+            let (body, rawSize) = try SegmentEncoder.encodeCompressed(segment, model: model)
             try LogTables.append(connection, SegmentRecord(sequence: next, timestamp: segment.timestamp, groupCount: segment.groups.count,
-                                                           operationCount: segment.operationCount, rawSize: raw.count, body: body,
+                                                           operationCount: segment.operationCount, rawSize: rawSize, body: body,
                                                            isCompacted: false),
                                  groups: segment.groups.map(\.info))
             next += 1

@@ -100,7 +100,9 @@ enum TextStatePacking {
         }
         if !inColumn { out.writeString(String(shown)) }
         guard out.count <= maxBodySize else { return nil }
-        return marker + LZ4Frame.compress(out.bytes)
+        // LZ4's high level, as a typed segment's (docs/FORMAT.md §9.1): a state is written
+        // once per compaction and read at each open, and its runs' headers repeat.
+        return marker + LZ4Frame.compress(out.bytes, level: .high)
     }
 
     /// The text a packed state holds; `column` gives the record's column's string when the

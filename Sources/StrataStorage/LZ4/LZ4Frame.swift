@@ -21,12 +21,23 @@ package enum LZ4Frame {
     /// FLG bit 0: the header carries a dictionary ID.
     static let dictionaryIDFlag: UInt8 = 0x01
 
+    /// How hard the compressor searches for repeats. Both write the same frame format, and
+    /// a reader makes no difference (docs/FORMAT.md §9.1).
+    package enum Level: Sendable {
+        /// LZ4's fast level: about 480 MB/s on one core here.
+        case fast
+        /// LZ4's high-compression level 9 (LZ4HC's default): several times slower to write,
+        /// as fast to read, and smaller where the bytes repeat at a distance — as a small
+        /// body of typed text and near-identical step headers does (docs/FORMAT.md §19.11).
+        case high
+    }
+
     /// Compresses `bytes` into one LZ4 frame with the content size in its header and a
-    /// content checksum at its end (linked 256 KB blocks, fast compression level).
+    /// content checksum at its end (linked 256 KB blocks, at `level`).
     ///
-    /// - Complexity: O(n); about 480 MB/s on one core here.
-    package static func compress(_ bytes: [UInt8]) -> [UInt8] {
-        var preferences = preferences(contentSize: bytes.count)
+    /// - Complexity: O(n); at ``Level/fast`` about 480 MB/s on one core here.
+    package static func compress(_ bytes: [UInt8], level: Level = .fast) -> [UInt8] {
+        var preferences = preferences(contentSize: bytes.count, level: level)
         let bound = LZ4F_compressFrameBound(bytes.count, &preferences)
         // Left uninitialized, not zero-filled: the bound is about the input's size, and
         // zeroing it made every page of it resident, where only the compressed bytes are
@@ -51,14 +62,17 @@ package enum LZ4Frame {
     }
 
     /// The settings of every frame written here (``LZ4FrameWriter``'s too): linked 256 KB
-    /// blocks, content checksum, fast level; `contentSize` 0 leaves the size out.
-    static func preferences(contentSize: Int) -> LZ4F_preferences_t {
+    /// blocks, content checksum, fast level unless asked; `contentSize` 0 leaves the size out.
+    static func preferences(contentSize: Int, level: Level = .fast) -> LZ4F_preferences_t {
         var preferences = LZ4F_preferences_t()
         preferences.frameInfo.blockSizeID = LZ4F_max256KB
         preferences.frameInfo.blockMode = LZ4F_blockLinked
         preferences.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled
         preferences.frameInfo.contentSize = UInt64(contentSize)
-        preferences.compressionLevel = 0
+        preferences.compressionLevel = switch level {
+        case .fast: 0
+        case .high: 9
+        }
         return preferences
     }
 

@@ -133,7 +133,8 @@ package struct SegmentEncoder {
     /// Encodes `segment` and compresses it into one LZ4 frame (docs/FORMAT.md §9) as it is
     /// written, so that a big body is never whole in memory raw; returns the frame and the
     /// raw body's size. A body smaller than a chunk gives the frame
-    /// `LZ4Frame.compress(encode(segment))` gives.
+    /// `LZ4Frame.compress(encode(segment), level:)` gives at its version's level
+    /// (``SegmentFormat/compressionLevel(forVersion:)``); a bigger one streams at the fast level.
     /// - Parameter limit: The largest raw body allowed (nil: no limit); the encoding stops
     ///   soon after passing it, without compressing what follows.
     /// - Throws: What ``encode(_:model:version:)`` throws; ``BodyTooLarge`` past `limit`.
@@ -146,7 +147,8 @@ package struct SegmentEncoder {
         try encoder.writeSegment(segment)
         guard stream.frame != nil else {
             if let limit, encoder.writer.count > limit { throw BodyTooLarge() }
-            return (LZ4Frame.compress(encoder.writer.bytes), encoder.writer.count)
+            return (LZ4Frame.compress(encoder.writer.bytes, level: SegmentFormat.compressionLevel(forVersion: version)),
+                    encoder.writer.count)
         }
         try stream.take(&encoder.writer)
         guard let frame = stream.frame else { preconditionFailure("a streamed body lost its compressor") }

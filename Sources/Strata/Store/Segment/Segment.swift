@@ -113,6 +113,14 @@ enum SegmentFormat {
     /// The versions this code reads: every version ever written (§10).
     static let readableVersions: ClosedRange<UInt64> = 1...5
 
+    /// How hard a body of `version` is compressed (§9.1): a body with packed text edits at
+    /// LZ4's high level — a save of typing is a little text and a run of near-identical step
+    /// headers, which the fast level compresses poorly (§19.11) and which is small enough
+    /// that the slower search costs little; every other body at the fast level.
+    static func compressionLevel(forVersion version: UInt64) -> LZ4Frame.Level {
+        version >= packedTextVersion ? .high : .fast
+    }
+
     /// Operation tags (§4); `insertRun` from version 2 (§13.2), `splice` from version 4
     /// (§17), `spliceAgain` (a splice of the previous splice's object and slot) from
     /// version 5 (§19.6).
