@@ -58,6 +58,7 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
                 unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: user, password: password, database: database)
             settings.options.additionalStartupParameters = [("application_name", applicationName)]
             configuration = settings
+            socketPeer = .unix(path: "\(socketDirectory)/.s.PGSQL.\(port)")
             server = "\(user)@\(socketDirectory):\(port)/\(database)"
             tls = nil
             guard !(components.queryItems ?? []).contains(where: { $0.name == "replica" }) else {
@@ -74,6 +75,7 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
             settings.options.connectTimeout = .seconds(10)
             settings.options.additionalStartupParameters = [("application_name", applicationName)]
             configuration = settings
+            socketPeer = .tcp(port: UInt16(port))
             server = "\(user)@\(host):\(port)/\(database)"
             self.tls = tls
             let replicaItems = (components.queryItems ?? []).filter { $0.name == "replica" }
@@ -105,6 +107,9 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
 
     /// The name connections show in `pg_stat_activity.application_name`.
     public let applicationName: String
+
+    /// What a connection's socket is connected to (``PostgresSocketInheritance``).
+    let socketPeer: PostgresSocketInheritance.Peer
 
     /// The URL's `application_name` (libpq's parameter), else `PGAPPNAME` when set (as
     /// libpq's tools take it), else `strata`, so that an operator can tell Strata's

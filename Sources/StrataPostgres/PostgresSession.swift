@@ -58,6 +58,7 @@ package final class PostgresSession: @unchecked Sendable {
             let opened = try PostgresConnection.connect(on: group.next(), configuration: location.configuration,
                                                         id: Self.nextID.next(), logger: logger).wait()
             connection = opened
+            PostgresSocketInheritance.closeOnExec(connectedTo: location.socketPeer)
             return opened
         } catch {
             throw Self.failure(error, server: location.server, tls: location.tls, doing: "connect to")

@@ -62,4 +62,38 @@ import Testing
         stacks.last?.close()
         #expect(eventually(timeout: 30) { (try? count(name, admin)) == 0 })
     }
+
+    /// SwiftNIO's sockets are not close-on-exec: a child process started while a store's
+    /// connection is open would hold the socket, and the server would keep the connection
+    /// after the store closed it, until the child exits (``PostgresSocketInheritance``).
+    @Test func aChildProcessStartedWhileAConnectionIsOpenDoesNotKeepItOpen() throws {
+        let name = "strata-child-\(UUID().uuidString.prefix(8))"
+        let url = try PostgresTestServer.url + "?application_name=\(name)"
+        let admin = PostgresSession(try PostgresLocation(PostgresTestServer.url, document: "admin"))
+        defer { admin.close() }
+        var configuration = PostgresDocumentStore.Configuration()
+        configuration.createsDocument = true
+        configuration.idleConnectionTimeout = nil
+        configuration.listensForRemoteChanges = false
+        let store = try PostgresDocumentStore(location: PostgresLocation(url, document: uniqueDocumentName("child")),
+                                              model: sharedExampleModel, configuration: configuration)
+        #expect(try count(name, admin) == 1, "the store keeps its connection open")
+
+        // Started as `system` and `popen` start children (fork and exec, every descriptor
+        // not marked close-on-exec inherited), as the test servers are.
+        let pid = try startSleepingChild()
+        defer { kill(pid, SIGTERM) }
+        try store.close()
+        #expect(eventually(timeout: 30) { (try? count(name, admin)) == 0 }, "closed while the child still runs")
+        #expect(kill(pid, 0) == 0, "the child still runs")
+    }
+
+    /// A `sleep` started through popen's shell, left running; returns its process id.
+    private func startSleepingChild() throws -> pid_t {
+        let pipe = try #require(popen("sleep 120 >/dev/null 2>&1 & echo $!", "r"))
+        var line = [CChar](repeating: 0, count: 64)
+        let read = fgets(&line, Int32(line.count), pipe)
+        pclose(pipe)
+        return try #require(read.flatMap { pid_t(String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines)) })
+    }
 }
