@@ -94,9 +94,38 @@ package final class PostgresSession: @unchecked Sendable {
             if statement == "BEGIN" { inTransaction = true }
             return rows
         } catch {
-            if connection.isClosed { self.connection = nil }
+            let ended = connection.isClosed || Self.endedByServer(error)
+            if ended {
+                // Closed here too when the session has not seen the end yet: PostgresNIO
+                // requires a connection to be closed before it is let go.
+                try? connection.close().wait()
+                self.connection = nil
+            }
+            // A connection the server ended while it sat unused (a restart,
+            // `pg_terminate_backend`) fails the first statement sent on it when the session
+            // has not seen the end yet. Outside a transaction a BEGIN or a read changes
+            // nothing, so it runs again on a new connection; anything else may have run
+            // before the end and is the caller's to judge.
+            if ended, !inTransaction, statement == "BEGIN" || statement.hasPrefix("SELECT") {
+                do {
+                    let rows = Array(try openLocked().query(query, logger: logger).wait().rows)
+                    if statement == "BEGIN" { inTransaction = true }
+                    return rows
+                } catch {
+                    if self.connection?.isClosed ?? false { self.connection = nil }
+                    throw Self.failure(error, server: location.server, doing: "query")
+                }
+            }
             throw Self.failure(error, server: location.server, doing: "query")
         }
+    }
+
+    /// Whether `error` says the server closed the connection.
+    private static func endedByServer(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError else { return false }
+        // 57P01: "terminating connection due to administrator command".
+        return error.code == .serverClosedConnection || error.code == .uncleanShutdown
+            || error.serverInfo?[.sqlState] == "57P01"
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.

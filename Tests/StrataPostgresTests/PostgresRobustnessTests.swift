@@ -29,6 +29,33 @@ func isListening(_ pid: Int32, _ session: PostgresSession) throws -> Bool {
 
 @Suite("PostgreSQL document: dropped connections and passwords")
 struct PostgresRobustnessTests {
+    /// A read or a BEGIN sent on a connection the server ended while it sat unused runs
+    /// again on a new connection, whether or not the session saw the end before sending it.
+    @Test func aReadOrABeginOnAConnectionTheServerEndedRunsOnANewOne() throws {
+        let session = PostgresSession(try PostgresLocation(PostgresTestServer.url, document: "robust"))
+        defer { session.close() }
+        let admin = try adminSession()
+        defer { admin.close() }
+        var pids: Set<Int32> = []
+        for round in 0..<20 {
+            let pid = try session.backendPID()
+            pids.insert(pid)
+            // Half the rounds do not wait for the server process to go: the statement is
+            // sent while the end is on its way.
+            let wait = round < 10 ? ", 10000" : ""
+            let ended = try admin.rows("SELECT pg_terminate_backend(\(pid)\(wait))::text")
+            #expect(ended.map { $0.first ?? nil } == ["true"], "round \(round)")
+            if round.isMultiple(of: 2) {
+                #expect(try session.rows("SELECT 'read'::text") == [["read"]], "round \(round)")
+            } else {
+                _ = try session.rows("BEGIN")
+                #expect(try session.rows("SELECT 'in'::text") == [["in"]], "round \(round)")
+                _ = try session.rows("COMMIT")
+            }
+        }
+        #expect(pids.count == 20, "a new server process each round")
+    }
+
     @Test func aListenerWhoseConnectionIsEndedReconnectsAndFollowsLaterSaves() throws {
         let name = uniqueDocumentName("reconnect")
         let one = try PostgresStack(name, listens: false)
