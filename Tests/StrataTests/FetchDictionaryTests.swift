@@ -25,6 +25,28 @@ import Testing
         ])
     }
 
+    @Test func rowsAreIndependentAndARepeatedKeyIsOneKey() throws {
+        let fixture = try FetchFixture()
+        let request = try employeesRequest("lastName IN {'dijkstra', 'Liskov', 'Turing'}", sortedBy: [FetchSortDescriptor("lastName")])
+        request.propertiesToFetch = ["salary", "lastName", "department.name", "salary"]
+        // The saving context answers from its loaded objects, a fresh one from stored rows.
+        for context in [fixture.context, fixture.freshContext()] {
+            var rows = try context.fetchDictionaries(request)
+            #expect(rows == [
+                ["lastName": "Liskov", "salary": 70_000],
+                ["lastName": "Turing", "salary": 90_000, "department.name": "R&D"],
+                ["lastName": "dijkstra", "department.name": "Sales"],
+            ])
+            // Changing one result changes neither the others nor what the next fetch returns.
+            rows[0]["salary"] = 1
+            rows[1]["department.name"] = nil
+            #expect(rows[2] == ["lastName": "dijkstra", "department.name": "Sales"])
+            let again = try context.fetchDictionaries(request)
+            #expect(again[0] == ["lastName": "Liskov", "salary": 70_000])
+            #expect(again[1]["department.name"] == "R&D")
+        }
+    }
+
     @Test func withoutPropertiesToFetchEveryPersistentAttributeAndToOneIsReturned() throws {
         let fixture = try FetchFixture()
         let request = FetchRequest(entityName: "Department", sortDescriptors: [FetchSortDescriptor("name")])

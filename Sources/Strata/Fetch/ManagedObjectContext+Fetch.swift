@@ -25,9 +25,11 @@ extension ManagedObjectContext {
         let resolved = try request.resolve(in: model)
         // Read before the store is: objects stamped with it are never newer than their values.
         let generation = pinnedGeneration?.generation ?? coordinator.generation
-        let matched = try matchingRecords(resolved, windowed: true, withValues: readsValuesWithIDs(resolved))
+        var matched = try matchingRecords(resolved, windowed: true, withValues: readsValuesWithIDs(resolved))
         let objects = matched.ids.map { object(with: $0) }
-        try load(objects, for: resolved, read: matched, generation: generation)
+        // The objects hold the IDs now: no second list of them is kept while they load.
+        matched.ids = []
+        try load(objects, for: resolved, read: &matched, generation: generation)
         return try objects.map { try Self.typed($0, as: ResultType.self) }
     }
 

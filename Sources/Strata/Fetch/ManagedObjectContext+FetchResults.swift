@@ -35,36 +35,31 @@ extension ManagedObjectContext {
         let columns = DictionaryColumn.columns(resolved.properties, of: resolved.entity)
         var result: [[String: PropertyValue]] = []
         result.reserveCapacity(matched.ids.count)
+        let template = DictionaryRowTemplate(columns)
         var seen: Set<[String: PropertyValue]> = []
         for (position, id) in matched.ids.enumerated() {
-            var row: [String: PropertyValue] = [:]
-            row.reserveCapacity(columns.count)
+            let row: [String: PropertyValue]
             if request.includesPendingChanges, let object = registeredObject(for: id), !object.state.isFault {
-                for column in columns {
-                    let value = try object.resolvedValue(atKeyPath: column.path)
-                    if !value.isNull { row[column.path] = value }
-                }
+                row = try template.row { try object.resolvedValue(atKeyPath: columns[$0].path) }
             } else if let values = try matched.values[safe: position].flatMap({ $0 }) ?? rows(id) {
                 if position < matched.values.count { matched.values[position] = nil }
                 // A stored row: a key that names a slot is read from it directly.
                 var subject: RowSubject?
-                for column in columns {
-                    let value: PropertyValue
+                row = try template.row { index in
+                    let column = columns[index]
                     switch column.kind {
                     case .attribute(let slot):
-                        value = slot < values.count ? values[slot] : .null
+                        return slot < values.count ? values[slot] : .null
                     case .toOne(let slot):
                         // The destination's ID when it exists, as the key path gives it.
                         if slot < values.count, case .object(let destination) = values[slot], try rows(destination) != nil {
-                            value = values[slot]
-                        } else {
-                            value = .null
+                            return values[slot]
                         }
+                        return .null
                     case .keyPath:
                         if subject == nil { subject = RowSubject(objectID: id, values: values, rowSource: rows) }
-                        value = try subject!.resolvedValue(atKeyPath: column.path)
+                        return try subject!.resolvedValue(atKeyPath: column.path)
                     }
-                    if !value.isNull { row[column.path] = value }
                 }
             } else {
                 continue
@@ -104,8 +99,9 @@ extension ManagedObjectContext {
     /// Loads what the request asks for: the results' values (all of them when
     /// `returnsObjectsAsFaults` is false, the first batch when `fetchBatchSize` is set, the
     /// rest left in batches of faults), and the destinations of the prefetching key paths.
-    /// `read` holds the values the fetch read with the IDs, at `generation`.
-    func load(_ objects: [ManagedObject], for resolved: ResolvedFetchRequest, read: MatchedRecords, generation: UInt64) throws {
+    /// `read` holds the values the fetch read with the IDs, at `generation`; its lists are
+    /// emptied once used, so they do not add to the loaded objects' peak memory.
+    func load(_ objects: [ManagedObject], for resolved: ResolvedFetchRequest, read: inout MatchedRecords, generation: UInt64) throws {
         let request = resolved.request
         let loadCount: Int
         if request.fetchBatchSize > 0 {
@@ -119,9 +115,12 @@ extension ManagedObjectContext {
             for (object, values) in zip(objects, read.values) where object.state.isFault && !object.state.isInvalid {
                 if let values { fill(object, with: values, generation: generation) }
             }
+            // The objects hold the values now: the list of them goes before the row cache grows.
+            read.values = []
             // Faults fired later find these rows as the staleness interval allows. A pinned
             // generation's rows stay out: the cache holds the document as it is now.
             if pinnedGeneration == nil { coordinator.cacheFetchedRows(read.read.suffix(RowCache.limit), generation: generation) }
+            read.read = []
         }
         let loaded = Array(objects.prefix(loadCount))
         try loadFaults(loaded, readingStore: true)

@@ -7,7 +7,9 @@ struct MatchedRecords {
     /// The stored values by position in ``ids``; empty when the fetch read none, nil for a
     /// record whose values were not read with it (a pending object, loaded already).
     var values: [[PropertyValue]?] = []
-    /// The rows the stores returned (for the coordinator's row cache).
+    /// The last rows the stores returned, as many as the coordinator's row cache keeps
+    /// (``RowCache/limit``): the rest would only be dropped there, and holding them all
+    /// would add a third list of the records to a big fetch's peak memory.
     var read: [StoreRecord] = []
 
     init(ids: [ManagedObjectID]) {
@@ -24,14 +26,16 @@ struct MatchedRecords {
     init(records: [StoreRecord]) {
         ids = records.map(\.objectID)
         values = records.map(\.values)
-        read = records
+        read = records.count > RowCache.limit ? Array(records.suffix(RowCache.limit)) : records
     }
 
     /// The values read, by ID (empty when none were).
     func valuesByID() -> [ManagedObjectID: [PropertyValue]] {
         var byID: [ManagedObjectID: [PropertyValue]] = [:]
-        byID.reserveCapacity(read.count)
-        for record in read { byID[record.objectID] = record.values }
+        byID.reserveCapacity(values.count)
+        for (id, row) in zip(ids, values) {
+            if let row { byID[id] = row }
+        }
         return byID
     }
 }
