@@ -104,6 +104,24 @@ extension DocumentStore {
         return operations
     }
 
+    /// Whether the log ends with group `id`: its segments are the last ones, one after the
+    /// other, and hold no other group. Then nothing has changed its records since it was
+    /// saved (every change to a document is a segment of its log, docs/FORMAT.md), which
+    /// an undo of an import relies on to take the records' values from the group instead
+    /// of reading them back (``ContextUndoManager/undoSavingInStore(redo:)``).
+    /// - Complexity: a few statements per segment of the group.
+    func logEnds(withGroup id: UInt64) throws -> Bool {
+        try withOpenState { state in
+            let sequences = try LogTables.sequences(state.connection, ofGroup: id)
+            guard let first = sequences.first, sequences.last == state.lastSequence,
+                  UInt64(sequences.count) == state.lastSequence - first + 1 else { return false }
+            for sequence in sequences {
+                guard try LogTables.groups(state.connection, of: sequence).map(\.id) == [id] else { return false }
+            }
+            return true
+        }
+    }
+
     /// The last segment sequence applied, and the last one folded into the snapshot.
     public var logPosition: (last: UInt64, compactedThrough: UInt64) {
         get throws { try withOpenState { ($0.lastSequence, $0.meta.compactedThrough) } }
