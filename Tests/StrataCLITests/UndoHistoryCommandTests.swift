@@ -27,6 +27,47 @@ struct UndoHistoryCommandTests {
         expectFailure(try CLI.strata("redo", document), mentions: ["Nothing to redo"])
     }
 
+    /// `strata undo` and `strata redo` decode only the groups they revert (the rest of the
+    /// history is read from the log when reverted, ``historyGroupsReadLater()``): the
+    /// import here is saved in two segments and read back from both, through the store
+    /// (one step) and through the context (several).
+    @Test("an import of several chunks, between other changes, undone and redone in steps comes back exactly")
+    func multiChunkImportUndoneAndRedoneInSteps() throws {
+        let sandbox = try TemporaryDirectory()
+        let document = try sandbox.employees()
+        _ = try sandbox.insert(document, "Department", "name=Research")
+        // More rows than a chunk (10,000): the import is saved in two segments.
+        let rows = 10_050
+        var csv = "firstName,lastName,salary\n"
+        for row in 0..<rows { csv += "F\(row),L\(row % 97),\(row)\n" }
+        try Data(csv.utf8).write(to: URL(fileURLWithPath: sandbox.path("rows.csv")))
+        let imported = try CLI.strata("import", document, sandbox.path("rows.csv"), "--entity", "Employee")
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let found = try #require(try CLI.strata("fetch", document, "Employee", "--where", "salary == 77", "--format", "json").json() as? [[String: Any]])
+        let uri = try #require(found.first?["_uri"] as? String)
+        #expect(try CLI.strata("update", document, uri, "salary=123456").status == 0)
+        func count(_ entity: String) throws -> String { try CLI.strata("fetch", document, entity, "--count").stdout }
+        let before = try CLI.strata("export", document).stdout
+        #expect(before.contains("\"F10049\""))
+
+        // One step of the import alone goes through the store, both ways.
+        #expect(try CLI.strata("undo", document).stdout == "Undid Update Employee\n")
+        #expect(try CLI.strata("undo", document).stdout == "Undid Import Employee\n")
+        #expect(try count("Employee") == "0\n" && count("Department") == "1\n")
+        #expect(try CLI.strata("redo", document).stdout == "Redid Import Employee\n")
+        #expect(try count("Employee") == "\(rows)\n")
+        #expect(try CLI.strata("redo", document).stdout == "Redid Update Employee\n")
+        #expect(try CLI.strata("export", document).stdout == before)
+
+        // Several steps go through the context, each group read from the log when reverted.
+        let undone = try CLI.strata("undo", document, "--steps", "3")
+        #expect(undone.stdout == "Undid Update Employee\nUndid Import Employee\nUndid Insert Department\n", "\(undone.stderr)")
+        #expect(try count("Employee") == "0\n" && count("Department") == "0\n")
+        let redone = try CLI.strata("redo", document, "--steps", "3")
+        #expect(redone.stdout == "Redid Insert Department\nRedid Import Employee\nRedid Update Employee\n", "\(redone.stderr)")
+        #expect(try CLI.strata("export", document).stdout == before)
+    }
+
     @Test("undo refuses to undo more groups than there are and changes nothing")
     func undoTooMuch() throws {
         let sandbox = try TemporaryDirectory()

@@ -7,7 +7,31 @@ import StrataTestSupport
 /// (``ContextUndoManager/undoSavingInStore(redo:)``): the document, its history and the
 /// undo stacks must end as the context's undo and a save leave them (docs/SEMANTICS.md,
 /// docs/ARCHITECTURE.md "Undo").
+/// Employees without relationships and with two indexes: an undo of their import takes
+/// the records' values from the log when nothing follows the import
+/// (``DocumentStore/logEnds(withGroup:)``), where the example model's employees (with a
+/// department, projects, a manager) have their rows read back.
+private let flatEmployeeModel: ManagedObjectModel = {
+    let employee = EntityDescription("Employee", attributes: [
+        AttributeDescription("firstName", .string),
+        AttributeDescription("lastName", .string, isIndexed: true),
+        AttributeDescription("salary", .integer64, isIndexed: true),
+        AttributeDescription("startDate", .date),
+        AttributeDescription("active", .boolean),
+    ])
+    return try! ManagedObjectModel(entities: [employee])
+}()
+
 @Suite struct StoreRevertTests {
+    /// Whether a model's employees have relationships (the example model) or not.
+    enum Model: CaseIterable {
+        case example, flat
+
+        var model: ManagedObjectModel { self == .example ? sharedExampleModel : flatEmployeeModel }
+        /// The snapshot table employees are in (the example model's hierarchy is Person's).
+        var table: String { self == .example ? "Person" : "Employee" }
+    }
+
     /// An undoable batch insert of `count` employees without relationships (a group of
     /// inserts only, in two segments when `count` passes a chunk).
     private func importRows(_ count: Int, into stack: DocumentStack) throws {
@@ -57,11 +81,11 @@ import StrataTestSupport
         try stack.context.save()
     }
 
-    @Test(arguments: [false, true])
-    func anImportUndoneAndRedoneInTheStoreEndsAsTheContextsUndoAndSaveLeaveIt(automaticCompaction: Bool) throws {
+    @Test(arguments: [false, true], Model.allCases)
+    func anImportUndoneAndRedoneInTheStoreEndsAsTheContextsUndoAndSaveLeaveIt(automaticCompaction: Bool, model: Model) throws {
         let configuration = automaticCompaction ? DocumentStore.Configuration() : manualCompaction()
-        let inStore = try DocumentStack(configuration: configuration)
-        let inContext = try DocumentStack(configuration: configuration)
+        let inStore = try DocumentStack(model: model.model, configuration: configuration)
+        let inContext = try DocumentStack(model: model.model, configuration: configuration)
         let rows = BatchInsertWriter.documentChunkSize + 100
         for stack in [inStore, inContext] { try importRows(rows, into: stack) }
         let imported = try records(inStore)
@@ -94,6 +118,62 @@ import StrataTestSupport
         #expect(redoneInStore == imported && redoneInContext == imported)
         let (storeHistory, contextHistory) = (try history(inStore), try history(inContext))
         #expect(storeHistory == contextHistory)
+    }
+
+    /// An undo of an import folded into the snapshot deletes every row while its own write
+    /// folds (the indexes of the emptied table dropped and made again, docs/ARCHITECTURE.md
+    /// "Undo"), and checks that its records still exist in batches of keys, without reading
+    /// a row one by one: the rows it deletes are read once, in batches, for the values the
+    /// deletes record.
+    /// Employees without relationships are not read back at all: nothing follows their
+    /// import in the log, so the import's inserts hold their values.
+    @Test(arguments: Model.allCases)
+    func anUndoThatFoldsAsItGoesEmptiesTheTableKeepsItsIndexesAndReadsNoRowOneByOne(model: Model) throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file("document.strata")
+        var configuration = manualCompaction()
+        // The undo's first chunk starts the fold; the import's rows are compacted first.
+        configuration.compactionOperationThreshold = BatchInsertWriter.documentChunkSize
+        configuration.indexRebuildMinimumRows = 10
+        let stack = try DocumentStack.create(url, model: model.model, configuration: configuration)
+        let table = model.table
+        let rows = BatchInsertWriter.documentChunkSize + 100
+        try importRows(rows, into: stack)
+        try stack.store.compact()
+        let imported = try records(stack)
+        let indexes = "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = '\(table)' AND sql IS NOT NULL ORDER BY name"
+        let declared = try sqlRows(url, indexes)
+        #expect(declared.count >= 2, "\(table) has indexes to drop: \(declared)")
+
+        let statements = Locked<[String]>([])
+        try stack.store.traceStatements { sql in statements.withLock { $0.append(sql) } }
+        #expect(try stack.undo.undoSavingInStore(redo: false))
+        try stack.store.traceStatements(nil)
+        #expect(try records(stack).isEmpty)
+        #expect(try stack.store.logPosition.compactedThrough == stack.store.logPosition.last, "the undo folded its chunks")
+        #expect(try sqlRows(url, indexes) == declared, "every index is back, as declared")
+        #expect(try sqlRows(url, "PRAGMA integrity_check") == [[.text("ok")]])
+        let traced = statements.withLock { $0 }
+        #expect(traced.contains { $0.hasPrefix("DROP INDEX \"\(table)_") }, "the fold deleted the rows without their indexes")
+        // Neither a row read nor an existence check of one record (`SELECT 1 … WHERE "_pk" = ?`).
+        let singleRowReads = traced.filter { $0.hasPrefix("SELECT") && $0.contains("FROM \"\(table)\" WHERE \"_pk\" = ?") }
+        #expect(singleRowReads.isEmpty, "\(singleRowReads.count) reads of one row, first: \(singleRowReads.first ?? "")")
+        // Reads of the rows' values name their columns; the existence checks only keys.
+        let valueReads = traced.filter { $0.hasPrefix("SELECT \"_pk\"") && $0.contains("\"firstName\"") && $0.contains("FROM \"\(table)\"") }
+        let existenceChecks = traced.filter { $0.hasPrefix("SELECT \"_pk\"") && !$0.contains("\"firstName\"") && $0.contains("FROM \"\(table)\" WHERE \"_pk\" IN") }
+        #expect(!existenceChecks.isEmpty && existenceChecks.count <= rows / 1_000, "\(existenceChecks.count) batched existence checks")
+        switch model {
+        case .example: #expect(!valueReads.isEmpty && valueReads.count <= rows / 100, "\(valueReads.count) batched reads")
+        case .flat: #expect(valueReads.isEmpty, "\(valueReads.count) reads of values the import logged: \(valueReads.first ?? "")")
+        }
+
+        // The redo puts every record back as it was, findable through the rebuilt indexes.
+        #expect(try stack.undo.undoSavingInStore(redo: true))
+        #expect(try records(stack) == imported)
+        let found = try stack.context.fetch(FetchRequest(entityName: "Employee", predicate: try FetchPredicate(format: "salary == 77")))
+        #expect(found.count == 1)
+        #expect(try sqlRows(url, "PRAGMA integrity_check") == [[.text("ok")]])
+        try stack.store.close()
     }
 
     @Test func theStorePathDeclinesWhatTheContextMustRevertAndChangesNothing() throws {

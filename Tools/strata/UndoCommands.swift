@@ -74,7 +74,9 @@ enum UndoRedo {
 
     /// Rebuilds the stacks from the history as it is now, reverts `steps` groups and saves.
     private static func undoOrRedo(_ session: DocumentSession, steps: Int, redo: Bool, verb: String) throws -> [String] {
-        try session.restoreUndoHistory()
+        // Only the groups reverted are decoded (an undo of an import in a long history
+        // decodes the import): nothing changes the log inside the write this holds.
+        try session.context.restoreUndoHistoryReadingOperationsWhenReverted()
         guard let undoManager = session.context.undoManager else { return [] }
         let available = redo ? undoManager.redoCount : undoManager.undoCount
         guard available >= steps else {

@@ -84,6 +84,16 @@ extension DocumentState {
         for patch in held.patches {
             for id in patch.rows.keys { rowsByTable[schema.table(for: id.entity).name, default: 0] += 1 }
         }
+        // Deleted rows count as written ones: each costs a descent per index too, and a
+        // table that loses at least as many rows as it holds (an undo of the import that
+        // filled it) rebuilds its indexes over what is left, which is nothing.
+        var deletedByTable: [String: Int] = [:]
+        for id in overlay.deleted { deletedByTable[schema.table(for: id.entity).name, default: 0] += 1 }
+        for patch in held.patches {
+            for id in patch.deleted { deletedByTable[schema.table(for: id.entity).name, default: 0] += 1 }
+        }
+        for (table, announced) in held.announcedDeletions { deletedByTable[table] = max(deletedByTable[table] ?? 0, announced) }
+        for (table, count) in deletedByTable { rowsByTable[table, default: 0] += count }
         // A table that got a full chunk is getting a batch insert, which goes on: its count
         // so far says little about the rows still to come (the first chunk alone is below
         // the rebuild's minimum), so it counts as reaching the minimum.
@@ -107,10 +117,22 @@ extension DocumentState {
         overlay.removeAll()
     }
 
+    /// Tells the held write how many records of each table its saves will delete, before
+    /// they are saved: an undo of an import deletes every record in chunks, and a fold
+    /// that starts after the first chunks decides then which indexes to drop
+    /// (``HeldWrite/announcedDeletions``).
+    mutating func announceDeletions(of ids: some Sequence<ManagedObjectID>) {
+        guard heldWrite != nil else { return }
+        var counts: [String: Int] = [:]
+        for id in ids { counts[schema.table(for: id.entity).name, default: 0] += 1 }
+        heldWrite?.announcedDeletions = counts
+    }
+
     /// Writes rows and deletions into the snapshot tables, deletions first, rows by key (in
     /// two phases where constraint indexes are UNIQUE: ``SnapshotSchema/clearConstrainedColumns(of:on:)``).
     func fold(rows: RecordRows, deleted: Set<ManagedObjectID>) throws {
-        for id in deleted.sorted() { try deleteRow(id) }
+        var deleter = SnapshotRowDeleter(connection: connection, schema: schema)
+        for id in deleted.sorted() { try deleter.delete(id) }
         try schema.writeKeepingConstraintIndexes(on: connection) {
             try schema.clearConstrainedColumns(of: rows.keys, on: connection)
             var writer = SnapshotRowWriter(connection: connection, schema: schema)

@@ -76,11 +76,39 @@ extension ContextUndoManager {
             }
         }
         var sequence: UInt64 = 0
-        for group in merged {
+        restoreStacks(merged.map { group in
             sequence += 1
             let restored = UndoGroup(id: group.id, kind: group.kind, revertsGroup: group.revertsGroup, actionName: group.actionName)
             restored.items = [.batch(ChangeBatch(
                 sequence: sequence, operations: group.operations, isUndoable: true, kind: group.kind, groupID: group.id))]
+            return restored
+        })
+    }
+
+    /// Rebuilds the stacks as ``restoreHistory(_:)`` does from groups whose operations are
+    /// read when they are reverted (``UndoGroup/storedOperations``); consecutive entries of
+    /// one group (a group saved in several segments) are one group, read in turn.
+    package func restoreHistory(readingLater groups: [(info: ChangeGroupInfo, read: () throws -> [ChangeOperation])]) {
+        removeAllActions()
+        var merged: [(info: ChangeGroupInfo, reads: [() throws -> [ChangeOperation]])] = []
+        for (info, read) in groups {
+            if let last = merged.last, last.info.id == info.id {
+                merged[merged.count - 1].reads.append(read)
+            } else {
+                merged.append((info, [read]))
+            }
+        }
+        restoreStacks(merged.map { info, reads in
+            let restored = UndoGroup(id: info.id, kind: info.kind, revertsGroup: info.revertsGroup, actionName: info.actionName)
+            restored.storedOperations = { try reads.flatMap { try $0() } }
+            return restored
+        })
+    }
+
+    /// Pushes restored groups, oldest first, as their kinds say.
+    private func restoreStacks(_ groups: [UndoGroup]) {
+        for restored in groups {
+            let group = restored
             switch group.kind {
             case .user:
                 redoStack.removeAll()

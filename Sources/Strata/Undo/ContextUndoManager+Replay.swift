@@ -50,7 +50,11 @@ extension ContextUndoManager {
     public func redo() throws -> (any Sendable)? {
         guard !isUndoing, !isRedoing else { throw StrataError(.undo, "redo() was called while undoing or redoing.") }
         context?.processPendingChanges()
-        guard let group = redoStack.popLast() else { return nil }
+        guard let last = redoStack.last else { return nil }
+        // A group whose operations are in the log (an undo saved in the store, a restored
+        // history read when reverted) reads them first: when that fails, it stays on the stack.
+        try last.loadStoredOperations()
+        let group = redoStack.removeLast()
         post(Self.willRedoNotification)
         isRedoing = true
         defer { isRedoing = false }

@@ -86,6 +86,12 @@ private struct StoreRevertPlan {
     /// Whether reverting deletes the records (the group inserted them).
     let deletes: Bool
     let ids: Set<ManagedObjectID>
+    /// The reverted group's id.
+    let groupID: UInt64
+    /// Whether every entity of the group has no relationship and no derived attribute: a
+    /// record's row then changes only by operations naming it, so the group's inserts hold
+    /// the values the records have as long as nothing follows the group in the log.
+    let rowsFollowOwnOperations: Bool
 
     /// Nil when the group is not one the store path can revert (see
     /// ``ContextUndoManager/undoSavingInStore(redo:)``).
@@ -102,6 +108,7 @@ private struct StoreRevertPlan {
         var store: DocumentStore?
         var tag: UInt32?
         var ids: Set<ManagedObjectID> = []
+        var rowsFollowOwnOperations = true
         ids.reserveCapacity(operations.count)
         for operation in operations {
             switch operation {
@@ -118,6 +125,9 @@ private struct StoreRevertPlan {
                 store = found
                 tag = found.tag
                 checked.insert(ObjectIdentifier(entity))
+                if !entity.relationships.isEmpty || entity.attributes.contains(where: { $0.derivation != nil }) {
+                    rowsFollowOwnOperations = false
+                }
             }
             guard id.storeTag == tag else { return nil }
         }
@@ -127,6 +137,8 @@ private struct StoreRevertPlan {
         self.operations = operations
         self.deletes = deletes
         self.ids = ids
+        self.groupID = group.id
+        self.rowsFollowOwnOperations = rowsFollowOwnOperations
     }
 
     /// The operations reverting the group, newest first as an undo applies them: a delete
@@ -134,16 +146,21 @@ private struct StoreRevertPlan {
     /// insert the values the group's delete recorded.
     /// - Throws: `.undo` naming a record that no longer exists.
     func revertingOperations() throws -> [ChangeOperation] {
-        let reversed = operations.reversed().map(\.inverse)
-        guard deletes else { return reversed }
-        let current = try store.values(for: reversed.map(\.objectID))
-        return try zip(reversed, current).map { operation, values in
+        // When nothing changed the records since the group inserted them, their values are
+        // the inserts' (the inverse of an insert is a delete of its values): reading 200,000
+        // rows back cost more than the rest of the undo.
+        guard deletes, try !(rowsFollowOwnOperations && store.logEnds(withGroup: groupID)) else {
+            return operations.reversed().map(\.inverse)
+        }
+        // Else the deletes record the values as they are now, read in one batch.
+        let ids = operations.reversed().map(\.objectID)
+        let current = try store.values(for: ids)
+        return try zip(ids, current).map { id, values in
             guard let values else {
-                let id = operation.objectID
                 throw StrataError(.undo, "\(id) no longer exists, so the group that inserted it cannot be undone.",
                                   context: .init { $0.object = id.description })
             }
-            return .delete(operation.objectID, values: values)
+            return .delete(id, values: values)
         }
     }
 }

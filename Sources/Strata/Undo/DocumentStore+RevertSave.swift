@@ -18,7 +18,12 @@ extension DocumentStore {
     func saveReverting(_ operations: [ChangeOperation], as info: ChangeGroupInfo, timestamp: Date,
                        author: String?, contextName: String?) throws -> UInt64 {
         try writing {
-            try withOpenState { _ = try $0.catchUp() }
+            try withOpenState { state in
+                _ = try state.catchUp()
+                state.announceDeletions(of: operations.lazy.compactMap { operation -> ManagedObjectID? in
+                    if case .delete(let id, _) = operation { id } else { nil }
+                })
+            }
             var group = SegmentGroup(id: info.id, kind: info.kind, revertsGroup: info.revertsGroup, actionName: info.actionName, operations: [])
             var start = operations.startIndex
             repeat {
@@ -29,6 +34,7 @@ extension DocumentStore {
                 try withOpenState { try $0.foldHeldWriteIfDue(configuration) }
                 start = end
             } while start < operations.endIndex
+            try withOpenState { $0.heldWrite?.announcedDeletions = [:] }
             return group.id
         }
     }

@@ -142,9 +142,15 @@ struct OverlayPatch {
 
     /// Whether a record exists with the patch's operations so far applied over `base`.
     func holds(_ id: ManagedObjectID, base: (ManagedObjectID) throws -> [PropertyValue]?) throws -> Bool {
+        try holds(id, existing: { try base($0) != nil })
+    }
+
+    /// Whether a record exists with the patch's operations so far applied over what
+    /// `existing` says exists (a check that needs no values).
+    func holds(_ id: ManagedObjectID, existing: (ManagedObjectID) throws -> Bool) throws -> Bool {
         if rows[id] != nil { return true }
         if !deleted.isEmpty, deleted.contains(id) { return false }
-        return try base(id) != nil
+        return try existing(id)
     }
 
     /// Applies one operation. `base` gives the current row of a record not yet in the patch.

@@ -45,8 +45,9 @@ extension DocumentState {
                 let total = overlay.rows.count + overlay.deleted.count
                 var done = 0
                 let deletedTexts = try textsOfDeletedRecords()
+                var deleter = SnapshotRowDeleter(connection: connection, schema: schema)
                 for id in overlay.deleted.sorted() {
-                    try deleteRow(id)
+                    try deleter.delete(id)
                     report.rowsDeleted += 1
                     done += 1
                     if done % 10_000 == 0 { progress?(done, total) }
@@ -82,19 +83,6 @@ extension DocumentState {
         if raisedFormat { meta.formatVersion = DocumentFile.packedFormatVersion }
         completeFold()
         return report
-    }
-
-    func deleteRow(_ id: ManagedObjectID) throws {
-        let root = id.entity.rootEntity
-        try connection.prepare("DELETE FROM \(SnapshotSchema.quote(root.name)) WHERE \"_pk\" = ?").run([.integer(id.primaryKey)])
-        for join in schema.joinTables.values {
-            if join.owner.rootEntity === root {
-                try connection.prepare("DELETE FROM \(SnapshotSchema.quote(join.name)) WHERE \"source\" = ?").run([.integer(id.primaryKey)])
-            }
-            if schema.model.entities[join.relationship.destinationIndex].rootEntity === root {
-                try connection.prepare("DELETE FROM \(SnapshotSchema.quote(join.name)) WHERE \"destination\" = ?").run([.integer(id.primaryKey)])
-            }
-        }
     }
 
     /// Deletes compacted segments the policy does not keep; returns how many.

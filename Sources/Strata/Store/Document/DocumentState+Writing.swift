@@ -47,11 +47,17 @@ extension DocumentState {
             try RevertPrecondition.check(request.groups, connection: connection)
             for index in request.groups.indices {
                 var gone: [Int] = []
+                // Which of the records the group deletes exist before it, asked in batches
+                // (DocumentState+Existence): the patch's own operations are seen below.
+                let deletedIDs = request.groups[index].operations.compactMap { operation -> ManagedObjectID? in
+                    if case .delete(let id, _) = operation { id } else { nil }
+                }
+                let existing = deletedIDs.isEmpty ? [] : try existingInWrite(deletedIDs)
                 for (position, operation) in request.groups[index].operations.enumerated() {
                     // Deleted on both sides (another writer deleted the record after this
                     // context read it): nothing to write, and the log never deletes a record
                     // that is not there, which replay and verify refuse.
-                    if case .delete(let id, _) = operation, try !patch.holds(id, base: { try self.valuesInWrite($0) }) {
+                    if case .delete(let id, _) = operation, try !patch.holds(id, existing: { existing.contains($0) }) {
                         gone.append(position)
                         continue
                     }

@@ -63,6 +63,10 @@ struct DocumentState: @unchecked Sendable {
         var pending = PendingLog()
         /// Set once a batch insert folds the write's rows into the snapshot as it goes.
         var fold: BatchFold?
+        /// Records the write's later saves will delete, by snapshot table, as the write
+        /// announced them (``DocumentState/announceDeletions(of:)``): a fold that starts
+        /// before they are saved weighs them when it decides which indexes to drop.
+        var announcedDeletions: [String: Int] = [:]
         /// Key ranges reserved inside the write and not yet written, by root entity index:
         /// the write's saves insert them without a lookup, as `unwrittenReservations`
         /// (which they join after COMMIT; a rollback forgets them).

@@ -69,6 +69,50 @@ extension DocumentStore {
         return try segmentRecords(in: since...UInt64(Int64.max)).filter { !pulled.contains($0.sequence) }.flatMap { try decode($0).groups }
     }
 
+    /// The groups of the retained history as ``historyGroups()`` reads them, oldest first,
+    /// each with its operations or, for a group alone in its segment (each chunk of an
+    /// import or of its undo is), a reader of them: only segments holding several groups
+    /// are decoded, in their own order. Reverting one group of a long history then decodes
+    /// that group alone, not every retained segment (docs/ARCHITECTURE.md, "Undo").
+    ///
+    /// The readers decode the segments when called: this suits a caller that reverts at once
+    /// inside the write it holds (`strata undo`), not stacks kept while the log may change.
+    /// - Complexity: O(groups) and O(bytes of the segments holding several groups).
+    package func historyGroupsReadLater() throws -> [(info: ChangeGroupInfo, operations: HistoryOperations)] {
+        let (since, pulled) = try withOpenState { ($0.meta.modelSince, try SyncRecords.sequences($0.connection, in: [.pulled])) }
+        var bySegment: [(sequence: UInt64, groups: [ChangeGroupInfo])] = []
+        for record in try groupRecords() where record.sequence >= since && !pulled.contains(record.sequence) {
+            if bySegment.last?.sequence == record.sequence {
+                bySegment[bySegment.count - 1].groups.append(record.info)
+            } else {
+                bySegment.append((record.sequence, [record.info]))
+            }
+        }
+        var result: [(info: ChangeGroupInfo, operations: HistoryOperations)] = []
+        for (sequence, groups) in bySegment {
+            if groups.count == 1 {
+                result.append((groups[0], .inSegments([sequence])))
+                continue
+            }
+            for record in try segmentRecords(in: sequence...sequence) {
+                for group in try decode(record).groups { result.append((group.info, .decoded(group.operations))) }
+            }
+        }
+        return result
+    }
+
+    /// The operations of group `id` in the segments `sequences`, oldest first.
+    /// - Throws: `.corruptSegment` naming a malformed segment.
+    func operations(ofGroup id: UInt64, inSegments sequences: [UInt64]) throws -> [ChangeOperation] {
+        var operations: [ChangeOperation] = []
+        for sequence in sequences {
+            for record in try segmentRecords(in: sequence...sequence) {
+                for group in try decode(record).groups where group.id == id { operations += group.operations }
+            }
+        }
+        return operations
+    }
+
     /// The first segment written with the current model, when the document was migrated
     /// (nil otherwise): the history before it was written with an earlier model version,
     /// and undo stops there.
@@ -102,6 +146,24 @@ extension DocumentStore {
             }
         }
         return operations
+    }
+
+    /// Whether the log ends with group `id`: its segments are the last ones, one after the
+    /// other, and hold no other group. Then nothing has changed its records since it was
+    /// saved (every change to a document is a segment of its log, docs/FORMAT.md), which
+    /// an undo of an import relies on to take the records' values from the group instead
+    /// of reading them back (``ContextUndoManager/undoSavingInStore(redo:)``).
+    /// - Complexity: a few statements per segment of the group.
+    func logEnds(withGroup id: UInt64) throws -> Bool {
+        try withOpenState { state in
+            let sequences = try LogTables.sequences(state.connection, ofGroup: id)
+            guard let first = sequences.first, sequences.last == state.lastSequence,
+                  UInt64(sequences.count) == state.lastSequence - first + 1 else { return false }
+            for sequence in sequences {
+                guard try LogTables.groups(state.connection, of: sequence).map(\.id) == [id] else { return false }
+            }
+            return true
+        }
     }
 
     /// The last segment sequence applied, and the last one folded into the snapshot.
@@ -140,4 +202,39 @@ extension ManagedObjectContext {
         }
         undoManager.restoreHistory(groups)
     }
+
+    /// Rebuilds the stacks as ``restoreUndoHistory()`` does, decoding only segments that
+    /// hold several groups: a group alone in its segments reads its operations from the log
+    /// when it is reverted (``DocumentStore/historyGroupsReadLater()``). For a caller that
+    /// reverts at once inside the write it holds — `strata undo` and `strata redo` — where
+    /// nothing can change the log in between; the stacks are the same.
+    /// - Complexity: O(groups), and O(bytes) of the segments holding several groups.
+    package func restoreUndoHistoryReadingOperationsWhenReverted() throws {
+        guard let undoManager else { return }
+        var groups: [(info: ChangeGroupInfo, read: () throws -> [ChangeOperation])] = []
+        for case let store as DocumentStore in coordinator.persistentStores {
+            for (info, operations) in try store.historyGroupsReadLater() {
+                switch operations {
+                case .decoded(let decoded):
+                    groups.append((info, { decoded }))
+                case .inSegments(let sequences):
+                    groups.append((info, { [weak store] in
+                        guard let store else {
+                            throw StrataError(.undo, "The document that saved group \(info.id) is closed, so the group cannot be reverted.",
+                                              context: .init { $0.group = info.id })
+                        }
+                        return try store.operations(ofGroup: info.id, inSegments: sequences)
+                    }))
+                }
+            }
+        }
+        undoManager.restoreHistory(readingLater: groups)
+    }
+}
+
+/// A restored group's operations: decoded already, or to be read from the segments that
+/// hold it (``DocumentStore/historyGroupsReadLater()``).
+package enum HistoryOperations {
+    case decoded([ChangeOperation])
+    case inSegments([UInt64])
 }
