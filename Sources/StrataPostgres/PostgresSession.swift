@@ -86,38 +86,32 @@ package final class PostgresSession: @unchecked Sendable {
             throw StrataError(.server, "The connection to the PostgreSQL server \(location.server) was lost inside a transaction, so the transaction did not happen.",
                               context: .init { $0.server = location.server })
         }
-        let connection = try openLocked()
         // A COMMIT or ROLLBACK ends the transaction even when it fails.
         defer { if ends { inTransaction = false } }
-        do {
-            let rows = Array(try connection.query(query, logger: logger).wait().rows)
-            if statement == "BEGIN" { inTransaction = true }
-            return rows
-        } catch {
-            let ended = connection.isClosed || Self.endedByServer(error)
-            if ended {
-                // Closed here too when the session has not seen the end yet: PostgresNIO
-                // requires a connection to be closed before it is let go.
-                try? connection.close().wait()
-                self.connection = nil
-            }
-            // A connection the server ended while it sat unused (a restart,
-            // `pg_terminate_backend`) fails the first statement sent on it when the session
-            // has not seen the end yet. Outside a transaction a BEGIN or a read changes
-            // nothing, so it runs again on a new connection; anything else may have run
-            // before the end and is the caller's to judge.
-            if ended, !inTransaction, statement == "BEGIN" || statement.hasPrefix("SELECT") {
-                do {
-                    let rows = Array(try openLocked().query(query, logger: logger).wait().rows)
-                    if statement == "BEGIN" { inTransaction = true }
-                    return rows
-                } catch {
-                    if self.connection?.isClosed ?? false { self.connection = nil }
-                    throw Self.failure(error, server: location.server, doing: "query")
+        // A connection the server ended while it sat unused (a restart,
+        // `pg_terminate_backend`) fails the first statement sent on it when the session has
+        // not seen the end yet. Outside a transaction a BEGIN or a read changes nothing, so
+        // it runs once more on a new connection; anything else may have run before the end
+        // and is the caller's to judge.
+        let rerunnable = !inTransaction && (statement == "BEGIN" || statement.hasPrefix("SELECT"))
+        for attempt in 1...2 {
+            let connection = try openLocked()
+            do {
+                let rows = Array(try connection.query(query, logger: logger).wait().rows)
+                if statement == "BEGIN" { inTransaction = true }
+                return rows
+            } catch {
+                let ended = connection.isClosed || Self.endedByServer(error)
+                if ended {
+                    // Closed here too when the session has not seen the end yet: PostgresNIO
+                    // requires a connection to be closed before it is let go.
+                    try? connection.close().wait()
+                    self.connection = nil
                 }
+                guard ended, rerunnable, attempt == 1 else { throw Self.failure(error, server: location.server, doing: "query") }
             }
-            throw Self.failure(error, server: location.server, doing: "query")
         }
+        preconditionFailure("the second attempt returns or throws")
     }
 
     /// Whether `error` says the server closed the connection.

@@ -139,13 +139,7 @@ extension DocumentStore {
             throw StrataError(.undo, "Group \(id) was saved before the document was migrated to its current model (segment \(since)); an undo cannot cross a migration.",
                               context: .init { $0.group = id; $0.boundarySegment = since })
         }
-        var operations: [ChangeOperation] = []
-        for sequence in sequences {
-            for record in try segmentRecords(in: sequence...sequence) {
-                for group in try decode(record).groups where group.id == id { operations += group.operations }
-            }
-        }
-        return operations
+        return try operations(ofGroup: id, inSegments: sequences)
     }
 
     /// Whether the log ends with group `id`: its segments are the last ones, one after the
