@@ -30,6 +30,14 @@ package enum ImportBatch {
         }
     }
 
+    /// A plain import's reader and counts, shared with the row handler.
+    private final class PlainRows {
+        var reader: ImportRowReader
+        var count = 0
+        var lastRow: Int?
+        init(_ reader: ImportRowReader) { self.reader = reader }
+    }
+
     /// Imports every row of the file as one undoable batch insert.
     /// - Parameters:
     ///   - open: a new reader of the file from its start (called once or twice).
@@ -85,8 +93,13 @@ package enum ImportBatch {
         _ reader: ImportRowReader, uris: [String: (ordinal: Int, id: ManagedObjectID)]?, defaultEntity: String?,
         into session: some ImportDestination, progress: @escaping (ToolProgressBar.Phase, Int) -> Void
     ) throws -> (count: Int, merged: Int, action: String)? {
-        let rows = Rows(reader)
+        var reader = reader
         let fallback = try defaultEntity.map(session.entity(named:))
+        if let header = try reader.csvHeader(), let entity = fallback, !header.contains("_entity"), !header.contains("_uri"),
+           let plain = ImportPlainCSV(header: header, entity: entity) {
+            return try attemptPlain(reader, plain, header: header, entity: entity, into: session, progress: progress)
+        }
+        let rows = Rows(reader)
         guard let first = try rows.next() else { return nil }
         var entity: EntityDescription!
         try ImportRows.rowContext(first) { entity = try ImportValues.entity(of: first, fallback: fallback, in: session) }
@@ -150,6 +163,44 @@ package enum ImportBatch {
             if count % 1024 == 0 { progress(.writing, count) }
             return false
         }
+        return try execute(request, entity: entity, in: session) { (count, lastRow) }
+    }
+
+    /// The plain case (``ImportPlainCSV``): every row's cells straight into its slots.
+    private static func attemptPlain(
+        _ reader: ImportRowReader, _ plain: ImportPlainCSV, header: [String], entity: EntityDescription,
+        into session: some ImportDestination, progress: @escaping (ToolProgressBar.Phase, Int) -> Void
+    ) throws -> (count: Int, merged: Int, action: String)? {
+        let reading = PlainRows(reader)
+        guard try reading.reader.nextCSVRecord(columns: header.count) != nil else { return nil }
+        var hasRow = true
+        let request = BatchInsertRequest(entityName: entity.name) { (values: inout StoreBatchInsert.Row) in
+            if !hasRow {
+                guard try reading.reader.nextCSVRecord(columns: header.count) != nil else { return true }
+            }
+            hasRow = false
+            let number = reading.reader.rowNumber
+            do {
+                try plain.fill(&values, from: reading.reader)
+            } catch var error as StrataError {
+                error.message = "Import row \(number): \(error.message)"
+                error.context.row = number
+                throw error
+            }
+            reading.count += 1
+            reading.lastRow = number
+            if reading.count % 1024 == 0 { progress(.writing, reading.count) }
+            return false
+        }
+        return try execute(request, entity: entity, in: session) { (reading.count, reading.lastRow) }
+    }
+
+    /// Runs an import's request as one undo group ("Import ENTITY"); `rows` gives how many
+    /// rows the handler filled and the number of the last, once it has run.
+    private static func execute(
+        _ request: BatchInsertRequest, entity: EntityDescription, in session: some ImportDestination,
+        rows: () -> (count: Int, lastRow: Int?)
+    ) throws -> (count: Int, merged: Int, action: String) {
         let action = "Import \(entity.name)"
         request.registersUndo = true
         // No IDs collected: the count comes from the handler, and the document's next
@@ -159,12 +210,12 @@ package enum ImportBatch {
         let result: BatchResult
         do {
             result = try session.context.executeBatch(request)
-        } catch var error as StrataError where error.context.row == count && !error.message.hasPrefix("Import row") {
+        } catch var error as StrataError where error.context.row == rows().count && !error.message.hasPrefix("Import row") {
             // The request checks a row right after the handler filled it: the last row read.
-            if let row = lastRow { error.message = "Import row \(row): " + error.message; error.context.row = row }
+            if let row = rows().lastRow { error.message = "Import row \(row): " + error.message; error.context.row = row }
             throw error
         }
         // The rows the request did not insert merged into records holding their keys.
-        return (result.count, count - result.count, action)
+        return (result.count, rows().count - result.count, action)
     }
 }

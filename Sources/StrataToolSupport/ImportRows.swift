@@ -95,34 +95,62 @@ package struct ImportRowReader {
     }
 
     private mutating func nextCSV() throws -> ImportRow? {
-        guard var reader = csv else { return nil }
-        defer { csv = reader }
-        if header == nil {
-            guard let first = try located(reader.nextRecord(), row: nil) else { return nil }
-            try Self.checkHeader(first)
-            header = first
+        guard let header = try csvHeader(), let count = try nextCSVRecord(columns: header.count) else { return nil }
+        var row = ImportRow(number: number, entity: nil, uri: nil, values: [])
+        row.values.reserveCapacity(count)
+        for (index, key) in header.enumerated() {
+            let field = try csvField(index)
+            switch key {
+            case "_entity": row.entity = field.isEmpty ? nil : field
+            case "_uri": row.uri = field.isEmpty ? nil : field
+            default: row.values.append((key, .text(field)))
+            }
         }
-        let header = self.header ?? []
-        while let fields = try located(reader.nextRecord(), row: number + 1) {
+        return row
+    }
+
+    /// A CSV file's header, its column names (read first, once); nil for JSON or an empty file.
+    /// - Throws: the reader's errors; `.invalidArgument` for a column named twice.
+    package mutating func csvHeader() throws -> [String]? {
+        if let header { return header }
+        guard csv != nil, let first = try Self.located(row: nil, header: nil, { try csv?.nextRecord() }) else { return nil }
+        try Self.checkHeader(first)
+        header = first
+        return first
+    }
+
+    /// Reads the next CSV row, whose fields ``csvField(_:)`` and ``withCSVFieldBytes(_:_:)``
+    /// then give, and returns its field count (the header's), or nil after the last row.
+    /// Blank lines count as rows (the numbers match the file's records) but hold nothing:
+    /// they are skipped. ``rowNumber`` is the row's number.
+    /// - Throws: `.invalidArgument` naming a row whose field count differs from the header's
+    ///   (`columns`); the reader's errors, located by row and column.
+    package mutating func nextCSVRecord(columns: Int) throws -> Int? {
+        while let count = try Self.located(row: number + 1, header: header, { try csv?.readRecord() }) {
             number += 1
-            // Blank lines count as rows (the numbers match the file's records) but hold nothing.
-            if fields.count == 1, fields[0].isEmpty { continue }
-            guard fields.count == header.count else {
-                throw StrataError(.invalidArgument, "CSV row \(number) has \(fields.count) fields; the header has \(header.count).",
+            if count == 1, csv?.fieldLength(0) == 0 { continue }
+            guard count == columns else {
+                throw StrataError(.invalidArgument, "CSV row \(number) has \(count) fields; the header has \(columns).",
                                   context: .init { $0.row = number })
             }
-            var row = ImportRow(number: number, entity: nil, uri: nil, values: [])
-            row.values.reserveCapacity(fields.count)
-            for (key, field) in zip(header, fields) {
-                switch key {
-                case "_entity": row.entity = field.isEmpty ? nil : field
-                case "_uri": row.uri = field.isEmpty ? nil : field
-                default: row.values.append((key, .text(field)))
-                }
-            }
-            return row
+            return count
         }
         return nil
+    }
+
+    /// The number of the row read last, from 1.
+    package var rowNumber: Int { number }
+
+    /// Field `index` of the CSV row read last, as text.
+    /// - Throws: `.invalidArgument` for bytes that are not UTF-8, naming the row and column.
+    package func csvField(_ index: Int) throws -> String {
+        try Self.located(row: number, header: header) { try csv?.fieldText(index) ?? "" }
+    }
+
+    /// Lends the bytes of field `index` of the CSV row read last to `body` (a cell that
+    /// holds a number or a boolean converts without a `String`).
+    package func withCSVFieldBytes<Result>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result? {
+        try csv?.withFieldBytes(index, body)
     }
 
     /// Refuses a header that names a column twice: each row would set the property twice,
@@ -141,7 +169,7 @@ package struct ImportRowReader {
 
     /// A CSV reader's error about one field, with the row (nil: the header) and the
     /// column's name: "CSV row 3, column 'name' (line 4): the field is not valid UTF-8…".
-    private func located<T>(_ body: @autoclosure () throws -> T, row: Int?) throws -> T {
+    private static func located<T>(row: Int?, header: [String]?, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch var error as StrataError {

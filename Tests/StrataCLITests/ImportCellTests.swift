@@ -80,4 +80,63 @@ struct ImportCellTests {
         }
         #expect(try sandbox.bytes("staff.strata") == before)
     }
+
+    /// Imports a CSV of `header` and `records` into a new employees document, plainly and
+    /// with an `_entity` column first (which takes the general path), and returns both
+    /// results: status, the error, and every employee's values without their URIs.
+    static func importBothWays(header: String, records: [String], in sandbox: TemporaryDirectory, name: String) throws
+        -> [(status: Int32, stderr: String, rows: [NSDictionary])] {
+        let plain = ([header] + records).map { $0 + "\n" }.joined()
+        let general = (["_entity," + header] + records.map { $0.isEmpty ? "" : "Employee," + $0 }).map { $0 + "\n" }.joined()
+        var results: [(status: Int32, stderr: String, rows: [NSDictionary])] = []
+        for (way, text) in [("plain", plain), ("general", general)] {
+            let document = try sandbox.employees("\(name)-\(way).strata")
+            let file = sandbox.path("\(name)-\(way).csv")
+            try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+            let result = try CLI.strata("import", document, file, "--entity", "Employee")
+            let fetched = try CLI.strata("fetch", document, "Employee", "--sort", "employeeID", "--format", "json")
+            let rows = (try fetched.json() as? [[String: Any]] ?? []).map { row in
+                NSDictionary(dictionary: row.filter { !$0.key.hasPrefix("_") && $0.key != "uri" })
+            }
+            results.append((result.status, result.stderr.replacingOccurrences(of: "\(name)-\(way)", with: "DOC"), rows))
+        }
+        return results
+    }
+
+    @Test("a plain CSV (attribute columns only) reads every cell as the general path does, values and errors")
+    func plainCellsMatchTheGeneralPath() throws {
+        let sandbox = try TemporaryDirectory()
+        let header = "firstName,lastName,salary,employeeID,active,rating,startDate,bonus,badge,homepage,photo,email"
+        let records = [
+            "Zoë,日本,007,1,TRUE,2.5,2024-03-01,1.25,0F5B6C1E-2B4A-4C4E-9F1A-3D2C1B0A9F8E,https://example.com/a,aGVsbG8=,a@b.c",
+            "\"Q, \"\"x\"\"\nline\",Nul,-0,2,yes,-1e3,2024-03-01T09:30:00Z,-3,,,,",
+            "Ada,Lovelace,9223372036854775807,3,1,,2024-03-01T09:30:00,,,,,null",
+            "Alan,Turing,0000,-4,0,0.1,,,,,,",
+            "",
+            "Grace,Hopper,+5,5,false,3,,,,,,g@h.i",
+            "Edsger,Dijkstra, 12 ,6,true,,,,,,,",
+        ]
+        let good = try Self.importBothWays(header: header, records: records, in: sandbox, name: "good")
+        #expect(good[0].status == 0, "\(good[0].stderr)")
+        #expect(good[1].status == 0, "\(good[1].stderr)")
+        #expect(good[0].rows.count == 6)
+        #expect(good[0].rows == good[1].rows)
+        #expect(good[0].rows.contains { $0["firstName"] as? String == "Zoë" && $0["salary"] as? Int == 7 })
+        #expect(good[0].rows.contains { $0["lastName"] as? String == "Lovelace" && $0["email"] is NSNull })
+
+        let bad: [(header: String, records: [String])] = [
+            ("firstName,lastName,employeeID", ["Ada,Lovelace,3000000000"]),
+            ("firstName,lastName,employeeID", ["Ada,Lovelace,12345678901234567890"]),
+            ("firstName,lastName,active", ["Ada,Lovelace,maybe"]),
+            ("firstName,lastName,salary", ["Ada,Lovelace,1", "Alan,Turing,--5"]),
+            ("firstName,lastName,startDate", ["Ada,Lovelace,yesterday"]),
+            ("firstName,lastName", ["Ada,\"Love"]),
+        ]
+        for (index, file) in bad.enumerated() {
+            let both = try Self.importBothWays(header: file.header, records: file.records, in: sandbox, name: "bad\(index)")
+            #expect(both[0].status != 0 && both[1].status != 0, "case \(index)")
+            #expect(both[0].stderr == both[1].stderr, "case \(index)")
+            #expect(both[0].stderr.contains("row") || both[0].stderr.contains("line"), "case \(index): \(both[0].stderr)")
+        }
+    }
 }
