@@ -181,7 +181,7 @@ package enum ImportBatch {
             hasRow = false
             let number = reading.reader.rowNumber
             do {
-                try plain.fill(&values, from: reading.reader)
+                try plain.fill(&values, from: &reading.reader)
             } catch var error as StrataError {
                 error.message = "Import row \(number): \(error.message)"
                 error.context.row = number

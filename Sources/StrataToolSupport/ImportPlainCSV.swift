@@ -13,6 +13,7 @@ struct ImportPlainCSV {
         case text
         case integer(ClosedRange<Int64>)
         case boolean
+        case date
         case parsed
     }
 
@@ -41,6 +42,7 @@ struct ImportPlainCSV {
             case .string: conversion = .text
             case .integer: conversion = .integer(type.integerRange ?? Int64.min...Int64.max)
             case .boolean: conversion = .boolean
+            case .date: conversion = .date
             default: conversion = .parsed
             }
             columns.append(Column(key: key, slot: slot, type: type, conversion: conversion))
@@ -51,15 +53,16 @@ struct ImportPlainCSV {
     /// Fills `row`'s slots from the CSV row `reader` read last.
     /// - Throws: the value parser's errors for a cell its attribute cannot hold, and the
     ///   reader's for one that is not UTF-8.
-    func fill(_ row: inout StoreBatchInsert.Row, from reader: ImportRowReader) throws {
+    /// (`reader` is `inout` only to be read where it lies: a copy retains its every buffer.)
+    func fill(_ row: inout StoreBatchInsert.Row, from reader: inout ImportRowReader) throws {
         for (index, column) in columns.enumerated() {
-            row.values[column.slot] = try value(index, column, reader)
+            row.values[column.slot] = try value(index, column, &reader)
         }
     }
 
-    private func value(_ index: Int, _ column: Column, _ reader: ImportRowReader) throws -> PropertyValue {
+    private func value(_ index: Int, _ column: Column, _ reader: inout ImportRowReader) throws -> PropertyValue {
         // What the bytes settle without a string: an empty cell, "null", and the usual
-        // spellings of integers and booleans.
+        // spellings of integers, booleans and dates.
         let quick = reader.withCSVFieldBytes(index) { bytes -> PropertyValue? in
             if bytes.isEmpty || Self.equals(bytes, "null") { return .null }
             switch column.conversion {
@@ -70,6 +73,9 @@ struct ImportPlainCSV {
                 if Self.equals(bytes, "true") { return .boolean(true) }
                 if Self.equals(bytes, "false") { return .boolean(false) }
                 return nil
+            case .date:
+                // The general parser tries this form first, then spellings it completes.
+                return ModelDateText.date(fromUTF8: bytes).map { .date($0) }
             case .text, .parsed:
                 return nil
             }

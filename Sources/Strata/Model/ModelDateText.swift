@@ -82,7 +82,13 @@ package enum ModelDateText {
 
     /// The date an ISO-8601 text names, or nil when the text is not in the accepted form.
     package static func date(from text: String) -> Date? {
-        let chars = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { date(fromUTF8: $0) }
+    }
+
+    /// The date the ISO-8601 text in `chars` (UTF-8) names, or nil when it is not in the
+    /// accepted form: ``date(from:)`` for bytes that are not a `String` yet (an import's cell).
+    package static func date(fromUTF8 chars: UnsafeBufferPointer<UInt8>) -> Date? {
         var index = 0
         func number(_ count: Int) -> Int64? {
             guard index + count <= chars.count else { return nil }
