@@ -88,6 +88,7 @@ extension ContextUndoManager {
             if let bytes = group.metadata {
                 let persisted = PersistentGroupMetadata(bytes: bytes)
                 restored.metadata = UndoGroupMetadata(value: persisted, persisted: persisted)
+                mayHoldPersistentMetadata = true
             }
             return restored
         })

@@ -59,7 +59,9 @@ extension ContextUndoManager {
     public func setPersistentGroupMetadata<Value: Codable & Sendable>(_ value: Value) throws {
         let persisted = try PersistentGroupMetadata(encoding: value)
         if !isUndoing, !isRedoing { context?.processPendingChanges() }
-        currentMetadataGroup?.metadata = UndoGroupMetadata(value: value, persisted: persisted)
+        guard let group = currentMetadataGroup else { return }
+        group.metadata = UndoGroupMetadata(value: value, persisted: persisted)
+        mayHoldPersistentMetadata = true
     }
 
     /// The group ``setGroupMetadata(_:)`` sets.
@@ -106,6 +108,7 @@ extension ContextUndoManager {
     /// whose changes a save can write.
     func persistentMetadataByGroup() -> [UInt64: [UInt8]] {
         var result: [UInt64: [UInt8]] = [:]
+        guard mayHoldPersistentMetadata else { return result }
         func note(_ group: UndoGroup) {
             if let bytes = group.metadata?.persisted?.bytes { result[group.id] = bytes }
         }
