@@ -45,6 +45,7 @@ import Testing
         "FetchedResultsSection": FetchedResultsSection.self,
         "FetchedResultsSnapshot": FetchedResultsSnapshot.self,
         "FetchedResultsUpdate": FetchedResultsUpdate.self,
+        "PersistentGroupMetadata": PersistentGroupMetadata.self,
         "PersistentContainer": PersistentContainer.self,
         "PersistentHistoryChange": PersistentHistoryChange.self,
         "PersistentHistoryChangeKind": PersistentHistoryChangeKind.self,

@@ -51,7 +51,7 @@ import Testing
         var wrongMagic = body(groups: 0)
         wrongMagic[3] = UInt8(ascii: "X")
         expect(wrongMagic, offset: 0, "bad magic", segment: "?", hint: nil)
-        expect(body(version: 6, groups: 0), offset: 4, "unsupported format version 6 (this build reads versions 1–5)")
+        expect(body(version: 7, groups: 0), offset: 4, "unsupported format version 7 (this build reads versions 1–6)")
         expect(Array("STRS".utf8), offset: 4, "unexpected end of data")
         expect([0x53, 0x54], offset: 0, "2 left")
         expect(body(sequence: [8], groups: 0), offset: 5, "the body says sequence 8, expected 9")

@@ -125,10 +125,10 @@ import Testing
         // As a version 4 body, the packed tables after the group count are not groups.
         body[4] = 0x04
         #expect(throws: StrataError.self) { try SegmentDecoder.decode(body, model: model, storeTag: Self.storeTag, sequenceHint: 7) }
-        body[4] = 0x06
+        body[4] = 0x07
         let refused = #expect(throws: StrataError.self) {
             try SegmentDecoder.decode(body, model: model, storeTag: Self.storeTag, sequenceHint: 7)
         }
-        #expect(refused?.message.contains("unsupported format version 6") == true)
+        #expect(refused?.message.contains("unsupported format version 7") == true)
     }
 }

@@ -118,7 +118,13 @@ extension ManagedObjectContext {
     /// ``HeldWriteSaving``); the groups are released when it returns.
     private func writeUnsavedGroups(into assigned: inout StoreSaveResult) throws {
         let timestamp = Date()
-        for (store, storeGroups) in try routeByStore(log.unsavedGroups()) {
+        var groups = log.unsavedGroups()
+        // Each group's persistent metadata goes with its changes (docs/TEXT.md, "Selections
+        // that survive reopening"; docs/FORMAT.md §22).
+        if let metadata = undoManager?.persistentMetadataByGroup(), !metadata.isEmpty {
+            for index in groups.indices { groups[index].metadata = metadata[groups[index].id] }
+        }
+        for (store, storeGroups) in try routeByStore(groups) {
             // A group saved into an earlier store keeps the id that store gave it.
             let request = StoreSaveRequest(groups: storeGroups.map { assigned.renamingGroups(in: $0) }, timestamp: timestamp,
                                            author: transactionAuthor, contextName: name)

@@ -82,7 +82,7 @@ extension DocumentReplay {
         groups.map { group in
             SegmentGroup(group.info, operations: group.operations.map {
                 $0.mapIDs { ManagedObjectID(entity: $0.entity, storeTag: tag, primaryKey: $0.primaryKey) }
-            })
+            }, metadata: group.metadata)
         }
     }
 

@@ -62,7 +62,10 @@ extension ContextUndoManager {
 extension ContextUndoManager {
     /// Rebuilds the undo and redo stacks from recorded groups (a reopened document's
     /// history): user groups are undoable, an undo group moves the group it reverts to the
-    /// redo stack, a redo group moves it back.
+    /// redo stack, a redo group moves it back. A group's persistent metadata
+    /// (``SegmentGroup/metadata``) is handed back by undo and redo as a
+    /// ``PersistentGroupMetadata``; of a group saved in several segments, the latest
+    /// segment's that has some (docs/TEXT.md, "Selections that survive reopening").
     ///
     /// - Complexity: O(groups + operations).
     public func restoreHistory(_ groups: [SegmentGroup]) {
@@ -71,6 +74,7 @@ extension ContextUndoManager {
         for group in groups {
             if let last = merged.last, last.id == group.id {
                 merged[merged.count - 1].operations += group.operations
+                if let metadata = group.metadata { merged[merged.count - 1].metadata = metadata }
             } else {
                 merged.append(group)
             }
@@ -81,13 +85,20 @@ extension ContextUndoManager {
             let restored = UndoGroup(id: group.id, kind: group.kind, revertsGroup: group.revertsGroup, actionName: group.actionName)
             restored.items = [.batch(ChangeBatch(
                 sequence: sequence, operations: group.operations, isUndoable: true, kind: group.kind, groupID: group.id))]
+            if let bytes = group.metadata {
+                let persisted = PersistentGroupMetadata(bytes: bytes)
+                restored.metadata = UndoGroupMetadata(value: persisted, persisted: persisted)
+                mayHoldPersistentMetadata = true
+            }
             return restored
         })
     }
 
     /// Rebuilds the stacks as ``restoreHistory(_:)`` does from groups whose operations are
     /// read when they are reverted (``UndoGroup/storedOperations``); consecutive entries of
-    /// one group (a group saved in several segments) are one group, read in turn.
+    /// one group (a group saved in several segments) are one group, read in turn. The
+    /// groups have no metadata: the callers (`strata undo`, `strata redo`) revert at once
+    /// and hand none back.
     package func restoreHistory(readingLater groups: [(info: ChangeGroupInfo, read: () throws -> [ChangeOperation])]) {
         removeAllActions()
         var merged: [(info: ChangeGroupInfo, reads: [() throws -> [ChangeOperation]])] = []

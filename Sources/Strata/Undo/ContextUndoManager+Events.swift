@@ -45,26 +45,4 @@ extension ContextUndoManager {
         if older.metadata == nil { older.metadata = newer.metadata }
         undoStack.removeLast()
     }
-
-    // MARK: Metadata
-
-    /// Attaches a value to the current group — the open group, the group an undo or redo is
-    /// recording, or else the newest undo group — that ``undo()`` and ``redo()`` hand back,
-    /// typically the selection to restore. It moves with the group between the stacks; it
-    /// is kept in memory only (a reopened document's groups have none).
-    ///
-    /// ```swift
-    /// try text.setValue(.string(newText), forKey: "body")
-    /// undo.setGroupMetadata(Selection(start: 4, end: 4))
-    /// let selection = try undo.undo() as? Selection
-    /// ```
-    public func setGroupMetadata(_ metadata: (any Sendable)?) {
-        if !isUndoing, !isRedoing { context?.processPendingChanges() }
-        (recording ?? openGroups.last ?? undoStack.last)?.metadata = metadata
-    }
-
-    /// The metadata of the group ``undo()`` would revert.
-    public var undoGroupMetadata: (any Sendable)? { undoStack.last?.metadata }
-    /// The metadata of the group ``redo()`` would re-apply.
-    public var redoGroupMetadata: (any Sendable)? { redoStack.last?.metadata }
 }

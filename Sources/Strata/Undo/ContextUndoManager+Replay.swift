@@ -3,8 +3,9 @@ import Foundation
 extension ContextUndoManager {
     /// Undoes the last top-level group and puts it on the redo stack. With `groupsByEvent`
     /// an open top-level group (the event's) is closed first; with nothing to undo it does
-    /// nothing. Returns the group's metadata (``setGroupMetadata(_:)``), to restore a
-    /// selection.
+    /// nothing. Returns the group's metadata (``setGroupMetadata(_:)``,
+    /// ``setPersistentGroupMetadata(_:)``; a ``PersistentGroupMetadata`` for a group of a
+    /// restored history), to restore a selection.
     /// - Throws: `.undo` when a nested group is open; errors applying the changes.
     /// - Complexity: O(operations in the group).
     @discardableResult
@@ -38,7 +39,7 @@ extension ContextUndoManager {
         defer { isUndoing = false }
         try replay(group, as: .undo) { redoStack.append($0); trim() }
         post(Self.didUndoNotification)
-        return group.metadata
+        return group.metadata?.value
     }
 
     /// Re-applies the last undone group and puts it back on the undo stack. Returns the
@@ -71,7 +72,7 @@ extension ContextUndoManager {
             }
         }
         post(Self.didRedoNotification)
-        return group.metadata
+        return group.metadata?.value
     }
 
     private func closeTopLevelGroupForUndo(_ call: String) throws {

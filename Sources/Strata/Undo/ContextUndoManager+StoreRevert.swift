@@ -11,7 +11,7 @@ extension ContextUndoManager {
     /// inserts them back) needs none of that when the context holds none of its records:
     /// the reverting operations are built from the log and the store's current rows and
     /// saved as one group of kind `undo` (or `redo`) reverting it, chunked and folded as a
-    /// batch insert is (``DocumentStore/saveReverting(_:as:timestamp:author:contextName:)``,
+    /// batch insert is (``DocumentStore/saveReverting(_:as:timestamp:author:contextName:metadata:)``,
     /// docs/ARCHITECTURE.md "Undo"). The stacks, the saved group and the document end as
     /// the general path leaves them after its save.
     ///
@@ -43,7 +43,8 @@ extension ContextUndoManager {
             // Read inside the held write, so that the rows deleted are the rows as they are.
             inverse = try plan.revertingOperations()
             savedID = try plan.store.saveReverting(inverse, as: info, timestamp: Date(),
-                                                   author: context.transactionAuthor, contextName: context.name)
+                                                   author: context.transactionAuthor, contextName: context.name,
+                                                   metadata: group.metadata?.persisted?.bytes)
             if plan.deletes { changes.deleted = plan.ids } else { changes.inserted = plan.ids }
             context.coordinator.noteChanged(changes.deleted)
         }

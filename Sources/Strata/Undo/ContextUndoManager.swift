@@ -50,6 +50,10 @@ public final class ContextUndoManager {
     /// the undo or redo nest inside the recorded group (docs/SEMANTICS.md §4).
     var recordingBase = 0
     var pendingAutoGroup: UndoGroup?
+    /// Whether a group may hold persistent metadata (set by
+    /// ``setPersistentGroupMetadata(_:)`` and by a restored history that has some): until
+    /// then a save does not look through the stacks for it.
+    var mayHoldPersistentMetadata = false
     private var disableCount = 0
 
     /// Whether an undo is running.

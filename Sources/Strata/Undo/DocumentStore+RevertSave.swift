@@ -12,11 +12,13 @@ extension DocumentStore {
     ///   - operations: the reverting operations, in the order they apply.
     ///   - info: the group's id (temporary: the first save gives it its permanent one,
     ///     later chunks reuse it), kind, the group it reverts and its action name.
+    ///   - metadata: the persistent metadata of the group it reverts, written with each
+    ///     chunk (docs/FORMAT.md §22), or nil.
     /// - Returns: the group's permanent id.
     /// - Throws: save and fold errors; nothing is written then.
     /// - Complexity: O(operations), in memory one chunk's segment at a time.
     func saveReverting(_ operations: [ChangeOperation], as info: ChangeGroupInfo, timestamp: Date,
-                       author: String?, contextName: String?) throws -> UInt64 {
+                       author: String?, contextName: String?, metadata: [UInt8]? = nil) throws -> UInt64 {
         try writing {
             try withOpenState { state in
                 _ = try state.catchUp()
@@ -24,7 +26,8 @@ extension DocumentStore {
                     if case .delete(let id, _) = operation { id } else { nil }
                 })
             }
-            var group = SegmentGroup(id: info.id, kind: info.kind, revertsGroup: info.revertsGroup, actionName: info.actionName, operations: [])
+            var group = SegmentGroup(id: info.id, kind: info.kind, revertsGroup: info.revertsGroup, actionName: info.actionName, operations: [],
+                                     metadata: metadata)
             var start = operations.startIndex
             repeat {
                 let end = min(start + BatchInsertWriter.documentChunkSize, operations.endIndex)

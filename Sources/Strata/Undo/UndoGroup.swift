@@ -27,8 +27,9 @@ final class UndoGroup {
     var isImplicit = false
     /// Whether an app-level action is inside (then undo walks the items one by one).
     var hasActions = false
-    /// The app's value for the group (a selection), handed back on undo and redo.
-    var metadata: (any Sendable)?
+    /// The app's value for the group (a selection), handed back on undo and redo, and its
+    /// encoding when it is persistent (``ContextUndoManager/setPersistentGroupMetadata(_:)``).
+    var metadata: UndoGroupMetadata?
     /// When the group was closed (system uptime), for coalescing by time.
     var closedAt: TimeInterval = 0
     /// Set when a batch is added; cleared once a save replaced temporary IDs.

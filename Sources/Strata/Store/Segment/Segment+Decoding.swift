@@ -1,7 +1,7 @@
 import Foundation
 import OrderedCollections
 
-/// Reads a segment body of format v1 to v5 (docs/FORMAT.md §2–§8, §13, §15, §17, §19),
+/// Reads a segment body of format v1 to v6 (docs/FORMAT.md §2–§8, §13, §15, §17, §19, §22),
 /// treating every byte as hostile.
 ///
 /// Read steps: magic and version (§2); sequence (checked against the hint), timestamp and
@@ -36,6 +36,8 @@ package struct SegmentDecoder {
     /// Version 5: the previous group's id and action name (§19.1).
     var previousGroupID: UInt64 = 0
     var previousActionName = ""
+    /// Version 6: the saved metadata of the group whose header was read last (§22.1).
+    var groupMetadata: [UInt8]?
 
     init(bytes: [UInt8], model: ManagedObjectModel, storeTag: UInt32, sequenceHint: UInt64?) {
         self.reader = ByteReader(bytes)
@@ -158,7 +160,8 @@ package struct SegmentDecoder {
                 operations.append(try readOperation())
             }
         }
-        return SegmentGroup(id: id, kind: kind, revertsGroup: reverts, actionName: actionName, operations: operations)
+        return SegmentGroup(id: id, kind: kind, revertsGroup: reverts, actionName: actionName, operations: operations,
+                            metadata: groupMetadata)
     }
 
     /// A group's ID, kind, reverted group, action name and operation count (§3).
@@ -195,7 +198,7 @@ package struct SegmentDecoder {
         let id = (previousGroupID &+ 1) &+ UInt64(bitPattern: delta)
         let headerOffset = reader.offset
         let header = try reader.readByte()
-        guard header & ~SegmentFormat.PackedGroup.allBits == 0,
+        guard header & ~SegmentFormat.PackedGroup.allBits(version: version) == 0,
               let kind = ChangeGroupKind(rawValue: header & SegmentFormat.PackedGroup.kindMask) else {
             throw reader.failure("unknown group header 0x\(hex(header))", at: headerOffset)
         }
@@ -205,6 +208,16 @@ package struct SegmentDecoder {
             reverts = id &+ UInt64(bitPattern: difference)
         }
         let actionName = try header & SegmentFormat.PackedGroup.sameAction != 0 ? previousActionName : reader.readString()
+        groupMetadata = nil
+        if header & SegmentFormat.PackedGroup.metadata != 0 {
+            let offset = reader.offset
+            let metadata = try reader.readBytes()
+            guard metadata.count <= SegmentFormat.maximumGroupMetadataSize else {
+                throw reader.failure("the saved metadata of group \(id) is \(metadata.count) bytes, more than the \(SegmentFormat.maximumGroupMetadataSize) a group may carry",
+                                     at: offset)
+            }
+            groupMetadata = metadata
+        }
         let count = try reader.readCount(minimumItemSize: SegmentFormat.minimumRunRowSize, what: "operation count")
         previousGroupID = id
         previousActionName = actionName

@@ -1,8 +1,9 @@
 import Foundation
 
 /// Writes a ``Segment`` as a format v2 body (docs/FORMAT.md §2–§7, §13), v3 with an author
-/// or context name (§15), v5 with text edits (§19); or as v1 or v4 when asked (the golden
-/// files of those versions and the decoder's tests of them).
+/// or context name (§15), v5 with text edits (§19), v6 with a group's saved metadata (§22);
+/// or as v1 or v4 when asked (the golden files of those versions and the decoder's tests of
+/// them).
 ///
 /// Version 2 differs in one place: two or more consecutive inserts of one entity in a group
 /// are written as one insert run, column by column (§13.2), so that a bulk save costs a few
@@ -117,10 +118,11 @@ package struct SegmentEncoder {
     ///   value that does not fit its slot, a wrong number of insert/delete values, or a
     ///   timestamp out of range. The context names the segment, group, entity and slot.
     /// - Complexity: O(size of the segment).
-    /// - Parameter version: The format version to write: by default 4 when the segment
-    ///   5 when the segment holds text edits (§19), 3 when it names an author or a context
-    ///   (§15), else 2; or 1 or 2 explicitly, which drop the author and context name (and
-    ///   refuse text edits), or 4, which writes text edits unpacked (§17).
+    /// - Parameter version: The format version to write: by default 6 when a group carries
+    ///   saved metadata (§22), 5 when the segment holds text edits (§19), 3 when it names an
+    ///   author or a context (§15), else 2; or 1 or 2 explicitly, which drop the author and
+    ///   context name (and refuse text edits), or 4, which writes text edits unpacked (§17).
+    ///   A version below 6 drops the groups' saved metadata.
     package static func encode(_ segment: Segment, model: ManagedObjectModel,
                                version: UInt64? = nil) throws -> [UInt8] {
         let version = version ?? segment.formatVersion(in: model)
@@ -204,7 +206,12 @@ package struct SegmentEncoder {
 
     private mutating func writeGroup(_ group: SegmentGroup) throws {
         if version >= SegmentFormat.packedTextVersion {
-            writePackedGroupHeader(group.info)
+            let metadata = version >= SegmentFormat.groupMetadataVersion ? group.metadata : nil
+            if let metadata, metadata.count > SegmentFormat.maximumGroupMetadataSize {
+                throw invalid("the saved metadata of group \(group.id) is \(metadata.count) bytes, more than the \(SegmentFormat.maximumGroupMetadataSize) a group may carry",
+                              group: group.id)
+            }
+            writePackedGroupHeader(group.info, metadata: metadata)
         } else {
             writer.writeVarint(group.id)
             writer.writeByte(group.kind.rawValue)
@@ -246,14 +253,17 @@ package struct SegmentEncoder {
 
     /// §19.1: the id as a difference from the previous group's plus one, a header byte with
     /// the kind and two flags, the reverted group as a difference from the id, and the action
-    /// name unless it is the previous group's.
-    private mutating func writePackedGroupHeader(_ info: ChangeGroupInfo) {
+    /// name unless it is the previous group's; version 6 (§22.1): a third flag and the saved
+    /// metadata as bytes after the action name.
+    private mutating func writePackedGroupHeader(_ info: ChangeGroupInfo, metadata: [UInt8]?) {
         writer.writeZigzag(Int64(bitPattern: info.id &- (previousGroupID &+ 1)))
         let sameAction = info.actionName == previousActionName
         writer.writeByte(info.kind.rawValue | (info.revertsGroup == nil ? 0 : SegmentFormat.PackedGroup.reverts)
-                         | (sameAction ? SegmentFormat.PackedGroup.sameAction : 0))
+                         | (sameAction ? SegmentFormat.PackedGroup.sameAction : 0)
+                         | (metadata == nil ? 0 : SegmentFormat.PackedGroup.metadata))
         if let reverted = info.revertsGroup { writer.writeZigzag(Int64(bitPattern: reverted &- info.id)) }
         if !sameAction { writer.writeString(info.actionName) }
+        if let metadata { writer.writeBytes(metadata) }
         previousGroupID = info.id
         previousActionName = info.actionName
     }

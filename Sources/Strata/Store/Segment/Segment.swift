@@ -42,11 +42,17 @@ public struct Segment: Hashable, Sendable {
         groups.contains { group in group.operations.contains { if case .splice = $0 { return true } else { return false } } }
     }
 
+    /// Whether the segment needs format version 6 to be written: a group carries saved
+    /// metadata (docs/FORMAT.md §22).
+    var hasGroupMetadata: Bool { groups.contains { $0.metadata != nil } }
+
     /// The version a segment of `model` is written in unless one is asked for: the lowest
     /// that holds what it holds, so older builds read every segment that needs nothing
     /// newer. Only a model with texts has its operations looked through: text edits are
-    /// written in version 5's packed form (§19).
+    /// written in version 5's packed form (§19). A group with saved metadata needs version
+    /// 6 (§22), which is version 5 plus the metadata.
     func formatVersion(in model: ManagedObjectModel) -> UInt64 {
+        if hasGroupMetadata { return SegmentFormat.groupMetadataVersion }
         if model.hasTexts, hasTextEdits { return SegmentFormat.packedTextVersion }
         return hasMetadata ? SegmentFormat.metadataVersion : SegmentFormat.version
     }
@@ -61,6 +67,11 @@ public struct SegmentGroup: Hashable, Sendable {
     public var info: ChangeGroupInfo
     /// The group's operations, in the order they were made.
     public var operations: [ChangeOperation]
+    /// The app's saved metadata for the group — the encoded bytes of a value given to
+    /// ``ContextUndoManager/setPersistentGroupMetadata(_:)``, typically the selection to restore
+    /// on undo — or nil. At most ``PersistentGroupMetadata/maximumSize`` bytes; written in format
+    /// version 6 (docs/FORMAT.md §22).
+    public var metadata: [UInt8]?
 
     /// The group's ID, unique within the document's log.
     public var id: UInt64 {
@@ -84,18 +95,21 @@ public struct SegmentGroup: Hashable, Sendable {
     }
 
     /// Creates a group.
-    public init(id: UInt64, kind: ChangeGroupKind, revertsGroup: UInt64?, actionName: String, operations: [ChangeOperation]) {
-        self.init(ChangeGroupInfo(id: id, kind: kind, revertsGroup: revertsGroup, actionName: actionName), operations: operations)
+    public init(id: UInt64, kind: ChangeGroupKind, revertsGroup: UInt64?, actionName: String, operations: [ChangeOperation],
+                metadata: [UInt8]? = nil) {
+        self.init(ChangeGroupInfo(id: id, kind: kind, revertsGroup: revertsGroup, actionName: actionName), operations: operations,
+                  metadata: metadata)
     }
 
-    /// Creates a group from its information and operations.
-    public init(_ info: ChangeGroupInfo, operations: [ChangeOperation]) {
+    /// Creates a group from its information, operations and saved metadata.
+    public init(_ info: ChangeGroupInfo, operations: [ChangeOperation], metadata: [UInt8]? = nil) {
         self.info = info
         self.operations = operations
+        self.metadata = metadata
     }
 }
 
-/// The constants of segment formats v1 to v5 (docs/FORMAT.md) and the slot rules the
+/// The constants of segment formats v1 to v6 (docs/FORMAT.md) and the slot rules the
 /// encoder and the decoder share, so that nothing is written that could not be read back.
 enum SegmentFormat {
     /// `STRS` (§2).
@@ -110,8 +124,13 @@ enum SegmentFormat {
     /// The version that packs text edits (§19): a peer table and the body's text before
     /// the groups, steps written against the steps before them, compact group headers.
     static let packedTextVersion: UInt64 = 5
+    /// The version that adds a group's saved metadata (§22) to version 5's.
+    static let groupMetadataVersion: UInt64 = 6
+    /// The most bytes a group's saved metadata may have (§22.1): a selection or a few
+    /// values, not a document; the encoder and the decoder both refuse more.
+    static let maximumGroupMetadataSize = 64 * 1024
     /// The versions this code reads: every version ever written (§10).
-    static let readableVersions: ClosedRange<UInt64> = 1...5
+    static let readableVersions: ClosedRange<UInt64> = 1...6
 
     /// How hard a body of `version` is compressed (§9.1): a body with packed text edits at
     /// LZ4's high level — a save of typing is a little text and a run of near-identical step
@@ -151,12 +170,17 @@ enum SegmentFormat {
     static let minimumPackedGroupSize = 3    // v5: id, header byte, op count (§19.1)
 
     /// Version 5's group header byte (§19.1): bits 0–2 the kind, bit 3 a reverted group
-    /// follows, bit 4 the action name is the previous group's; bits 5–7 zero.
+    /// follows, bit 4 the action name is the previous group's; bits 5–7 zero. Version 6
+    /// (§22.1): bit 5 the group's saved metadata follows; bits 6–7 zero.
     enum PackedGroup {
         static let kindMask: UInt8 = 0b111
         static let reverts: UInt8 = 1 << 3
         static let sameAction: UInt8 = 1 << 4
-        static let allBits: UInt8 = 0b1_1111
+        static let metadata: UInt8 = 1 << 5
+        /// The bits a header of `version` may have set.
+        static func allBits(version: UInt64) -> UInt8 {
+            version >= SegmentFormat.groupMetadataVersion ? 0b11_1111 : 0b1_1111
+        }
     }
 
     /// What one storage slot holds, resolved from the model.

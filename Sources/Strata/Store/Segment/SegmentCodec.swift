@@ -1,7 +1,7 @@
 import Foundation
 
-/// A segment as stored in a document: its body (format v1 to v5; the encoder chooses as
-/// docs/FORMAT.md §15.2 and §19.9 say) inside one LZ4 frame (docs/FORMAT.md §9). `lz4 -d`
+/// A segment as stored in a document: its body (format v1 to v6; the encoder chooses as
+/// docs/FORMAT.md §15.2, §19.9 and §22.2 say) inside one LZ4 frame (docs/FORMAT.md §9). `lz4 -d`
 /// turns a stored body back into the raw body.
 ///
 /// ```swift

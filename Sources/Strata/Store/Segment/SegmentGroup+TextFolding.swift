@@ -22,7 +22,7 @@ extension SegmentGroup {
             }
         }
         guard folded.count < operations.count else { return self }
-        return SegmentGroup(info, operations: folded)
+        return SegmentGroup(info, operations: folded, metadata: metadata)
     }
 }
 
