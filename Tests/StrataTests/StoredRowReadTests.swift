@@ -98,4 +98,17 @@ import Testing
         let nameSlot = try #require(changed.objectID.entity.slotNames.firstIndex(of: "name"))
         #expect(rows.first { $0.id == changed.objectID }?.values[nameSlot] == .string("changed, \"after\""))
     }
+
+    @Test func aStoredValueThatDoesNotFitIsTheReadsError() throws {
+        let stack = try stack(count: 10)
+        try stack.store.compact()
+        // Text in an integer column, as a damaged file or another tool would leave it.
+        let connection = try SQLiteConnection(path: stack.url.path, flags: [.readWrite])
+        try connection.execute("UPDATE \"Row\" SET \"big\" = 'many' WHERE \"_pk\" = 3")
+        connection.close()
+        var thrown: StrataError?
+        do { _ = try streamed(stack) } catch let error as StrataError { thrown = error }
+        #expect(thrown?.code == .corruptDocument, "\(String(describing: thrown))")
+        #expect(thrown?.context.columnName == "big", "\(String(describing: thrown))")
+    }
 }
