@@ -29,6 +29,14 @@ enum FetchBackend {
         try session.context.forEachStoredRecord(matching: specification.request, body)
     }
 
+    /// ``forEachRecord(_:in:_:)`` with each record as a ``StoredRecordRow``
+    /// (``ManagedObjectContext/forEachStoredRow(matching:_:)``): its columns read where the
+    /// snapshot cursor holds them, for the writers that print each value once.
+    static func forEachRow(_ specification: FetchSpecification, in session: DocumentSession,
+                           _ body: (StoredRecordRow) throws -> Void) throws {
+        try session.context.forEachStoredRow(matching: specification.request, body)
+    }
+
     static func objects(_ specification: FetchSpecification, context: ManagedObjectContext) throws -> [ManagedObject] {
         try context.fetch(specification.request)
     }

@@ -25,7 +25,8 @@ extension FetchCommand {
         switch format {
         case .ids:
             var uris = ToolURIText()
-            try FetchBackend.forEachRecord(specification, in: session) { id, _ in
+            try FetchBackend.forEachRow(specification, in: session) { row in
+                let id = row.id
                 try output.append { bytes in
                     if !uris.appendPlain(id, to: &bytes) { bytes.append(contentsOf: id.description.utf8) }
                     bytes.append(UInt8(ascii: "\n"))
@@ -37,10 +38,10 @@ extension FetchCommand {
             var first = true
             var writer = ToolRecordWriter(indent: 1)
             try output.write("[")
-            try FetchBackend.forEachRecord(specification, in: session) { id, values in
+            try FetchBackend.forEachRow(specification, in: session) { row in
                 try output.append { bytes in
                     bytes.append(contentsOf: (first ? "\n  " : ",\n  ").utf8)
-                    writer.append(id, values, to: &bytes)
+                    try writer.append(row, to: &bytes)
                 }
                 first = false
             }
@@ -50,9 +51,10 @@ extension FetchCommand {
             if entity.selfAndDescendants.count > 1 {
                 // Which sub-entities appear, in order: one record of each gives its keys.
                 var seen: Set<ObjectIdentifier> = []
-                try FetchBackend.forEachRecord(specification, in: session) { id, _ in
-                    guard seen.insert(ObjectIdentifier(id.entity)).inserted else { return }
-                    Self.addColumns(ToolRecordLayout(entity: id.entity).keys, to: &names)
+                try FetchBackend.forEachRow(specification, in: session) { row in
+                    let entity = row.id.entity
+                    guard seen.insert(ObjectIdentifier(entity)).inserted else { return }
+                    Self.addColumns(ToolRecordLayout(entity: entity).keys, to: &names)
                 }
             }
             // The header waits for the first record, whose keys may add columns (a
@@ -64,9 +66,9 @@ extension FetchCommand {
                 try output.write(row.map(CommandOutput.csvField).joined(separator: ",") + "\n")
                 return ToolCSVRowWriter(columns: row)
             }
-            try FetchBackend.forEachRecord(specification, in: session) { id, values in
-                if writer == nil { writer = try writeHeader(after: id) }
-                try output.append { bytes in writer?.append(id, values, to: &bytes) }
+            try FetchBackend.forEachRow(specification, in: session) { row in
+                if writer == nil { writer = try writeHeader(after: row.id) }
+                try output.append { bytes in try writer?.append(row, to: &bytes) }
             }
             if writer == nil { _ = try writeHeader(after: nil) }
         case .table:

@@ -60,10 +60,10 @@ struct ExportCommand: ParsableCommand {
             for entity in session.model.entities where !entity.isAbstract {
                 let request = FetchRequest(entityName: entity.name)
                 request.includesSubentities = false
-                try session.context.forEachStoredRecord(matching: request) { id, values in
+                try session.context.forEachStoredRow(matching: request) { row in
                     try output.append { bytes in
                         bytes.append(contentsOf: (first ? "\n  " : ",\n  ").utf8)
-                        writer.append(id, values, to: &bytes)
+                        try writer.append(row, to: &bytes)
                     }
                     first = false
                 }

@@ -24,10 +24,36 @@ extension ManagedObjectContext {
     public func forEachStoredRecord<ResultType>(matching request: FetchRequest<ResultType>, _ body: (ManagedObjectID, [PropertyValue]) throws -> Void) throws {
         enter()
         let resolved = try request.resolve(in: model)
-        let stores = try self.stores(serving: resolved)
-        if parent == nil, stores.count == 1, stores[0].generation == nil, let document = stores[0].store as? DocumentStore {
+        if let document = try streamingStore(for: resolved) {
             return try document.forEachRecord(resolved.storeRequest, body)
         }
+        try forEachSourceRecord(resolved, body)
+    }
+
+    /// ``forEachStoredRecord(matching:_:)`` with each record as a ``StoredRecordRow``: read
+    /// column by column from the snapshot cursor where the record is all there
+    /// (``DocumentStore/forEachStoredRow(_:_:)``), from its values otherwise. For writers
+    /// that print each value once (`strata fetch`, `strata export`).
+    /// - Throws: as ``forEachStoredRecord(matching:_:)``.
+    package func forEachStoredRow<ResultType>(matching request: FetchRequest<ResultType>, _ body: (StoredRecordRow) throws -> Void) throws {
+        enter()
+        let resolved = try request.resolve(in: model)
+        if let document = try streamingStore(for: resolved) {
+            return try document.forEachStoredRow(resolved.storeRequest, body)
+        }
+        try forEachSourceRecord(resolved) { id, values in try body(StoredRecordRow(id: id, values: values)) }
+    }
+
+    /// The one ``DocumentStore`` that serves the request with a cursor: the context
+    /// neither a child nor pinned to a query generation; nil otherwise.
+    private func streamingStore(for resolved: ResolvedFetchRequest) throws -> DocumentStore? {
+        let stores = try self.stores(serving: resolved)
+        guard parent == nil, stores.count == 1, stores[0].generation == nil else { return nil }
+        return stores[0].store as? DocumentStore
+    }
+
+    /// The matching IDs gathered first, each record's values read as it is handed on.
+    private func forEachSourceRecord(_ resolved: ResolvedFetchRequest, _ body: (ManagedObjectID, [PropertyValue]) throws -> Void) throws {
         for id in try matchingIDs(resolved, windowed: true, includingPending: false) {
             guard let values = try sourceValues(for: id) else { continue }
             try body(id, values)

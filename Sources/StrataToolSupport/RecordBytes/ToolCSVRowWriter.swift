@@ -11,7 +11,7 @@ import Strata
 /// ```swift
 /// var writer = ToolCSVRowWriter(columns: ["_uri", "_entity", "firstName", "salary"])
 /// var bytes: [UInt8] = []
-/// writer.append(id, values, to: &bytes)   // x-strata://…/Employee/p1,Employee,Ada,150000\n
+/// try writer.append(row, to: &bytes)   // x-strata://…/Employee/p1,Employee,Ada,150000\n
 /// ```
 package struct ToolCSVRowWriter {
     /// One column's cell: empty (a column the entity's records do not have), text that is
@@ -47,11 +47,15 @@ package struct ToolCSVRowWriter {
         self.columns = columns
     }
 
-    /// Appends the row of the record whose values (by slot) are `values`, and a line feed.
-    package mutating func append(_ id: ManagedObjectID, _ values: [PropertyValue], to output: inout [UInt8]) {
+    /// Appends the row of the record, and a line feed: each value as the row reads it
+    /// (``StoredRecordRow/column(_:)``), a column's bytes straight from the cursor where
+    /// the row has them.
+    /// - Throws: what reading a value throws (a stored value that does not fit its attribute).
+    package mutating func append(_ row: StoredRecordRow, to output: inout [UInt8]) throws {
+        let id = row.id
         let program = program(for: id.entity)
-        program.text.withUnsafeBufferPointer { text in
-            program.cells.withUnsafeBufferPointer { cells in
+        try program.text.withUnsafeBufferPointer { text in
+            try program.cells.withUnsafeBufferPointer { cells in
                 for position in cells.indices {
                     if position > 0 { output.append(UInt8(ascii: ",")) }
                     let cell = cells[position]
@@ -59,15 +63,29 @@ package struct ToolCSVRowWriter {
                     case .empty: break
                     case .literal: output.append(contentsOf: UnsafeBufferPointer(rebasing: text[cell.start..<cell.end]))
                     case .uri: appendURI(id, to: &output)
-                    case .value: appendValue(cell.index < values.count ? values[cell.index] : .null, to: &output)
+                    case .value: appendColumn(try row.column(cell.index), to: &output)
                     case .composite:
-                        let json = Self.compositeJSON(program.composites[cell.index], values).rendered(pretty: false)
+                        let json = try Self.compositeJSON(program.composites[cell.index], row).rendered(pretty: false)
                         ToolValueBytes.appendCSVField(json, to: &output)
                     }
                 }
             }
         }
         output.append(UInt8(ascii: "\n"))
+    }
+
+    /// One value cell, as ``ToolValueBytes/appendCSVScalar(_:to:)`` writes the value.
+    private mutating func appendColumn(_ column: StoredRecordRow.Column, to output: inout [UInt8]) {
+        switch column {
+        case .null: break
+        case .integer(let number): ToolValueBytes.appendInteger(number, to: &output)
+        case .boolean(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .double(let number):
+            if number.isFinite { ToolValueBytes.appendCSVField(ToolValueText.doubleText(number), to: &output) }
+        case .date(let date): appendValue(.date(date), to: &output)
+        case .text(let bytes): ToolValueBytes.appendCSVField(bytes, to: &output)
+        case .value(let value): appendValue(value, to: &output)
+        }
     }
 
     private mutating func program(for entity: EntityDescription) -> Program {
@@ -127,14 +145,14 @@ package struct ToolCSVRowWriter {
 
     /// A composite's object with the record's values, as ``ToolRecordText`` builds it.
     /// Rare (a CSV cell of a composite column), so built as a `JSONValue`.
-    private static func compositeJSON(_ members: [ToolRecordLayout.Member], _ values: [PropertyValue]) -> JSONValue {
-        .object(members.map { member in
+    private static func compositeJSON(_ members: [ToolRecordLayout.Member], _ row: StoredRecordRow) throws -> JSONValue {
+        .object(try members.map { member in
             switch member.node {
             case .uri, .entityName: return JSONValue.Member(member.key, .null)
             case .value(let slot, let isToMany):
-                let value = slot < values.count ? values[slot] : .null
+                let value = try row.column(slot).propertyValue
                 return JSONValue.Member(member.key, isToMany && value.isNull ? .array([]) : ToolValueText.json(value))
-            case .object(let nested): return JSONValue.Member(member.key, compositeJSON(nested, values))
+            case .object(let nested): return JSONValue.Member(member.key, try compositeJSON(nested, row))
             }
         })
     }

@@ -13,7 +13,7 @@ import Strata
 /// ```swift
 /// var writer = ToolRecordWriter(indent: 1)
 /// var bytes: [UInt8] = []
-/// writer.append(id, values, to: &bytes)   // {\n    "_uri": "x-strata://…", …\n  }
+/// try writer.append(row, to: &bytes)   // {\n    "_uri": "x-strata://…", …\n  }
 /// ```
 package struct ToolRecordWriter {
     /// One piece of a record: text that is the same in every record of the entity (a
@@ -48,21 +48,39 @@ package struct ToolRecordWriter {
         self.indent = indent
     }
 
-    /// Appends the record whose values (by slot) are `values`.
-    package mutating func append(_ id: ManagedObjectID, _ values: [PropertyValue], to output: inout [UInt8]) {
+    /// Appends the record: each value as the row reads it (``StoredRecordRow/column(_:)``),
+    /// a column's bytes straight from the cursor where the row has them.
+    /// - Throws: what reading a value throws (a stored value that does not fit its attribute).
+    package mutating func append(_ row: StoredRecordRow, to output: inout [UInt8]) throws {
+        let id = row.id
         let program = program(for: id.entity)
-        program.text.withUnsafeBufferPointer { text in
-            program.steps.withUnsafeBufferPointer { steps in
+        try program.text.withUnsafeBufferPointer { text in
+            try program.steps.withUnsafeBufferPointer { steps in
                 for step in steps {
                     switch step.kind {
                     case .literal: output.append(contentsOf: UnsafeBufferPointer(rebasing: text[step.start..<step.end]))
                     case .uri: uris.appendJSON(id, to: &output)
-                    case .value:
-                        let value = step.slot < values.count ? values[step.slot] : .null
-                        appendValue(value, isToMany: step.isToMany, level: step.level, to: &output)
+                    case .value: appendColumn(try row.column(step.slot), isToMany: step.isToMany, level: step.level, to: &output)
                     }
                 }
             }
+        }
+    }
+
+    /// One value, as ``ToolValueBytes/appendJSONScalar(_:to:)`` writes it.
+    private mutating func appendColumn(_ column: StoredRecordRow.Column, isToMany: Bool, level: Int, to output: inout [UInt8]) {
+        switch column {
+        case .null: output.append(contentsOf: (isToMany ? "[]" : "null").utf8)
+        case .integer(let number): ToolValueBytes.appendInteger(number, to: &output)
+        case .boolean(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .double(let number):
+            if number.isFinite { output.append(contentsOf: ToolValueText.doubleText(number).utf8) } else { output.append(contentsOf: "null".utf8) }
+        case .date(let date): appendValue(.date(date), isToMany: isToMany, level: level, to: &output)
+        case .text(let bytes):
+            output.append(UInt8(ascii: "\""))
+            ToolValueBytes.appendJSONEscaped(bytes, to: &output)
+            output.append(UInt8(ascii: "\""))
+        case .value(let value): appendValue(value, isToMany: isToMany, level: level, to: &output)
         }
     }
 

@@ -17,6 +17,13 @@ struct SnapshotRowLayout {
         /// position when the destination hierarchy has several entities, and the
         /// destination's root (every key's entity when there is no entity column).
         case toOne(slot: Int, column: Int, entityColumn: Int?, root: EntityDescription)
+
+        /// The slot it fills.
+        var slot: Int {
+            switch self {
+            case .attribute(let slot, _, _, _), .toOne(let slot, _, _, _): return slot
+            }
+        }
     }
 
     /// How the rows of one entity are decoded.

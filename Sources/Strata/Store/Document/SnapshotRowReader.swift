@@ -138,23 +138,32 @@ struct SnapshotRowReader {
                        scopes: inout ObjectIDScopeCache) throws -> [PropertyValue] {
         var values = decoder.template
         for column in decoder.columns {
-            switch column {
-            case .attribute(let slot, let position, let type, let name):
-                let raw = statement.value(at: offset + position)
-                if case .null = raw { continue }
-                values[slot] = try SnapshotValueCoding.decode(raw, as: type, column: name)
-            case .toOne(let slot, let position, let entityPosition, let root):
-                guard !statement.isNull(at: offset + position) else { continue }
-                let key = statement.int64(at: offset + position)
-                var target = root
-                if let entityPosition, !statement.isNull(at: offset + entityPosition),
-                   let entity = schema.model.entities[safe: Int(statement.int64(at: offset + entityPosition))] {
-                    target = entity
-                }
-                values[slot] = .object(scopes.id(target, storeTag: storeTag, primaryKey: key))
-            }
+            guard let value = try decode(column, statement, from: offset, scopes: &scopes) else { continue }
+            values[column.slot] = value
         }
         return values
+    }
+
+    /// One slot's value from the statement's current row; nil when its column is NULL
+    /// (the slot keeps the template's value).
+    /// - Throws: `.corruptDocument` naming the column when a value does not fit.
+    func decode(_ column: SnapshotRowLayout.SlotColumn, _ statement: SQLiteStatement, from offset: Int,
+                scopes: inout ObjectIDScopeCache) throws -> PropertyValue? {
+        switch column {
+        case .attribute(_, let position, let type, let name):
+            let raw = statement.value(at: offset + position)
+            if case .null = raw { return nil }
+            return try SnapshotValueCoding.decode(raw, as: type, column: name)
+        case .toOne(_, let position, let entityPosition, let root):
+            guard !statement.isNull(at: offset + position) else { return nil }
+            let key = statement.int64(at: offset + position)
+            var target = root
+            if let entityPosition, !statement.isNull(at: offset + entityPosition),
+               let entity = schema.model.entities[safe: Int(statement.int64(at: offset + entityPosition))] {
+                target = entity
+            }
+            return .object(scopes.id(target, storeTag: storeTag, primaryKey: key))
+        }
     }
 
     // MARK: To-many members
