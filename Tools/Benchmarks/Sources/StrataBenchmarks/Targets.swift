@@ -127,6 +127,15 @@ enum Targets {
             let megabytes = peak * 1.048_576
             return (megabytes < 64, String(format: "%.1f MB (%.1f MiB) for the whole process", megabytes, peak))
         },
+        Target(workload: "W4x", text: "prefetching ≤ 1.5× GRDB's associations, and faster than faults") { m in
+            guard let prefetch = m["W4x.strata.read_s"], let faults = m["W4x.strata-faults.read_s"],
+                  let grdb = m["W4x.grdb-records.read_s"] else { return nil }
+            let statements = m["W4x.strata.statements"].flatMap { p in m["W4x.strata-faults.statements"].map { (p, $0) } }
+                .map { String(format: "; %.0f statements vs %.0f", $0.0, $0.1) } ?? ""
+            return (prefetch <= 1.5 * grdb && prefetch < faults,
+                    "\(seconds(prefetch)) vs GRDB \(seconds(grdb)): \(String(format: "%.2f", prefetch / grdb))×; "
+                        + "faults \(seconds(faults)): \(String(format: "%.2f", prefetch / faults))×" + statements)
+        },
         Target(workload: "W12", text: "every employee as objects (faults off) ≤ 1.5× GRDB's Codable records") { m in
             guard let strata = m["W12.strata.fetch_s"], let grdb = m["W12.grdb-records.fetch_s"] else { return nil }
             return (strata <= 1.5 * grdb, "\(seconds(strata)) vs \(seconds(grdb)): \(String(format: "%.2f", strata / grdb))×")
