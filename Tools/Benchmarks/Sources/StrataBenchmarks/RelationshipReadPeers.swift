@@ -14,6 +14,7 @@ enum RelationshipReadPeers {
 
     static func runSQLite(_ env: BenchEnvironment) throws -> [String: Double] {
         let url = try RelationshipReadData.ensurePeerDatabase(env)
+        ProcessMemory.resetPeak()
         var times: [Double] = []
         var tally = RelationshipReadWorkload.Tally()
         var statements = 0
@@ -88,6 +89,7 @@ enum RelationshipReadPeers {
 
     static func runGRDB(_ env: BenchEnvironment) throws -> [String: Double] {
         let url = try RelationshipReadData.ensurePeerDatabase(env)
+        ProcessMemory.resetPeak()
         var times: [Double] = []
         var tally = RelationshipReadWorkload.Tally()
         var statements = 0
