@@ -4,8 +4,9 @@ import Foundation
 /// units here (one line each), and its table rows in `ReportRows` (same file order).
 /// Units that need a W1 document build it when an earlier unit has not.
 enum WorkloadRegistry {
-    static let units: [BenchUnit] = bulkCreate + batchInsert + editUndo + smallSave + openRead + openReadRelationships + fetchAll + logReplay
-        + fetchedResults + importCSV + plainImport + exportOut + undoImport + bigSaveOpen + manyWriters + remoteOpen + textTraces
+    static let units: [BenchUnit] = bulkCreate + batchInsert + editUndo + smallSave + openRead + openReadRelationships
+        + fetchAll + logReplay + fetchedResults + importCSV + plainImport + exportOut + undoImport + bigSaveOpen + manyWriters
+        + remoteOpen + textTraces
 
     static let bulkCreate: [BenchUnit] = [
         BenchUnit("w1-strata", "W1", Subject.strata, isBulk: true, .swift(BulkCreateWorkload.runStrata)),
