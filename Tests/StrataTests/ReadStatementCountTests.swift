@@ -133,6 +133,25 @@ import Testing
         }
     }
 
+    /// W4x's shape (docs/BENCHMARKS.md): a to-many read through its inverse's foreign key.
+    @Test func prefetchingAToManyHeldByItsInverseReadsItsMembersInOneBatch() throws {
+        let fixture = try ReadPathFixture()
+        let context = try fixture.freshContext()
+        // Employees 0…19: their reports are 1…39, of which 20…39 are not fetched.
+        let request = FetchRequest(entityName: "Employee", predicate: try FetchPredicate(format: "salary < 20000"),
+                                   sortDescriptors: [FetchSortDescriptor("lastName")])
+        request.relationshipKeyPathsForPrefetching = ["directReports"]
+        let (employees, statements) = try fixture.statements { try context.fetch(request) }
+        #expect(employees.count == 20)
+        // The fetch (1 + 2, the reports' IDs among them); the reports not fetched (1 + 2).
+        #expect(statements.count == 2 * (1 + employeeToManys), "\(statements)")
+        let (names, touched) = try fixture.statements {
+            try employees.map { try $0.objects(forKey: "directReports").map { try $0.string("lastName") ?? "no name" }.sorted() }
+        }
+        #expect(names == (0..<20).map { index in [2 * index, 2 * index + 1].filter { $0 > 0 }.map(ReadPathFixture.lastName) })
+        #expect(touched.isEmpty, "\(touched)")
+    }
+
     @Test func aNestedKeyPathIsPrefetchedOneBatchPerLevel() throws {
         let fixture = try ReadPathFixture()
         let context = try fixture.freshContext()

@@ -179,6 +179,6 @@ struct BenchRunner {
         if unitTier.objects != tier.objects { changes.append("\(unitTier.objects) objects") }
         if unitTier.edits != tier.edits { changes.append("\(unitTier.edits) edits over \(unitTier.editObjects) objects") }
         guard !changes.isEmpty else { return nil }
-        return "\(unit.id) ran at \(changes.joined(separator: ", ")) (the tier's size takes too long for this peer)"
+        return "\(unit.id) ran at \(changes.joined(separator: ", ")) (\(unit.scaleReason ?? "the tier's size takes too long for this peer"))"
     }
 }

@@ -22,15 +22,19 @@ struct BenchUnit: Sendable {
     var isBulk = false
     /// A smaller size for a peer too slow for the tier's (stated in the table).
     var scale: (@Sendable (Tier) -> Tier)?
+    /// Why `scale` changes the size, for the table's note (default: the tier's size takes
+    /// too long for this peer).
+    var scaleReason: String?
     var body: Body
 
     init(_ id: String, _ workload: String, _ subject: String, isBulk: Bool = false,
-         scale: (@Sendable (Tier) -> Tier)? = nil, _ body: Body) {
+         scale: (@Sendable (Tier) -> Tier)? = nil, scaleReason: String? = nil, _ body: Body) {
         self.id = id
         self.workload = workload
         self.subject = subject
         self.isBulk = isBulk
         self.scale = scale
+        self.scaleReason = scaleReason
         self.body = body
     }
 
@@ -45,6 +49,8 @@ enum Subject {
     static let strataNoFold = "strata-nofold"
     /// W12's dictionary results (`fetchDictionaries`), beside its objects.
     static let strataDictionaries = "strata-dictionaries"
+    /// W4x's read without prefetching (faults fired as touched), beside its prefetching one.
+    static let strataFaults = "strata-faults"
     static let sqlite = "sqlite"
     static let grdbRecords = "grdb-records"
     static let grdbStatements = "grdb-statements"

@@ -37,7 +37,7 @@ struct EditingTrace {
     /// Reads `<name>.json.gz`, decompressed by `gzip -dc` (Foundation on Linux has no gzip
     /// decoder), and keeps only the compact patches: the JSON objects are released before
     /// the workload starts, so they do not count in its peak memory (see
-    /// ``resetPeakMemory()``).
+    /// ``ProcessMemory/resetPeak()``).
     static func load(_ name: String) throws -> EditingTrace {
         let url = directory.appendingPathComponent("\(name).json.gz")
         guard FileManager.default.fileExists(atPath: url.path) else {
@@ -95,21 +95,5 @@ struct EditingTrace {
         var text = String.UnicodeScalarView()
         text.append(contentsOf: scalars)
         return String(text)
-    }
-
-    /// Resets this process's peak resident memory (`VmHWM`) to its current resident size,
-    /// after giving the allocator's free heap back to the system: the peak a unit reports is
-    /// then the workload's, not the trace's JSON parsing. Linux only (writing 5 to clear_refs,
-    /// Linux ≥ 4.0); elsewhere it does nothing and the peak includes the parsing.
-    static func resetPeakMemory() {
-        // The parsed JSON's memory is free but still the process's until malloc gives it back
-        // to the system: without this, the reset peak is the parse's (about 1 GiB).
-        // glibc's malloc_trim, which Swift's Glibc module does not export.
-        if let trim = dlsym(nil, "malloc_trim") {
-            _ = unsafeBitCast(trim, to: (@convention(c) (Int) -> Int32).self)(0)
-        }
-        guard let file = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return }
-        try? file.write(contentsOf: Data("5".utf8))
-        try? file.close()
     }
 }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Resident memory figures of a process, from /proc/PID/status.
 ///
@@ -18,6 +21,23 @@ enum ProcessMemory {
             return Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.map(String.init) ?? "") ?? 0
         }
         return 0
+    }
+
+    /// Resets this process's peak resident memory (`VmHWM`) to its current resident size,
+    /// after giving the allocator's free heap back to the system: the peak a unit reports is
+    /// then the workload's, not what it did before (W15: the trace's JSON parsing; W4x: building
+    /// its documents). Linux only (writing 5 to clear_refs, Linux ≥ 4.0); elsewhere it does
+    /// nothing and the peak includes what came before.
+    static func resetPeak() {
+        // Freed memory is still the process's until malloc gives it back to the system:
+        // without this, the reset peak is what came before (W15's parse: about 1 GiB).
+        // glibc's malloc_trim, which Swift's Glibc module does not export.
+        if let trim = dlsym(nil, "malloc_trim") {
+            _ = unsafeBitCast(trim, to: (@convention(c) (Int) -> Int32).self)(0)
+        }
+        guard let file = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return }
+        try? file.write(contentsOf: Data("5".utf8))
+        try? file.close()
     }
 
     /// The peak resident memory of a process's own address space so far, in KiB.

@@ -77,7 +77,7 @@ struct TextTraceWorkload {
         let workload = TextTraceWorkload(
             trace: trace, key: isText ? key : "\(key)_string", keystrokes: count, isText: isText,
             document: env.file("w15-\(key)-\(isText ? "text" : "string").strata"))
-        EditingTrace.resetPeakMemory()
+        ProcessMemory.resetPeak()
         return try workload.run()
     }
 

@@ -4,8 +4,9 @@ import Foundation
 /// units here (one line each), and its table rows in `ReportRows` (same file order).
 /// Units that need a W1 document build it when an earlier unit has not.
 enum WorkloadRegistry {
-    static let units: [BenchUnit] = bulkCreate + batchInsert + editUndo + smallSave + openRead + fetchAll + logReplay
-        + fetchedResults + importCSV + plainImport + exportOut + undoImport + bigSaveOpen + manyWriters + remoteOpen + textTraces
+    static let units: [BenchUnit] = bulkCreate + batchInsert + editUndo + smallSave + openRead + openReadRelationships
+        + fetchAll + logReplay + fetchedResults + importCSV + plainImport + exportOut + undoImport + bigSaveOpen + manyWriters
+        + remoteOpen + textTraces
 
     static let bulkCreate: [BenchUnit] = [
         BenchUnit("w1-strata", "W1", Subject.strata, isBulk: true, .swift(BulkCreateWorkload.runStrata)),
@@ -37,6 +38,20 @@ enum WorkloadRegistry {
         BenchUnit("w4-strata", "W4", Subject.strata, .swift(OpenReadWorkload.runStrata)),
         BenchUnit("w4-sqlite", "W4", Subject.sqlite, .swift(RawSQLitePeer.openRead)),
         BenchUnit("w4-grdb-records", "W4", Subject.grdbRecords, .swift(GRDBPeer.openRead)),
+    ]
+
+    /// W4x: W4's second query with a to-one and a to-many traversed, in its own document
+    /// (RelationshipReadData). At least 2,000 employees: below that no last name starts
+    /// with "q" (BenchData.lastName), and the smoke tier would traverse nothing.
+    static let openReadRelationships: [BenchUnit] = [
+        BenchUnit("w4x-strata", "W4x", Subject.strata, scale: W4xScale.tier, scaleReason: W4xScale.reason,
+                  .swift { try RelationshipReadWorkload.runStrata($0, prefetching: true) }),
+        BenchUnit("w4x-strata-faults", "W4x", Subject.strataFaults, scale: W4xScale.tier, scaleReason: W4xScale.reason,
+                  .swift { try RelationshipReadWorkload.runStrata($0, prefetching: false) }),
+        BenchUnit("w4x-sqlite", "W4x", Subject.sqlite, scale: W4xScale.tier, scaleReason: W4xScale.reason,
+                  .swift(RelationshipReadPeers.runSQLite)),
+        BenchUnit("w4x-grdb-records", "W4x", Subject.grdbRecords, scale: W4xScale.tier, scaleReason: W4xScale.reason,
+                  .swift(RelationshipReadPeers.runGRDB)),
     ]
 
     /// W12: every employee of W1's document, every attribute read.
@@ -126,6 +141,18 @@ enum WorkloadRegistry {
         #endif
         return commands
     }()
+}
+
+/// W4x needs employees whose last name starts with "q": 2,000 at least (the smoke tier's 300
+/// have none).
+enum W4xScale {
+    static let minimumObjects = 2_000
+    static let reason = "W4x's query finds no employee below \(minimumObjects)"
+    static let tier: @Sendable (Tier) -> Tier = { tier in
+        var scaled = tier
+        scaled.objects = max(tier.objects, minimumObjects)
+        return scaled
+    }
 }
 
 /// Loro runs its slow paths at reduced sizes (its undo costs milliseconds per step);
