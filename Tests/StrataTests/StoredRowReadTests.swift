@@ -23,7 +23,7 @@ import Testing
         ])])
         let stack = try DocumentStack(model: model, configuration: manualCompaction())
         let bigs: [Int64] = [.max, .min, 0, -1, 1_000_000_000_000_000]
-        let ratios = [0.1, 1e300, -2.5, 1e15, 123_456_789_012_345.0, -0.0, 5e-324]
+        let ratios = [0.1, 1e300, -2.5, 1e15, 123_456_789_012_345.0, -0.0, Double.leastNonzeroMagnitude]
         let dates = [-1, 0.25, 86_399, -63_113_904_000, 252_423_993_599, 757_382_400]
         for index in 0..<count {
             let row = try stack.context.insertObject(forEntityName: "Row")
