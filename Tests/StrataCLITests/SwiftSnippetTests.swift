@@ -41,7 +41,7 @@ struct SwiftSnippetTests {
             let url: URL = given()
             """,
         "UndoInAnEditor.md": """
-            struct Selection { var range: Range<Int> }
+            struct Selection: Codable, Sendable { var range: Range<Int> }
             struct TextView { func select(_ selection: Selection) {} }
             let model: ManagedObjectModel = given()
             let url: URL = given()
