@@ -15,23 +15,31 @@ enum BenchData {
     static let baseDate = 600_000_000.0
 
     static func model() -> ManagedObjectModel {
-        let employee = EntityDescription("Employee", attributes: [
-            AttributeDescription("firstName", .string),
-            AttributeDescription("lastName", .string, isIndexed: true),
-            AttributeDescription("salary", .integer64, isIndexed: true),
-            AttributeDescription("employeeID", .integer32, isIndexed: true),
-            AttributeDescription("startDate", .date),
-        ], relationships: [
+        let employee = EntityDescription("Employee", attributes: employeeAttributes(), relationships: [
             RelationshipDescription("department", to: "Department"),
         ])
-        let department = EntityDescription("Department", attributes: [
-            AttributeDescription("name", .string, isIndexed: true),
-        ])
+        let department = departmentEntity()
         do {
             return try ManagedObjectModel(entities: [employee, department], versionIdentifier: "bench-1")
         } catch {
             preconditionFailure("the benchmark model is invalid: \(error)")
         }
+    }
+
+    /// Employee's five attributes (W1's model and the models built on it, such as W4x's).
+    static func employeeAttributes() -> [AttributeDescription] {
+        [
+            AttributeDescription("firstName", .string),
+            AttributeDescription("lastName", .string, isIndexed: true),
+            AttributeDescription("salary", .integer64, isIndexed: true),
+            AttributeDescription("employeeID", .integer32, isIndexed: true),
+            AttributeDescription("startDate", .date),
+        ]
+    }
+
+    /// The Department entity: its name, indexed.
+    static func departmentEntity() -> EntityDescription {
+        EntityDescription("Department", attributes: [AttributeDescription("name", .string, isIndexed: true)])
     }
 
     static func syllable(_ value: Int) -> String {

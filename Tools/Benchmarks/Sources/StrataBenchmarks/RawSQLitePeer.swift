@@ -32,28 +32,9 @@ enum RawSQLitePeer {
             try db.execute(schema)
             let start = Clock.now
             try db.execute("BEGIN")
-            let departments = try db.prepare("INSERT INTO Department (id, name) VALUES (?, ?)")
-            for index in 0..<BenchData.departments {
-                departments.bind(1, Int64(index + 1))
-                departments.bind(2, BenchData.departmentName(index))
-                try departments.step()
-                departments.reset()
-            }
-            let insert = try db.prepare("""
-                INSERT INTO Employee (id, firstName, lastName, salary, employeeID, startDate, department)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """)
-            for index in 0..<count {
-                insert.bind(1, Int64(index + 1))
-                insert.bind(2, BenchData.firstName(index))
-                insert.bind(3, BenchData.lastName(index, count: count))
-                insert.bind(4, BenchData.salary(index))
-                insert.bind(5, Int64(index))
-                insert.bind(6, BenchData.startDate(index))
-                insert.bind(7, Int64(BenchData.department(index) + 1))
-                try insert.step()
-                insert.reset()
-            }
+            try db.insertW1Departments()
+            let insert = try db.prepareW1EmployeeInsert()
+            for index in 0..<count { try db.insertW1Employee(insert, index: index, count: count) }
             let insertSeconds = Clock.seconds(since: start)
             let (_, commitSeconds) = try Clock.measure { try db.execute("COMMIT") }
             try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -16,19 +16,11 @@ enum RelationshipReadData {
 
     /// W1's model with `Employee.skills` (to-many, inverse `employee`) and `Skill`.
     static func model() -> ManagedObjectModel {
-        let employee = EntityDescription("Employee", attributes: [
-            AttributeDescription("firstName", .string),
-            AttributeDescription("lastName", .string, isIndexed: true),
-            AttributeDescription("salary", .integer64, isIndexed: true),
-            AttributeDescription("employeeID", .integer32, isIndexed: true),
-            AttributeDescription("startDate", .date),
-        ], relationships: [
+        let employee = EntityDescription("Employee", attributes: BenchData.employeeAttributes(), relationships: [
             RelationshipDescription("department", to: "Department"),
             RelationshipDescription("skills", to: "Skill", toMany: true, inverse: "employee", deleteRule: .cascade),
         ])
-        let department = EntityDescription("Department", attributes: [
-            AttributeDescription("name", .string, isIndexed: true),
-        ])
+        let department = BenchData.departmentEntity()
         let skill = EntityDescription("Skill", attributes: [
             AttributeDescription("name", .string),
             AttributeDescription("level", .integer16),
@@ -109,28 +101,11 @@ enum RelationshipReadData {
             try db.useDocumentDurability()
             try db.execute(peerSchema)
             try db.execute("BEGIN")
-            let departments = try db.prepare("INSERT INTO Department (id, name) VALUES (?, ?)")
-            for index in 0..<BenchData.departments {
-                departments.bind(1, Int64(index + 1))
-                departments.bind(2, BenchData.departmentName(index))
-                try departments.step()
-                departments.reset()
-            }
-            let employee = try db.prepare("""
-                INSERT INTO Employee (id, firstName, lastName, salary, employeeID, startDate, department)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """)
+            try db.insertW1Departments()
+            let employee = try db.prepareW1EmployeeInsert()
             let skill = try db.prepare("INSERT INTO Skill (id, name, level, employee) VALUES (?, ?, ?, ?)")
             for index in 0..<count {
-                employee.bind(1, Int64(index + 1))
-                employee.bind(2, BenchData.firstName(index))
-                employee.bind(3, BenchData.lastName(index, count: count))
-                employee.bind(4, BenchData.salary(index))
-                employee.bind(5, Int64(index))
-                employee.bind(6, BenchData.startDate(index))
-                employee.bind(7, Int64(BenchData.department(index) + 1))
-                try employee.step()
-                employee.reset()
+                try db.insertW1Employee(employee, index: index, count: count)
                 for number in 0..<skillsPerEmployee {
                     skill.bind(1, Int64(index * skillsPerEmployee + number + 1))
                     skill.bind(2, skillName(index, number))
