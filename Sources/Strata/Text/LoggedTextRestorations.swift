@@ -49,31 +49,24 @@ enum LoggedTextRestorations {
                 guard case .insert(let restored, let left?, _, let scalars) = step, !scalars.isEmpty,
                       left.counter >= UInt32(scalars.count - 1) else { continue }
                 let first = left.advanced(by: -(scalars.count - 1))
-                guard deletions[key]?.contains(where: { $0.holds(first, scalars) }) == true else { continue }
+                // Character by character: the group's deletion may be logged in pieces (a
+                // group saved in several segments) that its undo put back in one.
+                guard let deleted = deletions[key],
+                      scalars.indices.allSatisfy({ deleted[first.advanced(by: $0)] == scalars[$0] }) else { continue }
                 result[key, default: .init()].addNew(deleted: first, count: scalars.count, restored: restored)
             }
         }
         return result
     }
 
-    /// A deletion a group logged: one peer's consecutive characters with their scalars.
-    private struct Deletion {
-        var start: TextElementID
-        var scalars: [Unicode.Scalar]
-
-        /// Whether the characters from `first`, showing `restored`, are among these.
-        func holds(_ first: TextElementID, _ restored: [Unicode.Scalar]) -> Bool {
-            guard first.peer == start.peer, first.counter >= start.counter else { return false }
-            let offset = Int(first.counter - start.counter)
-            return offset + restored.count <= scalars.count && scalars[offset..<(offset + restored.count)].elementsEqual(restored)
-        }
-    }
-
-    private static func deletedCharacters(in operations: [ChangeOperation]) -> [TextKey: [Deletion]] {
-        var deletions: [TextKey: [Deletion]] = [:]
+    /// The characters `operations` delete, by text, with the scalars they showed.
+    private static func deletedCharacters(in operations: [ChangeOperation]) -> [TextKey: [TextElementID: Unicode.Scalar]] {
+        var deletions: [TextKey: [TextElementID: Unicode.Scalar]] = [:]
         for case .splice(let id, let slot, let edit) in operations {
             for case .delete(let start, let scalars) in edit.steps {
-                deletions[TextKey(id: id, slot: slot), default: []].append(Deletion(start: start, scalars: scalars))
+                for (offset, scalar) in scalars.enumerated() {
+                    deletions[TextKey(id: id, slot: slot), default: [:]][start.advanced(by: offset)] = scalar
+                }
             }
         }
         return deletions
