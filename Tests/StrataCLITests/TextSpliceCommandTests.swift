@@ -49,6 +49,28 @@ import Testing
         expectFailure(nothing, mentions: ["Nothing to do"])
     }
 
+    /// Each `strata undo` and `strata redo` is a new process, as a reopened document is: it
+    /// reads back from the log the characters earlier processes' undos put back, and deletes
+    /// those, not the dead ones they stand for (docs/TEXT.md, "Undo"). Before, the second
+    /// undo showed "Hello thereworld".
+    @Test func undoAndRedoInNewProcessesReachTheCharactersEarlierUndosPutBack() throws {
+        let sandbox = try TemporaryDirectory()
+        let (document, note) = try Self.note(sandbox, title: "Hello world")
+        let replace = try CLI.strata("splice", document, note, "title", "--at", "6", "--delete", "5", "--insert", "there")
+        #expect(replace.status == 0, "\(replace.stderr)")
+        let delete = try CLI.strata("splice", document, note, "title", "--at", "6", "--delete", "5")
+        #expect(delete.status == 0, "\(delete.stderr)")
+        #expect(try Self.title(document, note) == "Hello ")
+        for (command, expected) in [("undo", "Hello there"), ("undo", "Hello world"), ("redo", "Hello there"), ("redo", "Hello "),
+                                    ("undo", "Hello there"), ("undo", "Hello world")] {
+            let run = try CLI.strata(command, document)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(try Self.title(document, note) == expected, "after \(command)")
+        }
+        let verify = try CLI.strataLog("verify", document)
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+    }
+
     /// Four processes at a time insert words at the start or the end of one title, in
     /// rounds (several at one place at once): every
     /// word survives once and whole (no interleaving), the document equals a replay of its

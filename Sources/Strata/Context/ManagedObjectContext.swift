@@ -129,6 +129,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// The restorations of texts forgotten (refreshed) here, for their next load: this
     /// context's undo still names the characters they put back.
     var keptTextRestorations: [TextKey: TextSequence.Restorations] = [:]
+    /// The restores of a restored undo history, to read at the next load of a text
+    /// (`LoggedTextRestorations.swift`); nil once read or when there is none.
+    var loggedTextRestorations: (() throws -> [TextKey: TextSequence.Restorations])?
     /// The texts whose splices a flush logged since the log was last empty: only their
     /// loads look for unsaved splices in the log (`applyUnsavedSplices`).
     var textsWithLoggedSplices = Set<TextKey>()

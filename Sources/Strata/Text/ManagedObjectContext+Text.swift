@@ -68,6 +68,8 @@ extension ManagedObjectContext {
     /// the store on first use; a value set without splices taken in as splices).
     func withText<Result>(of object: ManagedObject, slot: Int, _ body: (TextSequence) throws -> Result) throws -> Result {
         try object.ensureLoaded()
+        // A cursor follows restores, those of a restored undo history too.
+        try readLoggedTextRestorations()
         let key = TextKey(id: object.objectID, slot: slot)
         var text = try texts.removeValue(forKey: key) ?? loadText(of: object, slot: slot, value: object.storage[slot])
         noteDirectTextWrites(&text, object: object, slot: slot)
@@ -81,6 +83,9 @@ extension ManagedObjectContext {
     func applyTextEdit(_ edit: TextEdit, to object: ManagedObject, slot: Int) throws {
         try object.ensureLoaded()
         guard slot < object.storage.count, object.entity.isText(slot: slot) else { return }
+        // An undo or redo deletes what stands for a deleted character now, put back by
+        // this context or by the restored history's undos (docs/TEXT.md, "Undo").
+        try readLoggedTextRestorations()
         let key = TextKey(id: object.objectID, slot: slot)
         var text = try texts.removeValue(forKey: key) ?? loadText(of: object, slot: slot, value: object.storage[slot])
         defer { texts[key] = text }
@@ -139,6 +144,7 @@ extension ManagedObjectContext {
         let string = if case .string(let string) = value { string } else { "" }
         if !object.objectID.isTemporaryID, var sequence = try coordinator.textSequence(for: object.objectID, slot: slot),
            object.state.existsInStore || TextSequence.keeps(sequence, forInsertOf: value) {
+            try readLoggedTextRestorations()
             keptTextRestorations.removeValue(forKey: TextKey(id: object.objectID, slot: slot))?.carried(into: &sequence)
             // Splices this context logged and has not saved (a text forgotten by a refresh, an
             // undo of unsaved edits) are not in the store's text yet: without them the next

@@ -32,6 +32,24 @@ extension TextSequence {
             byPeer[deleted.peer, default: SpanList()].insert(Span(deleted: deleted.counter, count: count, restored: restored))
         }
 
+        /// Records what ``add(deleted:count:restored:)`` records, but for the characters
+        /// already known to be put back (a restore read again from the log, a context's own
+        /// restore also in the log): the spans of a peer never overlap.
+        mutating func addNew(deleted: TextElementID, count: Int, restored: TextElementID) {
+            var start = 0
+            for offset in 0...count where offset == count || self.restored(deleted.advanced(by: offset)) != nil {
+                if offset > start { add(deleted: deleted.advanced(by: start), count: offset - start, restored: restored.advanced(by: start)) }
+                start = offset + 1
+            }
+        }
+
+        /// Adds `other`'s spans as ``addNew(deleted:count:restored:)`` does.
+        mutating func addNew(_ other: Restorations) {
+            for (peer, spans) in other.byPeer {
+                for span in spans.all { addNew(deleted: TextElementID(peer: peer, counter: span.deleted), count: span.count, restored: span.restored) }
+            }
+        }
+
         /// The character `id` was put back as, if it was.
         func restored(_ id: TextElementID) -> TextElementID? {
             guard let span = byPeer[id.peer]?.last(startingAtOrBefore: id.counter) else { return nil }

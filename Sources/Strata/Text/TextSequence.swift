@@ -34,7 +34,9 @@ package struct TextSequence: Sendable {
 
     /// Characters this replica deleted and then put back as new ones (an undo of a
     /// deletion), per peer of the deleted ones, by first counter
-    /// (``TextSequence/Restorations``). Kept where the restore was made, never encoded.
+    /// (``TextSequence/Restorations``). Kept where the restore was made, never encoded: a
+    /// context whose undo history is restored reads them back from the log
+    /// (`LoggedTextRestorations`, docs/TEXT.md "Undo").
     var restorations = Restorations()
 
     package init() {}

@@ -79,6 +79,10 @@ extension ContextUndoManager {
                 merged.append(group)
             }
         }
+        if let context, context.coordinator.model.hasTexts {
+            // What the history's undos put back, as the contexts that made them knew it.
+            context.takeInLoggedTextRestorations(of: merged.map { group in (group.info, { group.operations }) }, lazily: false)
+        }
         var sequence: UInt64 = 0
         restoreStacks(merged.map { group in
             sequence += 1
@@ -108,6 +112,11 @@ extension ContextUndoManager {
             } else {
                 merged.append((info, [read]))
             }
+        }
+        if let context, context.coordinator.model.hasTexts {
+            // Read at the first text an undo or redo edits: most groups are not read at all.
+            context.takeInLoggedTextRestorations(
+                of: merged.map { info, reads in (info, { try reads.flatMap { try $0() } }) }, lazily: true)
         }
         restoreStacks(merged.map { info, reads in
             let restored = UndoGroup(id: info.id, kind: info.kind, revertsGroup: info.revertsGroup, actionName: info.actionName)
