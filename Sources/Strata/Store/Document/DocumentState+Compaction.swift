@@ -117,7 +117,7 @@ struct SnapshotRowWriter {
 
     mutating func write(_ id: ManagedObjectID, _ values: [PropertyValue]) throws {
         let entity = id.entity
-        let upsert = try upsert(for: entity, storage: schema.storage(of: entity))
+        let upsert = try upsert(for: entity)
         // Bound one value at a time from the plan made with the statement: an array of
         // bindings per record, and a walk over the slots' storage, cost more than SQLite's
         // own insert in a bulk fold (docs/ARCHITECTURE.md, "Compaction and retention").
@@ -195,8 +195,11 @@ struct SnapshotRowWriter {
         case toOne(slot: Int, hasEntityColumn: Bool)
     }
 
-    private mutating func upsert(for entity: EntityDescription, storage: [SnapshotSchema.SlotStorage]) throws -> Upsert {
+    private mutating func upsert(for entity: EntityDescription) throws -> Upsert {
         if let cached = upserts[entity.index] { return cached }
+        // The slots' storage only for a statement not made yet: looked up for every record,
+        // it cost a dictionary lookup and a retain per row of a bulk fold.
+        let storage = schema.storage(of: entity)
         let table = schema.table(for: entity)
         var columns = ["\"_pk\""]
         if table.hasEntityColumn { columns.append("\"_entity\"") }
