@@ -8,11 +8,14 @@ package final class ImportByteSource {
     package static let chunkSize = 1 << 20
 
     private let handle: FileHandle?
-    private var chunk: [UInt8]
-    private var index = 0
-    private var atEnd: Bool
+    // Unchecked: one reader on one thread reads these, byte by byte and run by run, and
+    // the runtime's access checks on a class's fields cost as much as the reading
+    // (docs/ARCHITECTURE.md, "A plain CSV goes from bytes to slots").
+    @exclusivity(unchecked) private var chunk: [UInt8]
+    @exclusivity(unchecked) private var index = 0
+    @exclusivity(unchecked) private var atEnd: Bool
     /// Bytes handed out so far (for progress by bytes read).
-    package private(set) var bytesConsumed = 0
+    @exclusivity(unchecked) package private(set) var bytesConsumed = 0
     /// The file's size when known (progress's total), else 0.
     package let totalBytes: Int
 

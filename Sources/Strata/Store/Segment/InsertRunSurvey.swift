@@ -82,19 +82,20 @@ struct InsertRunSurvey {
                     }
                     let code = codes[slot]
                     if code == .transient { continue }
+                    // The value alone is matched (a tuple of code and value copied it).
                     let size: Int
-                    switch (code, values[slot]) {
-                    case (_, .null): continue
-                    case (.integer, .integer(let number)):
+                    switch values[slot] {
+                    case .null: continue
+                    case .integer(let number) where code == .integer:
                         Self.count(number, in: &columns[slot])
                         size = varint
-                    case (.double, .double), (.date, .date): size = varint
-                    case (.boolean, .boolean): size = 1
-                    case (.string, .string(let text)): size = varint + text.utf8.count
-                    case (.data, .data(let bytes)): size = varint + bytes.count
-                    case (.uuid, .uuid): size = 16
-                    case (.decimal, .decimal): size = 2 + varint + 17
-                    case (.uri, .uri(let url)): size = varint + url.absoluteString.utf8.count
+                    case .double where code == .double, .date where code == .date: size = varint
+                    case .boolean where code == .boolean: size = 1
+                    case .string(let text) where code == .string: size = varint + text.utf8.count
+                    case .data(let bytes) where code == .data: size = varint + bytes.count
+                    case .uuid where code == .uuid: size = 16
+                    case .decimal where code == .decimal: size = 2 + varint + 17
+                    case .uri(let url) where code == .uri: size = varint + url.absoluteString.utf8.count
                     default:
                         // Relationships (whose destinations are checked), and any value of
                         // the wrong kind: the general check and its reason.

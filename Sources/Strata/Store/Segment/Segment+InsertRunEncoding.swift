@@ -80,36 +80,65 @@ extension SegmentEncoder {
                 }
             }
         }
-        // A to-one into a hierarchy names each key's entity (``SegmentColumnKind``).
-        var writesEntity = false
-        if case .toOne(let destination) = shape { writesEntity = !destination.subentities.isEmpty }
+        // One loop per kind, matching the value alone: a switch over (kind, value) built a
+        // tuple, a copy of each value.
         var previous: Int64 = 0
-        try rows.forEach { row, values in
-            if row & Self.rowsBetweenDrains == 0 { try drain(&out) }
-            switch (code, values[slot]) {
-            case (_, .null): return
-            case (.integer, .integer(let number)):
+        switch code {
+        case .integer:
+            try rows.forEach { row, values in
+                if row & Self.rowsBetweenDrains == 0 { try drain(&out) }
+                guard case .integer(let number) = values[slot] else { return }
                 out.writeZigzag(useDelta ? number &- previous : number)
                 previous = number
-            case (.string, .string(let text)): out.writeString(text)
-            case (.double, .double(let number)): out.writeDouble(number)
-            case (.date, .date(let date)): out.writeDouble(date.timeIntervalSinceReferenceDate)
-            case (.boolean, .boolean(let flag)): out.writeByte(flag ? 1 : 0)
-            case (.decimal, .decimal(let number)): try writeDecimal(number, to: &out, group: group)
-            case (.data, .data(let bytes)): out.writeBytes(bytes)
-            case (.uuid, .uuid(let uuid)): withUnsafeBytes(of: uuid.uuid) { out.writeRaw($0) }
-            case (.uri, .uri(let url)): out.writeString(url.absoluteString)
-            case (.toOne, .object(let id)):
-                let entity = try checkedEntity(of: id, group: group)
-                if writesEntity { out.writeVarint(UInt64(entity.index)) }
-                out.writeZigzag(useDelta ? id.primaryKey &- previous : id.primaryKey)
-                previous = id.primaryKey
-            case (.toMany, .objects(let ids)):
-                out.writeVarint(UInt64(ids.count))
-                for id in ids { try writeObjectID(id, to: &out, group: group) }
-            case (_, let value):
-                // The survey checked every value against its slot.
-                preconditionFailure("\(withArticle(ModelValueRules.kindName(value))) value in a \(code) column")
+            }
+        case .string:
+            try rows.forEach { row, values in
+                if row & Self.rowsBetweenDrains == 0 { try drain(&out) }
+                guard case .string(let text) = values[slot] else { return }
+                out.writeString(text)
+            }
+        case .double:
+            try rows.forEach { row, values in
+                if row & Self.rowsBetweenDrains == 0 { try drain(&out) }
+                guard case .double(let number) = values[slot] else { return }
+                out.writeDouble(number)
+            }
+        case .date:
+            try rows.forEach { row, values in
+                if row & Self.rowsBetweenDrains == 0 { try drain(&out) }
+                guard case .date(let date) = values[slot] else { return }
+                out.writeDouble(date.timeIntervalSinceReferenceDate)
+            }
+        case .boolean:
+            try rows.forEach { row, values in
+                if row & Self.rowsBetweenDrains == 0 { try drain(&out) }
+                guard case .boolean(let flag) = values[slot] else { return }
+                out.writeByte(flag ? 1 : 0)
+            }
+        case .decimal, .data, .uuid, .uri, .toOne, .toMany, .transient:
+            // A to-one into a hierarchy names each key's entity (``SegmentColumnKind``).
+            var writesEntity = false
+            if case .toOne(let destination) = shape { writesEntity = !destination.subentities.isEmpty }
+            try rows.forEach { row, values in
+                if row & Self.rowsBetweenDrains == 0 { try drain(&out) }
+                switch values[slot] {
+                case .null: return
+                case .decimal(let number) where code == .decimal: try writeDecimal(number, to: &out, group: group)
+                case .data(let bytes) where code == .data: out.writeBytes(bytes)
+                case .uuid(let uuid) where code == .uuid: withUnsafeBytes(of: uuid.uuid) { out.writeRaw($0) }
+                case .uri(let url) where code == .uri: out.writeString(url.absoluteString)
+                case .object(let id) where code == .toOne:
+                    let entity = try checkedEntity(of: id, group: group)
+                    if writesEntity { out.writeVarint(UInt64(entity.index)) }
+                    out.writeZigzag(useDelta ? id.primaryKey &- previous : id.primaryKey)
+                    previous = id.primaryKey
+                case .objects(let ids) where code == .toMany:
+                    out.writeVarint(UInt64(ids.count))
+                    for id in ids { try writeObjectID(id, to: &out, group: group) }
+                case let value:
+                    // The survey checked every value against its slot.
+                    preconditionFailure("\(withArticle(ModelValueRules.kindName(value))) value in a \(code) column")
+                }
             }
         }
     }
