@@ -93,6 +93,8 @@ package final class ImportByteSource {
             }
             let start = index
             let stop = start + min(chunk.count - start, limit - field.count)
+            // Found and copied from the chunk's buffer: appending `chunk[start..<end]` made a
+            // slice (a retain) and took the generic path, for every field.
             let end = chunk.withUnsafeBufferPointer { buffer -> Int in
                 var position = start
                 while position < stop {
@@ -102,10 +104,10 @@ package final class ImportByteSource {
                     }
                     position += 1
                 }
+                if position > start { field.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start..<position])) }
                 return position
             }
             if end > start {
-                field.append(contentsOf: chunk[start..<end])
                 bytesConsumed += end - start
                 index = end
             }

@@ -29,8 +29,11 @@ extension SegmentEncoder {
         for operation in run { _ = try checkedEntity(of: operation.objectID, group: group) }
         let slots = slotTable.slots(of: entity)
         // Everything is checked before anything is written, as for a single insert.
+        // The error made from the segment's number alone: a closure that captured the
+        // encoder took a copy of it for every row.
+        let sequence = sequence
         let survey = try InsertRunSurvey(rows, entity: entity, slots: slots) {
-            invalid($0, group: group, entity: entity.name)
+            Self.invalid($0, sequence: sequence, group: group, entity: entity.name)
         }
         // Room for the whole run at once: growing a bulk save's body by doubling held the old
         // buffer beside the new one, tens of MiB at W1's save (docs/ARCHITECTURE.md,
