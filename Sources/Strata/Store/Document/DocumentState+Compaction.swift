@@ -178,13 +178,23 @@ struct SnapshotRowWriter {
         return made
     }
 
-    private struct Upsert {
+    /// A class: handed out for every record, a struct's three references were three
+    /// retains and releases per row of a bulk fold.
+    private final class Upsert {
         let statement: SQLiteStatement
         /// What is bound after the system columns, in column order.
         let bindings: [Binding]
         let hasEntityColumn: Bool
         /// The to-manys the record owns in join tables, by slot.
         let joins: [(slot: Int, table: SnapshotSchema.JoinTable)]
+
+        init(statement: SQLiteStatement, bindings: [Binding], hasEntityColumn: Bool,
+             joins: [(slot: Int, table: SnapshotSchema.JoinTable)]) {
+            self.statement = statement
+            self.bindings = bindings
+            self.hasEntityColumn = hasEntityColumn
+            self.joins = joins
+        }
     }
 
     /// One slot's parameters of the upsert.

@@ -149,6 +149,19 @@ struct InsertRunValues {
         }
     }
 
+    /// The first row's ID that is temporary, or nil.
+    func firstTemporaryID() -> ManagedObjectID? {
+        run.withUnsafeBufferPointer { operations in
+            for row in operations.indices {
+                guard case .insert(let id, _) = operations[row] else {
+                    preconditionFailure("an insert run holds inserts only")
+                }
+                if id.isTemporaryID { return id }
+            }
+            return nil
+        }
+    }
+
     /// Calls `body` with each row's number (from 0) and primary key, in the run's order.
     @inline(__always)
     func forEachKey(_ body: (Int, Int64) throws -> Void) rethrows {

@@ -227,7 +227,8 @@ package struct SegmentEncoder {
         // empty, so they are counted first; writing them straight after (no side buffer)
         // spares copying a bulk save's whole body once more.
         var written = 0
-        for operation in group.operations where isWritten(operation) { written += 1 }
+        // By index: a for-in over the operations copied each one (its ID and its values).
+        for index in group.operations.indices where isWritten(group.operations[index]) { written += 1 }
         writer.writeVarint(UInt64(written))
         var out = ByteWriter()
         swap(&out, &writer)

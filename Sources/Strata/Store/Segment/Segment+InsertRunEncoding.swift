@@ -26,7 +26,9 @@ extension SegmentEncoder {
     func writeInsertRun(_ run: ArraySlice<ChangeOperation>, to out: inout ByteWriter, group: UInt64) throws {
         let rows = InsertRunValues(run: run)
         let entity = try checkedEntity(of: run[run.startIndex].objectID, group: group)
-        for operation in run { _ = try checkedEntity(of: operation.objectID, group: group) }
+        // Every row is of that entity (``insertRunEnd(_:from:)``): what is left to refuse
+        // is a temporary ID, with the error `checkedEntity` gives.
+        if let temporary = rows.firstTemporaryID() { _ = try checkedEntity(of: temporary, group: group) }
         let slots = slotTable.slots(of: entity)
         // Everything is checked before anything is written, as for a single insert.
         // The error made from the segment's number alone: a closure that captured the
