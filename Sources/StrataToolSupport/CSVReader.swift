@@ -138,7 +138,9 @@ package struct CSVReader {
     }
 
     /// Lends the bytes of field `index` of the record read last to `body`.
-    package func withFieldBytes<Result>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+    /// (`mutating` only so that the reader is read where it lies: a non-mutating call on a
+    /// reader held in a variable copied it, a retain of each buffer, for every cell.)
+    package mutating func withFieldBytes<Result>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
         let start = index == 0 ? 0 : fieldEnds[index - 1]
         let end = fieldEnds[index]
         return try recordBytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[start..<end])) }
@@ -147,7 +149,9 @@ package struct CSVReader {
     /// Field `index` of the record read last as text: its bytes as UTF-8, which they must
     /// be unless the reader replaces what is not (as `String(decoding:)` does, with U+FFFD).
     /// - Throws: ``fieldProblem(_:field:line:limit:)`` for bytes that are not UTF-8.
-    package func fieldText(_ index: Int) throws -> String {
+    /// (`mutating` as ``withFieldBytes(_:_:)``.)
+    package mutating func fieldText(_ index: Int) throws -> String {
+        let replacesInvalidUTF8 = replacesInvalidUTF8
         let text = withFieldBytes(index) { bytes -> String? in
             // ASCII (nearly every cell) is UTF-8 as it is: no validation to run.
             var union: UInt8 = 0

@@ -8,11 +8,14 @@ package final class ImportByteSource {
     package static let chunkSize = 1 << 20
 
     private let handle: FileHandle?
-    private var chunk: [UInt8]
-    private var index = 0
-    private var atEnd: Bool
+    // Unchecked: one reader on one thread reads these, byte by byte and run by run, and
+    // the runtime's access checks on a class's fields cost as much as the reading
+    // (docs/ARCHITECTURE.md, "A plain CSV goes from bytes to slots").
+    @exclusivity(unchecked) private var chunk: [UInt8]
+    @exclusivity(unchecked) private var index = 0
+    @exclusivity(unchecked) private var atEnd: Bool
     /// Bytes handed out so far (for progress by bytes read).
-    package private(set) var bytesConsumed = 0
+    @exclusivity(unchecked) package private(set) var bytesConsumed = 0
     /// The file's size when known (progress's total), else 0.
     package let totalBytes: Int
 
@@ -90,6 +93,8 @@ package final class ImportByteSource {
             }
             let start = index
             let stop = start + min(chunk.count - start, limit - field.count)
+            // Found and copied from the chunk's buffer: appending `chunk[start..<end]` made a
+            // slice (a retain) and took the generic path, for every field.
             let end = chunk.withUnsafeBufferPointer { buffer -> Int in
                 var position = start
                 while position < stop {
@@ -99,10 +104,10 @@ package final class ImportByteSource {
                     }
                     position += 1
                 }
+                if position > start { field.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start..<position])) }
                 return position
             }
             if end > start {
-                field.append(contentsOf: chunk[start..<end])
                 bytesConsumed += end - start
                 index = end
             }

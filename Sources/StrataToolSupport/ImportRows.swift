@@ -143,13 +143,16 @@ package struct ImportRowReader {
 
     /// Field `index` of the CSV row read last, as text.
     /// - Throws: `.invalidArgument` for bytes that are not UTF-8, naming the row and column.
-    package func csvField(_ index: Int) throws -> String {
+    /// (`mutating` only so that the reader is read where it lies: a non-mutating call on
+    /// the reader its caller holds copied it, a retain of each of its buffers, per cell.)
+    package mutating func csvField(_ index: Int) throws -> String {
         try Self.located(row: number, header: header) { try csv?.fieldText(index) ?? "" }
     }
 
     /// Lends the bytes of field `index` of the CSV row read last to `body` (a cell that
     /// holds a number or a boolean converts without a `String`).
-    package func withCSVFieldBytes<Result>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result? {
+    /// (`mutating` as ``csvField(_:)``.)
+    package mutating func withCSVFieldBytes<Result>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result? {
         try csv?.withFieldBytes(index, body)
     }
 

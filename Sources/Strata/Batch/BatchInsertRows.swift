@@ -140,6 +140,23 @@ struct BatchInsertRowChecker {
         return row
     }
 
+    /// Whether `ModelValueRules.coerce(value, to: type)` gives `value` itself: null, or a
+    /// value of the type's own kind (in range for an integer, double precision for a double).
+    @inline(__always)
+    private static func isExact(_ value: PropertyValue, _ type: AttributeType) -> Bool {
+        switch (type.valueKind, value) {
+        case (_, .null), (.string, .string), (.boolean, .boolean), (.date, .date), (.data, .data), (.uuid, .uuid),
+             (.uri, .uri), (.decimal, .decimal):
+            return true
+        case (.integer, .integer(let number)):
+            return type == .integer64 || type.integerRange?.contains(number) == true
+        case (.double, .double):
+            return !type.isSinglePrecision
+        default:
+            return false
+        }
+    }
+
     private func reservedID(_ value: PropertyValue, number: Int) throws -> ManagedObjectID {
         let key = BatchInsertRequest.objectIDKey
         guard case .object(let id) = value else {
@@ -159,6 +176,11 @@ struct BatchInsertRowChecker {
             switch entity.slotKinds[slot] {
             case .attribute(let index):
                 if let plan = attributeChecks[slot] {
+                    // A value already of the attribute's kind (what an import's cells
+                    // become) stays as it is: not copied out and written back.
+                    if !plan.isConstrained, Self.isExact(row[slot], plan.type) {
+                        if plan.isOptional || !row[slot].isNull { continue }
+                    }
                     // The common case without a copy of the attribute; an error (or a
                     // constraint to check) reads it from the model.
                     if let coerced = ModelValueRules.coerce(row[slot], to: plan.type),

@@ -136,9 +136,10 @@ extension DocumentState {
         try schema.writeKeepingConstraintIndexes(on: connection) {
             try schema.clearConstrainedColumns(of: rows.keys, on: connection)
             var writer = SnapshotRowWriter(connection: connection, schema: schema)
+            let batchFold = heldWrite?.fold
             try rows.forEachInIDOrder { id, values in
                 try writer.write(id, values)
-                heldWrite?.fold?.note(id, values)
+                batchFold?.note(id, values)
             }
         }
     }

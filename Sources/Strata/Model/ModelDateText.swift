@@ -100,8 +100,10 @@ package enum ModelDateText {
             index += count
             return value
         }
-        func expect(_ character: Character) -> Bool {
-            guard index < chars.count, chars[index] == character.asciiValue else { return false }
+        // A byte, not a `Character`: its `asciiValue` went through the character's string
+        // for every separator of every date cell of an import.
+        func expect(_ character: Unicode.Scalar) -> Bool {
+            guard index < chars.count, chars[index] == UInt8(ascii: character) else { return false }
             index += 1
             return true
         }

@@ -98,8 +98,9 @@ extension StoreSaveRequest {
     func refuseTemporaryObjectIDs() throws {
         var temporary: ManagedObjectID?
         for group in groups {
-            for operation in group.operations {
-                operation.forEachID { if temporary == nil, $0.isTemporaryID { temporary = $0 } }
+            // By index: a for-in copied each operation (its ID and its values).
+            for index in group.operations.indices {
+                group.operations[index].forEachID { if temporary == nil, $0.isTemporaryID { temporary = $0 } }
                 guard let id = temporary else { continue }
                 throw StrataError(
                     .invalidArgument,

@@ -80,6 +80,14 @@ package struct ByteWriter: Sendable {
     /// Appends a length-prefixed UTF-8 string (§1.4): varint byte count, then the bytes.
     @inlinable
     package mutating func writeString(_ value: String) {
+        // A native string lends its UTF-8 as it is; only a bridged one is copied to make
+        // it contiguous (a copy per string cost a retain and a release for every value of
+        // a bulk save's text columns).
+        let lent: Void? = value.utf8.withContiguousStorageIfAvailable { utf8 in
+            writeVarint(UInt64(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
+        if lent != nil { return }
         var text = value
         text.withUTF8 { utf8 in
             writeVarint(UInt64(utf8.count))

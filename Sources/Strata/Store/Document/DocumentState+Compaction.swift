@@ -117,7 +117,7 @@ struct SnapshotRowWriter {
 
     mutating func write(_ id: ManagedObjectID, _ values: [PropertyValue]) throws {
         let entity = id.entity
-        let upsert = try upsert(for: entity, storage: schema.storage(of: entity))
+        let upsert = try upsert(for: entity)
         // Bound one value at a time from the plan made with the statement: an array of
         // bindings per record, and a walk over the slots' storage, cost more than SQLite's
         // own insert in a bulk fold (docs/ARCHITECTURE.md, "Compaction and retention").
@@ -178,13 +178,23 @@ struct SnapshotRowWriter {
         return made
     }
 
-    private struct Upsert {
+    /// A class: handed out for every record, a struct's three references were three
+    /// retains and releases per row of a bulk fold.
+    private final class Upsert {
         let statement: SQLiteStatement
         /// What is bound after the system columns, in column order.
         let bindings: [Binding]
         let hasEntityColumn: Bool
         /// The to-manys the record owns in join tables, by slot.
         let joins: [(slot: Int, table: SnapshotSchema.JoinTable)]
+
+        init(statement: SQLiteStatement, bindings: [Binding], hasEntityColumn: Bool,
+             joins: [(slot: Int, table: SnapshotSchema.JoinTable)]) {
+            self.statement = statement
+            self.bindings = bindings
+            self.hasEntityColumn = hasEntityColumn
+            self.joins = joins
+        }
     }
 
     /// One slot's parameters of the upsert.
@@ -195,8 +205,11 @@ struct SnapshotRowWriter {
         case toOne(slot: Int, hasEntityColumn: Bool)
     }
 
-    private mutating func upsert(for entity: EntityDescription, storage: [SnapshotSchema.SlotStorage]) throws -> Upsert {
+    private mutating func upsert(for entity: EntityDescription) throws -> Upsert {
         if let cached = upserts[entity.index] { return cached }
+        // The slots' storage only for a statement not made yet: looked up for every record,
+        // it cost a dictionary lookup and a retain per row of a bulk fold.
+        let storage = schema.storage(of: entity)
         let table = schema.table(for: entity)
         var columns = ["\"_pk\""]
         if table.hasEntityColumn { columns.append("\"_entity\"") }

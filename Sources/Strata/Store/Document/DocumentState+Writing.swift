@@ -46,23 +46,7 @@ extension DocumentState {
             // a group someone already reverted is refused (RevertPrecondition).
             try RevertPrecondition.check(request.groups, connection: connection)
             for index in request.groups.indices {
-                var gone: [Int] = []
-                // Which of the records the group deletes exist before it, asked in batches
-                // (DocumentState+Existence): the patch's own operations are seen below.
-                let deletedIDs = request.groups[index].operations.compactMap { operation -> ManagedObjectID? in
-                    if case .delete(let id, _) = operation { id } else { nil }
-                }
-                let existing = deletedIDs.isEmpty ? [] : try existingInWrite(deletedIDs)
-                for (position, operation) in request.groups[index].operations.enumerated() {
-                    // Deleted on both sides (another writer deleted the record after this
-                    // context read it): nothing to write, and the log never deletes a record
-                    // that is not there, which replay and verify refuse.
-                    if case .delete(let id, _) = operation, try !patch.holds(id, existing: { existing.contains($0) }) {
-                        gone.append(position)
-                        continue
-                    }
-                    try apply(operation, to: &patch, inWrite: true)
-                }
+                let gone = try apply(request.groups[index].operations, to: &patch)
                 if !gone.isEmpty {
                     let dropped = Set(gone)
                     request.groups[index].operations = request.groups[index].operations.enumerated()
@@ -143,6 +127,33 @@ extension DocumentState {
             committed(&self)
         }
         return result
+    }
+
+    /// Applies a group's operations to the write's patch; returns the positions of the
+    /// deletes it leaves out. Deleted on both sides (another writer deleted the record after
+    /// this context read it): nothing to write, and the log never deletes a record that is
+    /// not there, which replay and verify refuse.
+    ///
+    /// A method of its own, called once per group: called inside `save`'s `write` closure,
+    /// which holds `self` inout, each `apply` took a copy of the whole state (a retain of
+    /// every reference it holds) per operation (docs/ARCHITECTURE.md, "A plain CSV goes
+    /// from bytes to slots").
+    private func apply(_ operations: [ChangeOperation], to patch: inout OverlayPatch) throws -> [Int] {
+        var gone: [Int] = []
+        // Which of the records the group deletes exist before it, asked in batches
+        // (DocumentState+Existence): the patch's own operations are seen below.
+        let deletedIDs = operations.compactMap { operation -> ManagedObjectID? in
+            if case .delete(let id, _) = operation { id } else { nil }
+        }
+        let existing = deletedIDs.isEmpty ? [] : try existingInWrite(deletedIDs)
+        for position in operations.indices {
+            if case .delete(let id, _) = operations[position], try !patch.holds(id, existing: { existing.contains($0) }) {
+                gone.append(position)
+                continue
+            }
+            try apply(operations[position], to: &patch, inWrite: true)
+        }
+        return gone
     }
 
     /// A save of its own catches up inside its transaction; a record it changes that

@@ -227,7 +227,8 @@ package struct SegmentEncoder {
         // empty, so they are counted first; writing them straight after (no side buffer)
         // spares copying a bulk save's whole body once more.
         var written = 0
-        for operation in group.operations where isWritten(operation) { written += 1 }
+        // By index: a for-in over the operations copied each one (its ID and its values).
+        for index in group.operations.indices where isWritten(group.operations[index]) { written += 1 }
         writer.writeVarint(UInt64(written))
         var out = ByteWriter()
         swap(&out, &writer)
@@ -272,6 +273,10 @@ package struct SegmentEncoder {
     /// left with nothing persistent. A slot out of range counts as written, so that
     /// `writeOperation` reports it.
     private func isWritten(_ operation: ChangeOperation) -> Bool {
+        // Inserts and deletes are always written (a bulk save's every row): no slots to
+        // look up for them.
+        if case .insert = operation { return true }
+        if case .delete = operation { return true }
         let entity = operation.objectID.entity
         // An entity outside the model is reported by `writeOperation`.
         guard entity.index >= 0, entity.index < model.entities.count, model.entities[entity.index] === entity else { return true }
@@ -358,6 +363,11 @@ package struct SegmentEncoder {
     }
 
     func invalid(_ reason: String, group: UInt64? = nil, entity: String? = nil) -> StrataError {
+        Self.invalid(reason, sequence: sequence, group: group, entity: entity)
+    }
+
+    /// ``invalid(_:group:entity:)`` for the segment numbered `sequence`.
+    static func invalid(_ reason: String, sequence: UInt64, group: UInt64? = nil, entity: String? = nil) -> StrataError {
         StrataError(.invalidArgument, "Segment \(sequence) cannot be written: \(reason).",
                     context: .init { $0.segment = sequence; $0.group = group; $0.entity = entity })
     }
