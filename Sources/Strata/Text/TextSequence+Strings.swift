@@ -2,11 +2,24 @@ import Foundation
 
 extension TextSequence {
     /// Applies a logged edit (a store's: it holds no restores) to the text and to the
-    /// string `value` shows of it, changing that string in place where the edit changes it
-    /// (no rebuild of the whole string per edit).
+    /// string `value` shows of it: changed in place where a step changes it, or written once
+    /// from the characters after an edit of many steps (``stepsWorthARewrite``).
     /// - Throws: as ``apply(_:peer:resolvingRestores:changed:)``; the string then shows the
     ///   steps applied before the failing one.
     package mutating func apply(_ edit: TextEdit, toString value: inout PropertyValue) throws {
+        if edit.steps.count > Self.stepsWorthARewrite {
+            // A save's fold of many keystrokes: each step changing the string in place moved
+            // its tail once per step; the characters changed alone and the string written
+            // once from them costs one pass.
+            do {
+                _ = try apply(edit, peer: Self.basePeer, resolvingRestores: false)
+            } catch {
+                value = .string(string)
+                throw error
+            }
+            value = .string(string)
+            return
+        }
         var string = value.textValue
         value = .null   // so that `string` is not shared
         defer { value = .string(string) }
@@ -14,6 +27,11 @@ extension TextSequence {
             string.replace(utf8: offset..<(offset + removed), with: inserted)
         }
     }
+
+    /// Above this many steps an edit's string is written once from the characters rather
+    /// than changed step by step: a step moves about half the string, a rewrite encodes all
+    /// of it, a few times slower per byte than moving it.
+    static let stepsWorthARewrite = 16
 }
 
 extension String {
