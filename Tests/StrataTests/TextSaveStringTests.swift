@@ -57,6 +57,24 @@ import StrataTestSupport
         try context.existingObject(with: id).text("body")
     }
 
+    /// The string written from a text's runs (and from scalars) is the text, in every
+    /// UTF-8 width: ASCII runs take the byte-a-scalar path, others the general one.
+    @Test func stringsWrittenFromRunsAndScalarsAreTheText() throws {
+        let samples = ["", "plain ASCII", "é", "café au lait", "€100", "emoji 😀 and 🇫🇷 flags", "\u{7F}\u{80}\u{7FF}\u{800}\u{FFFF}\u{10000}\u{10FFFF}"]
+        for sample in samples {
+            #expect(TextSequence(base: sample).string == sample)
+            #expect(String(scalars: Array(sample.unicodeScalars)) == sample)
+            #expect(String(scalars: Array(sample.unicodeScalars).dropFirst()) == String(sample.unicodeScalars.dropFirst()))
+        }
+        // Runs of both kinds in one text, some deleted.
+        var sequence = TextSequence(base: "ab")
+        for (offset, piece) in ["é", "x", "😀", "yz", "€"].enumerated() {
+            _ = sequence.replace(at: sequence.count, length: 0, with: Array(piece.unicodeScalars), peer: 7 + UInt64(offset))
+        }
+        _ = sequence.replace(at: 1, length: 2, with: [], peer: 20)
+        #expect(sequence.string == "a" + "x😀yz€")
+    }
+
     @Test func aSaveOfManySplicesIsReadBackEverywhereAsTyped() throws {
         let directory = try TemporaryDirectory()
         let url = directory.file()
