@@ -363,6 +363,7 @@ package enum DocumentVerifier {
                 report.problems.append("Replaying segment \(segment.sequence) failed: \(error)")
                 return
             }
+            patch.writeTextStrings()
             for id in patch.deleted { rows[id] = nil }
             for (id, row) in patch.rows { rows[id] = row }
             for (key, text) in patch.texts { texts[key] = text }

@@ -109,17 +109,26 @@ public struct TextEdit: Hashable, Sendable, CustomStringConvertible {
     /// Appends `step`, joining it to the last one when it continues it: typing at the end
     /// of one's own insertion, or deleting the next of one peer's characters.
     package mutating func append(_ step: Step) {
-        if let last = steps.last {
-            switch (last, step) {
-            case (.insert(let id, let left, let right, let scalars), .insert(let nextID, let nextLeft, let nextRight, let more))
-                where nextID == id.advanced(by: scalars.count) && nextLeft == nextID.advanced(by: -1) && nextRight == right:
-                steps[steps.count - 1] = .insert(id: id, originLeft: left, originRight: right, scalars: scalars + more)
-                return
-            case (.delete(let start, let scalars), .delete(let next, let more))
-                where next == start.advanced(by: scalars.count):
-                steps[steps.count - 1] = .delete(start: start, scalars: scalars + more)
-                return
-            default:
+        // The last step lets go of its scalars before they grow, so that they grow in place:
+        // a new array per keystroke made a long run of typing quadratic.
+        if let index = steps.indices.last {
+            switch step {
+            case .insert(let nextID, let nextLeft, let nextRight, let more):
+                if case .insert(let id, let left, let right, var scalars) = steps[index],
+                   nextID == id.advanced(by: scalars.count), nextLeft == nextID.advanced(by: -1), nextRight == right {
+                    steps[index] = .delete(start: id, scalars: [])
+                    scalars.append(contentsOf: more)
+                    steps[index] = .insert(id: id, originLeft: left, originRight: right, scalars: scalars)
+                    return
+                }
+            case .delete(let next, let more):
+                if case .delete(let start, var scalars) = steps[index], next == start.advanced(by: scalars.count) {
+                    steps[index] = .delete(start: start, scalars: [])
+                    scalars.append(contentsOf: more)
+                    steps[index] = .delete(start: start, scalars: scalars)
+                    return
+                }
+            case .restore:
                 break
             }
         }

@@ -2,11 +2,24 @@ import Foundation
 
 extension TextSequence {
     /// Applies a logged edit (a store's: it holds no restores) to the text and to the
-    /// string `value` shows of it, changing that string in place where the edit changes it
-    /// (no rebuild of the whole string per edit).
+    /// string `value` shows of it: changed in place where a step changes it, or written once
+    /// from the characters after an edit of many steps (``stepsWorthARewrite``).
     /// - Throws: as ``apply(_:peer:resolvingRestores:changed:)``; the string then shows the
     ///   steps applied before the failing one.
     package mutating func apply(_ edit: TextEdit, toString value: inout PropertyValue) throws {
+        if edit.steps.count > Self.stepsWorthARewrite {
+            // A save's fold of many keystrokes: each step changing the string in place moved
+            // its tail once per step; the characters changed alone and the string written
+            // once from them costs one pass.
+            do {
+                _ = try apply(edit, peer: Self.basePeer, resolvingRestores: false)
+            } catch {
+                value = .string(string)
+                throw error
+            }
+            value = .string(string)
+            return
+        }
         var string = value.textValue
         value = .null   // so that `string` is not shared
         defer { value = .string(string) }
@@ -14,6 +27,11 @@ extension TextSequence {
             string.replace(utf8: offset..<(offset + removed), with: inserted)
         }
     }
+
+    /// Above this many steps an edit's string is written once from the characters rather
+    /// than changed step by step: a step moves about half the string, a rewrite encodes all
+    /// of it, a few times slower per byte than moving it.
+    static let stepsWorthARewrite = 16
 }
 
 extension String {
@@ -40,15 +58,55 @@ extension String {
     init(scalars: some Collection<Unicode.Scalar>) {
         var bytes = 0
         for scalar in scalars { bytes += UTF8.width(scalar) }
+        let isASCII = bytes == scalars.count
         self.init(unsafeUninitializedCapacity: bytes) { buffer in
-            var written = 0
-            for scalar in scalars {
-                for byte in scalar.utf8 {
-                    buffer[written] = byte
-                    written += 1
-                }
-            }
-            return written
+            guard let start = buffer.baseAddress else { return 0 }
+            let end = scalars.withContiguousStorageIfAvailable { UTF8Writer.write($0, to: start, isASCII: isASCII) }
+                ?? ContiguousArray(scalars).withUnsafeBufferPointer { UTF8Writer.write($0, to: start, isASCII: isASCII) }
+            return end - start
         }
+    }
+}
+
+/// Writes scalars as UTF-8 into memory the caller sized for them, without the standard
+/// library's per-scalar views: a text's string is written this way per splice and, once a
+/// save, whole (docs/TEXT.md, "Runs").
+enum UTF8Writer {
+    /// Writes `scalars` at `out`; returns the end of what it wrote. `isASCII`: every scalar
+    /// is below 0x80 (one byte each).
+    static func write(_ scalars: UnsafeBufferPointer<Unicode.Scalar>, to out: UnsafeMutablePointer<UInt8>,
+                      isASCII: Bool) -> UnsafeMutablePointer<UInt8> {
+        var out = out
+        if isASCII {
+            for scalar in scalars {
+                out.pointee = UInt8(truncatingIfNeeded: scalar.value)
+                out += 1
+            }
+            return out
+        }
+        for scalar in scalars {
+            let value = scalar.value
+            switch value {
+            case ..<0x80:
+                out[0] = UInt8(truncatingIfNeeded: value)
+                out += 1
+            case ..<0x800:
+                out[0] = UInt8(truncatingIfNeeded: 0xC0 | value >> 6)
+                out[1] = UInt8(truncatingIfNeeded: 0x80 | value & 0x3F)
+                out += 2
+            case ..<0x10000:
+                out[0] = UInt8(truncatingIfNeeded: 0xE0 | value >> 12)
+                out[1] = UInt8(truncatingIfNeeded: 0x80 | value >> 6 & 0x3F)
+                out[2] = UInt8(truncatingIfNeeded: 0x80 | value & 0x3F)
+                out += 3
+            default:
+                out[0] = UInt8(truncatingIfNeeded: 0xF0 | value >> 18)
+                out[1] = UInt8(truncatingIfNeeded: 0x80 | value >> 12 & 0x3F)
+                out[2] = UInt8(truncatingIfNeeded: 0x80 | value >> 6 & 0x3F)
+                out[3] = UInt8(truncatingIfNeeded: 0x80 | value & 0x3F)
+                out += 4
+            }
+        }
+        return out
     }
 }

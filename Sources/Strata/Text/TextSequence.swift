@@ -44,20 +44,19 @@ package struct TextSequence: Sendable {
     /// The text.
     package var string: String {
         // Written as UTF-8 straight into a string of the size the runs count (see
-        // `String.init(scalars:)`).
+        // `String.init(scalars:)`); a run whose byte count is its length is ASCII, a byte a
+        // scalar. A save writes a long text's string this way (docs/TEXT.md, "Runs").
         String(unsafeUninitializedCapacity: order.sums.visibleUTF8) { buffer in
-            var written = 0
+            guard let start = buffer.baseAddress else { return 0 }
+            var end = start
             for chunk in order.inOrder {
                 for run in chunks[chunk].runs where !run.isDeleted {
-                    for scalar in run.scalars {
-                        for byte in scalar.utf8 {
-                            buffer[written] = byte
-                            written += 1
-                        }
+                    end = run.scalars.withUnsafeBufferPointer { scalars in
+                        UTF8Writer.write(scalars, to: end, isASCII: run.utf8Count == scalars.count)
                     }
                 }
             }
-            return written
+            return end - start
         }
     }
 

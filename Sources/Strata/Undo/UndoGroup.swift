@@ -129,17 +129,23 @@ final class UndoGroup {
     /// keystrokes (docs/FORMAT.md §19.8). A typed word is then one batch and one step to undo,
     /// not a batch per keystroke (docs/TEXT.md, "Undo").
     func appendJoiningSplices(_ batch: ChangeBatch) {
-        guard case .batch(var last)? = items.last, last.isUndoable == batch.isUndoable, last.kind == batch.kind,
+        guard let index = items.indices.last, case .batch(var last) = items[index],
+              last.isUndoable == batch.isUndoable, last.kind == batch.kind,
               last.operations.count == 1, batch.operations.count == 1,
               case .splice(let id, let slot, var edit) = last.operations[0],
               case .splice(id, slot, let next) = batch.operations[0]
         else { return append(batch) }
+        // The item and the operation let go of the edit first, so that its steps are
+        // extended in place: a copy of them per keystroke made a long step quadratic.
+        items[index] = .batch(ChangeBatch(sequence: 0, operations: [], isUndoable: false, kind: last.kind, groupID: 0))
+        last.operations[0] = .splice(id, slot: slot, edit: TextEdit())
         for step in next.steps { edit.append(step) }
         last.operations[0] = .splice(id, slot: slot, edit: edit)
         last.sequence = batch.sequence
-        items[items.count - 1] = .batch(last)
+        items[index] = .batch(last)
         mayHoldTemporaryIDs = true
     }
+
 
     func append(_ action: UndoAction) {
         items.append(.action(action))

@@ -29,6 +29,7 @@ struct DocumentOverlay {
 
     mutating func merge(_ patch: OverlayPatch) {
         #if STRATA_INVARIANTS
+        precondition(patch.staleStrings.isEmpty, "a patch merged with texts' strings not written (OverlayPatch.writeTextStrings)")
         defer { _checkInvariants(after: patch) }
         #endif
         // The first save after open or compaction (a bulk import) takes the patch's tables
@@ -73,6 +74,13 @@ struct OverlayPatch {
     private(set) var deleted: Set<ManagedObjectID> = []
     /// Texts the patch inserted or spliced, with their identities.
     private(set) var texts: [TextKey: TextSequence] = [:]
+    /// Steps each text's string took in place in this patch. Past
+    /// ``TextSequence/stepsWorthARewrite`` the string is left behind (``staleStrings``) and
+    /// written once by ``writeTextStrings()``: a save of a thousand keystrokes moved the
+    /// string's tail once per step.
+    private var stepsInPlace: [TextKey: Int] = [:]
+    /// Texts whose row still shows the string from before some of the patch's splices.
+    private(set) var staleStrings: Set<TextKey> = []
     /// The largest key inserted, by entity index (0: none). By entity rather than root
     /// and in an array: a bulk save's inserts then neither hash nor walk to the root.
     private var largestKeyByEntity: [Int64] = []
@@ -188,6 +196,8 @@ struct OverlayPatch {
             var row = try current(id, base)
             for change in changes where change.slot < row.count && !RowTable.isTransient(change.slot, of: id.entity) {
                 row[change.slot] = change.new
+                // A value written whole is the row's, not the one its characters would give.
+                if !staleStrings.isEmpty { staleStrings.remove(TextKey(id: id, slot: change.slot)) }
             }
             rows[id] = row
         case .splice(_, let slot, let edit):
@@ -197,12 +207,19 @@ struct OverlayPatch {
             let key = TextKey(id: id, slot: slot)
             var held = texts.removeValue(forKey: key)
             defer { if let held { texts[key] = held } }
+            let steps = stepsInPlace[key, default: 0] + edit.steps.count
+            let inPlace = steps <= TextSequence.stepsWorthARewrite && !staleStrings.contains(key)
+            if inPlace { stepsInPlace[key] = steps } else { staleStrings.insert(key) }
             try rows.withValue(id) { row in
                 guard slot < row.count else { throw Self.missing(id) }
                 var sequence = held ?? TextSequence(base: row[slot].textValue)
                 held = nil
                 defer { held = sequence }
-                try sequence.apply(edit, toString: &row[slot])
+                if inPlace {
+                    try sequence.apply(edit, toString: &row[slot])
+                } else {
+                    _ = try sequence.apply(edit, peer: TextSequence.basePeer, resolvingRestores: false)
+                }
             }
         case .relate(_, let slot, let added, let removed):
             // In place: a save adding 100,000 employees one flush at a time relates the
@@ -224,6 +241,21 @@ struct OverlayPatch {
                 }
             }
         }
+    }
+
+    /// Writes the strings of the texts whose rows were left behind by the patch's splices
+    /// (``staleStrings``), each once from its characters. Called after the last operation,
+    /// before anything reads the patch's rows for their values.
+    mutating func writeTextStrings() {
+        guard !staleStrings.isEmpty else { return }
+        for key in staleStrings {
+            guard let text = texts[key] else { continue }
+            _ = rows.withValue(key.id) { row in
+                if key.slot < row.count { row[key.slot] = .string(text.string) }
+            }
+        }
+        staleStrings.removeAll()
+        stepsInPlace.removeAll()
     }
 
     /// Applies a relate operation to `row`; false when the slot is transient (not stored),

@@ -54,6 +54,7 @@ extension DocumentState {
                 }
                 largestGroup = max(largestGroup, request.groups[index].id)
             }
+            patch.writeTextStrings()
             // One segment, or several when the save is larger than one may be (each read
             // back under maxSegmentSize): all in this transaction, so readers see all or none.
             bodySize = 0

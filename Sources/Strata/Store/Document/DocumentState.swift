@@ -153,6 +153,7 @@ struct DocumentState: @unchecked Sendable {
                     if reports, case .insert(let id, _) = operation { inserted.insert(id) }
                 }
             }
+            patch.writeTextStrings()
             overlay.merge(patch)
             touched.formUnion(patch.touched)
             externalChanges.formUnion(patch.touched)
