@@ -9,13 +9,8 @@ import StrataTestSupport
 /// the verifier, the snapshot after compaction — sees the text as typed, also when the
 /// same save changed the record's other values, deleted it and put it back.
 @Suite struct TextSaveStrings {
-    static func configuration() -> DocumentStore.Configuration {
-        var configuration = DocumentStore.Configuration()
-        configuration.retention = .all
-        configuration.turnOffAutomaticCompaction()
-        configuration.compactsOnClose = false
-        return configuration
-    }
+    /// Every save a segment, all history kept, compacted only when asked.
+    static func configuration() -> DocumentStore.Configuration { manualCompaction() }
 
     /// Keystrokes at places a seeded generator picks: insertions of one to three
     /// characters, deletions of one or two, each its own flush (an undo step each, so
