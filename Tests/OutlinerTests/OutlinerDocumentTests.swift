@@ -40,6 +40,30 @@ struct OutlinerDocumentTests {
         editor.quit()
     }
 
+    /// The selection an undo group recorded is saved with it: after reopening, undo selects
+    /// the item the command had selected before it, redo the one after it.
+    @Test func undoAfterReopeningSelectsWhatTheCommandHadSelected() throws {
+        let scratch = try Scratch()
+        var editor = try open(scratch.document)
+        editor.run(Keys.enter + "First" + Keys.enter + "Second")
+        editor.run("\u{1b}[B" + "q")
+        editor = try open(scratch.document)
+        func selectedTitle() throws -> PropertyValue? { try editor.selected?.value(forKey: "title") }
+        #expect(try selectedTitle() == .string("Welcome to the Strata outliner"))
+        // Undoing "Second"'s typing selects that item (it was selected when typing began).
+        editor.run(Keys.undo)
+        #expect(try selectedTitle() == .string(""))
+        // Undoing its creation selects "First", selected when Enter made it.
+        editor.run(Keys.undo)
+        #expect(try selectedTitle() == .string("First"))
+        // Redo selects what each command left selected.
+        editor.run(Keys.redo)
+        #expect(try selectedTitle() == .string(""))
+        editor.run(Keys.redo)
+        #expect(try selectedTitle() == .string("Second"))
+        editor.quit()
+    }
+
     @Test func theAutosaveWaitsForAPause() throws {
         let scratch = try Scratch()
         let editor = try open(scratch.document)

@@ -53,7 +53,7 @@ extension OutlineEditor {
             do {
                 try change()
                 undo.setActionName(name)
-                undo.setGroupMetadata(OutlineSelection(before: before, after: selected?.objectID))
+                try undo.setPersistentGroupMetadata(OutlineSelection(before: before, after: selected?.objectID))
             } catch {
                 message = "\(name) failed: \(Self.describe(error))"
             }
@@ -150,7 +150,10 @@ extension OutlineEditor {
         do {
             let metadata = try redo ? manager.redo() : manager.undo()
             lastEdit = Date()
-            if let selection = metadata as? OutlineSelection, let id = redo ? selection.after : selection.before,
+            // This run's selection, or an earlier run's read back from the log.
+            let selection = try? ContextUndoManager.groupMetadata(metadata, as: OutlineSelection.self)
+            if let uri = redo ? selection?.after : selection?.before,
+               let id = try? context.coordinator.managedObjectID(forURIRepresentation: uri),
                let item = try? context.existingObject(with: id), !item.isDeleted {
                 selected = item
             } else if let item = selected, item.isDeleted || item.context == nil {

@@ -2,12 +2,21 @@ import Foundation
 import Strata
 
 /// What an undo group remembers about the selection: the item selected before the key
-/// command (restored on undo) and after it (restored on redo).
-public struct OutlineSelection: Sendable, Equatable {
-    /// The item selected before the command.
-    public var before: ManagedObjectID?
-    /// The item selected after it.
-    public var after: ManagedObjectID?
+/// command (restored on undo) and after it (restored on redo), by the items' URIs. It is
+/// saved with the group (`setPersistentGroupMetadata`), so undo after reopening selects
+/// the item too: every item has a permanent ID from its creation on, so its URI names it
+/// in every later run.
+public struct OutlineSelection: Sendable, Equatable, Codable {
+    /// The URI of the item selected before the command.
+    public var before: URL?
+    /// The URI of the item selected after it.
+    public var after: URL?
+
+    /// The selection naming `before` and `after` by their URIs.
+    public init(before: ManagedObjectID?, after: ManagedObjectID?) {
+        self.before = before?.uriRepresentation()
+        self.after = after?.uriRepresentation()
+    }
 }
 
 /// The outliner without the terminal: key commands become model changes, one undo group per
