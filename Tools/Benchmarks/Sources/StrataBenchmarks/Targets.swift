@@ -179,9 +179,12 @@ enum Targets {
             guard let strata = m["W8.strata.total_s"], let shell = m["W8.sqlite.total_s"] else { return nil }
             return (strata <= 1.5 * shell, "\(seconds(strata)) vs \(seconds(shell)): \(String(format: "%.2f", strata / shell))×")
         },
-        Target(workload: "W8", text: "peak memory ≤ 2× the sqlite3 shell's") { m in
+        // Issue 36 replaced "≤ 2× the shell's 7 MiB", which is below what a Swift process
+        // with Foundation occupies before it reads a byte: the import streams, so its peak
+        // does not grow with the rows, and at the full tier's 1,000,000 it is bounded.
+        Target(workload: "W8", text: "peak memory ≤ 64 MiB at 1,000,000 rows (independent of the row count)") { m in
             guard let strata = m["W8.strata.peak_mib"], let shell = m["W8.sqlite.peak_mib"] else { return nil }
-            return (strata <= 2 * shell, String(format: "%.0f MiB vs %.0f MiB: %.1f×", strata, shell, strata / shell))
+            return (strata <= 64, String(format: "%.0f MiB (the shell %.0f MiB)", strata, shell))
         },
         Target(workload: "W8b", text: "CSV import without indexes ≤ 2× the sqlite3 shell's .import into a plain table") { m in
             guard let strata = m["W8b.strata.import_s"], let shell = m["W8b.sqlite.import_s"] else { return nil }
