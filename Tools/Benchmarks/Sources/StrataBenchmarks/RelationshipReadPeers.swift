@@ -36,9 +36,7 @@ enum RelationshipReadPeers {
         }
         blackHole(tally.checksum)
         note("W4x sqlite: \(tally.employees) employees, \(tally.departments.count) departments, \(tally.skills) skills")
-        return ["W4x.read_s": RelationshipReadWorkload.median(times),
-                "W4x.read_cpu_s": RelationshipReadWorkload.median(processorTimes), "W4x.objects": Double(tally.objects),
-                "W4x.statements": Double(statements), "W4x.peak_mib": peakMemoryMiB()]
+        return RelationshipReadWorkload.figures(times: times, processorTimes: processorTimes, tally: tally, statements: statements)
     }
 
     /// One round: the employees with their departments' names, then their skills; the
@@ -144,8 +142,6 @@ enum RelationshipReadPeers {
         }
         blackHole(tally.checksum)
         note("W4x grdb: \(tally.employees) employees, \(tally.departments.count) departments, \(tally.skills) skills, \(statements) statements")
-        return ["W4x.read_s": RelationshipReadWorkload.median(times),
-                "W4x.read_cpu_s": RelationshipReadWorkload.median(processorTimes), "W4x.objects": Double(tally.objects),
-                "W4x.statements": Double(statements), "W4x.peak_mib": peakMemoryMiB()]
+        return RelationshipReadWorkload.figures(times: times, processorTimes: processorTimes, tally: tally, statements: statements)
     }
 }

@@ -108,8 +108,14 @@ enum RelationshipReadWorkload {
         blackHole(tally.checksum)
         note("W4x strata (\(prefetching ? "prefetching" : "faults")): \(tally.employees) employees, "
              + "\(tally.departments.count) departments, \(tally.skills) skills, \(statements) statements")
-        return ["W4x.read_s": median(times), "W4x.read_cpu_s": median(processorTimes), "W4x.objects": Double(tally.objects),
-                "W4x.statements": Double(statements), "W4x.peak_mib": peakMemoryMiB()]
+        return figures(times: times, processorTimes: processorTimes, tally: tally, statements: statements)
+    }
+
+    /// W4x's figures of one subject: the medians of its timed rounds, what it read, the
+    /// statements of its counted round, and the process's peak memory.
+    static func figures(times: [Double], processorTimes: [Double], tally: Tally, statements: Int) -> [String: Double] {
+        ["W4x.read_s": median(times), "W4x.read_cpu_s": median(processorTimes), "W4x.objects": Double(tally.objects),
+         "W4x.statements": Double(statements), "W4x.peak_mib": peakMemoryMiB()]
     }
 
     static func median(_ values: [Double]) -> Double {
