@@ -25,8 +25,8 @@ enum TimedProcess {
     /// memory (its own `VmHWM`, read every 10 ms on another thread while it runs, so that
     /// the timing does not wait for a poll; ``ProcessMemory`` says why not `ru_maxrss`) and
     /// the size of its output, which is read as it comes and not kept (W13 prints a million
-    /// rows) but for its last 64 KiB; fails on a non-zero status or when that tail lacks
-    /// `expecting`.
+    /// rows) but for its last 64 KiB, as fast as `cat` reads it (``OutputDrain``); fails
+    /// on a non-zero status or when that tail lacks `expecting`.
     @discardableResult
     static func run(_ program: String, _ arguments: [String], expecting: String? = nil) throws -> Outcome {
         let process = Process()
@@ -44,15 +44,7 @@ enum TimedProcess {
         try process.run()
         // `/usr/bin/env` execs the program in the same process, so its pid is the program's.
         let watcher = ProcessMemory.PeakWatcher(pid: process.processIdentifier)
-        var bytes = 0, lines = 0
-        var tail = Data()
-        let reader = output.fileHandleForReading
-        while let chunk = try reader.read(upToCount: 1 << 16), !chunk.isEmpty {
-            bytes += chunk.count
-            lines += chunk.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
-            tail.append(chunk)
-            if tail.count > 1 << 17 { tail = tail.suffix(1 << 16) }
-        }
+        let drained = OutputDrain(output.fileHandleForReading.fileDescriptor)
         process.waitUntilExit()
         let seconds = ended.seconds(since: start)
         let peakKiB = watcher.stop()
@@ -60,10 +52,10 @@ enum TimedProcess {
         guard process.terminationStatus == 0 else {
             throw ChildProcess.Failure(description: "\(name): exit status \(process.terminationStatus)")
         }
-        if let expecting, !String(decoding: tail, as: UTF8.self).contains(expecting) {
+        if let expecting, !String(decoding: drained.tail, as: UTF8.self).contains(expecting) {
             throw ChildProcess.Failure(description: "\(name): the result lacks \(expecting)")
         }
-        return Outcome(seconds: seconds, peakMiB: Double(peakKiB) / 1024, outputBytes: bytes, outputLines: lines)
+        return Outcome(seconds: seconds, peakMiB: Double(peakKiB) / 1024, outputBytes: drained.bytes, outputLines: drained.lines)
     }
 
     /// When a child's exit was seen (set on Foundation's monitoring thread).
