@@ -41,7 +41,10 @@ extension ManagedObjectContext {
         // Deleted records: remove their objects and everything pending about them.
         let deleted = changes.deleted.filter { !$0.isTemporaryID }
         if !deleted.isEmpty {
-            for id in deleted.sorted() {
+            // A context holding no object has none to remove: an undo of an import merges
+            // 1,000,000 deletions into the tool's empty context, and sorting them cost more
+            // than the rest of the merge (docs/ARCHITECTURE.md, "Undo").
+            for id in registry.count == 0 ? [] : deleted.sorted() {
                 guard let object = registry[id]?.object, !object.state.isInvalid else { continue }
                 removeMergedDeletion(object)
                 notice.invalidated.insert(id)

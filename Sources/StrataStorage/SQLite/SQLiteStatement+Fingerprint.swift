@@ -23,9 +23,12 @@ extension SQLiteStatement {
             let blob = sqlite3_column_blob(handle, column)
             return Self.digest(4, blob, Int(sqlite3_column_bytes(handle, column)))
         default:
-            return Self.mix(5, 0)
+            return Self.nullFingerprint
         }
     }
+
+    /// The digest of NULL: a value whose digest this is is NULL but by a 2⁻⁶⁴ chance.
+    package static let nullFingerprint = mix(5, 0)
 
     /// Folds `value` into `state` (splitmix64's finaliser over their sum): every bit of
     /// both reaches every bit of the result.

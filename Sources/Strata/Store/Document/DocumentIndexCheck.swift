@@ -137,8 +137,9 @@ enum DocumentIndexCheck {
                 var digest: UInt64 = 0
                 var hasNull = false
                 for column in 0..<rowidColumn {
-                    if read.isNull(at: column) { hasNull = true }
-                    digest = SQLiteStatement.mix(digest, read.fingerprint(at: column))
+                    let value = read.fingerprint(at: column)
+                    if value == SQLiteStatement.nullFingerprint { hasNull = true }
+                    digest = SQLiteStatement.mix(digest, value)
                 }
                 if index.isUnique, !hasNull, previous == digest {
                     return "its unique index \(index.name) holds one key twice"
