@@ -7,9 +7,10 @@ import Foundation
 /// Why not SQLite's own: `integrity_check` walks a table in key order and looks each row
 /// up in every index of it. An index on a column whose order is not the key's (names,
 /// salaries) is then read at random, one descent per row: at 1,000,000 rows its pages
-/// no longer fit the processor's caches, and the two such indexes of W8's table cost three
-/// seconds — nine times their cost at 200,000 rows, and more than half of an undo of an
-/// import (docs/ARCHITECTURE.md, "Undo"). Read in their own order they cost a tenth.
+/// no longer fit the processor's caches, and the two such indexes of W8's table cost about
+/// three seconds — nine times their cost at 200,000 rows, and two fifths of an undo of an
+/// import (docs/ARCHITECTURE.md, "Undo"). Reading the table and each index in its own
+/// order costs about a quarter of that.
 ///
 /// What is checked, for every index of a table with a rowid whose key columns are plain
 /// columns compared as bytes (every index Strata makes):
