@@ -65,6 +65,7 @@ extension DocumentState {
             }
             guard any else { return }
             // A row of another entity of the hierarchy is not this record.
+            existing.reserveCapacity(existing.count + batch.count)
             for id in batch where found[Int(id.primaryKey - lowest)] == id.entity.index { existing.insert(id) }
             return
         }
