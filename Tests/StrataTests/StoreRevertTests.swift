@@ -160,15 +160,25 @@ private let flatEmployeeModel: ManagedObjectModel = {
         #expect(singleRowReads.isEmpty, "\(singleRowReads.count) reads of one row, first: \(singleRowReads.first ?? "")")
         // Reads of the rows' values name their columns; the existence checks only keys.
         let valueReads = traced.filter { $0.hasPrefix("SELECT \"_pk\"") && $0.contains("\"firstName\"") && $0.contains("FROM \"\(table)\"") }
-        let existenceChecks = traced.filter { $0.hasPrefix("SELECT \"_pk\"") && !$0.contains("\"firstName\"") && $0.contains("FROM \"\(table)\" WHERE \"_pk\" IN") }
+        // The import's keys fill their span, so they are asked for as spans (`BETWEEN`).
+        let existenceChecks = traced.filter { $0.hasPrefix("SELECT \"_pk\"") && !$0.contains("\"firstName\"") && $0.contains("FROM \"\(table)\" WHERE \"_pk\" BETWEEN") }
         #expect(!existenceChecks.isEmpty && existenceChecks.count <= rows / 1_000, "\(existenceChecks.count) batched existence checks")
         switch model {
         case .example: #expect(!valueReads.isEmpty && valueReads.count <= rows / 100, "\(valueReads.count) batched reads")
         case .flat: #expect(valueReads.isEmpty, "\(valueReads.count) reads of values the import logged: \(valueReads.first ?? "")")
         }
 
-        // The redo puts every record back as it was, findable through the rebuilt indexes.
+        // The redo puts every record back as it was, findable through the rebuilt indexes,
+        // having asked whether its records exist in batches, not one statement each.
+        statements.withLock { $0 = [] }
+        try stack.store.traceStatements { sql in statements.withLock { $0.append(sql) } }
         #expect(try stack.undo.undoSavingInStore(redo: true))
+        try stack.store.traceStatements(nil)
+        let redoTraced = statements.withLock { $0 }
+        let singleRowChecks = redoTraced.filter { $0.hasPrefix("SELECT") && $0.contains("FROM \"\(table)\" WHERE \"_pk\" = ?") }
+        #expect(singleRowChecks.isEmpty, "\(singleRowChecks.count) lookups of one record, first: \(singleRowChecks.first ?? "")")
+        let redoChecks = redoTraced.filter { $0.hasPrefix("SELECT \"_pk\"") && $0.contains("FROM \"\(table)\" WHERE \"_pk\" BETWEEN") }
+        #expect(!redoChecks.isEmpty && redoChecks.count <= rows / 1_000, "\(redoChecks.count) batched existence checks of the redo")
         #expect(try records(stack) == imported)
         let found = try stack.context.fetch(FetchRequest(entityName: "Employee", predicate: try FetchPredicate(format: "salary == 77")))
         #expect(found.count == 1)

@@ -80,7 +80,10 @@ final class RowCache: Sendable {
 
     /// Forgets rows (records merged from elsewhere are read again).
     func remove(_ ids: some Sequence<ManagedObjectID>) {
-        entries.withLock { entries in for id in ids { entries[id] = nil } }
+        entries.withLock { entries in
+            guard !entries.isEmpty else { return }
+            for id in ids { entries[id] = nil }
+        }
     }
 
     /// The number of cached rows (for tests).

@@ -168,7 +168,11 @@ struct OverlayPatch {
     /// each row taken that the patch did not keep (a relate of a transient slot, a throw).
     /// - Throws: `.corruptDocument` when an operation changes a record that does not exist,
     ///   or inserts one that exists (no delete between: two writers given one key).
+    ///
+    /// `existing`, when given, says whether an inserted record not in the patch exists,
+    /// instead of `base` (a save asks the snapshot for a batch of them at once).
     mutating func apply(_ operation: ChangeOperation, base: (ManagedObjectID) throws -> [PropertyValue]?,
+                        existing: ((ManagedObjectID) throws -> Bool)? = nil,
                         giveBack: (ManagedObjectID, [PropertyValue]) -> Void = { _, _ in }) throws {
         let id = operation.objectID
         if !sortedSlots.isEmpty { forgetSortedSlots(replacedBy: operation) }
@@ -183,7 +187,7 @@ struct OverlayPatch {
                 if !TextSequence.keeps(texts[key], forInsertOf: values[slot]) { texts[key] = TextSequence(base: values[slot].textValue) }
             }
             let reinserted = !deleted.isEmpty && deleted.remove(id) != nil
-            if !reinserted, !isKnownNew(id), try base(id) != nil { throw Self.duplicate(id) }
+            if !reinserted, !isKnownNew(id), try existing?(id) ?? (base(id) != nil) { throw Self.duplicate(id) }
             let index = id.entity.index
             if index >= largestKeyByEntity.count {
                 largestKeyByEntity.append(contentsOf: repeatElement(0, count: index + 1 - largestKeyByEntity.count))
@@ -288,6 +292,16 @@ struct OverlayPatch {
         case .relate, .splice:
             return
         }
+    }
+
+    /// Whether an insert of `id` may name a record that exists: its key is neither above
+    /// the known keys nor reserved, so ``apply(_:base:existing:giveBack:)`` looks it up.
+    /// Changes nothing (reservations are marked spent by the insert itself).
+    func mayNameExisting(_ id: ManagedObjectID) -> Bool {
+        let index = id.entity.index
+        if index < knownKeyByEntity.count && id.primaryKey > knownKeyByEntity[index] { return false }
+        guard let ranges = reservations[id.entity.rootEntityIndex] else { return true }
+        return !ranges.contains { $0.contains(id.primaryKey) }
     }
 
     private mutating func isKnownNew(_ id: ManagedObjectID) -> Bool {

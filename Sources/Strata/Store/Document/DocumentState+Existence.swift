@@ -24,26 +24,60 @@ extension DocumentState {
         }
         for (rootIndex, unknown) in unknownByRoot.sorted(by: { $0.key < $1.key }) {
             let table = schema.table(for: model.entities[rootIndex])
-            let sql = "SELECT \"_pk\", \(table.entitySQL(alias: nil)) FROM \(SnapshotSchema.quote(table.name)) WHERE \"_pk\" IN (SELECT value FROM json_each(?1))"
+            let columns = "SELECT \"_pk\", \(table.entitySQL(alias: nil)) FROM \(SnapshotSchema.quote(table.name))"
+            let listed = try connection.prepare(columns + " WHERE \"_pk\" IN (SELECT value FROM json_each(?1))")
+            let ranged = try connection.prepare(columns + " WHERE \"_pk\" BETWEEN ?1 AND ?2")
             var start = unknown.startIndex
             while start < unknown.endIndex {
                 let end = min(start + Self.existenceBatch, unknown.endIndex)
-                let batch = unknown[start..<end]
-                var wanted: [Int64: [ManagedObjectID]] = [:]
-                wanted.reserveCapacity(batch.count)
-                for id in batch { wanted[id.primaryKey, default: []].append(id) }
-                let statement = try connection.prepare(sql)
-                defer { statement.resetQuietly() }
-                try statement.bind(.text(SnapshotRowReader.jsonArray(batch.lazy.map(\.primaryKey))), at: 1)
-                while try statement.step() == .row {
-                    let entityIndex = Int(statement.int64(at: 1))
-                    // A row of another entity of the hierarchy is not this record.
-                    for id in wanted[statement.int64(at: 0)] ?? [] where id.entity.index == entityIndex { existing.insert(id) }
-                }
+                try Self.ask(unknown[start..<end], listed: listed, ranged: ranged, into: &existing)
                 start = end
             }
         }
         return existing
+    }
+
+    /// Asks the snapshot for one batch of keys of one table. Keys that fill most of the
+    /// span between the smallest and the largest (an import's, an undo of it) are read as
+    /// that span, in key order, and found by their offset in it: a list of 10,000 keys had
+    /// SQLite parse it, build a temporary index of it and seek each key, and the batch
+    /// took a dictionary of its keys, which together cost a seventh of an undo of an
+    /// import of 1,000,000 rows (docs/ARCHITECTURE.md, "Undo").
+    private static func ask(_ batch: ArraySlice<ManagedObjectID>, listed: SQLiteStatement, ranged: SQLiteStatement,
+                            into existing: inout Set<ManagedObjectID>) throws {
+        var lowest = Int64.max
+        var highest = Int64.min
+        for id in batch {
+            lowest = min(lowest, id.primaryKey)
+            highest = max(highest, id.primaryKey)
+        }
+        let span = highest.subtractingReportingOverflow(lowest)
+        if !span.overflow, span.partialValue < Int64(batch.count) * 2 {
+            // The entity index of each key's row (-1: no row), by offset from the lowest.
+            var found = [Int](repeating: -1, count: Int(span.partialValue) + 1)
+            var any = false
+            defer { ranged.resetQuietly() }
+            try ranged.bind(.integer(lowest), at: 1)
+            try ranged.bind(.integer(highest), at: 2)
+            while try ranged.step() == .row {
+                found[Int(ranged.int64(at: 0) - lowest)] = Int(ranged.int64(at: 1))
+                any = true
+            }
+            guard any else { return }
+            // A row of another entity of the hierarchy is not this record.
+            existing.reserveCapacity(existing.count + batch.count)
+            for id in batch where found[Int(id.primaryKey - lowest)] == id.entity.index { existing.insert(id) }
+            return
+        }
+        var wanted: [Int64: [ManagedObjectID]] = [:]
+        wanted.reserveCapacity(batch.count)
+        for id in batch { wanted[id.primaryKey, default: []].append(id) }
+        defer { listed.resetQuietly() }
+        try listed.bind(.text(SnapshotRowReader.jsonArray(batch.lazy.map(\.primaryKey))), at: 1)
+        while try listed.step() == .row {
+            let entityIndex = Int(listed.int64(at: 1))
+            for id in wanted[listed.int64(at: 0)] ?? [] where id.entity.index == entityIndex { existing.insert(id) }
+        }
     }
 
     /// The keys one statement of ``existingInWrite(_:)`` asks for.

@@ -33,11 +33,13 @@ extension DocumentState {
     /// Applies `operation` to `patch` over what is committed (in the write in progress,
     /// with `inWrite`): its records' rows and — for a splice, or a record inserted again —
     /// its texts' characters, which the patch takes when it lacks them.
-    func apply(_ operation: ChangeOperation, to patch: inout OverlayPatch, inWrite: Bool) throws {
+    /// `existing` answers for inserted records, as ``OverlayPatch/apply(_:base:existing:giveBack:)`` says.
+    func apply(_ operation: ChangeOperation, to patch: inout OverlayPatch, inWrite: Bool,
+               existing: ((ManagedObjectID) throws -> Bool)? = nil) throws {
         for key in patch.textsToSeed(for: operation) {
             patch.seedText(key, try inWrite ? textInWrite(key) : currentText(key))
         }
-        try patch.apply(operation) { try inWrite ? self.valuesInWrite($0) : self.currentValues($0) }
+        try patch.apply(operation, base: { try inWrite ? self.valuesInWrite($0) : self.currentValues($0) }, existing: existing)
     }
 
     private func hasTextTable() throws -> Bool {

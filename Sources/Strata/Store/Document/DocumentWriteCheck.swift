@@ -7,9 +7,11 @@ import Foundation
 /// (docs/RELIABILITY.md, "Damaged documents", "What a write checks").
 ///
 /// Each check costs about one pass over what it reads, like SQLite's own:
-/// 1. `PRAGMA integrity_check`: every page, every record, and every index entry against
-///    its table (`quick_check` skips the indexes, so a missing index row — a uniqueness
-///    constraint that no longer sees a duplicate — went unnoticed);
+/// 1. what `PRAGMA integrity_check` checks: every page, every record, and every index
+///    entry against its table (`quick_check` skips the indexes, so a missing index row — a
+///    uniqueness constraint that no longer sees a duplicate — went unnoticed), as
+///    `quick_check` and ``DocumentIndexCheck`` (each index read in its own order, not
+///    looked up once per row);
 /// 2. the schema entries of Strata's own four tables, word for word (a damaged byte can
 ///    rename a column and still parse);
 /// 3. every stored segment's LZ4 frame and content checksum, and the sequence, size and
@@ -39,15 +41,19 @@ enum DocumentWriteCheck {
     }
 
     private static func pages(_ connection: SQLiteConnection, path: String) throws {
-        let rows: [[SQLiteValue]]
         do {
-            rows = try connection.prepare("PRAGMA integrity_check(5)").rows()
+            // `quick_check` is `integrity_check` without comparing indexes with their
+            // tables, which ``DocumentIndexCheck`` does reading each in its own order.
+            let rows = try connection.prepare("PRAGMA quick_check(5)").rows()
+            let lines = rows.compactMap { row -> String? in if case .text(let text)? = row.first { text } else { nil } }
+            guard lines == ["ok"] else {
+                throw DocumentOpenFailure.damaged(path, "SQLite's integrity check found: \(lines.joined(separator: "; ").prefix(400))")
+            }
+            if let problem = try DocumentIndexCheck.problem(connection) {
+                throw DocumentOpenFailure.damaged(path, "its integrity check found: \(problem.prefix(400))")
+            }
         } catch let error as StrataError where SQLiteFailureCause.of(error) == .corrupt {
             throw DocumentOpenFailure.damaged(path, "SQLite's integrity check cannot read it (\(DocumentOpenFailure.engineDetail(error.message)))")
-        }
-        let lines = rows.compactMap { row -> String? in if case .text(let text)? = row.first { text } else { nil } }
-        guard lines == ["ok"] else {
-            throw DocumentOpenFailure.damaged(path, "SQLite's integrity check found: \(lines.joined(separator: "; ").prefix(400))")
         }
     }
 
