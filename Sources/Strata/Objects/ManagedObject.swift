@@ -23,8 +23,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's identity. Temporary until the first save. Never fires a fault.
     @exclusivity(unchecked) public internal(set) var objectID: ManagedObjectID
     // The fields are in this order so that the instance is 72 bytes, one 80-byte malloc
-    // chunk (docs/ARCHITECTURE.md, "One path for every change"): the flags' two bytes fill
-    // the padding after the ID instead of taking a word of their own.
+    // chunk (docs/ARCHITECTURE.md, "One path for every change"): the flags' two bytes and
+    // the fetched row's four share one word after the ID instead of taking words of their
+    // own ("Objects' values: owned or a row of a fetched batch").
     /// The bookkeeping flags.
     @exclusivity(unchecked) var state = ObjectState()
     /// The object's row in the fetched batch its values are read from (``ObjectValues``):
