@@ -189,6 +189,14 @@ import StrataTestSupport
         #expect(first == nil, "the last object gone, the batch goes")
     }
 
+    @Test func aSmallFetchsBatchHoldsRoomForItsRowsOnly() throws {
+        let stack = try Self.document(10)
+        let readings = try Self.fetchAll(stack.newContext())
+        let batch = try #require(readings[0].storage.batch)
+        #expect(batch.rowCount == 10)
+        #expect(batch.capacity >= 10 && batch.capacity < 64, "room for \(batch.capacity) rows")
+    }
+
     @Test func aColumnGivesBackExactlyWhatWasAppended() throws {
         let stack = try Self.document(4)
         let ids = try Self.fetchAll(stack.newContext()).map(\.objectID)

@@ -46,6 +46,11 @@ struct FetchedColumn {
         }
     }
 
+    /// The most rows any of the column's lists has room for (what it holds on to).
+    var capacity: Int {
+        max(integers.capacity, doubles.capacity, booleans.capacity, strings.capacity, values.capacity)
+    }
+
     /// Makes room for `capacity` rows of the kind decided (or about to be).
     mutating func reserveCapacity(_ capacity: Int, for value: PropertyValue) {
         switch value {
@@ -80,10 +85,17 @@ struct FetchedColumn {
         }
     }
 
-    /// Frees the capacity appending left unused.
+    /// Frees the capacity appending left unused (a small fetch's batch, kept by its
+    /// objects, holds its rows and no more).
     mutating func shrink() {
         func trimmed<Element>(_ list: inout [Element]) {
-            if list.capacity > list.count { list = Array(list) }
+            // A full batch's columns (malloc's rounding aside) are left as they are.
+            guard list.capacity > list.count + list.count / 8 + 16 else { return }
+            // `Array(list)` would share the buffer: copy into one of the right size.
+            var exact: [Element] = []
+            exact.reserveCapacity(list.count)
+            exact.append(contentsOf: list)
+            list = exact
         }
         trimmed(&integers); trimmed(&doubles); trimmed(&booleans); trimmed(&strings); trimmed(&values); trimmed(&nulls)
     }

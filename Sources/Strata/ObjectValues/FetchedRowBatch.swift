@@ -24,6 +24,10 @@ final class FetchedRowBatch {
         self.rowCount = columns.first?.count ?? 0
     }
 
+    /// The most rows any column has room for: ``rowCount`` or a little more (malloc's
+    /// rounding), never the room a bigger batch would have had.
+    var capacity: Int { columns.map(\.capacity).max() ?? 0 }
+
     /// Slot `slot` of row `row`.
     @inline(__always)
     func value(slot: Int, row: Int) -> PropertyValue {
@@ -74,7 +78,7 @@ struct FetchedRowBatchBuilder {
 
     /// The batch of the rows appended since the last; the builder starts a new one.
     mutating func finish() -> FetchedRowBatch {
-        for slot in 0..<slotCount where rows < capacity { columns[slot].shrink() }
+        for slot in 0..<slotCount { columns[slot].shrink() }
         let batch = FetchedRowBatch(slotCount: slotCount, columns: columns)
         columns = Array(repeating: FetchedColumn(), count: slotCount)
         rows = 0
