@@ -39,7 +39,7 @@ import StrataTestSupport
                 continue
             }
             #expect(!employee.objectID.isTemporaryID)
-            #expect(buffer(employee.storage) == buffer(row), "\(employee.objectID) keeps a copy of its row")
+            #expect(buffer(employee.storage.array) == buffer(row), "\(employee.objectID) keeps a copy of its row")
         }
         // A department's to-many is left its own (adding a member must not copy the set).
         let department = try #require(try employees[0].related("department"))
@@ -47,7 +47,7 @@ import StrataTestSupport
             Issue.record("no overlay row for the department")
             return
         }
-        #expect(buffer(department.storage) != buffer(departmentRow))
+        #expect(buffer(department.storage.array) != buffer(departmentRow))
     }
 
     @Test func changingASharedObjectLeavesTheStoredRowAlone() throws {

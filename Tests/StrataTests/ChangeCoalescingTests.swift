@@ -119,7 +119,7 @@ import Testing
     @Test func updatesThenADeleteIsOneDeleteCarryingTheValuesBeforeTheUpdates() throws {
         let stack = Stack()
         let employee = try stack.savedEmployee(salary: 100)
-        let committed = employee.storage
+        let committed = employee.storage.array
         try employee.setValue(.integer(200), forKey: "salary")
         try employee.setValue(.string("Byron"), forKey: "lastName")
         stack.context.delete(employee)

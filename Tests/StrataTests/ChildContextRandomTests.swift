@@ -53,7 +53,7 @@ import StrataTestSupport
             #expect(world.context.graphInvariantViolations().isEmpty, "\(label)")
             for object in child.registeredObjects where !object.isFault && !object.isInvalid {
                 let theirs = try world.context.existingObject(with: object.objectID)
-                #expect(ManagedObjectContext.samePersistentValues(object.storage, theirs.storage, of: object.entity),
+                #expect(ManagedObjectContext.samePersistentValues(object.storage.array, theirs.storage.array, of: object.entity),
                         "\(label)\n\(object) ≠ \(theirs)")
             }
             try world.check(rounds: 20, label: "seed \(runSeed), after the child's save (\(child.mergePolicy))")

@@ -7,7 +7,7 @@ func liveGraph(_ context: ManagedObjectContext) throws -> [RecordKey: [String: C
     var result: [RecordKey: [String: ComparableValue]] = [:]
     for object in context.registeredObjects where !object.isDeleted && !object.isInvalid {
         try context.fireFault(object)
-        result[RecordKey(entity: object.entity.name, key: object.objectID.primaryKey)] = comparable(object.storage, of: object.entity)
+        result[RecordKey(entity: object.entity.name, key: object.objectID.primaryKey)] = comparable(object.storage.array, of: object.entity)
     }
     return result
 }

@@ -12,7 +12,7 @@ import Testing
         let stack = Stack()
         let object = try stack.context.insertObject(forEntityName: entity)
         let id = ManagedObjectID(entity: object.entity, storeTag: stack.store.tag, primaryKey: key)
-        return (id, object.storage)
+        return (id, object.storage.array)
     }
 
     @Test func firstValuesOutOfSlotOrderAreCaught() {

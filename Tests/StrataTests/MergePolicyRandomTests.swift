@@ -96,7 +96,7 @@ import Testing
         // What the context saved, it holds as the store does.
         for id in saves.userInfos.last?[ManagedObjectContext.updatedObjectsKey] ?? [] {
             guard let object = second.registeredObject(for: id), let stored = try store.values(for: id) else { continue }
-            #expect(ManagedObjectContext.samePersistentValues(object.storage, stored, of: id.entity),
+            #expect(ManagedObjectContext.samePersistentValues(object.storage.array, stored, of: id.entity),
                     "\(label): \(id) in the context and in the store")
         }
         // A reference to a deleted record would throw here (its fault cannot fire).

@@ -41,7 +41,7 @@ import StrataTestSupport
         stack.context.processPendingChanges()
         #expect(employees.allSatisfy { $0.objectID.isTemporaryID }, "IDs stay temporary until the save")
         #expect(department.objectID.isTemporaryID)
-        let rowsBefore = employees.map { buffer($0.storage) }
+        let rowsBefore = employees.map { buffer($0.storage.array) }
         try stack.context.save()
 
         #expect(!department.objectID.isTemporaryID)
@@ -52,7 +52,7 @@ import StrataTestSupport
             #expect(stack.context.registeredObject(for: employee.objectID) === employee)
             #expect(try employee.object(forKey: "department")?.objectID == department.objectID)
             // Renamed in place: the object kept its buffer, and the store's overlay holds it.
-            #expect(buffer(employee.storage) == before, "\(employee.objectID)'s row was copied")
+            #expect(buffer(employee.storage.array) == before, "\(employee.objectID)'s row was copied")
             guard case .row(let row) = overlay.lookup(employee.objectID) else {
                 Issue.record("no overlay row for \(employee.objectID)")
                 continue

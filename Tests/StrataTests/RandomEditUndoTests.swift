@@ -8,7 +8,7 @@ func graphSnapshot(_ context: ManagedObjectContext) -> [ManagedObjectID: [Proper
     var result: [ManagedObjectID: [PropertyValue]] = [:]
     for object in context.registeredObjects where !object.isDeleted && !object.isInvalid {
         if object.isFault { try? context.fireFault(object) }
-        result[object.objectID] = object.storage
+        result[object.objectID] = object.storage.array
     }
     return result
 }

@@ -38,7 +38,7 @@ import Testing
         #expect(employees.last?.objectID == inserted)
         #expect(try context.existingObject(with: fixture.employees[4]).int("salary") == 999_999)
         for employee in employees {
-            #expect(employee.storage == (try fixture.storedValues(employee.objectID)), "\(employee.objectID)")
+            #expect(employee.storage.array == (try fixture.storedValues(employee.objectID)), "\(employee.objectID)")
         }
         // Employee 3's direct reports: 6 and the new one (7 is deleted).
         let three = try context.existingObject(with: fixture.employees[3])
@@ -58,7 +58,7 @@ import Testing
         #expect(d1.count == (0..<40).filter { $0 % 3 == 1 && $0 != 7 }.count + 1)
         let projects = try fixture.projects.map { try context.existingObject(with: $0) }
         for project in projects {
-            #expect(project.storage == (try fixture.storedValues(project.objectID)))
+            #expect(project.storage.array == (try fixture.storedValues(project.objectID)))
             #expect(!(try project.objects(forKey: "members").map(\.objectID)).contains(fixture.employees[7]))
         }
         #expect(try projects[1].objects(forKey: "members").map(\.objectID).contains(inserted))

@@ -22,7 +22,7 @@ import Testing
             #expect(statements.count == 1 + employeeToManys, "\(count) employees: \(statements)")
             // The values are those the single-record read gives.
             for employee in employees {
-                #expect(employee.storage == (try fixture.storedValues(employee.objectID)))
+                #expect(employee.storage.array == (try fixture.storedValues(employee.objectID)))
             }
             #expect(try employees.map { try $0.string("lastName") } == (0..<count).map(ReadPathFixture.lastName))
         }
@@ -103,7 +103,7 @@ import Testing
         #expect(employees[10..<20].allSatisfy { !$0.isFault })
         #expect(employees[20...].allSatisfy { $0.isFault })
         for employee in employees[10..<20] {
-            #expect(employee.storage == (try fixture.storedValues(employee.objectID)))
+            #expect(employee.storage.array == (try fixture.storedValues(employee.objectID)))
         }
         // The rest of the batch is loaded: touching it runs nothing.
         let (_, more) = try fixture.statements { try employees[10..<20].map { try $0.int("salary") } }

@@ -120,13 +120,13 @@ extension ManagedObjectContext {
             return StoreBatchInsert(entity: entity) {
                 // The object holds its context weakly: the source keeps it alive.
                 guard !done, object.context === scratch else { return nil }
-                object.storage = checker.template
+                object.storage = ObjectValues(checker.template)
                 if try handler(object) {
                     done = true
                     return nil
                 }
                 number += 1
-                var row = object.storage
+                var row = object.storage.array
                 try checker.check(&row, number: number)
                 return StoreBatchInsert.Row(values: row)
             }

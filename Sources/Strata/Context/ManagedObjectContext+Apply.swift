@@ -48,12 +48,12 @@ extension ManagedObjectContext {
             for slot in values.indices where slot < object.storage.count && object.storage[slot] != values[slot] {
                 object.noteCommittedValue(slot: slot)
             }
-            object.storage = values
+            object.storage = ObjectValues(values)
             noteChanged(object)
             return
         }
         let object = makeInstance(for: id.entity, id: id)
-        object.storage = values
+        object.storage = ObjectValues(values)
         object.state.isInserted = true
         object.state.insertedSinceFlush = true
         register(object)

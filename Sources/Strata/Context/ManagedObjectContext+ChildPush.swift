@@ -39,7 +39,7 @@ extension ManagedObjectContext {
         var outcome = ChildPushOutcome()
         for id in touched {
             if let object = registeredObject(for: id), !object.state.isFault {
-                outcome.values[id] = object.state.isDeleted ? .some(nil) : .some(object.storage)
+                outcome.values[id] = object.state.isDeleted ? .some(nil) : .some(object.storage.array)
             }
         }
         for (id, persisted) in conflicting where persisted == nil { outcome.values[id] = .some(nil) }
@@ -64,7 +64,7 @@ extension ManagedObjectContext {
             touched.append(insert.id)
         }
         for (object, insert) in created {
-            try applied.write(object, committed: object.storage, current: insert.values, persisted: nil, conflict: false, touched: &touched)
+            try applied.write(object, committed: object.storage.array, current: insert.values, persisted: nil, conflict: false, touched: &touched)
         }
         for update in push.updates {
             touched.append(update.id)
@@ -73,7 +73,7 @@ extension ManagedObjectContext {
             // resolving policy, as a store conflict's does.
             if let persisted, persisted == nil { continue }
             guard let object = applied.live(update.id) else { continue }
-            try applied.write(object, committed: update.committed, current: update.current, persisted: object.storage,
+            try applied.write(object, committed: update.committed, current: update.current, persisted: object.storage.array,
                               conflict: persisted != nil, touched: &touched)
         }
         for delete in push.deletes {

@@ -47,13 +47,13 @@ extension ManagedObjectContext {
             let id = object.objectID
             if object.state.isDeleted {
                 guard object.state.existsInStore else { continue }
-                push.deletes.append(.init(id: id, committed: object.committedSnapshot ?? object.storage))
+                push.deletes.append(.init(id: id, committed: object.committedSnapshot ?? object.storage.array))
                 changes.deleted.insert(id)
             } else if object.state.isInserted {
-                push.inserts.append(.init(id: id, values: object.storage))
+                push.inserts.append(.init(id: id, values: object.storage.array))
                 changes.inserted.insert(id)
             } else if object.isUpdated {
-                push.updates.append(.init(id: id, committed: object.committedSnapshot ?? object.storage, current: object.storage))
+                push.updates.append(.init(id: id, committed: object.committedSnapshot ?? object.storage.array, current: object.storage.array))
                 changes.updated.insert(id)
             }
         }
@@ -68,7 +68,7 @@ extension ManagedObjectContext {
         for (id, values) in outcome.values {
             guard let object = registeredObject(for: id), !object.state.isFault else { continue }
             if let values {
-                if !Self.samePersistentValues(object.storage, values, of: object.entity) { merged.updated.insert(id) }
+                if !Self.samePersistentValues(object.storage.array, values, of: object.entity) { merged.updated.insert(id) }
             } else {
                 merged.deleted.insert(id)
             }

@@ -34,7 +34,7 @@ extension ManagedObjectContext {
                   !id.isTemporaryID, coordinator.hasChanged(id, since: object.loadGeneration),
                   seen.insert(id).inserted
             else { return }
-            let committed = object.committedSnapshot ?? object.storage
+            let committed = object.committedSnapshot ?? object.storage.array
             let persisted = try coordinator.values(for: id).map { Self.withTransientDefaults($0, of: object.entity) }
             if let persisted {
                 guard !Self.samePersistentValues(committed, persisted, of: object.entity) else { return }
@@ -80,7 +80,7 @@ extension ManagedObjectContext {
     func mergeConflictError(_ conflicts: [StoreConflict]) -> StrataError {
         let reports = conflicts.map { conflict in
             let entity = conflict.objectID.entity
-            let now = conflict.object.map { $0.state.isDeleted ? nil : Self.snapshot($0.storage, of: entity) }
+            let now = conflict.object.map { $0.state.isDeleted ? nil : Self.snapshot($0.storage.array, of: entity) }
                 ?? Self.snapshot(conflict.committed, of: entity)
             return MergeConflict(
                 objectID: conflict.objectID,

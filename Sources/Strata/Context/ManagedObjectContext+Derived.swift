@@ -142,7 +142,7 @@ struct DerivationInput: PredicateSubject {
     private func values() throws -> [PropertyValue]? {
         if let object = context.registeredObject(for: id), !object.state.isFault,
            object.state.inDirtySet || object.state.isInserted || !context.coordinator.hasChanged(id, since: object.loadGeneration) {
-            return object.storage
+            return object.storage.array
         }
         return try context.coordinator.values(for: id)
     }

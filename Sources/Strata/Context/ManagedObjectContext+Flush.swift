@@ -49,12 +49,12 @@ extension ManagedObjectContext {
             if object.state.insertedSinceFlush {
                 // The insert holds the texts' values: they start from there, on every replica.
                 if !texts.isEmpty { keepTextsForInsert(of: object) }
-                operations.append(.insert(id, values: object.storage))
+                operations.append(.insert(id, values: object.storage.array))
                 object.state.wasLogged = true
                 continue
             }
             if object.state.deletedSinceFlush && object.state.isDeleted {
-                var before = object.storage
+                var before = object.storage.array
                 for (slot, old) in object.flushOld { before[slot] = old }
                 operations.append(.delete(id, values: before))
                 continue

@@ -71,7 +71,7 @@ extension ManagedObjectContext {
     func currentValues(for id: ManagedObjectID) throws -> [PropertyValue]? {
         if let object = registry[id]?.object {
             if object.state.isInvalid || object.state.isDeleted { return nil }
-            if !object.state.isFault { return object.storage }
+            if !object.state.isFault { return object.storage.array }
         }
         return try sourceValues(for: id)
     }

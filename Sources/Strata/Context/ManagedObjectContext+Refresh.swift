@@ -55,8 +55,8 @@ extension ManagedObjectContext {
         // (docs/TEXT.md, "Merging before a save"); read while the slots hold them.
         let mergedTexts = object.entity.textSlots.isEmpty ? [:] : mergeStoredTexts(into: object, pending: pending)
         let transients = object.entity.attributes.filter(\.isTransient).map { ($0.slot, object.storage[$0.slot]) }
-        object.storage = Self.withTransientDefaults(stored, of: object.entity)
-        let reloaded = object.storage
+        object.storage = ObjectValues(Self.withTransientDefaults(stored, of: object.entity))
+        let reloaded = object.storage.array
         let wasTracking = object.committedOld != nil
         if wasTracking { object.committedOld = FirstValues() }
         awakeFromFetchUntracked(object)
@@ -92,7 +92,7 @@ extension ManagedObjectContext {
         if object.state.isDeleted && !object.state.deletedSinceFlush {
             // The delete was logged: log the record back, as it was at the last save.
             guard object.state.existsInStore else { return }
-            let values = object.committedSnapshot ?? object.storage
+            let values = object.committedSnapshot ?? object.storage.array
             log.append([.insert(object.objectID, values: values)],
                        group: ChangeGroupInfo(id: coordinator.allocateGroupID(), kind: .unregistered), isUndoable: false)
             return
@@ -103,7 +103,7 @@ extension ManagedObjectContext {
         guard flushed != committed else { return }
         object.flushOld = FirstValues()
         for slot in committed.indices where flushed[slot] != committed[slot] { object.flushOld[slot] = flushed[slot] }
-        object.storage = committed
+        object.storage = ObjectValues(committed)
         let operations = Self.coalescedUpdates(of: object)
         guard !operations.isEmpty else { return }
         log.append(operations, group: ChangeGroupInfo(id: coordinator.allocateGroupID(), kind: .unregistered), isUndoable: false)

@@ -227,7 +227,7 @@ extension ManagedObjectContext {
         guard let row = rows[object.objectID], row.count == object.storage.count,
               !row.contains(where: { if case .objects(let members) = $0 { !members.isEmpty } else { false } }),
               row == object.storage else { return }
-        object.storage = row
+        object.storage = ObjectValues(row)
     }
 
     private func obtainPermanentIDs(for ids: OrderedSet<ManagedObjectID>) throws -> [ManagedObjectID: ManagedObjectID] {
@@ -346,7 +346,7 @@ extension ManagedObjectContext {
             if object.state.isInserted {
                 unregister(object)
             } else {
-                if let committed = object.committedSnapshot { object.storage = committed }
+                if let committed = object.committedSnapshot { object.storage = ObjectValues(committed) }
                 object.committedSnapshot = nil
                 object.state.isDeleted = false
             }

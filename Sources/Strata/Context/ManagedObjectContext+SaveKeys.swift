@@ -161,7 +161,7 @@ extension ManagedObjectContext {
             let id = object.objectID
             operation = .insert(id, values: [])
             renameRow(of: object)
-            operation = .insert(id, values: object.storage)
+            operation = .insert(id, values: object.storage.array)
         }
         for object in dirtySet.values {
             renameRow(of: object)

@@ -41,7 +41,7 @@ extension ManagedObjectContext {
             let constraints = constraintsByEntity[entityID] ?? object.entity.effectiveUniquenessConstraints
             constraintsByEntity[entityID] = constraints
             for constraint in constraints {
-                guard let key = constraint.key(object.storage) else { continue }
+                guard let key = constraint.key(object.storage.array) else { continue }
                 if !object.state.isInserted {
                     // A stored object writes its key only when the key changed.
                     guard let committed = object.committedSnapshot, constraint.key(committed) != key else { continue }
@@ -97,7 +97,7 @@ extension ManagedObjectContext {
         let saved = Set(objects.map(\.objectID))
         for id in candidates.sorted() where !saved.contains(id) {
             if let object = registeredObject(for: id), object.state.inDirtySet {
-                if object.state.isDeleted || constraint.key(object.storage) != key { continue }
+                if object.state.isDeleted || constraint.key(object.storage.array) != key { continue }
             }
             guard let values = try coordinator.values(for: id) else { continue }
             return (id, values)
@@ -114,7 +114,7 @@ extension ManagedObjectContext {
                 constraint: violation.constraint.names,
                 values: Dictionary(uniqueKeysWithValues: zip(violation.constraint.names, violation.key)),
                 conflictingObjects: violation.objects.map(\.objectID),
-                conflictingSnapshots: violation.objects.map { Self.snapshot($0.storage, of: $0.entity) },
+                conflictingSnapshots: violation.objects.map { Self.snapshot($0.storage.array, of: $0.entity) },
                 databaseObject: violation.stored,
                 databaseSnapshot: violation.stored.flatMap { id in violation.storedValues.map { Self.snapshot($0, of: id.entity) } })
         }

@@ -16,6 +16,13 @@ struct FetchSource {
         try generation?.fetchRecords(request) ?? store.fetchRecords(request)
     }
 
+    /// Hands each matching record to `body` as the store reads it, when the store can
+    /// (``DocumentStore/streamRecords(_:_:)``); false, having read nothing, otherwise.
+    func streamRecords(_ request: StoreFetchRequest, _ body: (ManagedObjectID, [PropertyValue]) throws -> Void) throws -> Bool {
+        guard generation == nil, let document = store as? DocumentStore else { return false }
+        return try document.streamRecords(request, body)
+    }
+
     func countObjects(_ request: StoreFetchRequest) throws -> Int {
         try generation?.countObjects(request) ?? store.countObjects(request)
     }

@@ -50,7 +50,7 @@ extension ManagedObjectContext {
         guard includingPending else { return stored }
         return { [self] id in
             if let object = self.registeredObject(for: id), !object.state.isFault, !object.state.isInvalid {
-                return object.state.isDeleted ? nil : object.storage
+                return object.state.isDeleted ? nil : object.storage.array
             }
             return try stored(id)
         }

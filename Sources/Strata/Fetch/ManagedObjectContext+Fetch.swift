@@ -25,7 +25,8 @@ extension ManagedObjectContext {
         let resolved = try request.resolve(in: model)
         // Read before the store is: objects stamped with it are never newer than their values.
         let generation = pinnedGeneration?.generation ?? coordinator.generation
-        var matched = try matchingRecords(resolved, windowed: true, withValues: readsValuesWithIDs(resolved))
+        let withValues = readsValuesWithIDs(resolved)
+        var matched = try matchingRecords(resolved, windowed: true, withValues: withValues, streaming: withValues)
         let objects = matched.ids.map { object(with: $0) }
         // The objects hold the IDs now: no second list of them is kept while they load.
         matched.ids = []
@@ -118,8 +119,10 @@ extension ManagedObjectContext {
     /// `withValues` the stored values of the records the stores returned, read in the same
     /// pass (``PersistentStore/fetchRecords(_:)``; docs/ARCHITECTURE.md, "Reads: one pass
     /// from SQL to objects"). A child reads its parent's IDs only.
+    /// - Parameter streaming: a fetch of objects may have the values of a plain read of
+    ///   one document store streamed into batches (``MatchedRecords/batches``) instead.
     func matchingRecords(_ resolved: ResolvedFetchRequest, windowed: Bool, includingPending: Bool? = nil,
-                         withValues: Bool) throws -> MatchedRecords {
+                         withValues: Bool, streaming: Bool = false) throws -> MatchedRecords {
         let request = resolved.request
         let pending = includingPending ?? request.includesPendingChanges
         if pending { processPendingChanges() }
@@ -138,6 +141,7 @@ extension ManagedObjectContext {
         } else {
             guard !overlay.isEmpty else {
                 (storeRequest.fetchOffset, storeRequest.fetchLimit) = (offset, limit)
+                if streaming, stores.count == 1, let streamed = try streamedRecords(storeRequest, from: stores[0]) { return streamed }
                 return try storeRecords(storeRequest, from: stores, withValues: withValues)
             }
             (storeRequest.fetchOffset, storeRequest.fetchLimit) =

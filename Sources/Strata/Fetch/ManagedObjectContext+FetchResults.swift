@@ -111,7 +111,9 @@ extension ManagedObjectContext {
         } else {
             loadCount = 0
         }
-        if !read.values.isEmpty {
+        if !read.batches.isEmpty {
+            fillStreamed(objects, from: &read, generation: generation)
+        } else if !read.values.isEmpty {
             for (object, values) in zip(objects, read.values) where object.state.isFault && !object.state.isInvalid {
                 if let values { fill(object, with: values, generation: generation) }
             }

@@ -8,7 +8,19 @@ extension ManagedObjectContext {
     /// Makes a fault the object of `values` (the record's stored row) read at `generation`,
     /// and calls `awakeFromFetch()`.
     func fill(_ object: ManagedObject, with values: [PropertyValue], generation: UInt64) {
-        object.storage = Self.withTransientDefaults(values, of: object.entity)
+        object.storage = ObjectValues(Self.withTransientDefaults(values, of: object.entity))
+        loaded(object, generation: generation)
+    }
+
+    /// Makes a fault the object of row `row` of `batch` (the record's stored row, its
+    /// transient defaults in place) read at `generation`, and calls `awakeFromFetch()`.
+    func fill(_ object: ManagedObject, batch: FetchedRowBatch, row: Int, generation: UInt64) {
+        object.storage = ObjectValues(batch: batch, row: row)
+        loaded(object, generation: generation)
+    }
+
+    /// What follows putting a fault's values in place.
+    private func loaded(_ object: ManagedObject, generation: UInt64) {
         textsReadAgain(with: object)
         object.loadGeneration = generation
         object.state.isFault = false
@@ -130,7 +142,7 @@ extension ManagedObjectContext {
             if let object = registry[id]?.object {
                 if object.state.isInvalid || object.state.isDeleted { continue }
                 if !object.state.isFault {
-                    result[position] = object.storage
+                    result[position] = object.storage.array
                     continue
                 }
             }

@@ -11,6 +11,10 @@ struct MatchedRecords {
     /// (``RowCache/limit``): the rest would only be dropped there, and holding them all
     /// would add a third list of the records to a big fetch's peak memory.
     var read: [StoreRecord] = []
+    /// The stored values by position in ``ids``, kept column by column, when the fetch
+    /// streamed them into batches (``FetchedRowBatch``; empty otherwise, and ``values`` is
+    /// then empty): position `p` is row `p % rowLimit` of batch `p / rowLimit`.
+    var batches: [FetchedRowBatch] = []
 
     init(ids: [ManagedObjectID]) {
         self.ids = ids
@@ -20,6 +24,16 @@ struct MatchedRecords {
         self.ids = ids
         self.values = values
         self.read = read
+    }
+
+    init(ids: [ManagedObjectID], batches: [FetchedRowBatch]) {
+        self.ids = ids
+        self.batches = batches
+    }
+
+    /// The batch and row of position `position` of a streamed fetch.
+    func batchRow(at position: Int) -> (batch: FetchedRowBatch, row: Int) {
+        (batches[position / FetchedRowBatch.rowLimit], position % FetchedRowBatch.rowLimit)
     }
 
     /// The records a store returned, with their values.
@@ -35,6 +49,13 @@ struct MatchedRecords {
         byID.reserveCapacity(values.count)
         for (id, row) in zip(ids, values) {
             if let row { byID[id] = row }
+        }
+        if !batches.isEmpty {
+            // The stored rows: the batches hold the transient defaults the objects start with.
+            for (position, id) in ids.enumerated() {
+                let (batch, row) = batchRow(at: position)
+                byID[id] = RowTable.persistent(batch.row(row), of: id.entity)
+            }
         }
         return byID
     }

@@ -60,7 +60,7 @@ struct FirstValues: Sequence {
     /// object's stored property (`committedOld?.differs(from:)`), a mutating method works on
     /// the value in place, where a non-mutating one gets a copy of it (with a retain and a
     /// release of its values) on every call.
-    mutating func differs(from storage: [PropertyValue]) -> Bool {
+    mutating func differs(from storage: ObjectValues) -> Bool {
         guard firstSlot >= 0 else { return false }
         if firstSlot < storage.count, storage[firstSlot] != firstValue { return true }
         return more.contains { $0.slot < storage.count && storage[$0.slot] != $0.value }

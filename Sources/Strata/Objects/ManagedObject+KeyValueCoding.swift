@@ -186,7 +186,7 @@ extension ManagedObject {
     /// The values as of the last save (or load) for the keys, all keys when nil.
     public func committedValues(forKeys keys: [String]?) throws -> [String: PropertyValue] {
         try ensureLoaded()
-        let values = committedSnapshot ?? storage
+        let values = committedSnapshot ?? storage.array
         let names = keys ?? entity.slotNames
         var result: [String: PropertyValue] = [:]
         for key in names { result[key] = values[try slotIndex(forKey: key)] }

@@ -23,10 +23,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's identity. Temporary until the first save. Never fires a fault.
     @exclusivity(unchecked) public internal(set) var objectID: ManagedObjectID
     // The fields are in this order so that the instance is 72 bytes, one 80-byte malloc
-    // chunk (docs/ARCHITECTURE.md, "One path for every change"): the flags' two bytes fill
-    // the padding after the ID instead of taking a word of their own.
+    // chunk (docs/ARCHITECTURE.md, "One path for every change"): the flags' two bytes and
+    // the fetched row's four share one word after the ID instead of taking words of their
+    // own ("Objects' values: owned or a row of a fetched batch").
     /// The bookkeeping flags.
     @exclusivity(unchecked) var state = ObjectState()
+    /// The object's row in the fetched batch its values are read from (``ObjectValues``):
+    /// four bytes of the padding after the flags, so it costs the instance nothing.
+    @exclusivity(unchecked) var fetchedRow: UInt32 = 0
     /// The context the object is registered in (nil once reset or removed).
     ///
     /// Not a weak reference: loading a weak reference goes through a side table on every
@@ -38,8 +42,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // object belongs to one context's isolation domain and these are internal, so the
     // dynamic exclusivity check (a thread-local access set per access) buys nothing.
 
-    /// Current values by storage slot; empty while the object is a fault.
-    @exclusivity(unchecked) var storage: [PropertyValue] = []
+    /// Where the current values are (``ObjectValues``): the object's own list, or a
+    /// fetched batch (its row in ``fetchedRow``). One word.
+    @exclusivity(unchecked) var valueForm: ObjectValues.Form = .owned([])
     /// The committed and flush records of a changed object (`committedOld`, `flushOld`);
     /// nil while it has none, as most objects of a big context do.
     @exclusivity(unchecked) var changeRecords: ChangeRecords?
@@ -47,20 +52,40 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// to) the store: a save compares it with the record's last change to find conflicts.
     @exclusivity(unchecked) var loadGeneration: UInt64 = 0
 
+    /// Current values by storage slot; empty while the object is a fault.
+    var storage: ObjectValues {
+        @inline(__always) get { ObjectValues(form: valueForm, row: fetchedRow) }
+        @inline(__always) set {
+            valueForm = newValue.form
+            fetchedRow = newValue.row
+        }
+        _modify {
+            // Taken out while changed, so that the object's own list is not copied.
+            var values = ObjectValues(form: valueForm, row: fetchedRow)
+            valueForm = .owned([])
+            defer {
+                valueForm = values.form
+                fetchedRow = values.row
+            }
+            yield &values
+        }
+    }
+
     /// Creates an object of `entity` and inserts it into `context` (Core Data's
     /// `init(entity:insertInto:)`); with a nil context the object is not registered.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
         self.objectID = .temporary(for: entity)
         if entity.initialValues.count == entity.slotCount {
             // Shared until the object changes a value (a fetched fault replaces them whole).
-            self.storage = entity.initialValues
+            self.valueForm = .owned(entity.initialValues)
         } else {
-            self.storage = entity.attributes.reduce(into: Array(repeating: PropertyValue.null, count: entity.slotCount)) {
+            var values = entity.attributes.reduce(into: Array(repeating: PropertyValue.null, count: entity.slotCount)) {
                 values, attribute in values[attribute.slot] = attribute.defaultValue
             }
             for relationship in entity.relationships where relationship.isToMany {
-                storage[relationship.slot] = .objects([])
+                values[relationship.slot] = .objects([])
             }
+            self.valueForm = .owned(values)
         }
         if let context { context.registerInserted(self) }
     }
@@ -245,7 +270,7 @@ extension ManagedObject {
     var committedSnapshot: [PropertyValue]? {
         get {
             guard let committedOld else { return nil }
-            var values = storage
+            var values = storage.array
             for (slot, old) in committedOld where slot < values.count { values[slot] = old }
             return values
         }
