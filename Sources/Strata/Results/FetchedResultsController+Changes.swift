@@ -7,15 +7,7 @@ extension FetchedResultsController {
     /// Where an object sorts and in which section, or nil when it does not match.
     typealias Placement = (keys: [PropertyValue], section: String)
 
-    /// One object a change concerns: its place before and after.
-    struct Touch {
-        let object: ManagedObject
-        let oldID: ManagedObjectID?
-        var oldSection: String?
-        var oldRow = 0
-        var newSection: String?
-        var newRow = 0
-    }
+    typealias Touch = FetchedResultsTouch
 
     // MARK: Entry points (on the context's queue)
 
@@ -188,7 +180,8 @@ extension FetchedResultsController {
         }
         for (touch, placement) in zip(touches, placements) {
             // A placement is only given to a `ResultType` (placement(of:)).
-            guard let placement, let object = touch.object as? ResultType else { continue }
+            guard let placement else { continue }
+            let object = touch.object
             let entry = Entry(object: object, id: object.objectID, keys: placement.keys)
             let section = sectionsByName[placement.section] ?? {
                 let made = SectionEntries(name: placement.section)
@@ -217,20 +210,8 @@ extension FetchedResultsController {
         report(diff(touches, oldNames: oldNames, changed: changed))
     }
 
-    /// One reported change with its object (for the delegate).
-    struct Reported {
-        var change: FetchedResultsItemChange
-        let object: ManagedObject
-    }
-
-    struct Changes {
-        var deletedSections: [(index: Int, name: String)] = []
-        var insertedSections: [Int] = []
-        var deletions: [Reported] = []
-        var insertions: [Reported] = []
-        var moves: [Reported] = []
-        var updates: [Reported] = []
-    }
+    typealias Reported = FetchedResultsReported
+    typealias Changes = FetchedResultsChangeList
 
     /// The diff from the touched objects' places before and after.
     private func diff(_ touches: [Touch], oldNames: [String], changed: Set<ObjectIdentifier>?) -> Changes {

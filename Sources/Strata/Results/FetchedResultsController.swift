@@ -53,28 +53,10 @@ public final class FetchedResultsController<ResultType: ManagedObject> {
     /// Told about every change (held weakly).
     public weak var delegate: (any FetchedResultsControllerDelegate)?
 
-    /// One object in a section: what it is ordered by.
-    struct Entry {
-        /// Typed when admitted (``performFetch()``'s typed fetch, ``placement(of:)``'s
-        /// check), so reading the results needs no cast that could fail.
-        let object: ResultType
-        /// The ID it was ordered by (a save makes temporary IDs permanent; the entry moves then).
-        var id: ManagedObjectID
-        var keys: [PropertyValue]
-    }
-
-    /// A section's objects in order (a class, so its array is changed in place).
-    final class SectionEntries {
-        let name: String
-        var entries: [Entry] = []
-        init(name: String) { self.name = name }
-    }
-
-    /// Where a member object is: enough to find it again by binary search.
-    struct Member {
-        var entry: Entry
-        var section: String
-    }
+    // The entries and their bookkeeping are not generic (FetchedResultsEntries.swift).
+    typealias Entry = FetchedResultsEntry
+    typealias SectionEntries = FetchedResultsSectionEntries
+    typealias Member = FetchedResultsMember
 
     var sectionList: [SectionEntries] = []
     /// Tells Observation's tracked reads of the results that they changed
@@ -119,7 +101,7 @@ public final class FetchedResultsController<ResultType: ManagedObject> {
     /// - Complexity: O(n).
     public var fetchedObjects: [ResultType]? {
         observeResults()
-        return hasFetched ? sectionList.flatMap { $0.entries.map(\.object) } : nil
+        return hasFetched ? sectionList.flatMap { $0.entries.map { Self.result($0.object) } } : nil
     }
 
     /// The sections in order; nil before ``performFetch()``.
@@ -147,7 +129,7 @@ public final class FetchedResultsController<ResultType: ManagedObject> {
     /// - Precondition: the index path is within the results.
     /// - Complexity: O(1).
     public func object(at indexPath: ResultIndexPath) -> ResultType {
-        sectionList[indexPath.section].entries[indexPath.item].object
+        Self.result(sectionList[indexPath.section].entries[indexPath.item].object)
     }
 
     /// Where an object is in the results, or nil when it is not in them.
@@ -234,6 +216,13 @@ public final class FetchedResultsController<ResultType: ManagedObject> {
     }
 
     // MARK: Pieces
+
+    /// An entry's object as the request's type: entries hold only objects admitted as one
+    /// (performFetch()'s typed fetch, placement(of:)), so the cast cannot fail; it is left
+    /// unchecked in optimized builds.
+    static func result(_ object: ManagedObject) -> ResultType {
+        unsafeDowncast(object, to: ResultType.self)
+    }
 
     func compare(_ a: Entry, _ b: Entry) -> Int {
         FetchSortDescriptor.compare((a.id, a.keys), (b.id, b.keys), by: fetchRequest.sortDescriptors)
