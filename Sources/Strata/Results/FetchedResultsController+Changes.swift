@@ -189,8 +189,9 @@ extension FetchedResultsController {
                 sectionList.append(made)
                 return made
             }()
-            section.entries.insert(entry, at: lowerBound(entry, in: section.entries))
-            members[ObjectIdentifier(touch.object)] = Member(entry: entry, section: placement.section)
+            let row = lowerBound(entry, in: section.entries)
+            section.entries.insert(entry, at: row)
+            members[ObjectIdentifier(touch.object)] = Member(entry: entry, section: placement.section, rowHint: row)
             memberByID[entry.id] = ObjectIdentifier(touch.object)
         }
         if sectionList.contains(where: \.entries.isEmpty) {

@@ -199,8 +199,8 @@ public final class FetchedResultsController<ResultType: ManagedObject> {
                 return made
             }()
             let entry = Entry(object: object, id: object.objectID, keys: keys)
+            members[ObjectIdentifier(object)] = Member(entry: entry, section: name, rowHint: section.entries.count)
             section.entries.append(entry)
-            members[ObjectIdentifier(object)] = Member(entry: entry, section: name)
             memberByID[object.objectID] = ObjectIdentifier(object)
         }
         // The fetch's order is the comparator's; a store whose order differed (it should not)
@@ -233,9 +233,12 @@ public final class FetchedResultsController<ResultType: ManagedObject> {
     }
 
     /// The first index whose entry does not sort before `entry`.
-    /// - Complexity: O(log n) comparisons.
+    /// - Complexity: O(log n) comparisons; one when `entry` sorts after every entry (new
+    ///   objects usually do: their keys and IDs are the highest so far).
     func lowerBound(_ entry: Entry, in entries: [Entry]) -> Int {
-        var low = 0, high = entries.count
+        guard let last = entries.last else { return 0 }
+        if compare(last, entry) < 0 { return entries.count }
+        var low = 0, high = entries.count - 1
         while low < high {
             let middle = (low + high) / 2
             if compare(entries[middle], entry) < 0 { low = middle + 1 } else { high = middle }
@@ -243,9 +246,14 @@ public final class FetchedResultsController<ResultType: ManagedObject> {
         return low
     }
 
-    /// The member's row in its section (binary search by what it was ordered by).
+    /// The member's row in its section: where it was put, when nothing before it moved since
+    /// (the object there is the member's: each object has one entry), else by binary search
+    /// by what it was ordered by.
+    /// - Complexity: O(1) at its hint, else O(log n) comparisons.
     func row(of member: Member) -> Int? {
         guard let section = sectionsByName[member.section] else { return nil }
+        let hint = member.rowHint
+        if hint >= 0, hint < section.entries.count, section.entries[hint].object === member.entry.object { return hint }
         let row = lowerBound(member.entry, in: section.entries)
         if row < section.entries.count, section.entries[row].object === member.entry.object { return row }
         return section.entries.firstIndex { $0.object === member.entry.object }   // never expected

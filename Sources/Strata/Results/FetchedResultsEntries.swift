@@ -5,8 +5,8 @@ import Foundation
 // not nested in the generic controller: a type nested there is generic too, and the
 // controller's code (compiled once for every `ResultType`, outside any caller's module)
 // would copy, compare and sort them through value witnesses and metadata looked up at run
-// time, for every entry a binary search reads (docs/ARCHITECTURE.md, "Fetched results
-// controller"). The objects are held as `ManagedObject`; only `ResultType`s are admitted
+// time, for every entry a binary search reads (docs/ARCHITECTURE.md, "Fetched results",
+// "Not generic inside"). The objects are held as `ManagedObject`; only `ResultType`s are admitted
 // (FetchedResultsController.placement(of:) and the typed fetch of performFetch()).
 
 /// One object in a section: what it is ordered by.
@@ -29,6 +29,10 @@ final class FetchedResultsSectionEntries {
 struct FetchedResultsMember {
     var entry: FetchedResultsEntry
     var section: String
+    /// The row the entry was put at: where it still is unless entries were put or taken
+    /// before it since, which `FetchedResultsController.row(of:)` sees (another object
+    /// there) before it searches.
+    var rowHint: Int
 }
 
 /// One object a change concerns: its place before and after.
