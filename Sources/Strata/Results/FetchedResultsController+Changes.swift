@@ -178,9 +178,15 @@ extension FetchedResultsController {
             memberByID[member.entry.id] = nil
             if let row = row(of: member) { sectionsByName[member.section]?.entries.remove(at: row) }
         }
-        for (touch, placement) in zip(touches, placements) {
+        // Put back in ID order, not the notice's set order: new objects' temporary IDs follow
+        // their insertion, which is usually their sort order too (ascending keys, dates), so
+        // each lands after the ones put before it and their rows stay as found (rowHint).
+        // The order changes no place and no reported change.
+        let order = touches.indices.sorted { touches[$0].object.objectID < touches[$1].object.objectID }
+        for index in order {
             // A placement is only given to a `ResultType` (placement(of:)).
-            guard let placement else { continue }
+            guard let placement = placements[index] else { continue }
+            let touch = touches[index]
             let object = touch.object
             let entry = Entry(object: object, id: object.objectID, keys: placement.keys)
             let section = sectionsByName[placement.section] ?? {
