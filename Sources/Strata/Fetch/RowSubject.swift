@@ -75,7 +75,9 @@ extension PredicateSubject {
     ///   or at the end, or a key read from an attribute value.
     package func resolvedValue(atKeyPath path: String) throws -> PropertyValue {
         var subject: any PredicateSubject = self
-        let keys = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        // A single key (most sort and section key paths) needs no split: it was an array of
+        // substrings and one of strings on every read of a FetchedResultsController's keys.
+        let keys = path.utf8.contains(UInt8(ascii: ".")) ? path.split(separator: ".", omittingEmptySubsequences: false).map(String.init) : [path]
         for (position, key) in keys.enumerated() {
             let isLast = position == keys.count - 1
             switch try subject.predicateValue(forKey: key) {

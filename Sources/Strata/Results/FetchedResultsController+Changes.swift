@@ -7,15 +7,7 @@ extension FetchedResultsController {
     /// Where an object sorts and in which section, or nil when it does not match.
     typealias Placement = (keys: [PropertyValue], section: String)
 
-    /// One object a change concerns: its place before and after.
-    struct Touch {
-        let object: ManagedObject
-        let oldID: ManagedObjectID?
-        var oldSection: String?
-        var oldRow = 0
-        var newSection: String?
-        var newRow = 0
-    }
+    typealias Touch = FetchedResultsTouch
 
     // MARK: Entry points (on the context's queue)
 
@@ -186,9 +178,16 @@ extension FetchedResultsController {
             memberByID[member.entry.id] = nil
             if let row = row(of: member) { sectionsByName[member.section]?.entries.remove(at: row) }
         }
-        for (touch, placement) in zip(touches, placements) {
+        // Put back in ID order, not the notice's set order: new objects' temporary IDs follow
+        // their insertion, which is usually their sort order too (ascending keys, dates), so
+        // each lands after the ones put before it and their rows stay as found (rowHint).
+        // The order changes no place and no reported change.
+        let order = touches.indices.sorted { touches[$0].object.objectID < touches[$1].object.objectID }
+        for index in order {
             // A placement is only given to a `ResultType` (placement(of:)).
-            guard let placement, let object = touch.object as? ResultType else { continue }
+            guard let placement = placements[index] else { continue }
+            let touch = touches[index]
+            let object = touch.object
             let entry = Entry(object: object, id: object.objectID, keys: placement.keys)
             let section = sectionsByName[placement.section] ?? {
                 let made = SectionEntries(name: placement.section)
@@ -196,8 +195,9 @@ extension FetchedResultsController {
                 sectionList.append(made)
                 return made
             }()
-            section.entries.insert(entry, at: lowerBound(entry, in: section.entries))
-            members[ObjectIdentifier(touch.object)] = Member(entry: entry, section: placement.section)
+            let row = lowerBound(entry, in: section.entries)
+            section.entries.insert(entry, at: row)
+            members[ObjectIdentifier(touch.object)] = Member(entry: entry, section: placement.section, rowHint: row)
             memberByID[entry.id] = ObjectIdentifier(touch.object)
         }
         if sectionList.contains(where: \.entries.isEmpty) {
@@ -217,20 +217,8 @@ extension FetchedResultsController {
         report(diff(touches, oldNames: oldNames, changed: changed))
     }
 
-    /// One reported change with its object (for the delegate).
-    struct Reported {
-        var change: FetchedResultsItemChange
-        let object: ManagedObject
-    }
-
-    struct Changes {
-        var deletedSections: [(index: Int, name: String)] = []
-        var insertedSections: [Int] = []
-        var deletions: [Reported] = []
-        var insertions: [Reported] = []
-        var moves: [Reported] = []
-        var updates: [Reported] = []
-    }
+    typealias Reported = FetchedResultsReported
+    typealias Changes = FetchedResultsChangeList
 
     /// The diff from the touched objects' places before and after.
     private func diff(_ touches: [Touch], oldNames: [String], changed: Set<ObjectIdentifier>?) -> Changes {

@@ -53,28 +53,10 @@ public final class FetchedResultsController<ResultType: ManagedObject> {
     /// Told about every change (held weakly).
     public weak var delegate: (any FetchedResultsControllerDelegate)?
 
-    /// One object in a section: what it is ordered by.
-    struct Entry {
-        /// Typed when admitted (``performFetch()``'s typed fetch, ``placement(of:)``'s
-        /// check), so reading the results needs no cast that could fail.
-        let object: ResultType
-        /// The ID it was ordered by (a save makes temporary IDs permanent; the entry moves then).
-        var id: ManagedObjectID
-        var keys: [PropertyValue]
-    }
-
-    /// A section's objects in order (a class, so its array is changed in place).
-    final class SectionEntries {
-        let name: String
-        var entries: [Entry] = []
-        init(name: String) { self.name = name }
-    }
-
-    /// Where a member object is: enough to find it again by binary search.
-    struct Member {
-        var entry: Entry
-        var section: String
-    }
+    // The entries and their bookkeeping are not generic (FetchedResultsEntries.swift).
+    typealias Entry = FetchedResultsEntry
+    typealias SectionEntries = FetchedResultsSectionEntries
+    typealias Member = FetchedResultsMember
 
     var sectionList: [SectionEntries] = []
     /// Tells Observation's tracked reads of the results that they changed
@@ -119,7 +101,7 @@ public final class FetchedResultsController<ResultType: ManagedObject> {
     /// - Complexity: O(n).
     public var fetchedObjects: [ResultType]? {
         observeResults()
-        return hasFetched ? sectionList.flatMap { $0.entries.map(\.object) } : nil
+        return hasFetched ? sectionList.flatMap { $0.entries.map { Self.result($0.object) } } : nil
     }
 
     /// The sections in order; nil before ``performFetch()``.
@@ -147,7 +129,7 @@ public final class FetchedResultsController<ResultType: ManagedObject> {
     /// - Precondition: the index path is within the results.
     /// - Complexity: O(1).
     public func object(at indexPath: ResultIndexPath) -> ResultType {
-        sectionList[indexPath.section].entries[indexPath.item].object
+        Self.result(sectionList[indexPath.section].entries[indexPath.item].object)
     }
 
     /// Where an object is in the results, or nil when it is not in them.
@@ -217,8 +199,8 @@ public final class FetchedResultsController<ResultType: ManagedObject> {
                 return made
             }()
             let entry = Entry(object: object, id: object.objectID, keys: keys)
+            members[ObjectIdentifier(object)] = Member(entry: entry, section: name, rowHint: section.entries.count)
             section.entries.append(entry)
-            members[ObjectIdentifier(object)] = Member(entry: entry, section: name)
             memberByID[object.objectID] = ObjectIdentifier(object)
         }
         // The fetch's order is the comparator's; a store whose order differed (it should not)
@@ -235,6 +217,13 @@ public final class FetchedResultsController<ResultType: ManagedObject> {
 
     // MARK: Pieces
 
+    /// An entry's object as the request's type: entries hold only objects admitted as one
+    /// (performFetch()'s typed fetch, placement(of:)), so the cast cannot fail; it is left
+    /// unchecked in optimized builds.
+    static func result(_ object: ManagedObject) -> ResultType {
+        unsafeDowncast(object, to: ResultType.self)
+    }
+
     func compare(_ a: Entry, _ b: Entry) -> Int {
         FetchSortDescriptor.compare((a.id, a.keys), (b.id, b.keys), by: fetchRequest.sortDescriptors)
     }
@@ -244,9 +233,12 @@ public final class FetchedResultsController<ResultType: ManagedObject> {
     }
 
     /// The first index whose entry does not sort before `entry`.
-    /// - Complexity: O(log n) comparisons.
+    /// - Complexity: O(log n) comparisons; one when `entry` sorts after every entry (new
+    ///   objects usually do: their keys and IDs are the highest so far).
     func lowerBound(_ entry: Entry, in entries: [Entry]) -> Int {
-        var low = 0, high = entries.count
+        guard let last = entries.last else { return 0 }
+        if compare(last, entry) < 0 { return entries.count }
+        var low = 0, high = entries.count - 1
         while low < high {
             let middle = (low + high) / 2
             if compare(entries[middle], entry) < 0 { low = middle + 1 } else { high = middle }
@@ -254,9 +246,14 @@ public final class FetchedResultsController<ResultType: ManagedObject> {
         return low
     }
 
-    /// The member's row in its section (binary search by what it was ordered by).
+    /// The member's row in its section: where it was put, when nothing before it moved since
+    /// (the object there is the member's: each object has one entry), else by binary search
+    /// by what it was ordered by.
+    /// - Complexity: O(1) at its hint, else O(log n) comparisons.
     func row(of member: Member) -> Int? {
         guard let section = sectionsByName[member.section] else { return nil }
+        let hint = member.rowHint
+        if hint >= 0, hint < section.entries.count, section.entries[hint].object === member.entry.object { return hint }
         let row = lowerBound(member.entry, in: section.entries)
         if row < section.entries.count, section.entries[row].object === member.entry.object { return row }
         return section.entries.firstIndex { $0.object === member.entry.object }   // never expected
