@@ -63,8 +63,6 @@ struct FetchedRowBatchBuilder {
     var isFull: Bool { rows >= FetchedRowBatch.rowLimit }
     /// Whether no row was appended since the last batch.
     var isEmpty: Bool { rows == 0 }
-    /// The row the next appended row will be in the batch being built.
-    var nextRow: Int { rows }
 
     /// Appends a row (its values by slot, `slotCount` of them).
     mutating func append(_ values: [PropertyValue]) {

@@ -90,8 +90,8 @@ package struct SQLiteIndexOrder {
         if ranks.0 != ranks.1 { return ranks.1 > ranks.0 ? 1 : -1 }
         switch (previous, current) {
         case (.integer(let a), .integer(let b)): return b == a ? 0 : (b > a ? 1 : -1)
-        case (.integer(let a), .real(let b)): return order(Double(a), b)
-        case (.real(let a), .integer(let b)): return order(a, Double(b))
+        case (.integer(let a), .real(let b)): return order(a, b)
+        case (.real(let a), .integer(let b)): return -order(b, a)
         case (.real(let a), .real(let b)): return order(a, b)
         case (.bytes, .bytes(let isBlob)):
             let currentBytes = raw(handle, column, isBlob: isBlob)
@@ -107,4 +107,14 @@ package struct SQLiteIndexOrder {
     }
 
     private static func order(_ a: Double, _ b: Double) -> Int { b == a ? 0 : (b > a ? 1 : -1) }
+
+    /// -1, 0 or 1 as the real `b` is below, equal to or above the integer `a`, exactly, as
+    /// SQLite compares them: through `Double`, 2⁵³ + 1 and 2⁵³ would be one value.
+    private static func order(_ a: Int64, _ b: Double) -> Int {
+        if b >= 0x1p63 { return 1 }
+        if b < -0x1p63 { return -1 }
+        let whole = Int64(b.rounded(.down))
+        if whole != a { return whole > a ? 1 : -1 }
+        return b > b.rounded(.down) ? 1 : 0
+    }
 }

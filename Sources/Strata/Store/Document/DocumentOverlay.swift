@@ -298,19 +298,26 @@ struct OverlayPatch {
     /// the known keys nor reserved, so ``apply(_:base:existing:giveBack:)`` looks it up.
     /// Changes nothing (reservations are marked spent by the insert itself).
     func mayNameExisting(_ id: ManagedObjectID) -> Bool {
-        let index = id.entity.index
-        if index < knownKeyByEntity.count && id.primaryKey > knownKeyByEntity[index] { return false }
-        guard let ranges = reservations[id.entity.rootEntityIndex] else { return true }
-        return !ranges.contains { $0.contains(id.primaryKey) }
+        !isAboveKnownKeys(id) && reservation(holding: id) == nil
     }
 
-    private mutating func isKnownNew(_ id: ManagedObjectID) -> Bool {
+    private func isAboveKnownKeys(_ id: ManagedObjectID) -> Bool {
         let index = id.entity.index
-        if index < knownKeyByEntity.count && id.primaryKey > knownKeyByEntity[index] { return true }
+        return index < knownKeyByEntity.count && id.primaryKey > knownKeyByEntity[index]
+    }
+
+    /// The reserved range holding `id`'s key, if any.
+    private func reservation(holding id: ManagedObjectID) -> ClosedRange<Int64>? {
+        reservations[id.entity.rootEntityIndex]?.first { $0.contains(id.primaryKey) }
+    }
+
+    /// ``mayNameExisting(_:)``'s opposite, marking the reservation it falls in as used.
+    private mutating func isKnownNew(_ id: ManagedObjectID) -> Bool {
+        if isAboveKnownKeys(id) { return true }
         guard !reservations.isEmpty else { return false }
         let root = id.entity.rootEntityIndex
         if let last = lastReservation, last.root == root, last.range.contains(id.primaryKey) { return true }
-        guard let range = reservations[root]?.first(where: { $0.contains(id.primaryKey) }) else { return false }
+        guard let range = reservation(holding: id) else { return false }
         lastReservation = (root, range)
         usedReservations[root, default: []].insert(range.lowerBound)
         return true
